@@ -6,6 +6,7 @@
 
 #include "block_kernels.hpp"
 #include "prim_dims.hpp"
+#include "weft/tensor/passes.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 
 namespace weft::tensor {
@@ -99,6 +100,7 @@ struct LoweredOperation::State {
   std::vector<std::int64_t> stride_in0, stride_in1, stride_out, last_index;
   std::vector<char> reduces;
   bool parallel = false;  // the loop_string has an upper-case (parallel) level
+  bool folded = false;    // the innermost k loop became the BRGEMM batch (fold_reduction_into_batch)
 };
 
 namespace {
@@ -136,12 +138,16 @@ static void lowered_body(void* ctx, int* ind) noexcept {
   if (last && s.last) s.last->run(out);
 }
 
-LoweredOperation::LoweredOperation(const Contraction& op, const LoweringOverride* override,
+LoweredOperation::LoweredOperation(const Contraction& given, const LoweringOverride* override,
                                    const ValidationOptions& options)
     : state_(std::make_unique<State>()) {
-  validate(op, options);
+  validate(given, options);
   State& s = *state_;
-  s.op = op;
+  s.op = given;
+  // An override names the loops of the operation as given, so it keeps them all.
+  const bool overridden = override != nullptr && !override->loop_string.empty();
+  if (!overridden) s.folded = fold_reduction_into_batch(s.op);
+  const Contraction& op = s.op;
   s.plan = plan_loops(op, override);
   std::vector<std::size_t> block;
   if (is_gemm_like(op.main)) {
@@ -213,6 +219,7 @@ std::string LoweredOperation::describe() const {
   const State& s = *state_;
   std::string text = s.op.describe() + s.plan.describe(s.op) + s.loop->render();
   if (!text.empty() && text.back() != '\n') text += '\n';
+  if (s.folded) text += "the innermost k loop runs as the BRGEMM batch (batch folding)\n";
   if (s.first) text += "first touch: " + s.first->describe() + '\n';
   text += "main: " + s.main->describe() + '\n';
   if (s.last) text += "last touch: " + s.last->describe() + '\n';

@@ -70,9 +70,8 @@ void identify_gemm(Contraction& op, const PrimitiveOptions& options) {
   // The innermost remaining k dim (of size > 1) is reduced inside the BRGEMM's batch.
   for (std::size_t i = op.dims.size(); i-- > 0;) {
     Dim& d = op.dims[i];
-    const std::int64_t span = d.size * std::max(d.stride_in0, d.stride_in1) * 4;
     if (d.type == dim_t::k && d.exec != exec_t::prim && d.size > 1 &&
-        span <= options.max_batch_span_bytes) {
+        batch_span_bytes(d) <= options.max_batch_span_bytes) {
       d.exec = exec_t::prim;
       op.main = prim_t::brgemm;
       return;
@@ -114,6 +113,10 @@ void identify_elementwise(Contraction& op, const PrimitiveOptions& options) {
 }
 
 }  // namespace
+
+std::int64_t batch_span_bytes(const Dim& d) {
+  return d.size * std::max(d.stride_in0, d.stride_in1) * static_cast<std::int64_t>(sizeof(float));
+}
 
 void identify_primitives(Contraction& op, const PrimitiveOptions& options) {
   for (Dim& d : op.dims)

@@ -189,6 +189,41 @@ TEST(Passes, ParallelizationBalancesAndSkipsK) {
   for (const Dim& d : op.dims) EXPECT_NE(d.exec, exec_t::shared);
 }
 
+TEST(Passes, BatchFoldingTurnsTheInnermostKLoopIntoTheBatch) {
+  // The GEMM configuration (m, n, k loops around a 32^3 gemm): the k loop becomes the batch.
+  Contraction op = seed_config(prim_t::zero, prim_t::gemm, prim_t::relu, false, 3, 2);
+  Contraction folded = op;
+  ASSERT_TRUE(fold_reduction_into_batch(folded));
+  EXPECT_EQ(folded.main, prim_t::brgemm);
+  EXPECT_EQ(folded.dims[2].exec, exec_t::prim);
+  EXPECT_FALSE(fold_reduction_into_batch(folded));  // nothing left to fold
+  // Lowered as given with an override (no folding) and by default (folded): bit-identical.
+  const Tensors t = make_tensors(op, 5);
+  std::vector<float> looped = t.out, batched = t.out;
+  const LoweringOverride keep_loops{.loop_string = "abc", .block_sizes = {}};
+  LoweredOperation as_given(op, &keep_loops);
+  LoweredOperation lowered(op);
+  EXPECT_EQ(as_given.operation().main, prim_t::gemm);
+  EXPECT_EQ(lowered.operation().main, prim_t::brgemm);
+  EXPECT_NE(lowered.describe().find("batch folding"), std::string::npos);
+  as_given.execute(t.in0.data(), t.in1.data(), looped.data());
+  lowered.execute(t.in0.data(), t.in1.data(), batched.data());
+  EXPECT_EQ(looped, batched);
+  expect_matches_reference(op, t, batched);
+}
+
+TEST(Passes, BatchFoldingLeavesOtherLoopsAlone) {
+  Contraction op = seed_config(prim_t::none, prim_t::gemm, prim_t::none, false, 3, 2);
+  Contraction k_outside = op;
+  std::rotate(k_outside.dims.begin(), k_outside.dims.begin() + 2, k_outside.dims.begin() + 3);  // k, m, n
+  EXPECT_FALSE(fold_reduction_into_batch(k_outside));
+  Contraction wide = op;  // a batch sweeping more bytes than allowed stays a loop
+  EXPECT_FALSE(fold_reduction_into_batch(wide, batch_span_bytes(wide.dims[2]) - 1));
+  EXPECT_TRUE(fold_reduction_into_batch(wide, batch_span_bytes(wide.dims[2])));
+  Contraction brgemm = seed_config(prim_t::none, prim_t::brgemm, prim_t::none, true, 3, 2);
+  EXPECT_FALSE(fold_reduction_into_batch(brgemm));
+}
+
 TEST(Passes, PrimitiveIdentificationPicksTheBrgemmLayout) {
   const exec_t s = exec_t::seq;
   Contraction op;

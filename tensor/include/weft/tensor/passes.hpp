@@ -47,14 +47,25 @@ int split_dimensions(Contraction& op, const SplitOptions& options = {});
 //     transpose when they differ), else the next dim by output stride.
 // With `allow_generic_primitives`, GEMM dims that fit no TPP layout are picked by smallest stride.
 // Throws ConfigError when no dimension fits. Prim dims already marked are cleared first.
+// A batch-reduce dim whose A or B span (size * stride * 4 bytes) exceeds this is left a loop:
+// sweeping megabytes of strided columns per register tile thrashes the TLB (1600^3: 0.6x slower).
+inline constexpr std::int64_t kMaxBatchSpanBytes = std::int64_t{1} << 20;
+// Bytes of in0 or in1 (the larger) a batch-reduce over `d` sweeps.
+std::int64_t batch_span_bytes(const Dim& d);
+
 struct PrimitiveOptions {
   bool use_brgemm = true;
-  // A batch-reduce dim whose A or B span (size * stride * 4 bytes) exceeds this is left a loop:
-  // sweeping megabytes of strided columns per register tile thrashes the TLB (1600^3: 0.6x slower).
-  std::int64_t max_batch_span_bytes = std::int64_t{1} << 20;
+  std::int64_t max_batch_span_bytes = kMaxBatchSpanBytes;
   bool allow_generic_primitives = false;
 };
 void identify_primitives(Contraction& op, const PrimitiveOptions& options = {});
+
+// Turns a gemm whose innermost loop (the last seq/shared dim in the order) is a seq k dim of size
+// > 1 and of batch span <= max_batch_span_bytes into a brgemm with that dim as the batch-reduce
+// dim: one kernel call keeps the output block in registers across the reduction. Bit-identical
+// results (same fused multiply-adds, same order). The lowering applies it whenever no loop_string
+// override is given. Returns whether it folded.
+bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_bytes = kMaxBatchSpanBytes);
 
 // Orders the seq/shared dimensions: c, then n and m by decreasing output stride (the output is
 // walked in memory order, blocks of in1 stay hot across m), k loops innermost (the output block is

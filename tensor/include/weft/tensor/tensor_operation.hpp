@@ -73,7 +73,7 @@ class TensorOperation {
   // Empty after success; otherwise what is wrong and with which dimension.
   const std::string& error_message() const { return message_; }
   error_t error() const { return error_; }
-  // The operation as lowered (after the optimizer, when it ran), and its loop nest.
+  // The operation as lowered (after the optimizer, when it ran, and batch folding), and its loop nest.
   const weft::tensor::Contraction& operation() const;
   std::string describe() const;
 

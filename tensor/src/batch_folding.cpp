@@ -1,0 +1,39 @@
+// Batch folding: a GEMM whose innermost loop is a sequential k loop runs that loop as the
+// batch-reduce of one BRGEMM call. The sums come out bit-identical: per output element the BRGEMM
+// performs the same fused multiply-adds in the same order (k loop outer, the GEMM's K inner), it
+// only keeps the C block in registers across them instead of storing and reloading it per k step.
+// Like primitive identification, it leaves a batch that would sweep megabytes per register tile a
+// loop: then the GEMM's A block staying hot in L1 across calls is worth more than the C reloads.
+#include <utility>
+
+#include "prim_dims.hpp"
+#include "weft/tensor/passes.hpp"
+
+namespace weft::tensor {
+
+bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_bytes) {
+  if (op.main != prim_t::gemm) return false;
+  const std::vector<std::size_t> loops = detail::loop_dims(op);
+  if (loops.empty()) return false;
+  const Dim& innermost = op.dims[loops.back()];
+  if (innermost.type != dim_t::k || innermost.exec != exec_t::seq || innermost.size < 2 ||
+      batch_span_bytes(innermost) > max_batch_span_bytes)
+    return false;
+  detail::GemmDims before;
+  try {
+    before = detail::find_gemm_dims(op);
+  } catch (const ConfigError&) {
+    return false;  // not a valid gemm configuration: validation reports it, not this pass
+  }
+  Contraction folded = op;
+  folded.dims[loops.back()].exec = exec_t::prim;
+  folded.main = prim_t::brgemm;
+  // The GEMM's own K must stay the GEMM's K (brgemm picks it by its stride in in1), else the
+  // order of the sums, or the kernel that fits, would change.
+  const detail::GemmDims after = detail::find_gemm_dims(folded);
+  if (after.k != before.k || after.fits_tpp != before.fits_tpp) return false;
+  op = std::move(folded);
+  return true;
+}
+
+}  // namespace weft::tensor
