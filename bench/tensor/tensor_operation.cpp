@@ -2,12 +2,18 @@
 // peers in the same run: the (32,32,8,32,32,32) configurations (GEMM; BRGEMM; Zero+BRGEMM+ReLU) next
 // to a plain loop around libxsmm's batch-reduce GEMM; the 1600^3 GEMM given all-seq through the
 // optimizer next to OpenBLAS sgemm; the (64,25,64,25,64,25) contraction through the optimizer.
+// BM_Optimized's args: threads, brgemm (OptimizeOptions::use_brgemm), pack (OptimizeOptions::pack:
+// 1 = the default pipeline with operand packing, 0 = the pipeline without it, as before packing).
+// BM_Gemm1600InterleavedVsOpenblas runs ours and OpenBLAS alternately in every iteration, on one
+// thread, and reports their ratio: robust on a shared machine (two threads would have the two
+// runtimes' idle threads spinning against each other).
 // Data stays hot (the same buffers every iteration). Counter "GFLOPS" (rate). Pin threads:
 //   OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-tensor-operation --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <chrono>
 #include <random>
 #include <vector>
 
@@ -146,6 +152,7 @@ void BM_Optimized(benchmark::State& state, Contraction (*make)()) {
   options.optimize = true;
   options.optimizer.threads = threads;
   options.optimizer.use_brgemm = state.range(1) != 0;
+  options.optimizer.pack = state.range(2) != 0;
   const Contraction config = make();
   if (op.setup(config, options) != weft::tensor::error_t::success) {
     state.SkipWithError(op.error_message().c_str());
@@ -159,10 +166,12 @@ void BM_Optimized(benchmark::State& state, Contraction (*make)()) {
   }
   report(state, config.flops());
 }
-BENCHMARK_CAPTURE(BM_Optimized, gemm_1600, &gemm_1600)
-    ->ArgNames({"threads", "brgemm"})->ArgsProduct({{1, 2}, {0, 1}})->UseRealTime();
-BENCHMARK_CAPTURE(BM_Optimized, contraction_64_25, &contraction_64_25)
-    ->ArgNames({"threads", "brgemm"})->ArgsProduct({{1, 2}, {0, 1}})->UseRealTime();
+void optimized_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"threads", "brgemm", "pack"});
+  for (long threads : {1, 2}) b->Args({threads, 1, 1})->Args({threads, 1, 0})->Args({threads, 0, 0});
+}
+BENCHMARK_CAPTURE(BM_Optimized, gemm_1600, &gemm_1600)->Apply(optimized_args)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Optimized, contraction_64_25, &contraction_64_25)->Apply(optimized_args)->UseRealTime();
 
 #if WEFT_HAVE_OPENBLAS
 void BM_OpenblasSgemm1600(benchmark::State& state) {
@@ -178,6 +187,42 @@ void BM_OpenblasSgemm1600(benchmark::State& state) {
   report(state, 2.0 * 1600.0 * 1600.0 * 1600.0);
 }
 BENCHMARK(BM_OpenblasSgemm1600)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime();
+
+// Ours (the optimizer's default pipeline) and OpenBLAS alternately, one thread; the iteration time
+// is ours, "ratio" = OpenBLAS time / our time over the run (> 1: we are faster).
+void BM_Gemm1600InterleavedVsOpenblas(benchmark::State& state) {
+  omp_set_num_threads(1);
+  openblas_set_num_threads(1);
+  TensorOperation op;
+  TensorOperation::Options options;
+  options.optimize = true;
+  options.optimizer.threads = 1;
+  if (op.setup(gemm_1600(), options) != weft::tensor::error_t::success) {
+    state.SkipWithError(op.error_message().c_str());
+    return;
+  }
+  const auto a = filled(1600 * 1600, 1), b = filled(1600 * 1600, 2);
+  auto c = filled(1600 * 1600, 3), c_blas = c;
+  using clock = std::chrono::steady_clock;
+  double ours = 0.0, theirs = 0.0;
+  for (auto _ : state) {
+    const auto t0 = clock::now();
+    op.execute(a.data(), b.data(), c.data());
+    benchmark::ClobberMemory();
+    const auto t1 = clock::now();
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, 1600, 1600, 1600, 1.0f, a.data(), 1600,
+                b.data(), 1600, 1.0f, c_blas.data(), 1600);
+    benchmark::ClobberMemory();
+    const auto t2 = clock::now();
+    const double mine = std::chrono::duration<double>(t1 - t0).count();
+    ours += mine;
+    theirs += std::chrono::duration<double>(t2 - t1).count();
+    state.SetIterationTime(mine);
+  }
+  report(state, 2.0 * 1600.0 * 1600.0 * 1600.0);
+  state.counters["ratio"] = ours > 0.0 ? theirs / ours : 0.0;
+}
+BENCHMARK(BM_Gemm1600InterleavedVsOpenblas)->UseManualTime()->Iterations(10);
 #endif
 
 }  // namespace

@@ -3,7 +3,7 @@
 //
 //   taskset -c 0 build/bench/weft-bench-brgemm --benchmark_repetitions=5
 //
-// WEFT_BENCH_PLAN=panel_vectors,max_cols,k_unroll measures another plan than the default one
+// WEFT_BENCH_PLAN=panel_vectors,max_cols,k_unroll[,k_split] measures another plan than the default one
 // (BrgemmPlanOptions), to tune plan_brgemm.
 //
 // Each `gflops` counter is the rate of one implementation. `Ratio/...` interleaves weft and libxsmm
@@ -20,6 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "aligned_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 #ifdef WEFT_HAVE_LIBXSMM
@@ -33,9 +34,10 @@ namespace {
 
 using namespace weft::tpp;
 
+// Operands 64-byte aligned (aligned_buffer.hpp), for weft and the peers alike.
 struct Problem {
   int m, n, k, count;
-  std::vector<float> a, b, c;
+  weft::bench::AlignedVector<float> a, b, c;
 
   explicit Problem(const benchmark::State& state)
       : m(static_cast<int>(state.range(0))),
@@ -70,7 +72,7 @@ struct Weft {
     const BrgemmDesc d{.m = p.m, .n = p.n, .k = p.k, .lda = p.m, .ldb = p.k, .ldc = p.m, .beta = 1};
     if (const char* env = std::getenv("WEFT_BENCH_PLAN")) {
       BrgemmPlanOptions o;
-      if (std::sscanf(env, "%d,%d,%d", &o.panel_vectors, &o.max_cols, &o.k_unroll) < 1) o = {};
+      if (std::sscanf(env, "%d,%d,%d,%d", &o.panel_vectors, &o.max_cols, &o.k_unroll, &o.k_split) < 1) o = {};
       code = emit_brgemm(d, plan_brgemm(d, weft::jit::Isa::avx2, o));
       fn = code->finalize<BrgemmKernelFn>("bench");
     } else {
@@ -187,9 +189,22 @@ void BM_openblas(benchmark::State& state) {
 }
 #endif
 
-// {m, n, k, batch}: the targets of PERF.md first, then odd shapes with tails in every dimension.
+// {m, n, k, batch}: the targets of PERF.md first, then odd shapes with tails in every dimension,
+// then narrow shapes (m or n = 1, small m, small n). WEFT_BENCH_SHAPES="m,n,k,br;m,n,k,br..."
+// measures the given shapes instead.
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"m", "n", "k", "br"});
+  if (const char* env = std::getenv("WEFT_BENCH_SHAPES")) {
+    for (const char* p = env; *p != '\0';) {
+      long m = 0, n = 0, k = 0, br = 0;
+      int used = 0;
+      if (std::sscanf(p, "%ld,%ld,%ld,%ld%n", &m, &n, &k, &br, &used) != 4 || m < 1 || n < 1 || k < 1 || br < 1) break;
+      b->Args({m, n, k, br});
+      p += used;
+      while (*p == ';' || *p == ' ') ++p;
+    }
+    return;
+  }
   for (const auto& s : std::vector<std::vector<std::int64_t>>{{32, 32, 32, 8},
                                                              {64, 64, 64, 1},
                                                              {32, 32, 32, 1},
@@ -199,7 +214,16 @@ void shapes(benchmark::internal::Benchmark* b) {
                                                              {80, 80, 80, 1},
                                                              {23, 17, 31, 4},
                                                              {7, 50, 64, 1},
-                                                             {61, 13, 128, 1}})
+                                                             {61, 13, 128, 1},
+                                                             {64, 1, 128, 1},
+                                                             {32, 1, 64, 4},
+                                                             {23, 1, 64, 1},
+                                                             {1, 64, 128, 1},
+                                                             {1, 32, 64, 4},
+                                                             {1, 23, 61, 1},
+                                                             {1, 1, 128, 1},
+                                                             {4, 64, 64, 1},
+                                                             {64, 2, 64, 1}})
     b->Args(s);
 }
 

@@ -3,6 +3,10 @@
 // shape (alternating rounds, median of each), so the ratio column compares like with like.
 //
 //   taskset -c 0 build/bench/weft-bench-brgemm-sweep --out sweep.csv [--step 1] [--rounds 5]
+//       [--m 1:64] [--n 1:64] [--k 1,16,32,64,128]
+//
+// --m / --n take lo:hi (inclusive, walked with --step), --k a comma-separated list: a subset of the
+// sweep, e.g. --m 1:8 --n 1:8 for the narrow shapes.
 //
 // Columns: m,n,k,br_size,trans_a,trans_b,trans_c,ld_a,ld_b,ld_c,br_stride_a,br_stride_b,num_reps,time
 // (time: seconds for num_reps calls of weft's kernel), then ours: gflops, xsmm_time, xsmm_gflops,
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "aligned_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 #ifdef WEFT_HAVE_LIBXSMM
@@ -59,15 +64,42 @@ void sanity_check() {
 #endif
 }
 
+// "lo:hi" or a single number; invalid text leaves the defaults.
+void parse_range(const char* text, int& lo, int& hi) {
+  int a = 0, b = 0;
+  const int got = std::sscanf(text, "%d:%d", &a, &b);
+  if (got >= 1 && a >= 1) {
+    lo = a;
+    hi = got == 2 && b >= a ? b : a;
+  }
+}
+
+std::vector<int> parse_list(const char* text) {
+  std::vector<int> values;
+  for (const char* p = text; *p != '\0';) {
+    char* end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p) break;
+    if (v >= 1) values.push_back(static_cast<int>(v));
+    p = *end == ',' ? end + 1 : end;
+  }
+  return values;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* out_path = "brgemm_sweep.csv";
   int step = 1, rounds = 5;
+  int m_lo = 1, m_hi = 64, n_lo = 1, n_hi = 64;
+  std::vector<int> ks{1, 16, 32, 64, 128};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--out") == 0) out_path = argv[i + 1];
     if (std::strcmp(argv[i], "--step") == 0) step = std::max(1, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::max(1, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--m") == 0) parse_range(argv[i + 1], m_lo, m_hi);
+    if (std::strcmp(argv[i], "--n") == 0) parse_range(argv[i + 1], n_lo, n_hi);
+    if (std::strcmp(argv[i], "--k") == 0) ks = parse_list(argv[i + 1]);
   }
   FILE* out = std::fopen(out_path, "w");
   if (out == nullptr) {
@@ -85,10 +117,11 @@ int main(int argc, char** argv) {
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   double ratio_sum = 0.0;
   int shapes = 0;
-  for (int k : {1, 16, 32, 64, 128})
-    for (int m = 1; m <= 64; m += step)
-      for (int n = 1; n <= 64; n += step) {
-        std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)),
+  for (int k : ks)
+    for (int m = m_lo; m <= m_hi; m += step)
+      for (int n = n_lo; n <= n_hi; n += step) {
+        // 64-byte aligned, so that the figures do not depend on where malloc put the operands.
+        weft::bench::AlignedVector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)),
             c(static_cast<std::size_t>(m * n));
         for (float& x : a) x = u(rng);
         for (float& x : b) x = u(rng);

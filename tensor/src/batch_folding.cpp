@@ -1,7 +1,9 @@
 // Batch folding: a GEMM whose innermost loop is a sequential k loop runs that loop as the
-// batch-reduce of one BRGEMM call. The sums come out bit-identical: per output element the BRGEMM
-// performs the same fused multiply-adds in the same order (k loop outer, the GEMM's K inner), it
-// only keeps the C block in registers across them instead of storing and reloading it per k step.
+// batch-reduce of one BRGEMM call. The sums come out bit-identical whenever the kernel's plan sums
+// in reference order (tpp::BrgemmPlan::reference_order(): all but the narrow tiles that keep
+// partial sums): per output element the BRGEMM performs the same fused multiply-adds in the same
+// order (k loop outer, the GEMM's K inner), it only keeps the C block in registers across them
+// instead of storing and reloading it per k step. Narrow tiles differ within rounding.
 // Like primitive identification, it leaves a batch that would sweep megabytes per register tile a
 // loop: then the GEMM's A block staying hot in L1 across calls is worth more than the C reloads.
 #include <utility>
@@ -17,6 +19,7 @@ bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_byte
   if (loops.empty()) return false;
   const Dim& innermost = op.dims[loops.back()];
   if (innermost.type != dim_t::k || innermost.exec != exec_t::seq || innermost.size < 2 ||
+      innermost.last_block != 0 || detail::is_ragged_partner(op, loops.back()) ||
       batch_span_bytes(innermost) > max_batch_span_bytes)
     return false;
   detail::GemmDims before;

@@ -92,6 +92,37 @@ void check_types_for_main(const Contraction& op) {
   }
 }
 
+// A remainder needs its partner (the inner block) among the prim dims of a GEMM, where tail
+// kernels can run it; the batch-reduce dim of a brgemm cannot be one.
+void check_ragged(const Contraction& op, bool check_primitives) {
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    const Dim& d = op.dims[i];
+    if (d.last_block == 0) continue;
+    if (!is_gemm_like(op.main))
+      fail(error_t::err_invalid_primitive_configuration,
+           name_dimension(op, i) + " has a last block of " + std::to_string(d.last_block) +
+               ", but only gemm/brgemm operations take remainders");
+    if (d.exec == exec_t::prim)
+      fail(error_t::err_invalid_primitive_configuration,
+           name_dimension(op, i) + " has a last block but is prim; a remainder belongs to a loop");
+    const std::size_t p = detail::ragged_partner(op, i);
+    if (p == detail::kNoDim)
+      fail(error_t::err_invalid_primitive_configuration,
+           name_dimension(op, i) + " has a last block of " + std::to_string(d.last_block) +
+               " but no single dimension of its type with strides = its strides / the block size "
+               "(the inner block it was split from)");
+    if (d.last_block < 0 || d.last_block >= op.dims[p].size)
+      fail(error_t::err_wrong_dimension,
+           name_dimension(op, i) + " has a last block of " + std::to_string(d.last_block) +
+               "; it must lie in 1 .. " + std::to_string(op.dims[p].size - 1) + " (the size of " +
+               name_dimension(op, p) + " minus one)");
+    if (check_primitives && op.dims[p].exec != exec_t::prim)
+      fail(error_t::err_invalid_primitive_configuration,
+           name_dimension(op, i) + " has a last block, but its inner block " + name_dimension(op, p) +
+               " is not prim: only primitives have tail kernels");
+  }
+}
+
 void check_execution(const Contraction& op) {
   // Shared dims must form one run among the loops (prim dims do not take part in the loop order).
   const auto loops = detail::loop_dims(op);
@@ -149,11 +180,13 @@ double Contraction::flops() const {
 std::string Contraction::describe() const {
   std::ostringstream s;
   s << to_string(dtype) << " first=" << to_string(first_touch) << " main=" << to_string(main)
-    << " last=" << to_string(last_touch) << '\n';
+    << " last=" << to_string(last_touch) << (pack_in0 ? " pack=in0" : "") << '\n';
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const Dim& d = dims[i];
     s << "  " << i << ": " << to_string(d.type) << ' ' << to_string(d.exec) << " size " << d.size
-      << " strides (" << d.stride_in0 << ", " << d.stride_in1 << ", " << d.stride_out << ")\n";
+      << " strides (" << d.stride_in0 << ", " << d.stride_in1 << ", " << d.stride_out << ")";
+    if (d.last_block != 0) s << " last block " << d.last_block;
+    s << '\n';
   }
   return s.str();
 }
@@ -173,9 +206,14 @@ void validate(const Contraction& op, const ValidationOptions& options) {
   for (std::size_t i = 0; i < op.dims.size(); ++i) check_dimension(op, i);
   check_types_for_main(op);
   check_execution(op);
+  check_ragged(op, options.check_primitives);
   if (!options.check_primitives) return;
   if (is_gemm_like(op.main)) {
     const detail::GemmDims g = detail::find_gemm_dims(op);
+    if (g.br != detail::kNoDim && detail::is_ragged_partner(op, g.br))
+      fail(error_t::err_invalid_primitive_configuration,
+           "the batch-reduce " + name_dimension(op, g.br) +
+               " is the inner block of a remainder; a batch has the same blocks throughout");
     if (!g.fits_tpp && !options.allow_generic_primitives) {
       const Dim& m = op.dims[g.m];
       if (m.stride_in0 != 1 || m.stride_out != 1)

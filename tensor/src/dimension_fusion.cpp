@@ -2,6 +2,7 @@
 // (stride(outer) == stride(inner) * size(inner) in in0, in1 and out) become one. Small dimensions
 // merged this way give the splitting pass sizes it can cut into good primitive blocks, e.g.
 // (64, 25) with strides (25, 1) -> 1600 with stride 1 -> 25 x 64.
+#include "prim_dims.hpp"
 #include "weft/tensor/passes.hpp"
 
 namespace weft::tensor {
@@ -19,7 +20,10 @@ int fuse_dimensions(Contraction& op, const FusionOptions& options) {
   for (std::size_t i = 0; i + 1 < op.dims.size();) {
     Dim& outer = op.dims[i];
     const Dim& inner = op.dims[i + 1];
-    const bool fusible = outer.type == inner.type && outer.exec == inner.exec &&
+    // A remainder and its inner block keep their shape (fused, the last block would be lost).
+    const bool ragged = outer.last_block != 0 || inner.last_block != 0 ||
+                        detail::is_ragged_partner(op, i) || detail::is_ragged_partner(op, i + 1);
+    const bool fusible = !ragged && outer.type == inner.type && outer.exec == inner.exec &&
                          outer.exec != exec_t::shared && walks_as_one(outer, inner) &&
                          std::min(outer.size, inner.size) < options.small_size &&
                          outer.size * inner.size <= options.max_fused_size;

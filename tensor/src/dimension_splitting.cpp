@@ -38,7 +38,7 @@ int split_dimensions(Contraction& op, const SplitOptions& options) {
   int splits = 0;
   for (std::size_t i = 0; i < op.dims.size(); ++i) {
     const Dim d = op.dims[i];
-    if (d.exec == exec_t::prim) continue;  // the user's primitive blocks stay
+    if (d.exec == exec_t::prim || d.last_block != 0) continue;  // the user's blocks stay
     const std::int64_t max_inner = d.type == dim_t::c ? options.max_size_c : options.max_size;
     if (d.size <= max_inner) continue;
     const std::int64_t inner = pick_inner(d.size, d.type, options, max_inner);

@@ -23,11 +23,19 @@ class TreePass {
 
   int run() {
     EinsumNode& root = node(t_.root);
-    if (root.kind == Kind::contraction && !can_end_with(t_.root, root.ids.back())) {
-      // The root's order is fixed: compute in an order it can produce, then permute.
+    if (root.kind == Kind::contraction) {
+      // The root's order is fixed: when it cannot be produced, or only as a GEMM with short rows,
+      // compute in an order that makes a good GEMM, then permute.
       const std::vector<int> wanted = root.ids;
-      root.ids = own_order(t_.root);
-      t_.root = add_permutation(t_.root, wanted);
+      std::vector<int> better;
+      if (gemm_order_pays(t_.root, better)) {
+        root.ids = better;
+        t_.root = add_permutation(t_.root, wanted);
+        chosen_permutation_ = t_.root;  // not to be merged back into the contraction
+      } else if (!can_end_with(t_.root, wanted.back())) {
+        root.ids = own_order(t_.root);
+        t_.root = add_permutation(t_.root, wanted);
+      }
     }
     process(t_.root);
     return inserted_;
@@ -73,6 +81,43 @@ class TreePass {
     return ids;
   }
 
+  std::int64_t extent(const std::vector<int>& ids) const {
+    std::int64_t e = 1;
+    for (int id : ids) e *= size(id);
+    return e;
+  }
+
+  // The GEMM rows (M) of contraction i in its current order are the trailing run of output ids
+  // from one operand: only those fuse into one unit-stride dimension in both that operand and the
+  // output. When that run is short (an AVX2 GEMM wants 64 rows and more) but the ids of one
+  // operand span many more rows, the order (shared ids, other operand's ids, that operand's ids)
+  // makes them all rows; the permutation back then moves each output element once, cheap next
+  // to a reduction of kMinDepth or more multiply-adds per element. Sets `order` when it pays.
+  bool gemm_order_pays(int i, std::vector<int>& order) const {
+    constexpr std::int64_t kMinRows = 64, kMinDepth = 64;
+    const EinsumNode& n = t_.nodes[static_cast<std::size_t>(i)];
+    const std::vector<int>& l = t_.nodes[static_cast<std::size_t>(n.left)].ids;
+    const std::vector<int>& r = t_.nodes[static_cast<std::size_t>(n.right)].ids;
+    std::vector<int> batch, left_only, right_only, summed;
+    for (int id : n.ids) (has(l, id) && has(r, id) ? batch : has(l, id) ? left_only : right_only).push_back(id);
+    for (int id : l)
+      if (has(r, id) && !has(n.ids, id)) summed.push_back(id);
+    const int last = n.ids.back();
+    const std::vector<int>* rows_side = has(left_only, last) ? &left_only : has(right_only, last) ? &right_only : nullptr;
+    std::int64_t rows = 1;
+    if (rows_side != nullptr)
+      for (auto it = n.ids.rbegin(); it != n.ids.rend() && has(*rows_side, *it); ++it) rows *= size(*it);
+    const bool left_rows = extent(left_only) >= extent(right_only);
+    const std::vector<int>& ms = left_rows ? left_only : right_only;
+    const std::vector<int>& ns = left_rows ? right_only : left_only;
+    if (rows >= kMinRows || extent(ms) < 2 * std::max(rows, kMinRows / 2) || extent(summed) < kMinDepth)
+      return false;
+    order = batch;
+    order.insert(order.end(), ns.begin(), ns.end());
+    order.insert(order.end(), ms.begin(), ms.end());
+    return true;
+  }
+
   // How well child i can end with id: 0 best (a leaf ending with it, or a contraction whose leaf
   // operand ends with it), 1 feasible, 2 needs a permutation.
   int cost_of_ending(int i, int id) {
@@ -106,7 +151,7 @@ class TreePass {
     if (n.kind == Kind::leaf) return;
     if (n.kind == Kind::permutation) {
       const int c = n.left;
-      if (node(c).kind == Kind::contraction && can_end_with(c, n.ids.back())) {
+      if (node(c).kind == Kind::contraction && can_end_with(c, n.ids.back()) && i != chosen_permutation_) {
         // The child can write this order itself: the permutation disappears.
         EinsumNode merged = node(c);
         merged.ids = n.ids;
@@ -114,7 +159,7 @@ class TreePass {
         process(i);
         return;
       }
-      if (node(c).kind == Kind::contraction) node(c).ids = own_order(c);
+      if (node(c).kind == Kind::contraction && i != chosen_permutation_) node(c).ids = own_order(c);
       process(node(i).left);
       return;
     }
@@ -150,6 +195,7 @@ class TreePass {
 
   EinsumTree& t_;
   int inserted_ = 0;
+  int chosen_permutation_ = -1;
 };
 
 }  // namespace

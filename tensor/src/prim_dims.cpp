@@ -22,6 +22,27 @@ std::vector<std::size_t> loop_dims(const Contraction& op) {
   return loops;
 }
 
+std::size_t ragged_partner(const Contraction& op, std::size_t outer) {
+  const Dim& o = op.dims[outer];
+  std::size_t found = kNoDim;
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    const Dim& d = op.dims[i];
+    if (i == outer || d.type != o.type || d.size < 2 || d.last_block != 0) continue;
+    if (o.stride_in0 != d.size * d.stride_in0 || o.stride_in1 != d.size * d.stride_in1 ||
+        o.stride_out != d.size * d.stride_out)
+      continue;
+    if (found != kNoDim) return kNoDim;  // ambiguous
+    found = i;
+  }
+  return found;
+}
+
+bool is_ragged_partner(const Contraction& op, std::size_t i) {
+  for (std::size_t j = 0; j < op.dims.size(); ++j)
+    if (op.dims[j].last_block != 0 && ragged_partner(op, j) == i) return true;
+  return false;
+}
+
 GemmDims find_gemm_dims(const Contraction& op) {
   std::vector<std::size_t> by_type[4];
   for (std::size_t i = 0; i < op.dims.size(); ++i) {

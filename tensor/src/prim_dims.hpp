@@ -31,4 +31,10 @@ ElementwiseDims find_elementwise_dims(const Contraction& op);
 
 std::vector<std::size_t> loop_dims(const Contraction& op);
 
+// The partner of dimension `outer` (Dim::last_block): the other dim of its type whose strides times
+// its size are outer's strides; kNoDim when there is none, or more than one.
+std::size_t ragged_partner(const Contraction& op, std::size_t outer);
+// Whether dimension i is the partner of a ragged dimension.
+bool is_ragged_partner(const Contraction& op, std::size_t i);
+
 }  // namespace weft::tensor::detail

@@ -22,7 +22,7 @@ std::size_t pick(const Contraction& op, dim_t type, Ok ok, Key key) {
   std::size_t best = kNone;
   for (std::size_t i = 0; i < op.dims.size(); ++i) {
     const Dim& d = op.dims[i];
-    if (d.type != type || d.exec == exec_t::prim || !ok(d)) continue;
+    if (d.type != type || d.exec == exec_t::prim || d.last_block != 0 || !ok(d)) continue;
     if (best == kNone || key(d) < key(op.dims[best])) best = i;
   }
   return best;
@@ -70,8 +70,8 @@ void identify_gemm(Contraction& op, const PrimitiveOptions& options) {
   // The innermost remaining k dim (of size > 1) is reduced inside the BRGEMM's batch.
   for (std::size_t i = op.dims.size(); i-- > 0;) {
     Dim& d = op.dims[i];
-    if (d.type == dim_t::k && d.exec != exec_t::prim && d.size > 1 &&
-        batch_span_bytes(d) <= options.max_batch_span_bytes) {
+    if (d.type == dim_t::k && d.exec != exec_t::prim && d.size > 1 && d.last_block == 0 &&
+        !detail::is_ragged_partner(op, i) && batch_span_bytes(d) <= options.max_batch_span_bytes) {
       d.exec = exec_t::prim;
       op.main = prim_t::brgemm;
       return;

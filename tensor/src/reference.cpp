@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "prim_dims.hpp"
+
 namespace weft::tensor {
 
 double unary_value(prim_t p, double x) {
@@ -36,9 +38,16 @@ double binary_value(prim_t p, double a, double b) {
 
 namespace {
 
+// A remainder among the dims of one for_each_point: points with the outer index at its last
+// iteration and the inner index at or past last_block do not exist.
+struct Ragged {
+  std::size_t outer, inner;
+  std::int64_t last_block;
+};
+
 // Calls f(off_in0, off_in1, off_out) for every point of the given dimensions.
 template <class F>
-void for_each_point(const std::vector<const Dim*>& dims, F&& f) {
+void for_each_point(const std::vector<const Dim*>& dims, const std::vector<Ragged>& ragged, F&& f) {
   std::vector<std::int64_t> idx(dims.size(), 0);
   const std::size_t n = dims.size();
   for (;;) {
@@ -48,7 +57,10 @@ void for_each_point(const std::vector<const Dim*>& dims, F&& f) {
       o1 += idx[i] * dims[i]->stride_in1;
       oo += idx[i] * dims[i]->stride_out;
     }
-    f(o0, o1, oo);
+    bool exists = true;
+    for (const Ragged& r : ragged)
+      exists = exists && !(idx[r.outer] == dims[r.outer]->size - 1 && idx[r.inner] >= r.last_block);
+    if (exists) f(o0, o1, oo);
     std::size_t i = n;
     while (i > 0) {
       --i;
@@ -64,13 +76,26 @@ void for_each_point(const std::vector<const Dim*>& dims, F&& f) {
 
 void reference_contraction(const Contraction& op, const float* in0, const float* in1, float* out) {
   std::vector<const Dim*> outer, reduced;
-  for (const Dim& d : op.dims) (is_gemm_like(op.main) && d.type == dim_t::k ? reduced : outer).push_back(&d);
-  for_each_point(outer, [&](std::int64_t o0, std::int64_t o1, std::int64_t oo) {
+  std::vector<std::size_t> position(op.dims.size());  // of each dim in its group
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    auto& group = is_gemm_like(op.main) && op.dims[i].type == dim_t::k ? reduced : outer;
+    position[i] = group.size();
+    group.push_back(&op.dims[i]);
+  }
+  std::vector<Ragged> outer_ragged, reduced_ragged;  // a pair has one type: both in one group
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    if (op.dims[i].last_block == 0) continue;
+    const std::size_t p = detail::ragged_partner(op, i);
+    if (p == detail::kNoDim) continue;  // validation rejects it
+    (is_gemm_like(op.main) && op.dims[i].type == dim_t::k ? reduced_ragged : outer_ragged)
+        .push_back({position[i], position[p], op.dims[i].last_block});
+  }
+  for_each_point(outer, outer_ragged, [&](std::int64_t o0, std::int64_t o1, std::int64_t oo) {
     double value;
     if (is_gemm_like(op.main)) {
       // The first touch writes a float before the accumulation starts.
       double acc = static_cast<float>(unary_value(op.first_touch, out[oo]));
-      for_each_point(reduced, [&](std::int64_t r0, std::int64_t r1, std::int64_t) {
+      for_each_point(reduced, reduced_ragged, [&](std::int64_t r0, std::int64_t r1, std::int64_t) {
         acc += static_cast<double>(in0[o0 + r0]) * static_cast<double>(in1[o1 + r1]);
       });
       value = acc;

@@ -143,6 +143,28 @@ TEST(EinsumTree, TreePassSwapsOperandsOfTheSeedsFirstTree) {
   EXPECT_GT(optimize_einsum_tree(third), 0);
 }
 
+TEST(EinsumTree, TreePassGivesAShortRowRootLongRowsAndAPermutation) {
+  // The third tree's root writes [5,6,7,8,9]: as given, only id 9 (5 rows) can be the GEMM's
+  // rows. Computing [7,8,5,6,9] makes 5, 6 and 9 the rows (125) and permutes afterwards.
+  const std::vector<std::int64_t> sizes{8, 8, 8, 8, 8, 5, 5, 5, 5, 5};
+  const EinsumTree original = parse_einsum_tree(kSeedTrees[4], sizes);
+  EinsumTree t = original;
+  optimize_einsum_tree(t);
+  const EinsumNode& root = t.nodes[static_cast<std::size_t>(t.root)];
+  ASSERT_EQ(root.kind, EinsumNode::Kind::permutation);
+  EXPECT_EQ(root.ids, (std::vector<int>{5, 6, 7, 8, 9}));
+  EXPECT_EQ(t.nodes[static_cast<std::size_t>(root.left)].ids, (std::vector<int>{7, 8, 5, 6, 9}));
+  for (int threads = 1; threads <= 2; ++threads) {
+    omp_set_num_threads(threads);
+    check_tree(original, t, {.allow_generic_primitives = false});
+  }
+  // A long-row root keeps its order: the first tree's root rows (3, 4) are contiguous already.
+  EinsumTree first = parse_einsum_tree(kSeedTrees[2], {100, 72, 128, 128, 3, 71, 305, 32, 3});
+  optimize_einsum_tree(first);
+  EXPECT_EQ(first.nodes[static_cast<std::size_t>(first.root)].kind, EinsumNode::Kind::contraction);
+  omp_set_num_threads(2);
+}
+
 TEST(EinsumTree, ExecutionMatchesNaiveEvaluation) {
   for (int threads = 1; threads <= 3; ++threads) {
     omp_set_num_threads(threads);

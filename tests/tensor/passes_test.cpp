@@ -93,9 +93,14 @@ void run_and_check(const Contraction& original, const Contraction& transformed, 
 }
 
 const SplitOptions kSmallSplit{.target = 4, .min_inner = 2, .max_size = 6, .max_size_c = 6};
+// Operand packing at the random contractions' scale: panels of up to 4 rows, n blocks near 3, at
+// most 32 floats per packed panel (so longer reductions get a k chunk loop), no size thresholds.
+const PackOptions kSmallPack{.panel_rows = 4, .block_cols = 3, .max_panel_bytes = 4 * 8 * 4,
+                             .min_columns = 1, .min_a_bytes = 0};
 
 TEST(Passes, EachPassAloneKeepsTheResult) {
   std::mt19937 gen(1234);
+  int packed = 0;
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE(trial);
     Contraction op = random_contraction(gen);
@@ -128,11 +133,35 @@ TEST(Passes, EachPassAloneKeepsTheResult) {
       omp_set_num_threads(2);
     }
     {
+      // Packing alone (when it applies) and then shared among 1-4 threads.
+      Contraction p = op;
+      fuse_dimensions(p, {.small_size = 1000});
+      const Contraction fused = p;
+      if (pack_operands(p, kSmallPack)) {
+        ++packed;
+        EXPECT_TRUE(p.pack_in0);
+        run_and_check(op, p, seed);
+        for (int threads = 1; threads <= 4; ++threads) {
+          omp_set_num_threads(threads);
+          Contraction q = p;
+          parallelize(q, {.threads = threads, .imbalance = 0.3});
+          run_and_check(op, q, seed);
+        }
+        omp_set_num_threads(2);
+      } else {
+        EXPECT_EQ(p, fused);  // declined: unchanged
+      }
+    }
+    {
       Contraction p = op;
       optimize(p, {.threads = 2, .split = kSmallSplit});
       run_and_check(op, p, seed);
+      Contraction q = op;
+      optimize(q, {.threads = 3, .split = kSmallSplit, .packing = kSmallPack});
+      run_and_check(op, q, seed);
     }
   }
+  EXPECT_GT(packed, 10);  // the pass applies to most of the random GEMMs
 }
 
 TEST(Passes, FusionThenSplittingOfTheSeedOptimizerInput) {
@@ -151,7 +180,7 @@ TEST(Passes, FusionThenSplittingOfTheSeedOptimizerInput) {
   EXPECT_EQ(fused.dims[1].size, 64);
   EXPECT_EQ(fused.dims[0].size, 25);
   Contraction full = op;
-  optimize(full, {.threads = 2});
+  optimize(full, {.threads = 2, .pack = false});  // packing (below) would re-block it
   // The batch-reduce over 25 k blocks would span 10 MB of A: it stays a loop (max_batch_span_bytes).
   EXPECT_EQ(full.main, prim_t::gemm);
   int prims = 0, shared = 0;

@@ -85,6 +85,31 @@ TEST(BinaryKernels, LargeStreamingAdd) {
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(c[i + 1], a[i] + 0.25f) << i;
 }
 
+// The streaming path (non-temporal stores, B fused into the op where it can be) for every op, with
+// guard pages, NaNs, and inputs whose alignment differs from the output's (the head aligns C only).
+TEST(BinaryKernels, LargeStreamingEveryOp) {
+  const std::int64_t n = kBinaryNontemporalBytes / 4 + 13;
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  GuardedBuffer<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n), weft::test::Flush::front);
+  GuardedBuffer<float> c(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = dist(rng);
+    b[i] = i % 97 == 5 ? std::numeric_limits<float>::quiet_NaN() : dist(rng);
+  }
+  a[3] = std::numeric_limits<float>::quiet_NaN();
+  for (BinaryOp op : kOps) {
+    const BinaryDesc d{.op = op, .m = n, .n = 1, .ld_in0 = n, .ld_in1 = n, .ld_out = n};
+    ASSERT_TRUE(plan_binary(d, Isa::avx2).nontemporal);
+    const BinaryArgs args{a.data(), b.data(), c.data()};
+    binary_kernel(d, Isa::avx2)(&args);
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const float want = binary_reference_value(op, a[i], b[i]);
+      ASSERT_TRUE(same(want, c[i])) << to_string(op) << " element " << i << ": want " << want << " got " << c[i];
+    }
+  }
+}
+
 TEST(BinaryKernels, MinMaxIgnoreNaNLikeFminFmax) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> a{nan, 1, nan, -2, 3, 4, 5, 6, nan}, b{2, nan, nan, -3, 3, 4, 5, 6, 7}, c(9);

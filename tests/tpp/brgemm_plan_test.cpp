@@ -46,8 +46,26 @@ void check_plan(const BrgemmDesc& d, const BrgemmPlan& plan) {
     }
     EXPECT_EQ(cols, d.n) << "panel " << p << " covers every column once";
     EXPECT_LE(widest - narrowest, 1) << "near-equal column blocks, no thin tail tile";
+    if (panel.dot) {
+      EXPECT_EQ(plan.isa, Isa::avx2) << "dot tiles are AVX2 only";
+      EXPECT_EQ(d.m, 1);
+      EXPECT_GE(d.k, plan.lanes);
+      EXPECT_EQ(panel.vectors, 1);
+      EXPECT_EQ(panel.tail, 0);
+    }
   }
   EXPECT_EQ(rows, d.m) << "panels cover every row once";
+  EXPECT_GE(plan.k_split, 1);
+  EXPECT_LE(plan.k_split, d.k);
+  // k step p goes to partial p % k_split: a loop iteration must start at partial 0.
+  const bool dot = plan.panels[0].dot;
+  const int step = dot ? plan.lanes : 1;
+  if (plan.k_split > 1 && d.k / step > plan.k_unroll / step) {
+    EXPECT_EQ(plan.k_unroll / step % plan.k_split, 0);
+  }
+  if (dot) {
+    EXPECT_EQ(plan.k_unroll % plan.lanes, 0);
+  }
 }
 
 TEST(BrgemmPlan, EveryShapeIsCoveredAndFits) {
@@ -73,7 +91,7 @@ TEST(BrgemmPlan, OptionsAreFollowedAndStillFit) {
                 }
               }
             }
-            if (unroll > 0) {
+            if (unroll > 0 && plan.reference_order()) {
               EXPECT_EQ(plan.k_unroll, std::min(unroll, 33));
             }
           }
@@ -95,10 +113,38 @@ TEST(BrgemmPlan, ChosenTilesForTheTargetShapes) {
   EXPECT_TRUE(plan_brgemm(desc(5, 5, 5), Isa::reference).panels.empty());
 }
 
+TEST(BrgemmPlan, NarrowShapesGetMoreAccumulatorChains) {
+  // n = 1: up to 8 vectors per panel (A is the FMA's memory operand), partial sums where the FMA
+  // latency would be the bound (fewer than 8 FMAs or loads per k step).
+  EXPECT_EQ(to_string(plan_brgemm(desc(64, 1, 128), Isa::avx2)), "avx2 k_unroll=8 | 1x[8v b-in-regs 1c x1]");
+  EXPECT_EQ(to_string(plan_brgemm(desc(32, 1, 128), Isa::avx2)), "avx2 k_unroll=8 k_split=2 | 1x[4v b-in-regs 1c x1]");
+  EXPECT_EQ(to_string(plan_brgemm(desc(8, 1, 128), Isa::avx2)), "avx2 k_unroll=8 k_split=4 | 1x[1v b-in-regs 1c x1]");
+  EXPECT_EQ(to_string(plan_brgemm(desc(72, 1, 64), Isa::avx2)),
+            "avx2 k_unroll=8 k_split=2 | 1x[5v b-in-regs 1c x1] 1x[4v b-in-regs 1c x1]");
+  EXPECT_EQ(plan_brgemm(desc(16, 2, 64), Isa::avx2).k_split, 2);
+  EXPECT_EQ(plan_brgemm(desc(8, 7, 64), Isa::avx2).k_split, 1);  // 8 loads per k step: load-bound
+  EXPECT_EQ(plan_brgemm(desc(32, 32, 32), Isa::avx2).k_split, 1);
+  EXPECT_TRUE(plan_brgemm(desc(32, 32, 32), Isa::avx2).reference_order());
+  // k_split never exceeds k.
+  EXPECT_EQ(plan_brgemm(desc(8, 1, 3), Isa::avx2).k_split, 3);
+  // m = 1: dot tiles along k, 8 columns per tile; narrow ones get partial sums.
+  const BrgemmPlan row = plan_brgemm(desc(1, 64, 128), Isa::avx2);
+  EXPECT_EQ(to_string(row), "avx2 k_unroll=32 | 1x[1r dot 8c x8]");
+  EXPECT_EQ(to_string(plan_brgemm(desc(1, 13, 128), Isa::avx2)), "avx2 k_unroll=32 | 1x[1r dot 7c x1 6c x1]");
+  EXPECT_EQ(to_string(plan_brgemm(desc(1, 5, 128), Isa::avx2)), "avx2 k_unroll=32 k_split=2 | 1x[1r dot 5c x1]");
+  EXPECT_FALSE(row.reference_order());
+  EXPECT_EQ(to_string(plan_brgemm(desc(1, 1, 128), Isa::avx2)), "avx2 k_unroll=32 k_split=4 | 1x[1r dot 1c x1]");
+  EXPECT_EQ(to_string(plan_brgemm(desc(1, 3, 20), Isa::avx2)), "avx2 k_unroll=16 k_split=2 | 1x[1r dot 3c x1]");
+  // ... but not for k < lanes, not when asked not to, and not on AVX-512.
+  EXPECT_FALSE(plan_brgemm(desc(1, 64, 7), Isa::avx2).panels[0].dot);
+  EXPECT_FALSE(plan_brgemm(desc(1, 64, 64), Isa::avx2, {.dot = -1}).panels[0].dot);
+  EXPECT_FALSE(plan_brgemm(desc(1, 64, 64), Isa::avx512).panels[0].dot);
+}
+
 // Emits, and where objdump exists disassembles, AVX-512 kernels on any host (running them needs
 // the CPU). Tails use opmask k1.
 TEST(BrgemmEmit, Avx512EmitsOnAnyHost) {
-  for (const BrgemmDesc& d : {desc(64, 12, 32), desc(37, 5, 3), BrgemmDesc{.m = 16, .n = 7, .k = 9, .lda = 20, .ldb = 9,
+  for (const BrgemmDesc& d : {desc(64, 12, 32), desc(37, 5, 3), desc(8, 1, 64), desc(1, 20, 64), BrgemmDesc{.m = 16, .n = 7, .k = 9, .lda = 20, .ldb = 9,
                                                                              .ldc = 17, .beta = 0,
                                                                              .batch = BrgemmBatch::addresses,
                                                                              .bias = BrgemmBias::per_row,

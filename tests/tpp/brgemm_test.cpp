@@ -119,29 +119,83 @@ bool close_enough(const BrgemmDesc& d, float got, float want) {
   }
 }
 
-// Runs the case on the generated kernel and on the reference; both sum in the same order with
-// fused multiply-adds, so the results must agree bit for bit (NaNs: any payload).
+// For plans that sum in another order than the reference (k_split > 1, dot tiles): the sum before
+// the epilogue is within `bound` of the exact value (double precision, bias included), so the
+// result must be what the epilogue makes of some value in [exact - bound, exact + bound], give or
+// take the epilogue's own rounding.
+bool within_rounding(const BrgemmDesc& d, float got, double exact, double bound) {
+  const double lo = exact - bound, hi = exact + bound;
+  if (d.activation == BrgemmActivation::none) return got >= lo && got <= hi;
+  const UnaryOp op = d.activation == BrgemmActivation::relu ? UnaryOp::relu : d.unary;
+  if ((op == UnaryOp::reciprocal || op == UnaryOp::sqrt) && lo <= 0.0) return true;  // a pole / NaN edge within reach
+  auto f = [&](double x) { return static_cast<double>(unary_reference_value(op, static_cast<float>(x), d.unary_alpha)); };
+  double low = std::min(f(lo), f(hi)), high = std::max(f(lo), f(hi));
+  // Interior extremes of the non-monotonic ops.
+  for (double crit : {0.0, -0.75179}) {
+    if ((op == UnaryOp::square && crit == 0.0) || (op == UnaryOp::gelu && crit < 0.0)) {
+      if (lo < crit && crit < hi) {
+        low = std::min(low, f(crit));
+        high = std::max(high, f(crit));
+      }
+    }
+  }
+  const double slack = 4e-6 * std::max(std::fabs(low), std::fabs(high)) + 1e-37;
+  return got >= low - slack && got <= high + slack;
+}
+
+// Runs the case on the generated kernel and on the reference. Plans in the reference order sum
+// like it (fused multiply-adds, same order), so the results must agree bit for bit (NaNs: any
+// payload); the others are checked against the exact sum with a rounding bound.
 void check(const Case& c) {
   SCOPED_TRACE(describe(c));
   std::mt19937 rng(c.seed);
   Operands ops(c, rng);
   std::vector<float> expected(ops.out.begin(), ops.out.end());
   brgemm_reference(c.desc, ops.args(expected.data()));
+  const std::vector<float> before(ops.out.begin(), ops.out.end());
 
+  const BrgemmPlan plan = plan_brgemm(c.desc, weft::jit::Isa::avx2, c.custom_plan ? c.options : BrgemmPlanOptions{});
+  SCOPED_TRACE(to_string(plan));
   if (c.custom_plan) {
-    auto code = emit_brgemm(c.desc, plan_brgemm(c.desc, weft::jit::Isa::avx2, c.options));
+    auto code = emit_brgemm(c.desc, plan);
     auto fn = code->finalize<BrgemmKernelFn>("brgemm_test");
     const BrgemmArgs args = ops.args(ops.out.data());
     fn(&args);
   } else {
-    Brgemm(c.desc, weft::jit::Isa::avx2)(ops.args(ops.out.data()));
+    const Brgemm gemm(c.desc, weft::jit::Isa::avx2);
+    ASSERT_EQ(gemm.plan(), plan);
+    gemm(ops.args(ops.out.data()));
   }
+  const BrgemmDesc& d = c.desc;
+  const BrgemmArgs args = ops.args(nullptr);
+  // Batch entry e: the offsets and the addresses name the same (shuffled) pairs.
+  auto a_at = [&](std::int64_t e) { return d.batch == BrgemmBatch::strided ? args.a + e * args.stride_a : args.addresses_a[e]; };
+  auto b_at = [&](std::int64_t e) { return d.batch == BrgemmBatch::strided ? args.b + e * args.stride_b : args.addresses_b[e]; };
   int reported = 0;
-  for (std::int64_t j = 0; j < c.desc.n; ++j)
-    for (std::int64_t i = 0; i < c.desc.ldc && i + j * c.desc.ldc < ops.c_extent; ++i) {
-      const std::size_t at = static_cast<std::size_t>(i + j * c.desc.ldc);
-      if (!close_enough(c.desc, ops.out[at], expected[at]) && reported++ < 5)
-        ADD_FAILURE() << "C(" << i << "," << j << ") = " << ops.out[at] << ", expected " << expected[at];
+  for (std::int64_t j = 0; j < d.n; ++j)
+    for (std::int64_t i = 0; i < d.ldc && i + j * d.ldc < ops.c_extent; ++i) {
+      const std::size_t at = static_cast<std::size_t>(i + j * d.ldc);
+      bool ok = false;
+      if (plan.reference_order() || i >= d.m) {
+        ok = close_enough(d, ops.out[at], expected[at]);  // rows past m: untouched
+      } else {
+        double exact = d.beta == 1 ? before[at] : 0.0, magnitude = std::fabs(exact);
+        for (std::int64_t e = 0; e < c.count; ++e)
+          for (std::int64_t p = 0; p < d.k; ++p) {
+            const double term = static_cast<double>(a_at(e)[i + p * d.lda]) * b_at(e)[p + j * d.ldb];
+            exact += term;
+            magnitude += std::fabs(term);
+          }
+        if (d.bias != BrgemmBias::none) {
+          const double bias = ops.bias[static_cast<std::size_t>(d.bias == BrgemmBias::per_row ? i : j)];
+          exact += bias;
+          magnitude += std::fabs(bias);
+        }
+        const double bound = std::ldexp(static_cast<double>(c.count * d.k + 8), -24) * magnitude + 1e-37;
+        ok = within_rounding(d, ops.out[at], exact, bound);
+      }
+      if (!ok && reported++ < 5)
+        ADD_FAILURE() << "C(" << i << "," << j << ") = " << ops.out[at] << ", reference " << expected[at];
     }
 }
 
@@ -214,6 +268,97 @@ TEST(Brgemm, EveryBatchKindBetaAndEpilogue) {
               c.seed = seed++;
               check(c);
             }
+}
+
+// Shapes whose plans sum in another order: dot tiles (m = 1: vectors along k, horizontal sums,
+// a masked k tail, A and C gathered when lda / ldc > 1) and partial sums (n = 1, small tiles).
+// Every batch kind, beta, bias and activation, leading dimensions past the matrices, guard pages
+// after and before every operand.
+TEST(Brgemm, NarrowShapesEveryBatchKindBetaAndEpilogue) {
+  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+  struct Shape {
+    int m, n, k;
+  };
+  std::uint32_t seed = 3000;
+  for (Shape sh : {Shape{1, 1, 8}, Shape{1, 1, 67}, Shape{1, 5, 19}, Shape{1, 13, 8}, Shape{1, 14, 33},
+                   Shape{1, 40, 130}, Shape{1, 9, 5}, Shape{1, 3, 16}, Shape{8, 1, 128}, Shape{5, 1, 9},
+                   Shape{29, 1, 31}, Shape{72, 1, 17}, Shape{16, 2, 23}, Shape{3, 2, 40}, Shape{13, 3, 7}})
+    for (int batch = 0; batch < 3; ++batch)
+      for (int beta = 0; beta < 2; ++beta)
+        for (int bias = 0; bias < 3; ++bias)
+          for (int act = 0; act < 3; ++act) {
+            const bool wide = seed % 2 == 1;  // leading dimensions larger than the matrices
+            Case c;
+            c.desc = {.m = sh.m, .n = sh.n, .k = sh.k, .lda = sh.m + (wide ? 2 : 0), .ldb = sh.k + (wide ? 3 : 0),
+                      .ldc = sh.m + (wide ? 1 : 0), .beta = beta, .batch = static_cast<BrgemmBatch>(batch),
+                      .bias = static_cast<BrgemmBias>(bias), .activation = static_cast<BrgemmActivation>(act),
+                      .unary = kElementwise[seed % 12]};
+            if (act == 2 && c.desc.unary >= UnaryOp::increment) c.desc.unary_alpha = 0.5f;
+            c.count = 1 + seed % 4;
+            c.flush = seed % 3 == 0 ? Flush::front : Flush::back;
+            c.seed = seed++;
+            check(c);
+          }
+}
+
+// The m = 1 dot tiles and the partial sums under other unrolls, splits and tile widths than the
+// plan's own: each within rounding of the exact sum (k_split 1 and m > 1: bit for bit).
+TEST(Brgemm, NarrowShapesAlternativePlans) {
+  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+  std::uint32_t seed = 4000;
+  for (int m : {1, 8, 20})
+    for (int n : {1, 2, 7, 27})
+      for (int k : {8, 45})
+        for (int split : {1, 2, 3, 8})
+          for (int unroll : {1, 16, 24})
+            for (int cols : {0, 5}) {
+              Case c;
+              c.desc = {.m = m, .n = n, .k = k, .lda = m, .ldb = k, .ldc = m, .beta = 1};
+              c.count = 2;
+              c.options = {.panel_vectors = 0, .max_cols = cols, .k_unroll = unroll, .k_split = split};
+              c.custom_plan = true;
+              c.seed = seed++;
+              check(c);
+            }
+}
+
+// IEEE special values through the dot tiles: inf in B inside the masked part of the k tail must
+// not turn into 0 * inf = NaN; NaN and inf in A or B propagate; beta = 0 never reads C.
+TEST(Brgemm, DotTileSpecialValues) {
+  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int beta : {0, 1}) {
+    const BrgemmDesc d{.m = 1, .n = 4, .k = 11, .lda = 1, .ldb = 11, .ldc = 1, .beta = beta};
+    ASSERT_TRUE(plan_brgemm(d, weft::jit::Isa::avx2).panels[0].dot);
+    GuardedBuffer<float> a(11), b(44), c(4);
+    for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = 1.0f;
+    for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;
+    b[0 * 11 + 5] = inf;  // column 0: k = 5 lies in both the last whole vector and the masked tail
+    b[1 * 11 + 4] = -inf;
+    b[1 * 11 + 6] = inf;  // column 1: inf - inf = NaN
+    a[3] = 0.0f;
+    b[2 * 11 + 3] = inf;  // column 2: 0 * inf = NaN
+    for (std::size_t j = 0; j < 4; ++j) c[j] = nan;
+    c[3] = beta == 1 ? -2.0f : nan;
+    Brgemm(d, weft::jit::Isa::avx2)(a.data(), b.data(), c.data());
+    SCOPED_TRACE("beta=" + std::to_string(beta));
+    if (beta == 0) {
+      EXPECT_EQ(c[0], inf);
+      EXPECT_TRUE(std::isnan(c[1]));
+      EXPECT_TRUE(std::isnan(c[2]));
+      EXPECT_EQ(c[3], 5.0f);  // 10 * 0.5 (a[3] = 0), C not read
+    } else {
+      EXPECT_TRUE(std::isnan(c[0]));  // NaN in C propagates
+      EXPECT_EQ(c[3], 3.0f);
+    }
+    // inf in A inside the masked part of the tail: inf * 0.5 = inf in every column, not NaN.
+    for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;
+    for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = p == 5 ? inf : 1.0f;
+    for (std::size_t j = 0; j < 4; ++j) c[j] = 1.0f;
+    Brgemm(d, weft::jit::Isa::avx2)(a.data(), b.data(), c.data());
+    for (std::size_t j = 0; j < 4; ++j) EXPECT_EQ(c[j], inf) << j;
+  }
 }
 
 TEST(Brgemm, AlternativePlansAgree) {

@@ -7,6 +7,8 @@
 //     for each column block run (loop over its count)
 //       tile: acc = beta ? C : 0; for i < count { A_i, B_i; for k: acc += A_i(:, k) * B_i(k, :) }
 //             acc = epilogue(acc); C = acc
+// With k_split > 1 each accumulator has that many partial sums, added after the batch; dot tiles
+// (m = 1) run vectors along k instead of m (see the section below).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -47,7 +49,8 @@ class BrgemmEmitter : public jit::CodeBuffer {
       for (const BrgemmColumnBlock& c : p.columns) {
         const std::size_t step = static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12;
         bytes += step * static_cast<std::size_t>(unrolled) +
-                 static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) + 512;
+                 static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) +
+                 static_cast<std::size_t>(p.vectors * c.cols * plan.k_split) * 16 + 512;
       }
     return (bytes + 4095) / 4096 * 4096;
   }
@@ -68,7 +71,8 @@ class BrgemmEmitter : public jit::CodeBuffer {
   // AVX2 loads a partial vector piecewise and needs one more register for its upper half.
   Vec scratch() const { return Vec(plan_.vector_registers - 1); }
   Vec vec(int i) const { return Vec(i); }
-  Vec acc(int i, int j, int vectors) const { return Vec(j * vectors + i); }
+  // Accumulator of row vector i, column j, partial sum s (0: the one C is loaded into and stored from).
+  Vec acc(int i, int j, int vectors, int s = 0) const { return Vec((s * cols_ + j) * vectors + i); }
 
   template <class T>
   static int field(T BrgemmArgs::*member) {
@@ -129,27 +133,33 @@ class BrgemmEmitter : public jit::CodeBuffer {
   }
 
   // A vector from memory; with `partial`, only the first m % lanes rows are read and the other lanes
-  // are zero. AVX-512 opmask loads suppress faults on masked-off lanes. AVX2's vmaskmovps does not
-  // on AMD (the APM leaves it implementation-dependent, and Zen 3 faults on a guard page), so AVX2
-  // assembles a partial vector from xmm / 64-bit / 32-bit loads.
+  // are zero. AVX-512 opmask loads suppress faults on masked-off lanes. AVX2's vmaskmovps need not
+  // on AMD (the APM leaves it implementation-dependent), so AVX2 assembles a partial vector from
+  // xmm / 64-bit / 32-bit loads.
   void load(const Vec& v, const Reg64& base, int disp, bool partial) {
     if (!partial) {
       vmovups(v, ptr[base + disp]);
     } else if constexpr (kZmm) {
       vmovups(v | k1 | T_z, ptr[base + disp]);
     } else {
-      const int rows = d_.m % kLanes;
-      const Xmm low(v.getIdx());
-      if (rows >= 4) {
-        vmovups(low, ptr[base + disp]);
-        if (rows > 4) {
-          const Xmm high(scratch().getIdx());
-          load_small(high, base, disp + 16, rows - 4);
-          vinsertf128(Ymm(v.getIdx()), Ymm(v.getIdx()), high, 1);
-        }
-      } else {
-        load_small(low, base, disp, rows);
+      load_lanes(Ymm(v.getIdx()), base, disp, d_.m % kLanes, Xmm(scratch().getIdx()));
+    }
+  }
+
+  // The first `rows` (1..8) floats at base + disp into the low lanes of a ymm, zeroing the others,
+  // from xmm / 64-bit / 32-bit loads; `high` is clobbered when rows > 4.
+  void load_lanes(const Ymm& v, const Reg64& base, int disp, int rows, const Xmm& high) {
+    const Xmm low(v.getIdx());
+    if (rows == 8) {
+      vmovups(v, ptr[base + disp]);
+    } else if (rows >= 4) {
+      vmovups(low, ptr[base + disp]);
+      if (rows > 4) {
+        load_small(high, base, disp + 16, rows - 4);
+        vinsertf128(v, v, high, 1);
       }
+    } else {
+      load_small(low, base, disp, rows);
     }
   }
 
@@ -203,10 +213,15 @@ class BrgemmEmitter : public jit::CodeBuffer {
   }
 
   void tile(const BrgemmPanel& panel, int cols) {
+    if (panel.dot) {
+      dot_tile(panel, cols);
+      return;
+    }
     const int mv = panel.vectors;
     const int last_rows = panel.tail == 0 ? kLanes : panel.tail;
     auto rows_of = [&](int i) { return i == mv - 1 ? last_rows : kLanes; };
     const std::int64_t ldc_bytes = d_.ldc * 4;
+    cols_ = cols;
 
     // C of this tile: c + m0 * 4 + n0 * ldc * 4.
     mov(r_c, ptr[r_args + field(&BrgemmArgs::c)]);
@@ -222,9 +237,11 @@ class BrgemmEmitter : public jit::CodeBuffer {
         } else {
           load(a, r_c, static_cast<int>(j * ldc_bytes) + i * kVectorBytes, rows_of(i) != kLanes);
         }
+        for (int s = 1; s < plan_.k_split; ++s) zero(acc(i, j, mv, s));
       }
 
     batch_loop(panel, cols);
+    fold_partials(panel, cols);
     epilogue(panel, cols);
 
     const Vec free_register = vec(mv * cols);
@@ -291,10 +308,24 @@ class BrgemmEmitter : public jit::CodeBuffer {
     L(done);
   }
 
+  // Adds the partial sums pairwise into partial 0: (0 + 1) + (2 + 3), ...
+  void fold_partials(const BrgemmPanel& panel, int cols) {
+    const int mv = panel.vectors;
+    for (int step = 1; step < plan_.k_split; step *= 2)
+      for (int s = 0; s + step < plan_.k_split; s += 2 * step)
+        for (int j = 0; j < cols; ++j)
+          for (int i = 0; i < mv; ++i) vaddps(acc(i, j, mv, s), acc(i, j, mv, s), acc(i, j, mv, s + step));
+  }
+
   // The k steps of one batch entry. A full vector load of the tail rows reads past row m but stays
   // inside A_i as long as a later column follows within reach, so only the last few k steps (one
-  // when lda >= lanes - tail) load the tail vector piecewise.
+  // when lda >= lanes - tail) load the tail vector piecewise. With k_split > 1, k step p goes to
+  // partial p % k_split.
   void k_loop(const BrgemmPanel& panel, int cols) {
+    if (panel.dot) {
+      dot_k_loop(cols);
+      return;
+    }
     int peeled = 0;
     if (panel.tail != 0 && !kZmm) {
       const std::int64_t over = kLanes - panel.tail;
@@ -306,6 +337,9 @@ class BrgemmEmitter : public jit::CodeBuffer {
     const int rest = main_steps % unroll;
     const int a_step = static_cast<int>(unroll * d_.lda * 4);
     const bool more = rest > 0 || peeled > 0;
+    // The loop body starts at a multiple of k_split.
+    if (iterations > 1 && unroll % plan_.k_split != 0) throw Error("brgemm plan: k_unroll is not a multiple of k_split");
+    const int after = iterations * unroll;  // the step the rest starts at
     if (iterations > 1) {
       Label top;
       mov(r_k, iterations);
@@ -322,18 +356,20 @@ class BrgemmEmitter : public jit::CodeBuffer {
         add(r_b, unroll * 4);
       }
     }
-    if (rest > 0) k_steps(panel, cols, 0, rest, false);
-    if (peeled > 0) k_steps(panel, cols, rest, peeled, true);
+    if (rest > 0) k_steps(panel, cols, 0, rest, false, after);
+    if (peeled > 0) k_steps(panel, cols, rest, peeled, true, after);
   }
 
   // k steps first .. first + steps - 1 from r_a / r_b, fully unrolled; `partial`: the tail vector
   // is loaded piecewise.
-  void k_steps(const BrgemmPanel& panel, int cols, int first, int steps, bool partial) {
+  // `base`: the k step r_a / r_b point at, for the choice of partial sums.
+  void k_steps(const BrgemmPanel& panel, int cols, int first, int steps, bool partial, int base = 0) {
     const int mv = panel.vectors;
     const std::int64_t lda_bytes = d_.lda * 4, ldb_bytes = d_.ldb * 4;
-    const int operands = mv * cols;  // first register after the accumulators
+    const int operands = mv * cols * plan_.k_split;  // first register after the accumulators
     const bool masked = panel.tail != 0 && (kZmm || partial);
     for (int kk = first; kk < first + steps; ++kk) {
+      const int s = (base + kk) % plan_.k_split;
       auto a_disp = [&](int i) { return static_cast<int>(kk * lda_bytes) + i * kVectorBytes; };
       auto b_addr = [&](int j) { return ptr[r_b + static_cast<int>(j * ldb_bytes) + kk * 4]; };
       if (!panel.b_in_registers) {
@@ -341,14 +377,20 @@ class BrgemmEmitter : public jit::CodeBuffer {
         const Vec bcast = vec(operands + mv);
         for (int j = 0; j < cols; ++j) {
           vbroadcastss(bcast, b_addr(j));
-          for (int i = 0; i < mv; ++i) vfmadd231ps(acc(i, j, mv), vec(operands + i), bcast);
+          for (int i = 0; i < mv; ++i) vfmadd231ps(acc(i, j, mv, s), vec(operands + i), bcast);
         }
       } else {
         for (int j = 0; j < cols; ++j) vbroadcastss(vec(operands + j), b_addr(j));
         const Vec a = vec(operands + cols);
         for (int i = 0; i < mv; ++i) {
-          load(a, r_a, a_disp(i), masked && i == mv - 1);
-          for (int j = 0; j < cols; ++j) vfmadd231ps(acc(i, j, mv), a, vec(operands + j));
+          const bool piecewise = masked && i == mv - 1;
+          if (cols == 1 && !piecewise) {
+            // One use: the load is the FMA's memory operand.
+            vfmadd231ps(acc(i, 0, mv, s), vec(operands), ptr[r_a + a_disp(i)]);
+            continue;
+          }
+          load(a, r_a, a_disp(i), piecewise);
+          for (int j = 0; j < cols; ++j) vfmadd231ps(acc(i, j, mv, s), a, vec(operands + j));
         }
       }
     }
@@ -384,8 +426,194 @@ class BrgemmEmitter : public jit::CodeBuffer {
     }
   }
 
+  // ---- dot tiles (m = 1, AVX2): C(0, j) = sum over k of A(0, k) B(k, j), vectors along k ----------
+  //
+  // Accumulator (j, s) holds lane-wise partial sums of column j; vector c of k (k = 8c .. 8c + 7)
+  // of a batch entry goes to partial c % k_split. A k tail of r = k % 8 steps is the vector that
+  // ends at k - 1 (it overlaps the last whole one, so no load leaves the matrices) with its first
+  // 8 - r lanes masked to zero in A and in B (0 * inf would be NaN). After the batch the partials
+  // are added pairwise, each column's 8 lanes are summed ((0+1)+(2+3))+((4+5)+(6+7)) with
+  // vhaddps, which leaves up to 8 columns side by side in one register; then C (beta = 1), the
+  // bias and the activation are applied to those, and they are stored.
+
+  Vec dot_a() const { return vec(cols_ * plan_.k_split); }
+  Vec dot_mask() const { return vec(cols_ * plan_.k_split + 1); }
+  Vec dot_scratch() const { return vec(cols_ * plan_.k_split + 2); }
+
+  void dot_tile(const BrgemmPanel& panel, int cols) {
+    if constexpr (kZmm) {
+      throw Error("brgemm: dot tiles are AVX2 only");
+    } else {
+      cols_ = cols;
+      // C(0, n0): c + n0 * ldc * 4 (m = 1: the row offset is 0).
+      mov(r_c, ptr[r_args + field(&BrgemmArgs::c)]);
+      imul(r_tmp, r_col, static_cast<int>(d_.ldc));
+      add(r_c, r_tmp);
+      for (int s = 0; s < plan_.k_split; ++s)
+        for (int j = 0; j < cols; ++j) zero(acc(0, j, 1, s));
+      const int r = d_.k % kLanes;
+      if (r != 0) {
+        std::vector<std::uint32_t> last(kLanes, 0u);
+        for (int l = kLanes - r; l < kLanes; ++l) last[static_cast<std::size_t>(l)] = 0xffffffffu;
+        vmovups(dot_mask(), consts_.words(last));
+      }
+      batch_loop(panel, cols);
+      fold_partials(panel, cols);
+      // The column sums side by side in register 0 (a tile has at most 8 columns); every other
+      // register is free from here on.
+      const Ymm sum(0), t(15), t2(14);
+      horizontal_sums(cols, t);
+      if (d_.beta == 1) {
+        load_row(t, r_c, cols, Xmm(t2.getIdx()));
+        vaddps(sum, sum, t);
+      }
+      if (d_.bias == BrgemmBias::per_col) {
+        mov(r_tmp, ptr[r_args + field(&BrgemmArgs::bias)]);
+        add(r_tmp, r_col);
+        load_lanes(t, r_tmp, 0, cols, Xmm(t2.getIdx()));
+        vaddps(sum, sum, t);
+      } else if (d_.bias == BrgemmBias::per_row) {
+        mov(r_tmp, ptr[r_args + field(&BrgemmArgs::bias)]);
+        vbroadcastss(t, ptr[r_tmp]);
+        vaddps(sum, sum, t);
+      }
+      if (d_.activation != BrgemmActivation::none) {
+        const UnaryOp op = d_.activation == BrgemmActivation::relu ? UnaryOp::relu : d_.unary;
+        detail::ActivationEmitter<Ymm> act(*this, consts_);
+        std::vector<Ymm> scratch{Ymm(13), Ymm(12), Ymm(11)};
+        act.emit(op, d_.unary_alpha, sum, scratch);
+      }
+      store_row(r_c, sum, cols, Xmm(t.getIdx()));
+    }
+  }
+
+  // Lane j of register 0 = the sum of the lanes of accumulator j, j < g (<= 8). Clobbers the
+  // accumulators and t.
+  void horizontal_sums(int g, const Ymm& t) {
+    std::vector<int> level{};
+    for (int p = 0; p < g; ++p) level.push_back(p);
+    for (int round = 0; round < 2; ++round) {
+      std::vector<int> next;
+      for (std::size_t p = 0; p < level.size(); p += 2) {
+        const Ymm x(level[p]), y(level[p + 1 < level.size() ? p + 1 : p]);
+        vhaddps(x, x, y);
+        next.push_back(level[p]);
+      }
+      level = next;
+    }
+    // level[0] = [c0 c1 c2 c3 | c0 c1 c2 c3] (sums of the low and of the high four lanes), level[1]
+    // the same for columns 4..7.
+    const Ymm lo(0);
+    if (level.size() == 1) {
+      vextractf128(Xmm(t.getIdx()), lo, 1);
+      vaddps(Xmm(lo.getIdx()), Xmm(lo.getIdx()), Xmm(t.getIdx()));
+    } else {
+      const Ymm hi(level[1]);
+      vperm2f128(t, lo, hi, 0x31);
+      vperm2f128(lo, lo, hi, 0x20);
+      vaddps(lo, lo, t);
+    }
+  }
+
+  // C(0, n0 .. n0 + g - 1) into the low lanes of v (the others zero); ldc apart.
+  void load_row(const Ymm& v, const Reg64& base, int g, const Xmm& high) {
+    if (d_.ldc == 1) {
+      load_lanes(v, base, 0, g, high);
+    } else {
+      gather(v, base, 0, static_cast<int>(d_.ldc * 4), g, high);
+    }
+  }
+
+  // `count` floats `step` bytes apart from base + disp into the low lanes of v, the others zero.
+  void gather(const Ymm& v, const Reg64& base, int disp, int step, int count, const Xmm& high) {
+    const Xmm low(v.getIdx());
+    auto half = [&](const Xmm& x, int from, int n) {
+      vmovss(x, ptr[base + disp + from * step]);
+      for (int l = 1; l < n; ++l) vinsertps(x, x, ptr[base + disp + (from + l) * step], static_cast<std::uint8_t>(l << 4));
+    };
+    half(low, 0, std::min(count, 4));
+    if (count > 4) {
+      half(high, 4, count - 4);
+      vinsertf128(v, v, high, 1);
+    }
+  }
+
+  void store_row(const Reg64& base, const Ymm& v, int g, const Xmm& scratch) {
+    if (d_.ldc == 1) {
+      store(base, 0, Vec(v.getIdx()), g, Vec(scratch.getIdx()));
+      return;
+    }
+    const Xmm low(v.getIdx());
+    for (int l = 0; l < g; ++l) {
+      const Xmm from = l < 4 ? low : scratch;
+      if (l == 4) vextractf128(scratch, v, 1);
+      const auto at = ptr[base + static_cast<int>(l * d_.ldc * 4)];
+      if (l % 4 == 0) {
+        vmovss(at, from);
+      } else {
+        vextractps(at, from, static_cast<std::uint8_t>(l % 4));
+      }
+    }
+  }
+
+  void dot_k_loop(int cols) {
+    const int chunks = d_.k / kLanes;  // whole vectors of k (the plan has k >= lanes)
+    const int r = d_.k % kLanes;
+    const int unroll = std::clamp(plan_.k_unroll / kLanes, 1, chunks);
+    const int iterations = chunks / unroll;
+    const int rest = chunks % unroll;
+    if (iterations > 1 && unroll % plan_.k_split != 0) throw Error("brgemm plan: k_unroll is not a multiple of k_split vectors");
+    const int a_step = static_cast<int>(unroll * kLanes * d_.lda * 4);
+    const int after = iterations * unroll;
+    if (iterations > 1) {
+      Label top;
+      mov(r_k, iterations);
+      L(top);
+      for (int c = 0; c < unroll; ++c) dot_vector(cols, c * kLanes, c % plan_.k_split, false);
+      add(r_a, a_step);
+      add(r_b, unroll * kVectorBytes);
+      dec(r_k);
+      jnz(top, T_NEAR);
+    } else {
+      for (int c = 0; c < unroll; ++c) dot_vector(cols, c * kLanes, c % plan_.k_split, false);
+      if (rest > 0 || r > 0) {
+        add(r_a, a_step);
+        add(r_b, unroll * kVectorBytes);
+      }
+    }
+    for (int c = 0; c < rest; ++c) dot_vector(cols, c * kLanes, (after + c) % plan_.k_split, false);
+    if (r > 0) dot_vector(cols, rest * kLanes + r - kLanes, chunks % plan_.k_split, true);
+  }
+
+  // One vector of k, starting `first` k steps after r_a / r_b, into partial s; `masked`: only its
+  // last k % 8 lanes count.
+  void dot_vector(int cols, int first, int s, bool masked) {
+    const Vec a = dot_a(), mask = dot_mask(), t = dot_scratch();
+    const int a_disp = static_cast<int>(first * d_.lda * 4);
+    if (d_.lda == 1) {
+      if (masked) {
+        vandps(a, mask, ptr[r_a + a_disp]);
+      } else {
+        vmovups(a, ptr[r_a + a_disp]);
+      }
+    } else {
+      gather(Ymm(a.getIdx()), r_a, a_disp, static_cast<int>(d_.lda * 4), kLanes, Xmm(t.getIdx()));
+      if (masked) vandps(a, a, mask);
+    }
+    for (int j = 0; j < cols; ++j) {
+      const auto b = ptr[r_b + static_cast<int>(j * d_.ldb * 4 + first * 4)];
+      if (masked) {
+        vandps(t, mask, b);
+        vfmadd231ps(acc(0, j, 1, s), a, t);
+      } else {
+        vfmadd231ps(acc(0, j, 1, s), a, b);
+      }
+    }
+  }
+
   BrgemmDesc d_;
   BrgemmPlan plan_;
+  int cols_ = 1;  // columns of the tile being emitted
   detail::ConstantTable consts_{kVectorBytes};
 };
 
@@ -393,11 +621,16 @@ class BrgemmEmitter : public jit::CodeBuffer {
 
 std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan) {
   validate(d);
-  for (const BrgemmPanel& p : plan.panels)
-    for (const BrgemmColumnBlock& c : p.columns)
+  for (const BrgemmPanel& p : plan.panels) {
+    if (p.dot && (plan.isa != jit::Isa::avx2 || d.m != 1 || d.k < plan.lanes || p.vectors != 1))
+      throw Error("brgemm plan '" + to_string(plan) + "': dot tiles need AVX2, m = 1 and k >= 8");
+    for (const BrgemmColumnBlock& c : p.columns) {
       if (brgemm_tile_registers(plan, p, c.cols) > plan.vector_registers)
         throw Error("brgemm plan '" + to_string(plan) + "' needs more vector registers than " +
                     std::to_string(plan.vector_registers));
+      if (p.dot && c.cols > plan.lanes) throw Error("brgemm plan '" + to_string(plan) + "': a dot tile has at most 8 columns");
+    }
+  }
   switch (plan.isa) {
     case jit::Isa::avx2: return std::make_unique<BrgemmEmitter<Xbyak::Ymm>>(d, plan);
     case jit::Isa::avx512: return std::make_unique<BrgemmEmitter<Xbyak::Zmm>>(d, plan);

@@ -39,12 +39,86 @@ int default_panel_vectors(int vectors) { return std::min(vectors, 4); }
 // measured as fast as full unrolling for k = 32 and 64.
 int default_k_unroll(int k) { return std::min(k, 8); }
 
+// FMA latency times FMA pipes (Zen 3: 4 x 2): the independent accumulator chains that keep the
+// pipes busy.
+constexpr int kAccumulatorsInFlight = 8;
+
+// Vectors per panel when n = 1. A one-column panel costs one broadcast per k step besides its
+// vectors (loads are the bound there): 8 vectors ran at 79 GFLOPS for 64 x 1 x 128, two panels
+// of 4 with 2 partial sums at 73.
+constexpr int kSingleColumnPanel = 8;
+
+// Dot tiles (m = 1): columns per tile and vectors (of k) per loop iteration. 8 columns (one
+// register of sums) measured 0-6 % faster than 13 (the most that fit) for k <= 48 and equal above
+// (1 x 64 x k, 1 x 32 x 48); the unroll made no difference between 2 and 8 vectors.
+constexpr int kDotColumns = 8;
+constexpr int kDotUnroll = 4;
+
+// Near-equal blocks of at most `most` columns covering n.
+void add_column_blocks(BrgemmPanel& p, int n, int most) {
+  const int blocks = (n + most - 1) / most;
+  const int base = n / blocks;
+  const int wide = n % blocks;
+  if (wide > 0) p.columns.push_back({base + 1, wide});
+  p.columns.push_back({base, blocks - wide});
+}
+
+// Partial sums for a tile whose k step is `fmas` FMAs and `loads` loads. One step takes at least
+// max(fmas, loads) / 2 cycles (2 FMA and 2 load pipes), and at least 4 / k_split cycles of FMA
+// latency when every accumulator is split k_split ways: k_split = ceil(8 / max(fmas, loads)) makes
+// the latency bound no worse than the throughput bound. Measured (bench/tpp/brgemm.cpp,
+// WEFT_BENCH_PLAN): 8x1x128 ran 3.6x faster with 4 partials, 16x2x64 1.9x with 2, 8x5x128 1.27x
+// with 2; 8x7x128 (8 loads per step) gained nothing, and more partials than the rule gave gained
+// nothing anywhere.
+int split_for(int fmas, int loads) {
+  const int per_step = std::max(fmas, loads);
+  return (kAccumulatorsInFlight + per_step - 1) / per_step;
+}
+
 }  // namespace
 
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols) {
-  // The epilogue runs after the k loop, when the operand registers are free again.
+  if (panel.dot) {
+    // Accumulators, the A vector, the k-tail mask and a scratch register (the masked B of the
+    // k tail, the upper half of a gathered A). After the batch the sums of the (at most 8)
+    // columns take one register and the epilogue fits in the rest.
+    return cols * plan.k_split + 3;
+  }
+  // The epilogue runs after the k loop and the fold of the partial sums, when the operand and
+  // partial-sum registers are free again.
+  const int accumulators = panel.vectors * cols;
   const int body = operand_registers(panel, cols) + (needs_scratch_register(plan, panel) ? 1 : 0);
-  return panel.vectors * cols + std::max(body, plan.epilogue_scratch);
+  return std::max(accumulators * plan.k_split + body, accumulators + std::max(body, plan.epilogue_scratch));
+}
+
+namespace {
+
+// m = 1 on AVX2: one dot-product tile per column block of at most kDotColumns columns; fewer
+// columns get partial sums instead (up to 13 accumulators, besides the A vector, the k-tail mask
+// and one scratch register).
+void plan_dot(const BrgemmDesc& d, const BrgemmPlanOptions& options, BrgemmPlan& plan) {
+  BrgemmPanel p;
+  p.vectors = 1;
+  p.count = 1;
+  p.dot = true;
+  int cols = std::min(d.n, kDotColumns);
+  if (options.max_cols > 0) cols = std::min(cols, options.max_cols);
+  add_column_blocks(p, d.n, cols);
+  plan.panels.push_back(p);
+  const int narrowest = p.columns.back().cols;
+  const int chunks = (d.k + plan.lanes - 1) / plan.lanes;
+  plan.k_split = std::clamp(options.k_split > 0 ? options.k_split : split_for(narrowest, narrowest + 1), 1, chunks);
+  while (plan.k_split > 1 && brgemm_tile_registers(plan, p, p.columns.front().cols) > plan.vector_registers) --plan.k_split;
+  // k steps per loop iteration: whole vectors, a multiple of k_split of them, within k.
+  const int per_iteration = options.k_unroll > 0 ? std::max(1, options.k_unroll / plan.lanes) : kDotUnroll;
+  const int unroll = (per_iteration + plan.k_split - 1) / plan.k_split * plan.k_split;
+  plan.k_unroll = std::min(unroll, d.k / plan.lanes) * plan.lanes;
+}
+
+}  // namespace
+
+bool BrgemmPlan::reference_order() const {
+  return k_split == 1 && std::none_of(panels.begin(), panels.end(), [](const BrgemmPanel& p) { return p.dot; });
 }
 
 int brgemm_epilogue_scratch(const BrgemmDesc& d) {
@@ -63,14 +137,12 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
   plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : default_k_unroll(d.k), 1, d.k);
 
+  if (isa == jit::Isa::avx2 && d.m == 1 && d.k >= plan.lanes && options.dot >= 0) {
+    plan_dot(d, options, plan);
+    return plan;
+  }
   const int vectors = (d.m + plan.lanes - 1) / plan.lanes;
   const int tail = d.m % plan.lanes;
-  const int per_panel =
-      std::clamp(options.panel_vectors > 0 ? options.panel_vectors : default_panel_vectors(vectors), 1, vectors);
-
-  // Full panels first; the remainder (or, when the split is even, the last full panel) carries the tail.
-  const int full = vectors / per_panel;
-  const int rest = vectors % per_panel;
   auto add_panel = [&](int v, int t, int count) {
     if (count <= 0) return;
     BrgemmPanel p;
@@ -79,25 +151,40 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     p.count = count;
     plan.panels.push_back(p);
   };
-  // On AVX2 a tail costs a scratch register, which leaves a 4-vector tile only 2 columns: a
-  // 4-vector tail panel becomes two 2-vector panels (16 x 6 tiles) instead.
-  auto add_tail_panel = [&](int v) {
-    if (isa == jit::Isa::avx2 && v == 4) {
-      add_panel(2, 0, 1);
-      add_panel(2, tail, 1);
-    } else {
-      add_panel(v, tail, 1);
-    }
-  };
-  if (rest == 0) {
-    add_panel(per_panel, 0, tail == 0 ? full : full - 1);
-    if (tail != 0) add_tail_panel(per_panel);
+  if (d.n == 1 && options.panel_vectors <= 0) {
+    // One column (a GEMV): each A vector is one FMA's memory operand, so a panel holds up to 8
+    // accumulators besides the broadcast; near-equal panels (9 vectors: 5 + 4, not 8 + 1).
+    const int count = (vectors + kSingleColumnPanel - 1) / kSingleColumnPanel;
+    const int base = vectors / count, wide = vectors % count;
+    add_panel(base + 1, 0, wide);
+    add_panel(base, 0, count - wide - (tail != 0 ? 1 : 0));
+    if (tail != 0) add_panel(base, tail, 1);
   } else {
-    add_panel(per_panel, 0, full);
-    if (tail != 0) {
-      add_tail_panel(rest);
+    const int per_panel =
+        std::clamp(options.panel_vectors > 0 ? options.panel_vectors : default_panel_vectors(vectors), 1, vectors);
+    // Full panels first; the remainder (or, when the split is even, the last full panel) carries the tail.
+    const int full = vectors / per_panel;
+    const int rest = vectors % per_panel;
+    // On AVX2 a tail costs a scratch register, which leaves a 4-vector tile only 2 columns: a
+    // 4-vector tail panel becomes two 2-vector panels (16 x 6 tiles) instead.
+    auto add_tail_panel = [&](int v) {
+      if (isa == jit::Isa::avx2 && v == 4) {
+        add_panel(2, 0, 1);
+        add_panel(2, tail, 1);
+      } else {
+        add_panel(v, tail, 1);
+      }
+    };
+    if (rest == 0) {
+      add_panel(per_panel, 0, tail == 0 ? full : full - 1);
+      if (tail != 0) add_tail_panel(per_panel);
     } else {
-      add_panel(rest, 0, 1);
+      add_panel(per_panel, 0, full);
+      if (tail != 0) {
+        add_tail_panel(rest);
+      } else {
+        add_panel(rest, 0, 1);
+      }
     }
   }
   for (BrgemmPanel& p : plan.panels) {
@@ -109,19 +196,36 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     if (options.max_cols > 0) cols = std::min(cols, options.max_cols);
     cols = std::min(cols, d.n);
     // Near-equal column blocks instead of full tiles plus one thin tail tile.
-    const int blocks = (d.n + cols - 1) / cols;
-    const int base = d.n / blocks;
-    const int wide = d.n % blocks;
-    if (wide > 0) p.columns.push_back({base + 1, wide});
-    p.columns.push_back({base, blocks - wide});
+    add_column_blocks(p, d.n, cols);
     // The order only matters for register pressure; prefer A in registers when both fit.
     int widest = 0;
     for (const auto& c : p.columns) widest = std::max(widest, c.cols);
-    if (p.b_in_registers) {
+    if (widest == 1) {
+      // One column: each A vector feeds one FMA, as its memory operand; nothing to keep.
+      p.b_in_registers = true;
+    } else if (p.b_in_registers) {
       BrgemmPanel probe = p;
       probe.b_in_registers = false;
       if (brgemm_tile_registers(plan, probe, widest) <= plan.vector_registers) p.b_in_registers = false;
     }
+  }
+  // Partial sums when a tile has too few accumulators to hide the FMA latency (small m times small
+  // n): what the narrowest tile needs, as many as fit every tile, at most k.
+  int split = options.k_split;
+  if (split <= 0) {
+    split = 1;
+    for (const BrgemmPanel& p : plan.panels)
+      for (const auto& c : p.columns) split = std::max(split, split_for(p.vectors * c.cols, p.vectors + c.cols));
+  }
+  for (plan.k_split = std::clamp(split, 1, d.k); plan.k_split > 1; --plan.k_split) {
+    bool fits = true;
+    for (const BrgemmPanel& p : plan.panels)
+      for (const auto& c : p.columns) fits = fits && brgemm_tile_registers(plan, p, c.cols) <= plan.vector_registers;
+    if (fits) break;
+  }
+  if (plan.k_split > 1 && plan.k_unroll < d.k) {
+    // Every loop iteration starts at a step that goes to partial 0.
+    plan.k_unroll = std::min(d.k, (plan.k_unroll + plan.k_split - 1) / plan.k_split * plan.k_split);
   }
   return plan;
 }
@@ -135,11 +239,13 @@ std::string to_string(const BrgemmPlan& plan) {
     s += std::to_string(value);
   };
   add(" k_unroll=", plan.k_unroll);
+  if (plan.k_split > 1) add(" k_split=", plan.k_split);
   s += " |";
   for (const BrgemmPanel& p : plan.panels) {
     add(" ", p.count);
     add("x[", p.vectors);
-    s += 'v';
+    s += p.dot ? 'r' : 'v';
+    if (p.dot) s += " dot";
     if (p.tail != 0) add(" tail", p.tail);
     if (p.b_in_registers) s += " b-in-regs";
     for (const auto& c : p.columns) {

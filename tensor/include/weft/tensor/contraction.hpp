@@ -28,6 +28,13 @@ struct Dim {
   std::int64_t stride_in0 = 0;
   std::int64_t stride_in1 = 0;
   std::int64_t stride_out = 0;
+  // A remainder (ragged split): 0 for a dimension whose iterations all cover whole blocks. Else this
+  // is the outer (seq/shared) part of a split whose inner part is a prim dimension, its partner: the
+  // other dimension of the same type with stride(this) == size(partner) * stride(partner) in every
+  // tensor. The last iteration covers only `last_block` (1 .. size(partner) - 1) elements of the
+  // partner, so the pair spans (size - 1) * size(partner) + last_block. GEMM-like operations only;
+  // the lowering runs tail kernels for the last blocks.
+  std::int64_t last_block = 0;
   bool operator==(const Dim&) const = default;
 };
 
@@ -37,6 +44,11 @@ struct Contraction {
   prim_t main = prim_t::none;
   prim_t last_touch = prim_t::none;
   std::vector<Dim> dims;
+  // Lowering hint (pack_operands sets it): the main primitive reads in0's block from a per-thread
+  // contiguous copy (column-major, leading dimension = the prim m size), made when the block a
+  // call reads differs from the one the thread copied last. The copy is exact, so the result does
+  // not change; it only takes effect for gemm/brgemm on the BRGEMM TPP (describe() says so).
+  bool pack_in0 = false;
 
   bool operator==(const Contraction&) const = default;
 

@@ -6,6 +6,7 @@
 //   fuse_dimensions(op);                        // (64, 25) with compatible strides -> 1600
 //   split_dimensions(op);                       // 1600 -> 25 x 64
 //   identify_primitives(op);                    // pick the M, N, K (, batch-reduce K) prim dims
+//   // or, for a large GEMM with strided A blocks: pack_operands(op) picks them and packs A
 //   reorder_dimensions(op);                     // loop order for locality
 //   parallelize(op, {.threads = 2});            // mark an outer run of loops shared
 //   // or all of them, in that order:
@@ -64,9 +65,38 @@ void identify_primitives(Contraction& op, const PrimitiveOptions& options = {});
 // Turns a gemm whose innermost loop (the last seq/shared dim in the order) is a seq k dim of size
 // > 1 and of batch span <= max_batch_span_bytes into a brgemm with that dim as the batch-reduce
 // dim: one kernel call keeps the output block in registers across the reduction. Bit-identical
-// results (same fused multiply-adds, same order). The lowering applies it whenever no loop_string
+// results (same fused multiply-adds, same order) when the BRGEMM plan sums in reference order
+// (tpp::BrgemmPlan::reference_order(); narrow m = 1 / n = 1 tiles with partial sums differ
+// within rounding). The lowering applies it whenever no loop_string
 // override is given. Returns whether it folded.
 bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_bytes = kMaxBatchSpanBytes);
+
+// Operand packing, for large GEMMs whose A (in0) blocks would be read in place with a leading
+// dimension other than their rows (e.g. 1600^3 column-major: 6400 bytes between the 128-byte
+// columns of a 32-row block). Re-blocks the GEMM from its logical dims (any prim/shared marks are
+// chosen again): M blocks of one BRGEMM register panel (`panel_rows`, 0 = 32 on AVX2, 64 on
+// AVX-512; the whole m dim when it fits, else a divisor in whole vectors filling at least half a
+// panel, else full panels and a remainder), the whole reduction per call unless the A panel
+// (rows x K floats) would exceed `max_panel_bytes` (then K chunks), N blocks of a divisor near
+// `block_cols` (else `block_cols` and a remainder); remainders become Dim::last_block (tail
+// kernels); loops: c, m (blocks last), k, n; and sets Contraction::pack_in0, so each thread copies
+// an A panel once into a contiguous buffer and keeps it in L2 for the whole n sweep. B and C are
+// read in place (measured faster than packing them; operand_packing.cpp has the figures). Returns
+// false and leaves `op` alone when the operation is not such a GEMM (needs an m dim unit-stride in
+// in0 and out and a k dim unit-stride in in1; no remainders yet), the A block is contiguous
+// already, the n extent is below `min_columns` or A is smaller than `min_a_bytes`.
+// Run parallelize() afterwards. Results change only by rounding (the reduction order follows the
+// new blocking).
+// The thresholds: column-major GEMMs of 128^3 to 2048^3 ran 1.3x to 3.2x faster packed (1 thread;
+// 0.88-1.04x OpenBLAS against 0.31-0.79x unpacked), 48^3 and 64^3 about 5 % slower.
+struct PackOptions {
+  std::int64_t panel_rows = 0;
+  std::int64_t block_cols = 50;
+  std::int64_t max_panel_bytes = std::int64_t{256} << 10;
+  std::int64_t min_columns = 128;
+  std::int64_t min_a_bytes = std::int64_t{64} << 10;
+};
+bool pack_operands(Contraction& op, const PackOptions& options = {});
 
 // Orders the seq/shared dimensions: c, then n and m by decreasing output stride (the output is
 // walked in memory order, blocks of in1 stay hot across m), k loops innermost (the output block is
@@ -82,8 +112,10 @@ struct ParallelOptions {
 };
 void parallelize(Contraction& op, const ParallelOptions& options);
 
-// All passes in order: fusion, splitting, primitive identification, reordering, parallelization.
-// Dimensions given as prim keep the user's choice of primitives (identification is skipped).
+// All passes in order: fusion, then operand packing (when it applies it replaces splitting,
+// identification and reordering), else splitting, primitive identification, reordering; then
+// parallelization. Dimensions given as prim keep the user's choice of primitives (identification
+// and packing are skipped).
 struct OptimizeOptions {
   int threads = 0;  // 0: omp_get_max_threads()
   double imbalance = 0.02;
@@ -91,6 +123,8 @@ struct OptimizeOptions {
   bool allow_generic_primitives = false;
   FusionOptions fusion{};
   SplitOptions split{};
+  bool pack = true;
+  PackOptions packing{};
 };
 void optimize(Contraction& op, const OptimizeOptions& options = {});
 

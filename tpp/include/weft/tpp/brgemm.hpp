@@ -101,16 +101,25 @@ struct BrgemmColumnBlock {
 // A run of `count` row panels of `vectors` vector registers each. Only the last panel of a plan may
 // end in a partial vector (`tail` rows, 0 = none); such a panel has count 1. Every panel sweeps all
 // n columns in the given column blocks, with a register tile of (vectors x cols) accumulators.
+//
+// A `dot` panel (m = 1, AVX2) is one row of C: vectors run along k instead, over A's row and B's
+// contiguous columns, one accumulator per column of the tile (times k_split), summed horizontally
+// after the batch. Its `vectors` is 1 (the row), `tail` 0.
 struct BrgemmPanel {
   int vectors = 0;
   int tail = 0;
   int count = 0;
   // false: the A vectors of one k step live in registers and B is broadcast one column at a time;
   // true: the B broadcasts of one k step live in registers and A is loaded one vector at a time
-  // (the only order that fits a 4 x 3 tile in 16 ymm registers).
+  // (the only order that fits a 4 x 3 tile in 16 ymm registers; with one column A is the FMA's
+  // memory operand).
   bool b_in_registers = false;
+  bool dot = false;
   std::vector<BrgemmColumnBlock> columns;
-  int rows(int lanes) const { return tail == 0 ? vectors * lanes : (vectors - 1) * lanes + tail; }
+  int rows(int lanes) const {
+    if (dot) return vectors;
+    return tail == 0 ? vectors * lanes : (vectors - 1) * lanes + tail;
+  }
   bool operator==(const BrgemmPanel&) const = default;
 };
 
@@ -119,8 +128,15 @@ struct BrgemmPlan {
   int lanes = 0;             // floats per vector register
   int vector_registers = 0;  // architectural vector registers available
   int k_unroll = 1;          // k steps per loop iteration (== k: the k loop is fully unrolled)
+  // Independent partial sums per accumulator: k step p of every batch entry goes to partial
+  // p % k_split, the partials are added (pairwise) after the batch. 1 keeps the reference order.
+  int k_split = 1;
   int epilogue_scratch = 0;  // vector registers the activation needs besides the accumulators
   std::vector<BrgemmPanel> panels;
+  // Whether every element is summed in brgemm_reference's order (C, then batch entry by batch
+  // entry, k ascending, one FMA per term), so that results agree bit for bit. k_split > 1 and dot
+  // panels sum in another order (documented in docs/tpp_brgemm.md).
+  bool reference_order() const;
   bool operator==(const BrgemmPlan&) const = default;
 };
 
@@ -129,6 +145,8 @@ struct BrgemmPlanOptions {
   int panel_vectors = 0;  // vectors per full row panel
   int max_cols = 0;       // upper bound on the columns of a register tile
   int k_unroll = 0;
+  int k_split = 0;
+  int dot = 0;  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes), -1 never, 0 plan's choice
 };
 
 // Pure: no allocation of code, no CPU query. For Isa::reference returns an empty plan.

@@ -1,0 +1,149 @@
+// Operand packing: a large GEMM whose A blocks would be read in place with a long leading dimension
+// (1600^3 column-major: 6400 bytes between the 128-byte columns of a 32-row block) runs as
+//
+//   for m blocks of one register panel (shared among the threads)
+//     for k chunks (only when the panel would outgrow max_panel_bytes)
+//       for n blocks
+//         C(m, n) = last(first(C(m, n)) + A_packed(m, k chunk) * B(k chunk, n))
+//
+// with A copied once per (m block, k chunk) into the thread's contiguous buffer (pack_in0): the
+// kernel streams a dense panel that stays in L2 across the whole n sweep, while B and C are read
+// in place (the lowering prefetches their strided columns). Block sizes, measured on the 1600^3
+// GEMM (Zen 3, 1 thread, ours and OpenBLAS interleaved in one process, median ratios):
+//   - 32-row panels (one AVX2 register panel of the BRGEMM): a 64-row block packed with lda = 64
+//     makes each 32-row panel read half of every A line: 0.63-0.67 against 0.85-0.90;
+//   - the whole K per call, so C is loaded and stored once: K chunks of 160 / 320 / 800 (A panel
+//     of 20 / 40 / 100 KiB) gave 0.68-0.73 / 0.65-0.79 / 0.86-0.92 against 0.88-0.90 for 1600
+//     (200 KiB): every chunk revisits C tiles whose 50 columns each sit on their own page;
+//   - n blocks of 50: 32, 40, 64, 80 and 100 are within noise of it (0.94-0.96 with prefetch);
+// and the layouts tried before (prepacked buffers, without packing costs): A and B packed in
+// blocks with K chunks of 5 x 64 and C in place (the GEMM sample's structure) 0.86-0.90; the same
+// with C blocked too 1.01-1.03, but packing C and unpacking it again through memory, on top of A
+// and B, costs 8 % of the time; B packed into 64 x 50 blocks under a 25-block batch 0.50 (75 short
+// runs of B per register tile; B read in place streams its columns contiguously along k).
+#include <algorithm>
+#include <cstdlib>
+
+#include "weft/jit/cpu.hpp"
+#include "weft/tensor/passes.hpp"
+
+namespace weft::tensor {
+
+namespace {
+
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// The divisor of `size` in [lo, hi] nearest `target` (ties: the larger), or 0.
+std::int64_t nearest_divisor(std::int64_t size, std::int64_t lo, std::int64_t hi, std::int64_t target,
+                             std::int64_t multiple_of = 1) {
+  std::int64_t best = 0;
+  for (std::int64_t b = std::max<std::int64_t>(lo, 1); b <= std::min(hi, size); ++b) {
+    if (size % b != 0 || b % multiple_of != 0) continue;
+    if (best == 0 || std::llabs(b - target) <= std::llabs(best - target)) best = b;
+  }
+  return best;
+}
+
+std::int64_t register_panel_rows() {
+  return jit::selected_isa() == jit::Isa::avx512 ? 64 : 32;
+}
+
+// Splits d into (outer, inner = block) and returns the outer part; d becomes the inner part. When
+// block does not divide the size, the outer part's last iteration covers the remainder.
+Dim split(Dim& d, std::int64_t block) {
+  Dim outer = d;
+  outer.size = (d.size + block - 1) / block;
+  outer.stride_in0 = d.stride_in0 * block;
+  outer.stride_in1 = d.stride_in1 * block;
+  outer.stride_out = d.stride_out * block;
+  outer.last_block = d.size % block;
+  d.size = block;
+  return outer;
+}
+
+}  // namespace
+
+bool pack_operands(Contraction& op, const PackOptions& options) {
+  if (!is_gemm_like(op.main) || op.dtype != dtype_t::fp32) return false;
+  if (std::any_of(op.dims.begin(), op.dims.end(), [](const Dim& d) { return d.last_block != 0; }))
+    return false;  // split with remainders already
+  // Roles, as primitive identification picks them (any prim/shared marks are the caller's old
+  // choice: this pass chooses all of them again).
+  std::size_t m = kNone, n = kNone, k = kNone;
+  double columns = 1.0, rows = 1.0;
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    const Dim& d = op.dims[i];
+    if (d.type == dim_t::m && d.stride_in0 == 1 && d.stride_out == 1 &&
+        (m == kNone || d.size > op.dims[m].size))
+      m = i;
+    if (d.type == dim_t::k && d.stride_in1 == 1 && (k == kNone || d.size > op.dims[k].size)) k = i;
+    if (d.type == dim_t::n && (n == kNone || d.stride_out < op.dims[n].stride_out)) n = i;
+    if (d.type == dim_t::n) columns *= static_cast<double>(d.size);
+    if (d.type == dim_t::m) rows *= static_cast<double>(d.size);
+  }
+  if (m == kNone || n == kNone || k == kNone) return false;
+  const Dim M = op.dims[m], N = op.dims[n], K = op.dims[k];
+  const std::int64_t panel = options.panel_rows > 0 ? options.panel_rows : register_panel_rows();
+  // Rows per block: the whole m dim when it fits one panel, else the divisor in whole vectors filling
+  // most of a panel (at least half of it), else full panels and a remainder.
+  std::int64_t bm = M.size <= panel ? M.size : nearest_divisor(M.size, (panel + 1) / 2, panel, panel, 8);
+  if (bm == 0) bm = panel;
+  // Packing pays when the A block is strided (a leading dimension other than its rows) and every
+  // packed panel serves many columns; small GEMMs stay as they are.
+  const std::int64_t lda = K.size == 1 ? bm : K.stride_in0;
+  const double a_bytes = rows * static_cast<double>(K.size) * sizeof(float);
+  if (lda == bm || columns < static_cast<double>(options.min_columns) ||
+      a_bytes < static_cast<double>(options.min_a_bytes))
+    return false;
+  // The reduction per call: all of K unless the panel outgrows max_panel_bytes, then a divisor in
+  // the upper half of what fits (a multiple of 8, the kernel's k unroll, when there is one), else
+  // what fits, rounded down to a multiple of 8, and a remainder.
+  const auto panel_bytes = [&](std::int64_t kc) { return bm * kc * static_cast<std::int64_t>(sizeof(float)); };
+  std::int64_t kc = K.size;
+  if (panel_bytes(kc) > options.max_panel_bytes) {
+    const std::int64_t max_kc = std::max<std::int64_t>(1, options.max_panel_bytes / panel_bytes(1));
+    kc = nearest_divisor(K.size, (max_kc + 1) / 2, max_kc, max_kc, 8);
+    if (kc == 0) kc = nearest_divisor(K.size, (max_kc + 1) / 2, max_kc, max_kc);
+    if (kc == 0) kc = max_kc >= 8 ? max_kc / 8 * 8 : max_kc;
+  }
+  // Columns per block: a divisor near block_cols, else block_cols and a remainder.
+  std::int64_t bn = N.size;
+  if (N.size > 2 * options.block_cols) {
+    bn = nearest_divisor(N.size, (options.block_cols + 1) / 2, 2 * options.block_cols, options.block_cols);
+    if (bn == 0) bn = options.block_cols;
+  }
+
+  // The new order: c loops, m loops (the m blocks last), other k loops and the k chunks (each A
+  // panel is packed once for all of the n sweep below them), n loops; then the prim blocks.
+  std::vector<Dim> c_loops, m_loops, k_loops, n_loops;
+  for (std::size_t i = 0; i < op.dims.size(); ++i) {
+    if (i == m || i == n || i == k) continue;
+    Dim d = op.dims[i];
+    d.exec = exec_t::seq;
+    (d.type == dim_t::c ? c_loops : d.type == dim_t::m ? m_loops : d.type == dim_t::k ? k_loops : n_loops)
+        .push_back(d);
+  }
+  const auto by_out_stride = [](const Dim& a, const Dim& b) { return a.stride_out > b.stride_out; };
+  std::stable_sort(m_loops.begin(), m_loops.end(), by_out_stride);
+  std::stable_sort(n_loops.begin(), n_loops.end(), by_out_stride);
+  Dim m_in = M, n_in = N, k_in = K;
+  m_in.exec = n_in.exec = k_in.exec = exec_t::prim;
+  if (bm < M.size) m_loops.push_back(split(m_in, bm));
+  if (kc < K.size) k_loops.push_back(split(k_in, kc));
+  if (bn < N.size) n_loops.push_back(split(n_in, bn));
+  std::vector<Dim> dims;
+  for (auto* group : {&c_loops, &m_loops, &k_loops, &n_loops})
+    for (Dim& d : *group) {
+      d.exec = exec_t::seq;
+      dims.push_back(d);
+    }
+  dims.push_back(m_in);
+  dims.push_back(n_in);
+  dims.push_back(k_in);
+  op.dims = std::move(dims);
+  op.main = prim_t::gemm;
+  op.pack_in0 = true;
+  return true;
+}
+
+}  // namespace weft::tensor
