@@ -4,6 +4,7 @@
 // optimizer next to OpenBLAS sgemm; the (64,25,64,25,64,25) contraction through the optimizer.
 // BM_Optimized's args: threads, brgemm (OptimizeOptions::use_brgemm), pack (OptimizeOptions::pack:
 // 1 = the default pipeline with operand packing, 0 = the pipeline without it, as before packing).
+// BM_SeedConfigInterleaved alternates the seed configurations and the libxsmm loop call by call.
 // BM_Gemm1600InterleavedVsOpenblas runs ours and OpenBLAS alternately in every iteration, on one
 // thread, and reports their ratio: robust on a shared machine (two threads would have the two
 // runtimes' idle threads spinning against each other).
@@ -13,6 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <vector>
@@ -94,25 +96,36 @@ BENCHMARK(BM_SeedConfig)
 // The peer: a plain loop over the 32 x 32 output blocks around libxsmm's strided BRGEMM (batch 8).
 // For Zero+BRGEMM+ReLU it runs beta = 0 without the ReLU (libxsmm 1.17's API has no fused ReLU),
 // which favours the peer.
-void BM_SeedConfigLibxsmmLoop(benchmark::State& state) {
-  const auto config = static_cast<Config>(state.range(0));
-  const int threads = static_cast<int>(state.range(1));
-  omp_set_num_threads(threads);
-  const libxsmm_blasint m = 32, lda = 32, ldb = 32, ldc = 32;
-  const float alpha = 1.0f, beta = config == kZeroBrgemmRelu ? 0.0f : 1.0f;
-  const int flags = LIBXSMM_GEMM_FLAGS('N', 'N');
-  const int prefetch = LIBXSMM_PREFETCH_NONE;
-  const auto kernel = libxsmm_smmdispatch_reducebatch_strd(
-      m, m, m, 1024 * sizeof(float), 1024 * sizeof(float), &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
-  const auto a = filled(kSeedElements, 1), b = filled(kSeedElements, 2);
-  auto c = filled(32 * 32 * 32 * 32, 3);
-  for (auto _ : state) {
+struct LibxsmmSeedLoop {
+  libxsmm_smmfunction_reducebatch_strd kernel = nullptr;
+  int threads = 1;
+  LibxsmmSeedLoop(Config config, int thread_count) : threads(thread_count) {
+    const libxsmm_blasint m = 32, lda = 32, ldb = 32, ldc = 32;
+    const float alpha = 1.0f, beta = config == kZeroBrgemmRelu ? 0.0f : 1.0f;
+    const int flags = LIBXSMM_GEMM_FLAGS('N', 'N');
+    const int prefetch = LIBXSMM_PREFETCH_NONE;
+    kernel = libxsmm_smmdispatch_reducebatch_strd(m, m, m, 1024 * sizeof(float), 1024 * sizeof(float), &lda,
+                                                  &ldb, &ldc, &alpha, &beta, &flags, &prefetch);
+  }
+  void operator()(const float* a, const float* b, float* c) const {
 #pragma omp parallel for num_threads(threads)
     for (int im = 0; im < 32; ++im)
       for (int in = 0; in < 32; ++in) {
         unsigned long long count = 8;
-        kernel(a.data() + im * 8192, b.data() + in * 8192, c.data() + im * 32768 + in * 1024, &count);
+        kernel(a + im * 8192, b + in * 8192, c + im * 32768 + in * 1024, &count);
       }
+  }
+};
+
+void BM_SeedConfigLibxsmmLoop(benchmark::State& state) {
+  const auto config = static_cast<Config>(state.range(0));
+  const int threads = static_cast<int>(state.range(1));
+  omp_set_num_threads(threads);
+  const LibxsmmSeedLoop peer(config, threads);
+  const auto a = filled(kSeedElements, 1), b = filled(kSeedElements, 2);
+  auto c = filled(32 * 32 * 32 * 32, 3);
+  for (auto _ : state) {
+    peer(a.data(), b.data(), c.data());
     benchmark::ClobberMemory();
   }
   report(state, kSeedFlops);
@@ -120,6 +133,49 @@ void BM_SeedConfigLibxsmmLoop(benchmark::State& state) {
 BENCHMARK(BM_SeedConfigLibxsmmLoop)
     ->ArgNames({"config", "threads"})
     ->ArgsProduct({{kGemm, kBrgemm, kZeroBrgemmRelu}, {1, 2}})
+    ->UseRealTime();
+
+// Ours and the libxsmm loop alternating call by call (the same OpenMP runtime and team size), 101
+// rounds, the median time of each: the ratio (> 1: weft faster) is robust on a shared machine.
+void BM_SeedConfigInterleaved(benchmark::State& state) {
+  const auto config = static_cast<Config>(state.range(0));
+  const int threads = static_cast<int>(state.range(1));
+  omp_set_num_threads(threads);
+  TensorOperation op;
+  if (op.setup(seed_config(config, threads), {}) != weft::tensor::error_t::success) {
+    state.SkipWithError(op.error_message().c_str());
+    return;
+  }
+  const LibxsmmSeedLoop peer(config, threads);
+  const auto a = filled(kSeedElements, 1), b = filled(kSeedElements, 2);
+  auto c = filled(32 * 32 * 32 * 32, 3), c_peer = c;
+  using clock = std::chrono::steady_clock;
+  std::vector<double> ours, theirs;
+  for (auto _ : state) {
+    for (int round = 0; round < 101; ++round) {
+      const auto t0 = clock::now();
+      op.execute(a.data(), b.data(), c.data());
+      const auto t1 = clock::now();
+      peer(a.data(), b.data(), c_peer.data());
+      const auto t2 = clock::now();
+      ours.push_back(std::chrono::duration<double>(t1 - t0).count());
+      theirs.push_back(std::chrono::duration<double>(t2 - t1).count());
+    }
+    benchmark::ClobberMemory();
+  }
+  const auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double t_ours = median(ours), t_theirs = median(theirs);
+  state.counters["weft_gflops"] = kSeedFlops / t_ours * 1e-9;
+  state.counters["xsmm_gflops"] = kSeedFlops / t_theirs * 1e-9;
+  state.counters["ratio"] = t_theirs / t_ours;
+}
+BENCHMARK(BM_SeedConfigInterleaved)
+    ->ArgNames({"config", "threads"})
+    ->ArgsProduct({{kGemm, kBrgemm, kZeroBrgemmRelu}, {1, 2}})
+    ->Iterations(1)
     ->UseRealTime();
 #endif
 
