@@ -70,15 +70,20 @@ Contraction seed_config(Config c, int threads) {
 constexpr std::size_t kSeedElements = 32 * 8 * 32 * 32;  // per tensor
 constexpr double kSeedFlops = 2.0 * 32 * 32 * 8 * 32 * 32 * 32;
 
+// Sets the OpenMP team size and op up for the configuration; false (and the benchmark skipped)
+// when setup fails.
+bool setup_seed(benchmark::State& state, TensorOperation& op, Config config, int threads) {
+  omp_set_num_threads(threads);
+  if (op.setup(seed_config(config, threads), {}) == weft::tensor::error_t::success) return true;
+  state.SkipWithError(op.error_message().c_str());
+  return false;
+}
+
 void BM_SeedConfig(benchmark::State& state) {
   const auto config = static_cast<Config>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
-  omp_set_num_threads(threads);
   TensorOperation op;
-  if (op.setup(seed_config(config, threads), {}) != weft::tensor::error_t::success) {
-    state.SkipWithError(op.error_message().c_str());
-    return;
-  }
+  if (!setup_seed(state, op, config, threads)) return;
   const auto a = filled(kSeedElements, 1), b = filled(kSeedElements, 2);
   auto c = filled(32 * 32 * 32 * 32, 3);
   for (auto _ : state) {
@@ -140,12 +145,8 @@ BENCHMARK(BM_SeedConfigLibxsmmLoop)
 void BM_SeedConfigInterleaved(benchmark::State& state) {
   const auto config = static_cast<Config>(state.range(0));
   const int threads = static_cast<int>(state.range(1));
-  omp_set_num_threads(threads);
   TensorOperation op;
-  if (op.setup(seed_config(config, threads), {}) != weft::tensor::error_t::success) {
-    state.SkipWithError(op.error_message().c_str());
-    return;
-  }
+  if (!setup_seed(state, op, config, threads)) return;
   const LibxsmmSeedLoop peer(config, threads);
   const auto a = filled(kSeedElements, 1), b = filled(kSeedElements, 2);
   auto c = filled(32 * 32 * 32 * 32, 3), c_peer = c;

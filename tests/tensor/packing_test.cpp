@@ -45,6 +45,24 @@ void run_and_check(const Contraction& original, const Contraction& lowered_op, s
   expect_matches_reference(original, t, out);
 }
 
+// Sets op up through the optimizer (with `packing`) on `threads` threads, runs it once on random
+// tensors and checks the result; returns the operation for further checks.
+TensorOperation optimize_run_and_check(const Contraction& op, int threads, const PackOptions& packing,
+                                       std::uint32_t seed) {
+  TensorOperation::Options options;
+  options.optimize = true;
+  options.optimizer.threads = threads;
+  options.optimizer.packing = packing;
+  TensorOperation top;
+  EXPECT_EQ(top.setup(op, options), error_t::success) << top.error_message();
+  if (top.error() != error_t::success) return top;
+  const Tensors t = make_tensors(op, seed);
+  std::vector<float> out = t.out;
+  top.execute(t.in0.data(), t.in1.data(), out.data());
+  expect_matches_reference(op, t, out);
+  return top;
+}
+
 TEST(OperandPacking, ReblocksALargeGemmAroundPackedPanels) {
   const Contraction op = column_major_gemm(96, 80, 72);
   Contraction p = op;
@@ -94,18 +112,9 @@ TEST(OperandPacking, TouchesThroughTheOptimizer) {
     const Contraction op = column_major_gemm(64, 40, 48, first, last);
     for (int threads = 1; threads <= 4; ++threads) {
       omp_set_num_threads(threads);
-      TensorOperation::Options options;
-      options.optimize = true;
-      options.optimizer.threads = threads;
-      options.optimizer.packing = small_pack(16, 8, 16 * 16 * 4);
-      TensorOperation top;
-      ASSERT_EQ(top.setup(op, options), error_t::success) << top.error_message();
+      const TensorOperation top = optimize_run_and_check(op, threads, small_pack(16, 8, 16 * 16 * 4), 3);
       EXPECT_TRUE(top.operation().pack_in0);
       EXPECT_NE(top.describe().find("in0 packed per thread"), std::string::npos);
-      const Tensors t = make_tensors(op, 3);
-      std::vector<float> out = t.out;
-      top.execute(t.in0.data(), t.in1.data(), out.data());
-      expect_matches_reference(op, t, out);
     }
   }
   omp_set_num_threads(2);
@@ -267,16 +276,7 @@ TEST(Remainders, PackingSizesWithoutGoodDivisors) {
     run_and_check(op, q, 17);
     for (const auto& [first, last] : {std::pair{prim_t::copy, prim_t::sigmoid}, std::pair{prim_t::none, prim_t::none}}) {
       Contraction touched = column_major_gemm(97, 83, 71, first, last);
-      TensorOperation::Options options;
-      options.optimize = true;
-      options.optimizer.threads = threads;
-      options.optimizer.packing = small_pack(32, 16, 32 * 24 * 4);
-      TensorOperation top;
-      ASSERT_EQ(top.setup(touched, options), error_t::success) << top.error_message();
-      const Tensors t = make_tensors(touched, 18);
-      std::vector<float> out = t.out;
-      top.execute(t.in0.data(), t.in1.data(), out.data());
-      expect_matches_reference(touched, t, out);
+      optimize_run_and_check(touched, threads, small_pack(32, 16, 32 * 24 * 4), 18);
     }
   }
   omp_set_num_threads(2);

@@ -92,6 +92,17 @@ void run_and_check(const Contraction& original, const Contraction& transformed, 
   expect_matches_reference(original, t, out);
 }
 
+// The parallelization pass on 1-4 threads (a loose balance, so small loops get shared too).
+void check_parallelized_on_1_to_4_threads(const Contraction& original, const Contraction& p, std::uint32_t seed) {
+  for (int threads = 1; threads <= 4; ++threads) {
+    omp_set_num_threads(threads);
+    Contraction q = p;
+    parallelize(q, {.threads = threads, .imbalance = 0.3});
+    run_and_check(original, q, seed);
+  }
+  omp_set_num_threads(2);
+}
+
 const SplitOptions kSmallSplit{.target = 4, .min_inner = 2, .max_size = 6, .max_size_c = 6};
 // Operand packing at the random contractions' scale: panels of up to 4 rows, n blocks near 3, at
 // most 32 floats per packed panel (so longer reductions get a k chunk loop), no size thresholds.
@@ -124,13 +135,7 @@ TEST(Passes, EachPassAloneKeepsTheResult) {
       run_and_check(op, p, seed);
       reorder_dimensions(p);
       run_and_check(op, p, seed);
-      for (int threads = 1; threads <= 4; ++threads) {
-        omp_set_num_threads(threads);
-        Contraction q = p;
-        parallelize(q, {.threads = threads, .imbalance = 0.3});
-        run_and_check(op, q, seed);
-      }
-      omp_set_num_threads(2);
+      check_parallelized_on_1_to_4_threads(op, p, seed);
     }
     {
       // Packing alone (when it applies) and then shared among 1-4 threads.
@@ -141,13 +146,7 @@ TEST(Passes, EachPassAloneKeepsTheResult) {
         ++packed;
         EXPECT_TRUE(p.pack_in0);
         run_and_check(op, p, seed);
-        for (int threads = 1; threads <= 4; ++threads) {
-          omp_set_num_threads(threads);
-          Contraction q = p;
-          parallelize(q, {.threads = threads, .imbalance = 0.3});
-          run_and_check(op, q, seed);
-        }
-        omp_set_num_threads(2);
+        check_parallelized_on_1_to_4_threads(op, p, seed);
       } else {
         EXPECT_EQ(p, fused);  // declined: unchanged
       }
