@@ -24,12 +24,18 @@ if(WEFT_LIBXSMM_LIBRARY AND WEFT_LIBXSMM_INCLUDE AND TARGET weft_peer_openblas)
   message(STATUS "weft peers: libxsmm ${WEFT_LIBXSMM_LIBRARY}")
 endif()
 
-find_package(dnnl CONFIG QUIET)
-if(TARGET DNNL::dnnl)
+# oneDNN by library and header, not by its CMake package: Debian's dnnl-config.cmake does a
+# find_package(OpenCL REQUIRED) (its GPU runtime is OpenCL), which fails the whole configure when the
+# OpenCL development files are absent, as on a fresh machine after install-deps. The CPU benchmarks
+# only need libdnnl and its headers.
+find_library(WEFT_DNNL_LIBRARY NAMES dnnl)
+find_path(WEFT_DNNL_INCLUDE NAMES oneapi/dnnl/dnnl.hpp)
+if(WEFT_DNNL_LIBRARY AND WEFT_DNNL_INCLUDE)
   add_library(weft_peer_dnnl INTERFACE)
-  target_link_libraries(weft_peer_dnnl INTERFACE DNNL::dnnl)
+  target_link_libraries(weft_peer_dnnl INTERFACE ${WEFT_DNNL_LIBRARY})
+  target_include_directories(weft_peer_dnnl INTERFACE ${WEFT_DNNL_INCLUDE})
   target_compile_definitions(weft_peer_dnnl INTERFACE WEFT_HAVE_DNNL=1)
-  message(STATUS "weft peers: oneDNN")
+  message(STATUS "weft peers: oneDNN ${WEFT_DNNL_LIBRARY}")
 endif()
 
 # All peers that were found, for a benchmark that compares with any of them.
