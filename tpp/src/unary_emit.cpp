@@ -261,12 +261,20 @@ class UnaryCode : public weft::jit::CodeBuffer {
   Address identity() { return max_op() ? consts_.splat_bits(0xff800000u) : consts_.splat(0.0f); }
 
 
-  // Partial vector for a reduction: lanes past the tail hold the identity (0 or -inf).
+  // AVX-512: sets tail_k() for load_reduce_tail. Called before the reduction loops, whose column
+  // pointer is rax, the register this clobbers.
+  void set_reduce_tail_mask(int tail) {
+    if constexpr (T::is_zmm) {
+      mov(eax, (1u << tail) - 1u);
+      kmovw(tail_k(), eax);
+    }
+  }
+
+  // Partial vector for a reduction: lanes past the tail hold the identity (0 or -inf). AVX-512
+  // needs tail_k() set by set_reduce_tail_mask(tail).
   void load_reduce_tail(const Vmm& v, const Address& a, int tail) {
     if constexpr (T::is_zmm) {
       vmovaps(v, identity());
-      mov(eax, (1u << tail) - 1u);
-      kmovw(tail_k(), eax);
       vmovups(v | tail_k(), a);
     } else {
       load_tail(*this, consts_, v, a, tail, mask_reg());
@@ -285,6 +293,7 @@ class UnaryCode : public weft::jit::CodeBuffer {
     auto chunk = [&](int count, int tail) {
       const int n = tail > 0 ? 1 : count;
       for (int k = 0; k < n; ++k) vmovaps(data(k), identity());
+      if (tail > 0) set_reduce_tail_mask(tail);
       Label loop;
       mov(rax, rsi);
       mov(r11, d_.n);
@@ -352,6 +361,7 @@ class UnaryCode : public weft::jit::CodeBuffer {
     for (int k = 0; k < u; ++k) vmovaps(data(k), identity());
     const std::int64_t blocks = p_.full_vectors / u;
     const int rem = static_cast<int>(p_.full_vectors % u);
+    if (p_.tail > 0) set_reduce_tail_mask(p_.tail);
     mov(rax, rsi);
     if (blocks > 0) {
       Label loop;
