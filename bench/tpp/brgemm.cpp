@@ -73,7 +73,7 @@ struct Weft {
     if (const char* env = std::getenv("WEFT_BENCH_PLAN")) {
       BrgemmPlanOptions o;
       if (std::sscanf(env, "%d,%d,%d,%d", &o.panel_vectors, &o.max_cols, &o.k_unroll, &o.k_split) < 1) o = {};
-      code = emit_brgemm(d, plan_brgemm(d, weft::jit::Isa::avx2, o));
+      code = emit_brgemm(d, plan_brgemm(d, weft::jit::selected_isa(), o));
       fn = code->finalize<BrgemmKernelFn>("bench");
     } else {
       fn = Brgemm(d).kernel();
