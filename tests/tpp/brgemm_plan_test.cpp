@@ -113,6 +113,19 @@ TEST(BrgemmPlan, ChosenTilesForTheTargetShapes) {
   EXPECT_TRUE(plan_brgemm(desc(5, 5, 5), Isa::reference).panels.empty());
 }
 
+TEST(BrgemmPlan, Avx512TwoVectorTilesAndShortUnroll) {
+  // Measured on Zen 5 (docs/tpp_brgemm.md): 32 rows take 8-column tiles, one loop body, and k
+  // steps two at a time; one-vector panels keep their widest tiles; AVX2 keeps its unroll of 8.
+  EXPECT_EQ(to_string(plan_brgemm(desc(32, 32, 32), Isa::avx512)), "avx512 k_unroll=2 | 1x[2v 8c x4]");
+  EXPECT_GT(plan_brgemm(desc(16, 32, 32), Isa::avx512).panels[0].columns[0].cols, 8);
+  EXPECT_EQ(plan_brgemm(desc(32, 32, 32), Isa::avx2).k_unroll, 8);
+  EXPECT_EQ(plan_brgemm(desc(32, 32, 1), Isa::avx512).k_unroll, 1);
+  // An explicit max_cols wins over the default cap.
+  BrgemmPlanOptions wide;
+  wide.max_cols = 11;
+  EXPECT_EQ(plan_brgemm(desc(32, 32, 32), Isa::avx512, wide).panels[0].columns[0].cols, 11);
+}
+
 TEST(BrgemmPlan, NarrowShapesGetMoreAccumulatorChains) {
   // n = 1: up to 8 vectors per panel (A is the FMA's memory operand), partial sums where the FMA
   // latency would be the bound (fewer than 8 FMAs or loads per k step).

@@ -35,9 +35,18 @@ void widest_tile(int vectors, int free, int& cols, bool& b_in_registers) {
 // On AVX-512 four zmm vectors (64 rows) with 6 columns fill 24 of 32 registers.
 int default_panel_vectors(int vectors) { return std::min(vectors, 4); }
 
-// k steps per loop iteration: 8 keeps the loop body of even the widest tile within the op cache,
-// measured as fast as full unrolling for k = 32 and 64.
-int default_k_unroll(int k) { return std::min(k, 8); }
+// k steps per loop iteration. AVX2 (Zen 3): 8 keeps the loop body of even the widest tile within
+// the op cache, measured as fast as full unrolling for k = 32 and 64. AVX-512 (Zen 5): 2. With
+// operands streaming from L2/L3 (the seed contraction's loop of 32x32x32 batch-8 calls, same run
+// as libxsmm, three runs) the unroll decides: 32 ran at 0.88-0.91x libxsmm, 16 at 0.96x, 8 at
+// 0.99-1.00x, 2 at 1.00-1.02x; with hot operands all are within 1 % of each other.
+int default_k_unroll(int k, jit::Isa isa) { return std::min(k, isa == jit::Isa::avx512 ? 2 : 8); }
+
+// AVX-512 tiles of two vectors (32 rows) take at most 8 columns, not the 11 that fit: 32x32x32
+// as 4 tiles of 8 columns (one loop body) instead of 11 + 11 + 10 ran 1.01-1.03x faster streaming
+// and 1.04x hot for a single call (Zen 5, same-run ratios to libxsmm). Narrower panels keep their
+// widest tiles: one vector with 8 columns lost 7-15 % on m <= 16.
+constexpr int kAvx512TwoVectorColumns = 8;
 
 // FMA latency times FMA pipes (Zen 3: 4 x 2): the independent accumulator chains that keep the
 // pipes busy.
@@ -135,7 +144,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   plan.lanes = isa == jit::Isa::avx512 ? 16 : 8;
   plan.vector_registers = isa == jit::Isa::avx512 ? 32 : 16;
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
-  plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : default_k_unroll(d.k), 1, d.k);
+  plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : default_k_unroll(d.k, isa), 1, d.k);
 
   if (isa == jit::Isa::avx2 && d.m == 1 && d.k >= plan.lanes && options.dot >= 0) {
     plan_dot(d, options, plan);
@@ -193,7 +202,11 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     widest_tile(p.vectors, free, cols, p.b_in_registers);
     // A register-hungry activation (sigmoid, tanh, gelu: 3) may need a column fewer.
     while (cols > 1 && brgemm_tile_registers(plan, p, cols) > plan.vector_registers) --cols;
-    if (options.max_cols > 0) cols = std::min(cols, options.max_cols);
+    if (options.max_cols > 0) {
+      cols = std::min(cols, options.max_cols);
+    } else if (isa == jit::Isa::avx512 && p.vectors == 2 && !p.b_in_registers) {
+      cols = std::min(cols, kAvx512TwoVectorColumns);
+    }
     cols = std::min(cols, d.n);
     // Near-equal column blocks instead of full tiles plus one thin tail tile.
     add_column_blocks(p, d.n, cols);
