@@ -10,14 +10,18 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "weft/jit/cpu.hpp"
 #include "weft/tpp/unary.hpp"
+#include "host_isas.hpp"
 
 namespace {
 
 using weft::tpp::Unary;
+using weft::tpp::UnaryArgs;
+using weft::tpp::unary_kernel;
 using weft::tpp::UnaryDesc;
 using weft::tpp::UnaryOp;
 
@@ -59,11 +63,11 @@ bool check(double ref, float got, double& rel) {
   return rel <= kRelBound;
 }
 
-Error sweep(UnaryOp op, const std::vector<float>& xs) {
+Error sweep(UnaryOp op, const std::vector<float>& xs, weft::jit::Isa isa) {
   const auto m = static_cast<std::int64_t>(xs.size());
   std::vector<float> out(xs.size());
-  Unary k(UnaryDesc{.op = op, .m = m, .n = 1, .ld_in = m, .ld_out = m});
-  k(xs.data(), out.data());
+  const UnaryArgs args{xs.data(), out.data()};
+  unary_kernel(UnaryDesc{.op = op, .m = m, .n = 1, .ld_in = m, .ld_out = m}, isa)(&args);
   Error e;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     double rel = 0;
@@ -111,72 +115,89 @@ class Accuracy : public ::testing::TestWithParam<UnaryOp> {};
 
 TEST_P(Accuracy, WholeFloatRangeWithinBound) {
   static const std::vector<float> xs = whole_range();
-  const Error e = sweep(GetParam(), xs);
-  std::printf("[ accuracy ] %-8s whole range: max rel error %.3g at x = %.9g (%lld violations)\n",
-              weft::tpp::to_string(GetParam()).c_str(), e.max_rel, static_cast<double>(e.worst_x),
-              static_cast<long long>(e.failures));
-  EXPECT_EQ(e.failures, 0) << "first violation at x = " << e.first_bad_x << " got " << e.first_bad_got;
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    const Error e = sweep(GetParam(), xs, isa);
+    std::printf("[ accuracy ] %-8s %-6s whole range: max rel error %.3g at x = %.9g (%lld violations)\n",
+                weft::tpp::to_string(GetParam()).c_str(), std::string(weft::jit::to_string(isa)).c_str(), e.max_rel,
+                static_cast<double>(e.worst_x), static_cast<long long>(e.failures));
+    EXPECT_EQ(e.failures, 0) << weft::jit::to_string(isa) << ": first violation at x = " << e.first_bad_x << " got "
+                             << e.first_bad_got;
+  }
 }
 
 TEST_P(Accuracy, DenseCoreWithinBound) {
-  const Error e = sweep(GetParam(), dense(-20.0f, 20.0f, 2'000'001));
-  std::printf("[ accuracy ] %-8s [-20, 20]:   max rel error %.3g at x = %.9g\n", weft::tpp::to_string(GetParam()).c_str(),
-              e.max_rel, static_cast<double>(e.worst_x));
-  EXPECT_EQ(e.failures, 0) << "first violation at x = " << e.first_bad_x << " got " << e.first_bad_got;
+  static const std::vector<float> xs = dense(-20.0f, 20.0f, 2'000'001);
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    const Error e = sweep(GetParam(), xs, isa);
+    std::printf("[ accuracy ] %-8s %-6s [-20, 20]:   max rel error %.3g at x = %.9g\n", weft::tpp::to_string(GetParam()).c_str(),
+                std::string(weft::jit::to_string(isa)).c_str(), e.max_rel, static_cast<double>(e.worst_x));
+    EXPECT_EQ(e.failures, 0) << weft::jit::to_string(isa) << ": first violation at x = " << e.first_bad_x << " got "
+                             << e.first_bad_got;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transcendentals, Accuracy,
                          ::testing::Values(UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu),
                          [](const auto& param_info) { return weft::tpp::to_string(param_info.param); });
 
+// The instruction set run() uses; SpecialValues sets it to each one the host runs.
+weft::jit::Isa g_special_isa = weft::jit::Isa::avx2;
+
 float run(UnaryOp op, float x) {
-  // 9 elements: the value sits in a whole vector and in the tail.
-  std::vector<float> in(9, x), out(9);
-  Unary(UnaryDesc{.op = op, .m = 9, .n = 1, .ld_in = 9, .ld_out = 9})(in.data(), out.data());
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(out[0]), std::bit_cast<std::uint32_t>(out[8]));
+  // 9 elements on AVX2 (one whole vector and a tail), 17 on AVX-512: the value sits in a whole
+  // vector and in the tail.
+  const std::int64_t m = g_special_isa == weft::jit::Isa::avx512 ? 17 : 9;
+  std::vector<float> in(static_cast<std::size_t>(m), x), out(static_cast<std::size_t>(m));
+  const UnaryArgs args{in.data(), out.data()};
+  unary_kernel(UnaryDesc{.op = op, .m = m, .n = 1, .ld_in = m, .ld_out = m}, g_special_isa)(&args);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(out[0]), std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(m - 1)]));
   return out[0];
 }
 
 TEST(SpecialValues, AsDocumented) {
-  const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu, UnaryOp::relu, UnaryOp::sqrt,
-                     UnaryOp::reciprocal, UnaryOp::square}) {
-    EXPECT_TRUE(std::isnan(run(op, nan))) << weft::tpp::to_string(op);
-    EXPECT_TRUE(std::isnan(run(op, -nan))) << weft::tpp::to_string(op);
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    g_special_isa = isa;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu, UnaryOp::relu, UnaryOp::sqrt,
+                       UnaryOp::reciprocal, UnaryOp::square}) {
+      EXPECT_TRUE(std::isnan(run(op, nan))) << weft::tpp::to_string(op);
+      EXPECT_TRUE(std::isnan(run(op, -nan))) << weft::tpp::to_string(op);
+    }
+    EXPECT_EQ(run(UnaryOp::exp, inf), inf);
+    EXPECT_EQ(run(UnaryOp::exp, -inf), 0.0f);
+    EXPECT_EQ(run(UnaryOp::exp, 0.0f), 1.0f);
+    EXPECT_EQ(run(UnaryOp::exp, -0.0f), 1.0f);
+    EXPECT_EQ(run(UnaryOp::exp, 89.0f), inf);
+    EXPECT_EQ(run(UnaryOp::exp, -110.0f), 0.0f);
+    EXPECT_GT(run(UnaryOp::exp, -100.0f), 0.0f);  // denormal, not flushed
+    EXPECT_EQ(run(UnaryOp::sigmoid, inf), 1.0f);
+    EXPECT_EQ(run(UnaryOp::sigmoid, -inf), 0.0f);
+    EXPECT_EQ(run(UnaryOp::sigmoid, 0.0f), 0.5f);
+    EXPECT_EQ(run(UnaryOp::sigmoid, -0.0f), 0.5f);
+    EXPECT_EQ(run(UnaryOp::sigmoid, 20.0f), 1.0f);
+    EXPECT_GT(run(UnaryOp::sigmoid, -100.0f), 0.0f);  // e^-100, denormal
+    EXPECT_EQ(run(UnaryOp::tanh, inf), 1.0f);
+    EXPECT_EQ(run(UnaryOp::tanh, -inf), -1.0f);
+    EXPECT_EQ(run(UnaryOp::tanh, 10.0f), 1.0f);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::tanh, -0.0f)), 0x80000000u);
+    EXPECT_EQ(run(UnaryOp::tanh, 1e-30f), 1e-30f);
+    EXPECT_EQ(run(UnaryOp::tanh, 1e-40f), 1e-40f);
+    EXPECT_EQ(run(UnaryOp::gelu, inf), inf);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::gelu, -inf)), 0x80000000u);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::gelu, -0.0f)), 0x80000000u);
+    EXPECT_EQ(run(UnaryOp::gelu, 0.0f), 0.0f);
+    EXPECT_EQ(run(UnaryOp::gelu, 1e30f), 1e30f);
+    EXPECT_EQ(run(UnaryOp::gelu, -30.0f), 0.0f);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::relu, -0.0f)), 0u);
+    EXPECT_EQ(run(UnaryOp::relu, -inf), 0.0f);
+    EXPECT_EQ(run(UnaryOp::relu, inf), inf);
+    EXPECT_EQ(run(UnaryOp::reciprocal, 0.0f), inf);
+    EXPECT_EQ(run(UnaryOp::reciprocal, -0.0f), -inf);
+    EXPECT_TRUE(std::isnan(run(UnaryOp::sqrt, -1.0f)));
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::sqrt, -0.0f)), 0x80000000u);
   }
-  EXPECT_EQ(run(UnaryOp::exp, inf), inf);
-  EXPECT_EQ(run(UnaryOp::exp, -inf), 0.0f);
-  EXPECT_EQ(run(UnaryOp::exp, 0.0f), 1.0f);
-  EXPECT_EQ(run(UnaryOp::exp, -0.0f), 1.0f);
-  EXPECT_EQ(run(UnaryOp::exp, 89.0f), inf);
-  EXPECT_EQ(run(UnaryOp::exp, -110.0f), 0.0f);
-  EXPECT_GT(run(UnaryOp::exp, -100.0f), 0.0f);  // denormal, not flushed
-  EXPECT_EQ(run(UnaryOp::sigmoid, inf), 1.0f);
-  EXPECT_EQ(run(UnaryOp::sigmoid, -inf), 0.0f);
-  EXPECT_EQ(run(UnaryOp::sigmoid, 0.0f), 0.5f);
-  EXPECT_EQ(run(UnaryOp::sigmoid, -0.0f), 0.5f);
-  EXPECT_EQ(run(UnaryOp::sigmoid, 20.0f), 1.0f);
-  EXPECT_GT(run(UnaryOp::sigmoid, -100.0f), 0.0f);  // e^-100, denormal
-  EXPECT_EQ(run(UnaryOp::tanh, inf), 1.0f);
-  EXPECT_EQ(run(UnaryOp::tanh, -inf), -1.0f);
-  EXPECT_EQ(run(UnaryOp::tanh, 10.0f), 1.0f);
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::tanh, -0.0f)), 0x80000000u);
-  EXPECT_EQ(run(UnaryOp::tanh, 1e-30f), 1e-30f);
-  EXPECT_EQ(run(UnaryOp::tanh, 1e-40f), 1e-40f);
-  EXPECT_EQ(run(UnaryOp::gelu, inf), inf);
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::gelu, -inf)), 0x80000000u);
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::gelu, -0.0f)), 0x80000000u);
-  EXPECT_EQ(run(UnaryOp::gelu, 0.0f), 0.0f);
-  EXPECT_EQ(run(UnaryOp::gelu, 1e30f), 1e30f);
-  EXPECT_EQ(run(UnaryOp::gelu, -30.0f), 0.0f);
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::relu, -0.0f)), 0u);
-  EXPECT_EQ(run(UnaryOp::relu, -inf), 0.0f);
-  EXPECT_EQ(run(UnaryOp::relu, inf), inf);
-  EXPECT_EQ(run(UnaryOp::reciprocal, 0.0f), inf);
-  EXPECT_EQ(run(UnaryOp::reciprocal, -0.0f), -inf);
-  EXPECT_TRUE(std::isnan(run(UnaryOp::sqrt, -1.0f)));
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(run(UnaryOp::sqrt, -0.0f)), 0x80000000u);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "guarded_buffer.hpp"
+#include "host_isas.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/binary.hpp"
@@ -55,57 +56,66 @@ void check(const BinaryDesc& d, Isa isa, std::mt19937& rng) {
 }
 
 TEST(BinaryKernels, EveryOpEveryBroadcastRandomShapes) {
-  std::mt19937 rng(424242);
-  std::uniform_int_distribution<std::int64_t> dim(1, 80), pad(0, 7);
-  for (BinaryOp op : kOps)
-    for (Broadcast b0 : kBcasts)
-      for (Broadcast b1 : kBcasts)
-        for (int trial = 0; trial < 4; ++trial) {
-          BinaryDesc d{.op = op, .m = dim(rng), .n = dim(rng), .bcast0 = b0, .bcast1 = b1};
-          d.ld_in0 = d.m + pad(rng);
-          d.ld_in1 = d.m + pad(rng);
-          d.ld_out = d.m + (trial == 0 ? 0 : pad(rng));
-          if (trial == 0) d.ld_in0 = d.ld_in1 = d.m;  // the flat path
-          check(d, Isa::avx2, rng);
-          if (HasFatalFailure()) return;
-        }
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    std::mt19937 rng(424242);
+    std::uniform_int_distribution<std::int64_t> dim(1, 80), pad(0, 7);
+    for (BinaryOp op : kOps)
+      for (Broadcast b0 : kBcasts)
+        for (Broadcast b1 : kBcasts)
+          for (int trial = 0; trial < 4; ++trial) {
+            BinaryDesc d{.op = op, .m = dim(rng), .n = dim(rng), .bcast0 = b0, .bcast1 = b1};
+            d.ld_in0 = d.m + pad(rng);
+            d.ld_in1 = d.m + pad(rng);
+            d.ld_out = d.m + (trial == 0 ? 0 : pad(rng));
+            if (trial == 0) d.ld_in0 = d.ld_in1 = d.m;  // the flat path
+            check(d, isa, rng);
+            if (HasFatalFailure()) return;
+          }
+  }
 }
 
 TEST(BinaryKernels, LargeStreamingAdd) {
-  const std::int64_t n = kBinaryNontemporalBytes / 4 + 5;
-  const BinaryDesc d{.op = BinaryOp::add, .m = n, .n = 1, .ld_in0 = n, .ld_in1 = n, .ld_out = n};
-  ASSERT_TRUE(plan_binary(d, Isa::avx2).nontemporal);
-  std::vector<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n + 4));
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    a[i] = static_cast<float>(i % 1000);
-    b[i] = 0.25f;
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    const std::int64_t n = kBinaryNontemporalBytes / 4 + 5;
+    const BinaryDesc d{.op = BinaryOp::add, .m = n, .n = 1, .ld_in0 = n, .ld_in1 = n, .ld_out = n};
+    ASSERT_TRUE(plan_binary(d, isa).nontemporal);
+    std::vector<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n + 4));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      a[i] = static_cast<float>(i % 1000);
+      b[i] = 0.25f;
+    }
+    const BinaryArgs args{a.data(), b.data(), c.data() + 1};
+    binary_kernel(d, isa)(&args);
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(c[i + 1], a[i] + 0.25f) << i;
   }
-  const BinaryArgs args{a.data(), b.data(), c.data() + 1};
-  binary_kernel(d, Isa::avx2)(&args);
-  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(c[i + 1], a[i] + 0.25f) << i;
 }
 
 // The streaming path (non-temporal stores, B fused into the op where it can be) for every op, with
 // guard pages, NaNs, and inputs whose alignment differs from the output's (the head aligns C only).
 TEST(BinaryKernels, LargeStreamingEveryOp) {
-  const std::int64_t n = kBinaryNontemporalBytes / 4 + 13;
-  std::mt19937 rng(77);
-  std::uniform_real_distribution<float> dist(-4, 4);
-  GuardedBuffer<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n), weft::test::Flush::front);
-  GuardedBuffer<float> c(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    a[i] = dist(rng);
-    b[i] = i % 97 == 5 ? std::numeric_limits<float>::quiet_NaN() : dist(rng);
-  }
-  a[3] = std::numeric_limits<float>::quiet_NaN();
-  for (BinaryOp op : kOps) {
-    const BinaryDesc d{.op = op, .m = n, .n = 1, .ld_in0 = n, .ld_in1 = n, .ld_out = n};
-    ASSERT_TRUE(plan_binary(d, Isa::avx2).nontemporal);
-    const BinaryArgs args{a.data(), b.data(), c.data()};
-    binary_kernel(d, Isa::avx2)(&args);
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      const float want = binary_reference_value(op, a[i], b[i]);
-      ASSERT_TRUE(same(want, c[i])) << to_string(op) << " element " << i << ": want " << want << " got " << c[i];
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    const std::int64_t n = kBinaryNontemporalBytes / 4 + 13;
+    std::mt19937 rng(77);
+    std::uniform_real_distribution<float> dist(-4, 4);
+    GuardedBuffer<float> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n), weft::test::Flush::front);
+    GuardedBuffer<float> c(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      a[i] = dist(rng);
+      b[i] = i % 97 == 5 ? std::numeric_limits<float>::quiet_NaN() : dist(rng);
+    }
+    a[3] = std::numeric_limits<float>::quiet_NaN();
+    for (BinaryOp op : kOps) {
+      const BinaryDesc d{.op = op, .m = n, .n = 1, .ld_in0 = n, .ld_in1 = n, .ld_out = n};
+      ASSERT_TRUE(plan_binary(d, isa).nontemporal);
+      const BinaryArgs args{a.data(), b.data(), c.data()};
+      binary_kernel(d, isa)(&args);
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const float want = binary_reference_value(op, a[i], b[i]);
+        ASSERT_TRUE(same(want, c[i])) << to_string(op) << " element " << i << ": want " << want << " got " << c[i];
+      }
     }
   }
 }

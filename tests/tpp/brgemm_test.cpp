@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "guarded_buffer.hpp"
+#include "host_isas.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -146,15 +147,15 @@ bool within_rounding(const BrgemmDesc& d, float got, double exact, double bound)
 // Runs the case on the generated kernel and on the reference. Plans in the reference order sum
 // like it (fused multiply-adds, same order), so the results must agree bit for bit (NaNs: any
 // payload); the others are checked against the exact sum with a rounding bound.
-void check(const Case& c) {
-  SCOPED_TRACE(describe(c));
+void check_on(const Case& c, weft::jit::Isa isa) {
+  SCOPED_TRACE(describe(c) + " on " + std::string(weft::jit::to_string(isa)));
   std::mt19937 rng(c.seed);
   Operands ops(c, rng);
   std::vector<float> expected(ops.out.begin(), ops.out.end());
   brgemm_reference(c.desc, ops.args(expected.data()));
   const std::vector<float> before(ops.out.begin(), ops.out.end());
 
-  const BrgemmPlan plan = plan_brgemm(c.desc, weft::jit::Isa::avx2, c.custom_plan ? c.options : BrgemmPlanOptions{});
+  const BrgemmPlan plan = plan_brgemm(c.desc, isa, c.custom_plan ? c.options : BrgemmPlanOptions{});
   SCOPED_TRACE(to_string(plan));
   if (c.custom_plan) {
     auto code = emit_brgemm(c.desc, plan);
@@ -162,7 +163,7 @@ void check(const Case& c) {
     const BrgemmArgs args = ops.args(ops.out.data());
     fn(&args);
   } else {
-    const Brgemm gemm(c.desc, weft::jit::Isa::avx2);
+    const Brgemm gemm(c.desc, isa);
     ASSERT_EQ(gemm.plan(), plan);
     gemm(ops.args(ops.out.data()));
   }
@@ -197,6 +198,14 @@ void check(const Case& c) {
       if (!ok && reported++ < 5)
         ADD_FAILURE() << "C(" << i << "," << j << ") = " << ops.out[at] << ", reference " << expected[at];
     }
+}
+
+// Every case on every instruction set the host runs.
+void check(const Case& c) {
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    check_on(c, isa);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
 }
 
 BrgemmDesc random_desc(std::mt19937& rng) {
@@ -325,39 +334,43 @@ TEST(Brgemm, NarrowShapesAlternativePlans) {
 // IEEE special values through the dot tiles: inf in B inside the masked part of the k tail must
 // not turn into 0 * inf = NaN; NaN and inf in A or B propagate; beta = 0 never reads C.
 TEST(Brgemm, DotTileSpecialValues) {
-  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const float inf = std::numeric_limits<float>::infinity();
-  for (int beta : {0, 1}) {
-    const BrgemmDesc d{.m = 1, .n = 4, .k = 11, .lda = 1, .ldb = 11, .ldc = 1, .beta = beta};
-    ASSERT_TRUE(plan_brgemm(d, weft::jit::Isa::avx2).panels[0].dot);
-    GuardedBuffer<float> a(11), b(44), c(4);
-    for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = 1.0f;
-    for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;
-    b[0 * 11 + 5] = inf;  // column 0: k = 5 lies in both the last whole vector and the masked tail
-    b[1 * 11 + 4] = -inf;
-    b[1 * 11 + 6] = inf;  // column 1: inf - inf = NaN
-    a[3] = 0.0f;
-    b[2 * 11 + 3] = inf;  // column 2: 0 * inf = NaN
-    for (std::size_t j = 0; j < 4; ++j) c[j] = nan;
-    c[3] = beta == 1 ? -2.0f : nan;
-    Brgemm(d, weft::jit::Isa::avx2)(a.data(), b.data(), c.data());
-    SCOPED_TRACE("beta=" + std::to_string(beta));
-    if (beta == 0) {
-      EXPECT_EQ(c[0], inf);
-      EXPECT_TRUE(std::isnan(c[1]));
-      EXPECT_TRUE(std::isnan(c[2]));
-      EXPECT_EQ(c[3], 5.0f);  // 10 * 0.5 (a[3] = 0), C not read
-    } else {
-      EXPECT_TRUE(std::isnan(c[0]));  // NaN in C propagates
-      EXPECT_EQ(c[3], 3.0f);
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int beta : {0, 1}) {
+      const BrgemmDesc d{.m = 1, .n = 4, .k = 11, .lda = 1, .ldb = 11, .ldc = 1, .beta = beta};
+      // Dot tiles on AVX2; AVX-512 keeps vectors along m, and the same values must come out.
+      ASSERT_EQ(plan_brgemm(d, isa).panels[0].dot, isa == weft::jit::Isa::avx2);
+      GuardedBuffer<float> a(11), b(44), c(4);
+      for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = 1.0f;
+      for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;
+      b[0 * 11 + 5] = inf;  // column 0: k = 5 lies in both the last whole vector and the masked tail
+      b[1 * 11 + 4] = -inf;
+      b[1 * 11 + 6] = inf;  // column 1: inf - inf = NaN
+      a[3] = 0.0f;
+      b[2 * 11 + 3] = inf;  // column 2: 0 * inf = NaN
+      for (std::size_t j = 0; j < 4; ++j) c[j] = nan;
+      c[3] = beta == 1 ? -2.0f : nan;
+      Brgemm(d, isa)(a.data(), b.data(), c.data());
+      SCOPED_TRACE("beta=" + std::to_string(beta));
+      if (beta == 0) {
+        EXPECT_EQ(c[0], inf);
+        EXPECT_TRUE(std::isnan(c[1]));
+        EXPECT_TRUE(std::isnan(c[2]));
+        EXPECT_EQ(c[3], 5.0f);  // 10 * 0.5 (a[3] = 0), C not read
+      } else {
+        EXPECT_TRUE(std::isnan(c[0]));  // NaN in C propagates
+        EXPECT_EQ(c[3], 3.0f);
+      }
+      // inf in A inside the masked part of the tail: inf * 0.5 = inf in every column, not NaN.
+      for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;
+      for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = p == 5 ? inf : 1.0f;
+      for (std::size_t j = 0; j < 4; ++j) c[j] = 1.0f;
+      Brgemm(d, isa)(a.data(), b.data(), c.data());
+      for (std::size_t j = 0; j < 4; ++j) EXPECT_EQ(c[j], inf) << j;
     }
-    // inf in A inside the masked part of the tail: inf * 0.5 = inf in every column, not NaN.
-    for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;
-    for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = p == 5 ? inf : 1.0f;
-    for (std::size_t j = 0; j < 4; ++j) c[j] = 1.0f;
-    Brgemm(d, weft::jit::Isa::avx2)(a.data(), b.data(), c.data());
-    for (std::size_t j = 0; j < 4; ++j) EXPECT_EQ(c[j], inf) << j;
   }
 }
 
@@ -379,18 +392,21 @@ TEST(Brgemm, AlternativePlansAgree) {
 }
 
 TEST(Brgemm, ZeroBatchCountIsAnEmptySum) {
-  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
-  for (int beta : {0, 1}) {
-    const BrgemmDesc d{.m = 13, .n = 5, .k = 4, .lda = 13, .ldb = 4, .ldc = 13, .beta = beta,
-                       .bias = BrgemmBias::per_col, .activation = BrgemmActivation::relu};
-    std::vector<float> a(13 * 4, 1.0f), b(4 * 5, 1.0f), c(13 * 5), bias = {1, -1, 2, -2, 0.5f};
-    for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i % 3) - 1.0f;
-    const std::vector<float> before = c;
-    BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = 0, .bias = bias.data()};
-    Brgemm(d, weft::jit::Isa::avx2)(args);
-    for (std::size_t i = 0; i < c.size(); ++i) {
-      const float sum = (beta == 1 ? before[i] : 0.0f) + bias[i / 13];
-      EXPECT_EQ(c[i], sum < 0 ? 0.0f : sum) << "beta=" << beta << " i=" << i;
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+    for (int beta : {0, 1}) {
+      const BrgemmDesc d{.m = 13, .n = 5, .k = 4, .lda = 13, .ldb = 4, .ldc = 13, .beta = beta,
+                         .bias = BrgemmBias::per_col, .activation = BrgemmActivation::relu};
+      std::vector<float> a(13 * 4, 1.0f), b(4 * 5, 1.0f), c(13 * 5), bias = {1, -1, 2, -2, 0.5f};
+      for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i % 3) - 1.0f;
+      const std::vector<float> before = c;
+      BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = 0, .bias = bias.data()};
+      Brgemm(d, isa)(args);
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const float sum = (beta == 1 ? before[i] : 0.0f) + bias[i / 13];
+        EXPECT_EQ(c[i], sum < 0 ? 0.0f : sum) << "beta=" << beta << " i=" << i;
+      }
     }
   }
 }
@@ -398,78 +414,84 @@ TEST(Brgemm, ZeroBatchCountIsAnEmptySum) {
 // beta = 0 never reads C (NaN there does not leak); NaN and infinity in A or B propagate like IEEE
 // arithmetic; relu keeps NaN and -0; the generated kernel matches the reference bit for bit.
 TEST(Brgemm, SpecialValues) {
-  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const float inf = std::numeric_limits<float>::infinity();
-  for (int beta : {0, 1})
-    for (int act : {0, 1}) {
-      const BrgemmDesc d{.m = 11, .n = 3, .k = 2, .lda = 11, .ldb = 2, .ldc = 11, .beta = beta,
-                         .activation = static_cast<BrgemmActivation>(act)};
-      std::vector<float> a(11 * 2, 0.0f), b(2 * 3, 0.0f), c(11 * 3, nan);
-      a[0] = nan;             // row 0, every column: NaN
-      a[1] = inf;             // row 1: inf * b
-      a[2] = -1.0f;           // row 2: -1 * b
-      b[0] = 1.0f;            // column 0: k=0 -> 1
-      b[2] = 0.0f;            // column 1: zeros -> inf * 0 = NaN in row 1
-      b[4] = -0.0f;
-      a[3] = 0.0f;            // row 3 of column 2: 0 * -0 = -0; -0 + (+0 sum start) = +0
-      std::vector<float> expected = c;
-      BrgemmArgs args{.a = a.data(), .b = b.data(), .c = expected.data()};
-      brgemm_reference(d, args);
-      args.c = c.data();
-      Brgemm(d, weft::jit::Isa::avx2)(args);
-      for (std::size_t i = 0; i < c.size(); ++i)
-        EXPECT_TRUE(same(c[i], expected[i])) << "beta=" << beta << " act=" << act << " i=" << i << ": " << c[i]
-                                             << " vs " << expected[i];
-      EXPECT_TRUE(std::isnan(c[0]));                    // NaN in A propagates
-      EXPECT_TRUE(std::isnan(c[1 + 11]));               // inf * 0
-      if (beta == 0) {
-        EXPECT_FALSE(std::isnan(c[5]));                 // C was NaN but never read
-        EXPECT_EQ(c[2], act == 1 ? 0.0f : -1.0f);
-      } else {
-        EXPECT_TRUE(std::isnan(c[5]));                  // NaN in C propagates with beta = 1
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int beta : {0, 1})
+      for (int act : {0, 1}) {
+        const BrgemmDesc d{.m = 11, .n = 3, .k = 2, .lda = 11, .ldb = 2, .ldc = 11, .beta = beta,
+                           .activation = static_cast<BrgemmActivation>(act)};
+        std::vector<float> a(11 * 2, 0.0f), b(2 * 3, 0.0f), c(11 * 3, nan);
+        a[0] = nan;             // row 0, every column: NaN
+        a[1] = inf;             // row 1: inf * b
+        a[2] = -1.0f;           // row 2: -1 * b
+        b[0] = 1.0f;            // column 0: k=0 -> 1
+        b[2] = 0.0f;            // column 1: zeros -> inf * 0 = NaN in row 1
+        b[4] = -0.0f;
+        a[3] = 0.0f;            // row 3 of column 2: 0 * -0 = -0; -0 + (+0 sum start) = +0
+        std::vector<float> expected = c;
+        BrgemmArgs args{.a = a.data(), .b = b.data(), .c = expected.data()};
+        brgemm_reference(d, args);
+        args.c = c.data();
+        Brgemm(d, isa)(args);
+        for (std::size_t i = 0; i < c.size(); ++i)
+          EXPECT_TRUE(same(c[i], expected[i])) << "beta=" << beta << " act=" << act << " i=" << i << ": " << c[i]
+                                               << " vs " << expected[i];
+        EXPECT_TRUE(std::isnan(c[0]));                    // NaN in A propagates
+        EXPECT_TRUE(std::isnan(c[1 + 11]));               // inf * 0
+        if (beta == 0) {
+          EXPECT_FALSE(std::isnan(c[5]));                 // C was NaN but never read
+          EXPECT_EQ(c[2], act == 1 ? 0.0f : -1.0f);
+        } else {
+          EXPECT_TRUE(std::isnan(c[5]));                  // NaN in C propagates with beta = 1
+        }
       }
-    }
-  // relu(-0) = +0 (as the unary ReLU): an empty sum (count 0) into C = -0.
-  const BrgemmDesc d{.m = 3, .n = 1, .k = 1, .lda = 3, .ldb = 1, .ldc = 3, .beta = 1,
-                     .activation = BrgemmActivation::relu};
-  std::vector<float> a = {0, 0, 0}, b = {1}, c = {-0.0f, -2.0f, 3.0f};
-  Brgemm(d, weft::jit::Isa::avx2)(BrgemmArgs{.a = a.data(), .b = b.data(), .c = c.data(), .count = 0});
-  EXPECT_TRUE(!std::signbit(c[0]) && c[0] == 0.0f);
-  EXPECT_EQ(c[1], 0.0f);
-  EXPECT_EQ(c[2], 3.0f);
+    // relu(-0) = +0 (as the unary ReLU): an empty sum (count 0) into C = -0.
+    const BrgemmDesc d{.m = 3, .n = 1, .k = 1, .lda = 3, .ldb = 1, .ldc = 3, .beta = 1,
+                       .activation = BrgemmActivation::relu};
+    std::vector<float> a = {0, 0, 0}, b = {1}, c = {-0.0f, -2.0f, 3.0f};
+    Brgemm(d, isa)(BrgemmArgs{.a = a.data(), .b = b.data(), .c = c.data(), .count = 0});
+    EXPECT_TRUE(!std::signbit(c[0]) && c[0] == 0.0f);
+    EXPECT_EQ(c[1], 0.0f);
+    EXPECT_EQ(c[2], 3.0f);
+  }
 }
 
 // The fused epilogue gives the same bits as a BRGEMM followed by the unary TPP: both run one
 // instruction sequence per op.
 TEST(Brgemm, FusedUnaryEpilogueMatchesTheUnaryKernel) {
-  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
-  std::uint32_t seed = 500;
-  for (UnaryOp op : kElementwise)
-    for (int m : {8, 29}) {
-      const bool takes_alpha = op == UnaryOp::increment || op == UnaryOp::decrement || op == UnaryOp::scale;
-      const float alpha = takes_alpha ? -1.25f : 0.0f;
-      BrgemmDesc d{.m = m, .n = 7, .k = 16, .lda = m, .ldb = 16, .ldc = m + 1, .beta = 0,
-                   .activation = BrgemmActivation::unary, .unary = op, .unary_alpha = alpha};
-      Case c{.desc = d, .count = 2, .seed = seed++};
-      check(c);  // against the reference
+  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+    std::uint32_t seed = 500;
+    for (UnaryOp op : kElementwise)
+      for (int m : {8, 29}) {
+        const bool takes_alpha = op == UnaryOp::increment || op == UnaryOp::decrement || op == UnaryOp::scale;
+        const float alpha = takes_alpha ? -1.25f : 0.0f;
+        BrgemmDesc d{.m = m, .n = 7, .k = 16, .lda = m, .ldb = 16, .ldc = m + 1, .beta = 0,
+                     .activation = BrgemmActivation::unary, .unary = op, .unary_alpha = alpha};
+        Case c{.desc = d, .count = 2, .seed = seed++};
+        check(c);  // against the reference
 
-      std::mt19937 rng(c.seed);
-      Operands ops(c, rng);
-      std::vector<float> separate(ops.out.begin(), ops.out.end());
-      BrgemmDesc plain = d;
-      plain.activation = BrgemmActivation::none;
-      plain.unary_alpha = 0.0f;
-      Brgemm(plain, weft::jit::Isa::avx2)(ops.args(separate.data()));
-      Unary(UnaryDesc{.op = op, .m = m, .n = 7, .ld_in = m + 1, .ld_out = m + 1, .alpha = alpha})(separate.data(),
-                                                                                                  separate.data());
-      Brgemm(d, weft::jit::Isa::avx2)(ops.args(ops.out.data()));
-      for (int j = 0; j < 7; ++j)
-        for (int i = 0; i < m; ++i) {
-          const std::size_t at = static_cast<std::size_t>(i + j * (m + 1));
-          EXPECT_TRUE(same(ops.out[at], separate[at])) << to_string(op) << " m=" << m << " (" << i << "," << j << ")";
-        }
-    }
+        std::mt19937 rng(c.seed);
+        Operands ops(c, rng);
+        std::vector<float> separate(ops.out.begin(), ops.out.end());
+        BrgemmDesc plain = d;
+        plain.activation = BrgemmActivation::none;
+        plain.unary_alpha = 0.0f;
+        Brgemm(plain, isa)(ops.args(separate.data()));
+        Unary(UnaryDesc{.op = op, .m = m, .n = 7, .ld_in = m + 1, .ld_out = m + 1, .alpha = alpha})(separate.data(),
+                                                                                                    separate.data());
+        Brgemm(d, isa)(ops.args(ops.out.data()));
+        for (int j = 0; j < 7; ++j)
+          for (int i = 0; i < m; ++i) {
+            const std::size_t at = static_cast<std::size_t>(i + j * (m + 1));
+            EXPECT_TRUE(same(ops.out[at], separate[at])) << to_string(op) << " m=" << m << " (" << i << "," << j << ")";
+          }
+      }
+  }
 }
 
 TEST(Brgemm, InvalidDescriptorsThrow) {

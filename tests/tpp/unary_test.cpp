@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "guarded_buffer.hpp"
+#include "host_isas.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/mini_jit_unary.hpp"
@@ -115,74 +116,89 @@ UnaryDesc random_desc(UnaryOp op, std::mt19937& rng) {
 }
 
 TEST(UnaryKernels, RandomShapesMatchReference) {
-  std::mt19937 rng(20240611);
-  for (UnaryOp op : kAllOps) {
-    for (int trial = 0; trial < 24; ++trial) {
-      UnaryDesc d = random_desc(op, rng);
-      if ((op == UnaryOp::relu || op == UnaryOp::relu_bwd) && trial % 2 == 1) d.mask = ReluMask::bitmask;
-      check(d, Isa::avx2, rng, trial % 3 == 0 ? Flush::front : Flush::back);
-      if (HasFatalFailure()) return;
-    }
-  }
-}
-
-TEST(UnaryKernels, ContiguousAndSmallShapes) {
-  std::mt19937 rng(7);
-  for (UnaryOp op : kAllOps) {
-    for (std::int64_t m : {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65}) {
-      for (std::int64_t n : {1, 2, 3, 9}) {
-        UnaryDesc d{.op = op, .m = m, .n = n, .ld_in = m, .ld_out = op == UnaryOp::transpose ? n : m};
-        if (takes_alpha(op)) d.alpha = -0.75f;
-        check(d, Isa::avx2, rng, Flush::back);
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    std::mt19937 rng(20240611);
+    for (UnaryOp op : kAllOps) {
+      for (int trial = 0; trial < 24; ++trial) {
+        UnaryDesc d = random_desc(op, rng);
+        if ((op == UnaryOp::relu || op == UnaryOp::relu_bwd) && trial % 2 == 1) d.mask = ReluMask::bitmask;
+        check(d, isa, rng, trial % 3 == 0 ? Flush::front : Flush::back);
         if (HasFatalFailure()) return;
       }
     }
   }
 }
 
+TEST(UnaryKernels, ContiguousAndSmallShapes) {
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    std::mt19937 rng(7);
+    for (UnaryOp op : kAllOps) {
+      for (std::int64_t m : {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65}) {
+        for (std::int64_t n : {1, 2, 3, 9}) {
+          UnaryDesc d{.op = op, .m = m, .n = n, .ld_in = m, .ld_out = op == UnaryOp::transpose ? n : m};
+          if (takes_alpha(op)) d.alpha = -0.75f;
+          check(d, isa, rng, Flush::back);
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
 TEST(UnaryKernels, TransposeFusedWithOps) {
-  std::mt19937 rng(11);
-  for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::gelu, UnaryOp::scale}) {
-    for (int trial = 0; trial < 20; ++trial) {
-      UnaryDesc d = random_desc(op, rng);
-      d.ld_out = d.n + trial % 4;
-      d.transpose_out = true;
-      check(d, Isa::avx2, rng, Flush::back);
-      if (HasFatalFailure()) return;
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    std::mt19937 rng(11);
+    for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::gelu, UnaryOp::scale}) {
+      for (int trial = 0; trial < 20; ++trial) {
+        UnaryDesc d = random_desc(op, rng);
+        d.ld_out = d.n + trial % 4;
+        d.transpose_out = true;
+        check(d, isa, rng, Flush::back);
+        if (HasFatalFailure()) return;
+      }
     }
   }
 }
 
 TEST(UnaryKernels, LeadingDimensionsAtCallTime) {
-  std::mt19937 rng(3);
-  for (UnaryOp op : {UnaryOp::zero, UnaryOp::copy, UnaryOp::relu, UnaryOp::transpose, UnaryOp::reduce_rows_max}) {
-    for (int trial = 0; trial < 10; ++trial) {
-      UnaryDesc d = random_desc(op, rng);
-      const std::int64_t lda = d.ld_in, ldb = d.ld_out;
-      d.ld_in = d.ld_out = 0;
-      check(d, Isa::avx2, rng, Flush::back, lda, ldb);
-      if (HasFatalFailure()) return;
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    std::mt19937 rng(3);
+    for (UnaryOp op : {UnaryOp::zero, UnaryOp::copy, UnaryOp::relu, UnaryOp::transpose, UnaryOp::reduce_rows_max}) {
+      for (int trial = 0; trial < 10; ++trial) {
+        UnaryDesc d = random_desc(op, rng);
+        const std::int64_t lda = d.ld_in, ldb = d.ld_out;
+        d.ld_in = d.ld_out = 0;
+        check(d, isa, rng, Flush::back, lda, ldb);
+        if (HasFatalFailure()) return;
+      }
     }
   }
 }
 
 TEST(UnaryKernels, LargeStreamingCallsWithMisalignedOutput) {
-  // Above kNontemporalBytes: the flat streaming path; output offset by 1..7 floats from alignment.
-  const std::int64_t n = (kNontemporalBytes / 4) + 37;
-  std::vector<float> in(static_cast<std::size_t>(n + 8)), out(static_cast<std::size_t>(n + 8)), ref(static_cast<std::size_t>(n));
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> dist(-3, 3);
-  for (auto& v : in) v = dist(rng);
-  for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::zero, UnaryOp::tanh}) {
-    for (int shift : {0, 3}) {
-      const UnaryDesc d{.op = op, .m = n, .n = 1, .ld_in = n, .ld_out = n};
-      ASSERT_TRUE(plan_unary(d, Isa::avx2).nontemporal);
-      UnaryArgs args{in.data() + 1, out.data() + shift};
-      unary_kernel(d, Isa::avx2)(&args);
-      UnaryArgs r{in.data() + 1, ref.data()};
-      unary_reference(d, r);
-      for (std::int64_t i = 0; i < n; ++i) {
-        ASSERT_TRUE(same(ref[static_cast<std::size_t>(i)], out[static_cast<std::size_t>(i + shift)], op, 1)) << to_string(op) << " at " << i;
+  for (Isa isa : weft::test::runnable_isas()) {
+    SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
+    // Above kNontemporalBytes: the flat streaming path; output offset by 1..7 floats from alignment.
+    const std::int64_t n = (kNontemporalBytes / 4) + 37;
+    std::vector<float> in(static_cast<std::size_t>(n + 8)), out(static_cast<std::size_t>(n + 8)), ref(static_cast<std::size_t>(n));
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> dist(-3, 3);
+    for (auto& v : in) v = dist(rng);
+    for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::zero, UnaryOp::tanh}) {
+      for (int shift : {0, 3}) {
+        const UnaryDesc d{.op = op, .m = n, .n = 1, .ld_in = n, .ld_out = n};
+        ASSERT_TRUE(plan_unary(d, isa).nontemporal);
+        UnaryArgs args{in.data() + 1, out.data() + shift};
+        unary_kernel(d, isa)(&args);
+        UnaryArgs r{in.data() + 1, ref.data()};
+        unary_reference(d, r);
+        for (std::int64_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(same(ref[static_cast<std::size_t>(i)], out[static_cast<std::size_t>(i + shift)], op, 1)) << to_string(op) << " at " << i;
+        }
       }
     }
   }

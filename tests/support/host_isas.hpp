@@ -1,0 +1,18 @@
+// The instruction sets whose generated code this host can run: the TPP tests run every kernel on
+// each of them, since the library picks AVX-512 where the CPU has it and AVX2 elsewhere.
+#pragma once
+
+#include <vector>
+
+#include "weft/jit/cpu.hpp"
+
+namespace weft::test {
+
+inline std::vector<weft::jit::Isa> runnable_isas() {
+  std::vector<weft::jit::Isa> isas;
+  for (weft::jit::Isa isa : {weft::jit::Isa::avx2, weft::jit::Isa::avx512})
+    if (weft::jit::can_run(isa, weft::jit::cpu_features())) isas.push_back(isa);
+  return isas;
+}
+
+}  // namespace weft::test
