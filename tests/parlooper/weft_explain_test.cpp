@@ -1,6 +1,7 @@
 // weft-explain, run as a program: rendering, traces, engines, exit status on invalid input.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -23,7 +24,11 @@ struct Result {
 };
 
 Result explain(const std::string& args, const std::string& env = "") {
-  const std::string err_file = ::testing::TempDir() + "weft_explain_stderr.txt";
+  // One file per process and call: ctest -j runs the tests of this suite as parallel processes,
+  // which overwrote each other's stderr through one shared name (a flaky failure under load).
+  static int calls = 0;
+  const std::string err_file = ::testing::TempDir() + "weft_explain_stderr_" + std::to_string(getpid()) + "_" +
+                               std::to_string(calls++) + ".txt";
   const std::string command = env + " '" + std::string(WEFT_EXPLAIN_PATH) + "' " + args + " 2>'" + err_file + "'";
   Result result;
   FILE* pipe = popen(command.c_str(), "r");
@@ -37,6 +42,7 @@ Result explain(const std::string& args, const std::string& env = "") {
     while ((n = fread(buffer.data(), 1, buffer.size(), f)) > 0) result.err.append(buffer.data(), n);
     fclose(f);
   }
+  std::remove(err_file.c_str());
   return result;
 }
 
