@@ -4,7 +4,9 @@
 //   taskset -c 0 build/bench/weft-bench-brgemm --benchmark_repetitions=5
 //
 // WEFT_BENCH_PLAN=panel_vectors,max_cols,k_unroll[,k_split] measures another plan than the default one
-// (BrgemmPlanOptions), to tune plan_brgemm.
+// (BrgemmPlanOptions), to tune plan_brgemm. WEFT_BENCH_PREFETCH=next_c measures kernels with
+// BrgemmPrefetch::next_c (here every call reuses the same C, so this shows the prefetch's cost on hot
+// data; the tensor benchmark's seed configurations show its gain on streaming C).
 //
 // Each `gflops` counter is the rate of one implementation. `Ratio/...` interleaves weft and libxsmm
 // in one benchmark (rounds of back-to-back calls, median round time of each) and reports
@@ -16,6 +18,7 @@
 #include <memory>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -69,7 +72,11 @@ struct Weft {
   BrgemmArgs args;
   std::shared_ptr<weft::jit::CodeBuffer> code;
   explicit Weft(Problem& p) {
-    const BrgemmDesc d{.m = p.m, .n = p.n, .k = p.k, .lda = p.m, .ldb = p.k, .ldc = p.m, .beta = 1};
+    const char* prefetch = std::getenv("WEFT_BENCH_PREFETCH");
+    const BrgemmDesc d{.m = p.m, .n = p.n, .k = p.k, .lda = p.m, .ldb = p.k, .ldc = p.m, .beta = 1,
+                       .prefetch = prefetch != nullptr && std::string(prefetch) == "next_c"
+                                       ? BrgemmPrefetch::next_c
+                                       : BrgemmPrefetch::none};
     if (const char* env = std::getenv("WEFT_BENCH_PLAN")) {
       BrgemmPlanOptions o;
       if (std::sscanf(env, "%d,%d,%d,%d", &o.panel_vectors, &o.max_cols, &o.k_unroll, &o.k_split) < 1) o = {};

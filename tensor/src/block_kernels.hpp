@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/tpp/brgemm.hpp"
 #include "weft/tensor/contraction.hpp"
 
 namespace weft::tensor::detail {
@@ -28,9 +29,11 @@ class TouchKernel {
 };
 
 // BRGEMM TPP (or, with allow_generic_primitives, a portable strided kernel). fuse_zero: beta = 0 on
-// the first visit; fuse_relu: ReLU epilogue on the last visit. Throws ConfigError.
+// the first visit; fuse_relu: ReLU epilogue on the last visit; prefetch: the hint the beta = 1
+// kernels get (tpp::BrgemmPrefetch). Throws ConfigError.
 std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const ValidationOptions& options,
-                                             bool fuse_zero, bool fuse_relu);
+                                             bool fuse_zero, bool fuse_relu,
+                                             tpp::BrgemmPrefetch prefetch = tpp::BrgemmPrefetch::none);
 std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const ValidationOptions& options);
 std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const ValidationOptions& options);
 

@@ -14,12 +14,13 @@ namespace {
 class BrgemmBlockKernel final : public MainKernel {
  public:
   BrgemmBlockKernel(const tpp::BrgemmDesc& base, std::int64_t count, std::int64_t stride_a,
-                    std::int64_t stride_b, bool fuse_zero, bool fuse_relu)
+                    std::int64_t stride_b, bool fuse_zero, bool fuse_relu, tpp::BrgemmPrefetch prefetch)
       : count_(count), stride_a_(stride_a), stride_b_(stride_b) {
     for (int first = 0; first < 2; ++first)
       for (int last = 0; last < 2; ++last) {
         tpp::BrgemmDesc d = base;
         d.beta = fuse_zero && first ? 0 : 1;
+        d.prefetch = d.beta == 1 ? prefetch : tpp::BrgemmPrefetch::none;  // beta 0 reads no C
         d.activation = fuse_relu && last ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
         kernels_[first][last].emplace(d);
         fns_[first][last] = kernels_[first][last]->kernel();
@@ -94,7 +95,7 @@ class StridedGemmKernel final : public MainKernel {
 }  // namespace
 
 std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const ValidationOptions& options,
-                                             bool fuse_zero, bool fuse_relu) {
+                                             bool fuse_zero, bool fuse_relu, tpp::BrgemmPrefetch prefetch) {
   const GemmDims g = find_gemm_dims(op);
   const Dim& m = op.dims[g.m];
   const Dim& n = op.dims[g.n];
@@ -120,7 +121,7 @@ std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const Valida
   d.ldc = n.size == 1 ? std::max(n.stride_out, m.size) : n.stride_out;
   try {
     return std::make_unique<BrgemmBlockKernel>(d, br.size, br.stride_in0, br.stride_in1, fuse_zero,
-                                               fuse_relu);
+                                               fuse_relu, prefetch);
   } catch (const ConfigError&) {
     throw;
   } catch (const weft::Error& e) {

@@ -240,6 +240,33 @@ TEST(Passes, BatchFoldingTurnsTheInnermostKLoopIntoTheBatch) {
   expect_matches_reference(op, t, batched);
 }
 
+// The lowering asks the BRGEMM kernels to prefetch the next output block's C when consecutive calls
+// write different blocks (the innermost loop moves the output), and not when a k loop is innermost
+// (the same block again, still in L1) or beta = 0 (C is not read). Results stay bit-identical.
+TEST(Passes, LoweringPrefetchesTheNextOutputBlockWhenTheInnermostLoopMovesIt) {
+  const Contraction op = seed_config(prim_t::none, prim_t::gemm, prim_t::none, false, 3, 2);
+  const LoweringOverride k_innermost{.loop_string = "abc", .block_sizes = {}};
+  const LoweringOverride n_innermost{.loop_string = "acb", .block_sizes = {}};
+  LoweredOperation same_block(op, &k_innermost);
+  LoweredOperation moving_block(op, &n_innermost);
+  LoweredOperation folded(op);  // the k loop becomes the batch: n is innermost
+  EXPECT_EQ(same_block.describe().find("prefetch_next_c"), std::string::npos) << same_block.describe();
+  EXPECT_NE(moving_block.describe().find("prefetch_next_c"), std::string::npos) << moving_block.describe();
+  EXPECT_NE(folded.describe().find("prefetch_next_c"), std::string::npos) << folded.describe();
+  const Tensors t = make_tensors(op, 9);
+  std::vector<float> a = t.out, b = t.out, c = t.out;
+  same_block.execute(t.in0.data(), t.in1.data(), a.data());
+  moving_block.execute(t.in0.data(), t.in1.data(), b.data());
+  folded.execute(t.in0.data(), t.in1.data(), c.data());
+  EXPECT_EQ(a, b);
+  expect_matches_reference(op, t, c);
+  // Zero first touch: the beta = 0 kernels of the first visit take no hint, the others do.
+  const Contraction zeroed = seed_config(prim_t::zero, prim_t::brgemm, prim_t::none, true, 3, 2);
+  const std::string text = LoweredOperation(zeroed).describe();
+  EXPECT_EQ(text.find("beta0_strided_prefetch_next_c"), std::string::npos) << text;
+  EXPECT_NE(text.find("beta1_strided_prefetch_next_c"), std::string::npos) << text;
+}
+
 TEST(Passes, BatchFoldingLeavesOtherLoopsAlone) {
   Contraction op = seed_config(prim_t::none, prim_t::gemm, prim_t::none, false, 3, 2);
   Contraction k_outside = op;

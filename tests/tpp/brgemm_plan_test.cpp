@@ -156,6 +156,22 @@ TEST(BrgemmPlan, NarrowShapesGetMoreAccumulatorChains) {
 
 // Emits, and where objdump exists disassembles, AVX-512 kernels on any host (running them needs
 // the CPU). Tails use opmask k1.
+// The prefetch hint reaches the plan of row-panel tiles on both instruction sets; dot tiles
+// (m = 1 on AVX2) hold a row of C and do not prefetch.
+TEST(BrgemmPlan, PrefetchNextCFollowsTheDescriptor) {
+  BrgemmDesc d = desc(32, 32, 32);
+  d.prefetch = BrgemmPrefetch::next_c;
+  for (Isa isa : {Isa::avx2, Isa::avx512}) {
+    EXPECT_TRUE(plan_brgemm(d, isa).prefetch_next_c);
+    EXPECT_NE(to_string(plan_brgemm(d, isa)).find(" prefetch-c"), std::string::npos);
+    EXPECT_FALSE(plan_brgemm(desc(32, 32, 32), isa).prefetch_next_c);
+  }
+  BrgemmDesc row = desc(1, 32, 64);
+  row.prefetch = BrgemmPrefetch::next_c;
+  EXPECT_FALSE(plan_brgemm(row, Isa::avx2).prefetch_next_c);
+  EXPECT_TRUE(plan_brgemm(row, Isa::avx512).prefetch_next_c);
+}
+
 TEST(BrgemmEmit, Avx512EmitsOnAnyHost) {
   for (const BrgemmDesc& d : {desc(64, 12, 32), desc(37, 5, 3), desc(8, 1, 64), desc(1, 20, 64), BrgemmDesc{.m = 16, .n = 7, .k = 9, .lda = 20, .ldb = 9,
                                                                              .ldc = 17, .beta = 0,

@@ -391,6 +391,30 @@ TEST(Brgemm, AlternativePlansAgree) {
         }
 }
 
+// BrgemmPrefetch::next_c changes no result: bit for bit against the reference, with C flush
+// against a guard page so that the last tile's prefetch of the columns past C (and, with a wide
+// ldc, far past it) lands in inaccessible memory, which a prefetch must not fault on. Every batch
+// kind and epilogue, tails in m and n, several tile widths.
+TEST(Brgemm, PrefetchNextCKeepsResultsAndNeverFaults) {
+  if (!runs_avx2()) GTEST_SKIP() << "needs AVX2";
+  std::uint32_t seed = 5000;
+  for (int m : {1, 7, 32, 45, 64})
+    for (int n : {1, 5, 32, 37})
+      for (int ldc_extra : {0, 3, 1000})
+        for (int batch = 0; batch < 3; ++batch) {
+          Case c;
+          c.desc = {.m = m, .n = n, .k = 17, .lda = m, .ldb = 17, .ldc = m + ldc_extra, .beta = 1,
+                    .batch = static_cast<BrgemmBatch>(batch),
+                    .bias = static_cast<BrgemmBias>(seed % 3),
+                    .activation = static_cast<BrgemmActivation>(seed % 2),
+                    .prefetch = BrgemmPrefetch::next_c};
+          c.count = 1 + seed % 4;
+          c.flush = seed % 2 == 0 ? Flush::back : Flush::front;
+          c.seed = seed++;
+          check(c);
+        }
+}
+
 TEST(Brgemm, ZeroBatchCountIsAnEmptySum) {
   for (weft::jit::Isa isa : weft::test::runnable_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
@@ -536,6 +560,13 @@ TEST(Brgemm, InvalidDescriptorsThrow) {
   d.lda = std::int64_t{1} << 40;
   rejects(d, "2 GiB");
   d = good;
+  d.prefetch = static_cast<BrgemmPrefetch>(9);
+  rejects(d, "prefetch");
+  d = good;
+  d.beta = 0;
+  d.prefetch = BrgemmPrefetch::next_c;
+  rejects(d, "beta = 1");  // C is never read: the same kernel as without the hint
+  d = good;
   d.batch = BrgemmBatch::offsets;
   std::vector<float> x(16);
   const Brgemm offsets(d);
@@ -551,6 +582,15 @@ TEST(Brgemm, CacheReturnsOneKernelPerDescriptor) {
   EXPECT_NE(a.kernel(), nullptr);
   EXPECT_LE(brgemm_cache_size(), before + 1);
   EXPECT_FALSE(a.code().empty());
+  // A prefetch hint is another kernel.
+  BrgemmDesc hinted = d;
+  hinted.beta = 1;
+  Brgemm plain1(hinted, weft::jit::Isa::avx2);
+  hinted.prefetch = BrgemmPrefetch::next_c;
+  Brgemm prefetching(hinted, weft::jit::Isa::avx2);
+  EXPECT_NE(plain1.kernel(), prefetching.kernel());
+  EXPECT_TRUE(prefetching.plan().prefetch_next_c);
+  EXPECT_FALSE(plain1.plan().prefetch_next_c);
   Brgemm r(d, weft::jit::Isa::reference);
   EXPECT_EQ(r.kernel(), nullptr);
   EXPECT_TRUE(r.code().empty());

@@ -23,6 +23,7 @@ std::size_t BrgemmDescHash::operator()(const BrgemmDesc& d) const noexcept {
   jit::hash_combine(seed, static_cast<int>(d.activation));
   jit::hash_combine(seed, static_cast<int>(d.unary));
   jit::hash_combine(seed, d.unary_alpha);
+  jit::hash_combine(seed, static_cast<int>(d.prefetch));
   return seed;
 }
 
@@ -68,7 +69,8 @@ std::string to_string(const BrgemmDesc& d) {
          "_lda" + std::to_string(d.lda) + "_ldb" + std::to_string(d.ldb) + "_ldc" +
          std::to_string(d.ldc) + "_beta" + std::to_string(d.beta) + "_" + name(d.batch) +
          name(d.bias) + name(d.activation) +
-         (d.activation == BrgemmActivation::unary ? to_string(d.unary) : std::string());
+         (d.activation == BrgemmActivation::unary ? to_string(d.unary) : std::string()) +
+         (d.prefetch == BrgemmPrefetch::next_c ? "_prefetch_next_c" : "");
 }
 
 void validate(const BrgemmDesc& d) {
@@ -91,6 +93,10 @@ void validate(const BrgemmDesc& d) {
                            (d.unary == UnaryOp::increment || d.unary == UnaryOp::decrement || d.unary == UnaryOp::scale);
   // One descriptor per kernel: an unused alpha would make equal kernels look different to the cache.
   if (!takes_alpha && d.unary_alpha != 0.0f) reject(d, "unary_alpha given to an epilogue that takes none");
+  if (static_cast<unsigned>(d.prefetch) > static_cast<unsigned>(BrgemmPrefetch::next_c))
+    reject(d, "unknown prefetch kind");
+  // One descriptor per kernel: with beta = 0 C is never read, and a prefetch of it is no use.
+  if (d.prefetch == BrgemmPrefetch::next_c && d.beta != 1) reject(d, "prefetch next_c needs beta = 1");
   // The generated code addresses every element of one A_i, B_i and C with 32-bit displacements
   // from a base register.
   constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max() / 4;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -240,6 +241,7 @@ class BrgemmEmitter : public jit::CodeBuffer {
         for (int s = 1; s < plan_.k_split; ++s) zero(acc(i, j, mv, s));
       }
 
+    if (plan_.prefetch_next_c) prefetch_next_tile_c(panel, cols);
     batch_loop(panel, cols);
     fold_partials(panel, cols);
     epilogue(panel, cols);
@@ -248,6 +250,22 @@ class BrgemmEmitter : public jit::CodeBuffer {
     for (int j = 0; j < cols; ++j)
       for (int i = 0; i < mv; ++i)
         store(r_c, static_cast<int>(j * ldc_bytes) + i * kVectorBytes, acc(i, j, mv), rows_of(i), free_register);
+  }
+
+  // The C columns of the tile after this one (BrgemmPlan::prefetch_next_c): `cols` columns from
+  // column n0 + cols, this panel's rows. The column's alignment is unknown here, so besides one
+  // prefetch every 64 bytes its last byte gets one (the line a misaligned column spills into).
+  void prefetch_next_tile_c(const BrgemmPanel& panel, int cols) {
+    const std::int64_t ldc_bytes = d_.ldc * 4;
+    const int bytes = panel.rows(kLanes) * 4;
+    for (int j = 0; j < cols; ++j) {
+      // validate() keeps C itself within 2 GiB; a column past it may not be addressable: skip it.
+      const std::int64_t column = (cols + j) * ldc_bytes;
+      if (column + bytes > std::numeric_limits<std::int32_t>::max()) break;
+      const int at = static_cast<int>(column);
+      for (int offset = 0; offset < bytes; offset += 64) prefetcht0(ptr[r_c + at + offset]);
+      if (bytes > 4) prefetcht0(ptr[r_c + at + bytes - 1]);
+    }
   }
 
   void batch_loop(const BrgemmPanel& panel, int cols) {

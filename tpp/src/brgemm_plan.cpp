@@ -150,6 +150,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     plan_dot(d, options, plan);
     return plan;
   }
+  plan.prefetch_next_c = d.prefetch == BrgemmPrefetch::next_c;
   const int vectors = (d.m + plan.lanes - 1) / plan.lanes;
   const int tail = d.m % plan.lanes;
   auto add_panel = [&](int v, int t, int count) {
@@ -253,6 +254,7 @@ std::string to_string(const BrgemmPlan& plan) {
   };
   add(" k_unroll=", plan.k_unroll);
   if (plan.k_split > 1) add(" k_split=", plan.k_split);
+  if (plan.prefetch_next_c) s += " prefetch-c";
   s += " |";
   for (const BrgemmPanel& p : plan.panels) {
     add(" ", p.count);
