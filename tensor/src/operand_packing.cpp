@@ -16,6 +16,10 @@
 //     of 20 / 40 / 100 KiB) gave 0.68-0.73 / 0.65-0.79 / 0.86-0.92 against 0.88-0.90 for 1600
 //     (200 KiB): every chunk revisits C tiles whose 50 columns each sit on their own page;
 //   - n blocks of 50: 32, 40, 64, 80 and 100 are within noise of it (0.94-0.96 with prefetch);
+//   - on two threads, m blocks that split evenly: on Zen 4 (AVX-512) 64-row panels make 25 blocks
+//     of 1600 rows, 13 + 12, and ran 0.95-1.02x OpenBLAS; 32-row panels (50 blocks, the whole K per
+//     call) 1.03-1.05x (phases of 5 runs each, 300 ms apart so neither runtime's idle threads
+//     spin during the other's runs); on one thread the two are within noise (1.02-1.03x);
 // and the layouts tried before (prepacked buffers, without packing costs): A and B packed in
 // blocks with K chunks of 5 x 64 and C in place (the GEMM sample's structure) 0.86-0.90; the same
 // with C blocked too 1.01-1.03, but packing C and unpacking it again through memory, on top of A
@@ -46,6 +50,33 @@ std::int64_t nearest_divisor(std::int64_t size, std::int64_t lo, std::int64_t hi
 
 std::int64_t register_panel_rows() {
   return jit::selected_isa() == jit::Isa::avx512 ? 64 : 32;
+}
+
+std::int64_t vector_rows() { return jit::selected_isa() == jit::Isa::avx512 ? 16 : 8; }
+
+// How much longer the busiest of `threads` threads works than the average, sharing `blocks` blocks.
+double imbalance(std::int64_t blocks, int threads) {
+  const std::int64_t per_thread = (blocks + threads - 1) / threads;
+  return static_cast<double>(per_thread * threads) / static_cast<double>(blocks) - 1.0;
+}
+
+// Rows per m block: the whole dim when it fits one panel; else a divisor filling at least half a
+// panel, nearest a full one, in whole vector registers (else in multiples of 8 rows), preferring
+// the divisors whose blocks split evenly over the threads; 0 when no divisor fits.
+std::int64_t choose_block_rows(std::int64_t rows, std::int64_t panel, const PackOptions& options) {
+  if (rows <= panel) return rows;
+  const std::int64_t lo = (panel + 1) / 2;
+  for (const bool balanced : {true, false})
+    for (const std::int64_t multiple : {vector_rows(), std::int64_t{8}}) {
+      std::int64_t best = 0;
+      for (std::int64_t b = lo; b <= panel; ++b) {
+        if (rows % b != 0 || b % multiple != 0) continue;
+        if (balanced && imbalance(rows / b, std::max(1, options.threads)) > options.imbalance) continue;
+        if (best == 0 || std::llabs(b - panel) <= std::llabs(best - panel)) best = b;
+      }
+      if (best != 0) return best;
+    }
+  return 0;
 }
 
 // Splits d into (outer, inner = block) and returns the outer part; d becomes the inner part. When
@@ -86,7 +117,7 @@ bool pack_operands(Contraction& op, const PackOptions& options) {
   const std::int64_t panel = options.panel_rows > 0 ? options.panel_rows : register_panel_rows();
   // Rows per block: the whole m dim when it fits one panel, else the divisor in whole vectors filling
   // most of a panel (at least half of it), else full panels and a remainder.
-  std::int64_t bm = M.size <= panel ? M.size : nearest_divisor(M.size, (panel + 1) / 2, panel, panel, 8);
+  std::int64_t bm = choose_block_rows(M.size, panel, options);
   if (bm == 0) bm = panel;
   // Packing pays when the A block is strided (a leading dimension other than its rows) and every
   // packed panel serves many columns; small GEMMs stay as they are.

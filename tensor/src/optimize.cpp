@@ -16,8 +16,11 @@ void optimize(Contraction& op, const OptimizeOptions& options) {
                                       [](const Dim& d) { return d.exec == exec_t::prim; });
   if (!user_prims) {
     fuse_dimensions(op, options.fusion);
-    if (options.pack && pack_operands(op, options.packing)) {
-      const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    PackOptions packing = options.packing;
+    packing.threads = threads;
+    packing.imbalance = options.imbalance;
+    if (options.pack && pack_operands(op, packing)) {
       parallelize(op, {.threads = threads, .imbalance = options.imbalance});
       return;
     }

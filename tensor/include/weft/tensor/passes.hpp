@@ -76,7 +76,8 @@ bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_byte
 // columns of a 32-row block). Re-blocks the GEMM from its logical dims (any prim/shared marks are
 // chosen again): M blocks of one BRGEMM register panel (`panel_rows`, 0 = 32 on AVX2, 64 on
 // AVX-512; the whole m dim when it fits, else a divisor in whole vectors filling at least half a
-// panel, else full panels and a remainder), the whole reduction per call unless the A panel
+// panel, preferring one that gives each of `threads` threads as many blocks as the others within
+// `imbalance` (the m blocks are what parallelize() shares), else full panels and a remainder), the whole reduction per call unless the A panel
 // (rows x K floats) would exceed `max_panel_bytes` (then K chunks), N blocks of a divisor near
 // `block_cols` (else `block_cols` and a remainder); remainders become Dim::last_block (tail
 // kernels); loops: c, m (blocks last), k, n; and sets Contraction::pack_in0, so each thread copies
@@ -91,6 +92,8 @@ bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_byte
 // 0.88-1.04x OpenBLAS against 0.31-0.79x unpacked), 48^3 and 64^3 about 5 % slower.
 struct PackOptions {
   std::int64_t panel_rows = 0;
+  int threads = 1;  // the team the m blocks are shared among (optimize() passes its own)
+  double imbalance = 0.02;
   std::int64_t block_cols = 50;
   std::int64_t max_panel_bytes = std::int64_t{256} << 10;
   std::int64_t min_columns = 128;
