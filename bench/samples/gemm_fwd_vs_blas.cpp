@@ -20,8 +20,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include <sched.h>
-#include <unistd.h>
+#include "all_cpus_scope.hpp"
 
 #if defined(WEFT_HAVE_OPENBLAS)
 #include <cblas.h>
@@ -110,26 +109,6 @@ void weft_fwd(benchmark::State& state) { weft_gemm(state, false); }
 void weft_fwd_convert(benchmark::State& state) { weft_gemm(state, true); }
 
 #if defined(WEFT_HAVE_OPENBLAS)
-// OMP_PROC_BIND pins the calling thread to one core, and OpenBLAS's pthreads inherit that mask
-// when it (re)creates them: "2 threads" would then share one core (measured: 92 instead of 184
-// GFLOPS at 1024^3). While this is alive, the calling thread may run on every online CPU.
-class AllCpusScope {
- public:
-  AllCpusScope() {
-    sched_getaffinity(0, sizeof saved_, &saved_);
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN); ++cpu) CPU_SET(static_cast<int>(cpu), &all);
-    sched_setaffinity(0, sizeof all, &all);
-  }
-  ~AllCpusScope() { sched_setaffinity(0, sizeof saved_, &saved_); }
-  AllCpusScope(const AllCpusScope&) = delete;
-  AllCpusScope& operator=(const AllCpusScope&) = delete;
-
- private:
-  cpu_set_t saved_;
-};
-
 void openblas(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   const AllCpusScope unpinned;
