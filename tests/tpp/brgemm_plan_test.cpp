@@ -156,6 +156,15 @@ TEST(BrgemmPlan, NarrowShapesGetMoreAccumulatorChains) {
 
 // Emits, and where objdump exists disassembles, AVX-512 kernels on any host (running them needs
 // the CPU). Tails use opmask k1.
+// AVX-512 panels of five vectors where panels of four would leave a one-vector panel.
+TEST(BrgemmPlan, Avx512AvoidsOneVectorRemainderPanels) {
+  EXPECT_EQ(to_string(plan_brgemm(desc(80, 80, 80), Isa::avx512)), "avx512 k_unroll=2 | 1x[5v 5c x16]");
+  EXPECT_EQ(plan_brgemm(desc(144, 8, 8), Isa::avx512).panels.front().vectors, 5);  // 9 = 5 + 4
+  EXPECT_EQ(plan_brgemm(desc(96, 8, 8), Isa::avx512).panels.front().vectors, 4);   // 6 = 4 + 2
+  EXPECT_EQ(plan_brgemm(desc(80, 80, 80), Isa::avx2).panels.front().vectors, 4);   // AVX2: 10 = 4 x 2 + 2
+  for (const BrgemmPanel& p : plan_brgemm(desc(208, 16, 8), Isa::avx512).panels) EXPECT_GT(p.vectors, 1);
+}
+
 // The prefetch hint reaches the plan of row-panel tiles on both instruction sets; dot tiles
 // (m = 1 on AVX2) hold a row of C and do not prefetch.
 TEST(BrgemmPlan, PrefetchNextCFollowsTheDescriptor) {

@@ -32,8 +32,14 @@ void widest_tile(int vectors, int free, int& cols, bool& b_in_registers) {
 // Vectors per full row panel when the caller does not say. Measured on Zen 3 (bench/tpp/brgemm.cpp,
 // WEFT_BENCH_PLAN): 32 x 3 tiles (B broadcasts in registers, libxsmm's choice too) are best for
 // 32x32x32 and 64x64x64; below four vectors one panel covers all rows (24 x 4, 16 x 6, 8 x 14).
-// On AVX-512 four zmm vectors (64 rows) with 6 columns fill 24 of 32 registers.
-int default_panel_vectors(int vectors) { return std::min(vectors, 4); }
+// On AVX-512 four zmm vectors (64 rows) with 6 columns fill 24 of 32 registers; where panels of
+// four would leave a one-vector panel (5, 9, 13, ... vectors), panels of five (5 x 5 tiles, 25
+// accumulators) do not: 80x80x80 ran 0.93x libxsmm as 4 + 1 and 0.997x as one panel of 5 (Zen 4,
+// hot, same run); 96 rows as 5 + 1 fell to 0.94x, so other counts keep panels of four.
+int default_panel_vectors(int vectors, jit::Isa isa) {
+  if (isa == jit::Isa::avx512 && vectors > 4 && vectors % 4 == 1) return 5;
+  return std::min(vectors, 4);
+}
 
 // k steps per loop iteration. AVX2 (Zen 3): 8 keeps the loop body of even the widest tile within
 // the op cache, measured as fast as full unrolling for k = 32 and 64. AVX-512 (Zen 5): 2. With
@@ -171,7 +177,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     if (tail != 0) add_panel(base, tail, 1);
   } else {
     const int per_panel =
-        std::clamp(options.panel_vectors > 0 ? options.panel_vectors : default_panel_vectors(vectors), 1, vectors);
+        std::clamp(options.panel_vectors > 0 ? options.panel_vectors : default_panel_vectors(vectors, isa), 1, vectors);
     // Full panels first; the remainder (or, when the split is even, the last full panel) carries the tail.
     const int full = vectors / per_panel;
     const int rest = vectors % per_panel;
