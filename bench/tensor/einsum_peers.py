@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Peers for bench/tensor/einsum_trees.cpp: the seed documents' three einsum trees evaluated by
 PyTorch (torch.einsum, Debian python3-torch) and NumPy (numpy.einsum(optimize=True), python3-numpy),
 whichever are installed, printing GFLOPS from the same flop count as the C++ benchmark (2 *
@@ -9,8 +9,11 @@ Each peer evaluates the tree node by node, as written: one two-operand einsum pe
 `--whole` also times numpy.einsum(optimize=True) on the whole expression at once (NumPy picks its
 own contraction order; on trees 1 and 2 it did not finish within 10 minutes on our machine).
 
-    python3 bench/tensor/einsum_peers.py --threads 1
-    python3 bench/tensor/einsum_peers.py --threads 2
+    /usr/bin/python3 bench/tensor/einsum_peers.py --threads 1
+    /usr/bin/python3 bench/tensor/einsum_peers.py --threads 2
+
+Debian's interpreter: apt installs python3-torch and python3-numpy for it, not for another python3
+that may come first on PATH (pyenv, a virtualenv).
 """
 import argparse
 import os
@@ -145,11 +148,11 @@ def main():
                       lambda arrays: [torch.from_numpy(a) for a in arrays],
                       lambda expr, *ops: torch.einsum(expr, *ops)))
     except ImportError:
-        print("torch is not installed (apt-get install python3-torch): skipping PyTorch", file=sys.stderr)
+        print(f"torch is not installed for {sys.executable} (apt-get install python3-torch, for /usr/bin/python3): skipping PyTorch", file=sys.stderr)
     try:
         import numpy as np
     except ImportError:
-        print("numpy is not installed: apt-get install python3-numpy", file=sys.stderr)
+        print(f"numpy is not installed for {sys.executable}: apt-get install python3-numpy, for /usr/bin/python3", file=sys.stderr)
         sys.exit(1)
     peers.append(("numpy.einsum " + np.__version__, lambda arrays: arrays,
                   lambda expr, *ops: np.einsum(expr, *ops, optimize=True)))
