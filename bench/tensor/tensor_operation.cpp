@@ -51,6 +51,11 @@ std::vector<float> filled(std::size_t n, unsigned seed) {
   return v;
 }
 
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 void report(benchmark::State& state, double flops) {
   state.counters["GFLOPS"] =
       benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
@@ -179,10 +184,6 @@ void BM_SeedConfigInterleaved(benchmark::State& state) {
     }
     benchmark::ClobberMemory();
   }
-  const auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
   const double t_ours = median(ours), t_theirs = median(theirs);
   state.counters["weft_gflops"] = kSeedFlops / t_ours * 1e-9;
   state.counters["xsmm_gflops"] = kSeedFlops / t_theirs * 1e-9;
@@ -249,6 +250,17 @@ BENCHMARK_CAPTURE(BM_Optimized, gemm_1600, &gemm_1600)->Apply(optimized_args)->U
 BENCHMARK_CAPTURE(BM_Optimized, contraction_64_25, &contraction_64_25)->Apply(optimized_args)->UseRealTime();
 
 #if WEFT_HAVE_OPENBLAS
+// The 1600^3 GEMM given all-seq through the optimizer's default pipeline for `threads`; false (and
+// the benchmark skipped) when setup fails.
+bool setup_optimized_1600(benchmark::State& state, TensorOperation& op, int threads) {
+  TensorOperation::Options options;
+  options.optimize = true;
+  options.optimizer.threads = threads;
+  if (op.setup(gemm_1600(), options) == weft::tensor::error_t::success) return true;
+  state.SkipWithError(op.error_message().c_str());
+  return false;
+}
+
 void BM_OpenblasSgemm1600(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const AllCpusScope unpinned;
@@ -270,13 +282,7 @@ void BM_Gemm1600InterleavedVsOpenblas(benchmark::State& state) {
   omp_set_num_threads(1);
   openblas_set_num_threads(1);
   TensorOperation op;
-  TensorOperation::Options options;
-  options.optimize = true;
-  options.optimizer.threads = 1;
-  if (op.setup(gemm_1600(), options) != weft::tensor::error_t::success) {
-    state.SkipWithError(op.error_message().c_str());
-    return;
-  }
+  if (!setup_optimized_1600(state, op, 1)) return;
   const auto a = filled(1600 * 1600, 1), b = filled(1600 * 1600, 2);
   auto c = filled(1600 * 1600, 3), c_blas = c;
   using clock = std::chrono::steady_clock;
@@ -309,13 +315,7 @@ void BM_Gemm1600PhasedVsOpenblas(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   omp_set_num_threads(threads);
   TensorOperation op;
-  TensorOperation::Options options;
-  options.optimize = true;
-  options.optimizer.threads = threads;
-  if (op.setup(gemm_1600(), options) != weft::tensor::error_t::success) {
-    state.SkipWithError(op.error_message().c_str());
-    return;
-  }
+  if (!setup_optimized_1600(state, op, threads)) return;
   const auto a = filled(1600 * 1600, 1), b = filled(1600 * 1600, 2);
   auto c = filled(1600 * 1600, 3), c_blas = c;
   using clock = std::chrono::steady_clock;
@@ -344,10 +344,6 @@ void BM_Gemm1600PhasedVsOpenblas(benchmark::State& state) {
     }
     benchmark::ClobberMemory();
   }
-  const auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
   const double flops = 2.0 * 1600.0 * 1600.0 * 1600.0;
   state.counters["weft_gflops"] = flops / median(ours) * 1e-9;
   state.counters["openblas_gflops"] = flops / median(theirs) * 1e-9;
