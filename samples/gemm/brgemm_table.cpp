@@ -16,6 +16,7 @@ BrgemmTable::BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, c
     d.ldb = ld.ldb;
     d.ldc = ld.ldc;
     d.beta = first && !epilogue.accumulate ? 0 : 1;
+    d.prefetch = d.beta == 1 ? epilogue.prefetch_c : tpp::BrgemmPrefetch::none;
     d.bias = last ? epilogue.bias : tpp::BrgemmBias::none;
     d.activation = last && epilogue.relu ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
     kernels_.emplace_back(d);

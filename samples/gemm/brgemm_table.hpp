@@ -25,6 +25,9 @@ struct Epilogue {
   tpp::BrgemmBias bias = tpp::BrgemmBias::none;
   bool relu = false;
   bool accumulate = false;  // true: never beta = 0 (C holds partial sums to add to)
+  // The beta = 1 kernels' hint (tpp::BrgemmPrefetch): next_c when consecutive calls write
+  // consecutive output blocks (output_prefetch in gemm_loops.hpp).
+  tpp::BrgemmPrefetch prefetch_c = tpp::BrgemmPrefetch::none;
 };
 
 class BrgemmTable {

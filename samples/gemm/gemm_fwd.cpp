@@ -35,7 +35,8 @@ GemmFwd::GemmFwd(GemmFwdConfig config)
       kernels_({config_.M, config_.bm}, {config_.N, config_.bn}, config_.bk,
                {.lda = config_.bm, .ldb = config_.bk, .ldc = config_.bm},
                {.bias = config_.fuse_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none,
-                .relu = config_.fuse_relu}),
+                .relu = config_.fuse_relu,
+                .prefetch_c = output_prefetch(config_.loop_string, 0)}),
       loop_(make_gemm_loop(config_.loop_string,
                            {k_blocking().blocks(), m_blocking().blocks(), n_blocking().blocks()},
                            {k_step_, 1, 1}, {config_.k_blocks, config_.m_blocks, config_.n_blocks})) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <weft/jit/error.hpp>
+#include <weft/parlooper/loop_string.hpp>
 
 namespace weft::samples {
 namespace {
@@ -58,6 +59,16 @@ void require_sequential_reduction(const parlooper::LoopNest& nest, int loop, std
 
 void require_positive(const char* name, std::int64_t value) {
   if (value <= 0) throw Error(std::string(name) + " must be positive, got " + std::to_string(value));
+}
+
+tpp::BrgemmPrefetch output_prefetch(const std::string& loop_string, int reduction_loop) {
+  try {
+    const parlooper::LoopNest nest = parlooper::parse_loop_string(loop_string, 3);
+    if (!nest.levels.empty() && nest.levels.back().loop != reduction_loop) return tpp::BrgemmPrefetch::next_c;
+  } catch (const weft::Error&) {
+    // make_gemm_loop reports the string's error.
+  }
+  return tpp::BrgemmPrefetch::none;
 }
 
 std::string measure_tag(const std::string& loop_string, const std::array<std::int64_t, 6>& sizes,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <weft/parlooper/threaded_loop.hpp>
+#include <weft/tpp/brgemm.hpp>
 
 namespace weft::samples {
 
@@ -31,6 +32,13 @@ parlooper::ThreadedLoop<3> make_gemm_loop(const std::string& loop_string,
 // while it has more than one iteration: threads would then add into the same output block at the
 // same time, and the first-touch (beta = 0) chunk could run after another one.
 void require_sequential_reduction(const parlooper::LoopNest& nest, int loop, std::int64_t iterations);
+
+// The prefetch hint for a sample's beta = 1 BRGEMM kernels: next_c when the innermost level of
+// loop_string's nest is not the reduction loop `reduction_loop` (0 = a, 1 = b, 2 = c), so that
+// consecutive calls write consecutive output blocks; none otherwise, and for a string that does not
+// parse (make_gemm_loop reports it). Measured on the forward sample, 2048^3 on one thread (Zen 4):
+// 93-96 GFLOPS without, 96-103 with.
+tpp::BrgemmPrefetch output_prefetch(const std::string& loop_string, int reduction_loop);
 
 // Throws weft::Error "<name> must be positive, got <value>" unless value > 0.
 void require_positive(const char* name, std::int64_t value);

@@ -13,6 +13,7 @@
 #include "block_kernels.hpp"
 #include "prim_dims.hpp"
 #include "weft/tensor/passes.hpp"
+#include "weft/parlooper/loop_string.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 #include "weft/tpp/unary.hpp"
 
@@ -214,13 +215,15 @@ const float* packed_block(const LoweredOperation::State& s, const Primitives& p,
   return buffer;
 }
 
-// The loop of the innermost letter of a loop_string (the one whose iterations are consecutive calls);
-// npos for a string without letters.
-std::size_t innermost_loop(const std::string& loop_string) {
-  const std::string items = loop_string.substr(0, loop_string.find('@'));
-  for (auto it = items.rbegin(); it != items.rend(); ++it)
-    if (std::isalpha(static_cast<unsigned char>(*it)))
-      return static_cast<std::size_t>(std::tolower(static_cast<unsigned char>(*it)) - 'a');
+// The logical loop of the innermost level of the plan's nest (the one whose iterations are
+// consecutive calls); npos when the string does not parse (building the loop reports that).
+std::size_t innermost_loop(const LoopNestPlan& plan) {
+  try {
+    const parlooper::LoopNest nest =
+        parlooper::parse_loop_string(plan.loop_string, static_cast<int>(plan.specs.size()));
+    if (!nest.levels.empty()) return static_cast<std::size_t>(nest.levels.back().loop);
+  } catch (const weft::Error&) {
+  }
   return std::string::npos;
 }
 
@@ -339,7 +342,7 @@ LoweredOperation::LoweredOperation(const Contraction& given, const LoweringOverr
     // output): each kernel then prefetches the next tile's C, which after its last tile is the next
     // block's (tpp::BrgemmPrefetch::next_c). Measured on the seed configurations (Zen 4, same run as
     // the libxsmm loop): 1.01 -> 1.04 on one thread. Packed operations prefetch C from the body.
-    const std::size_t innermost = innermost_loop(s.plan.loop_string);
+    const std::size_t innermost = innermost_loop(s.plan);
     const tpp::BrgemmPrefetch c_prefetch = !s.pack && innermost < s.steps.size() && s.steps[innermost].out != 0
                                                ? tpp::BrgemmPrefetch::next_c
                                                : tpp::BrgemmPrefetch::none;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "blocked_layout.hpp"
+#include "gemm_loops.hpp"
 #include "gemm_reference.hpp"
 
 namespace {
@@ -122,6 +123,20 @@ TEST(GemmFwd, DefaultBlocksFollowPrimeFactors) {
   EXPECT_EQ(weft::samples::default_loop_blocks(12, 1), (std::vector<long>{4, 2}));
   EXPECT_EQ(weft::samples::default_loop_blocks(7, 2), (std::vector<long>{14, 14}));
   EXPECT_EQ(weft::samples::default_loop_blocks(1, 3), (std::vector<long>{3, 3}));
+}
+
+// The beta = 1 kernels prefetch the next output block when the innermost level moves it (not the
+// reduction loop a), whatever grids, barriers or clauses the string carries.
+TEST(GemmFwd, OutputPrefetchFollowsTheInnermostLevel) {
+  using weft::samples::output_prefetch;
+  using weft::tpp::BrgemmPrefetch;
+  EXPECT_EQ(output_prefetch("aBcb", 0), BrgemmPrefetch::next_c);
+  EXPECT_EQ(output_prefetch("aBC", 0), BrgemmPrefetch::next_c);
+  EXPECT_EQ(output_prefetch("BCa", 0), BrgemmPrefetch::none);
+  EXPECT_EQ(output_prefetch("aB{R:2}C{C:1}", 0), BrgemmPrefetch::next_c);  // the C of {C:1} is no loop
+  EXPECT_EQ(output_prefetch("bC{C:2}a", 0), BrgemmPrefetch::none);
+  EXPECT_EQ(output_prefetch("abc@schedule(dynamic,1)", 2), BrgemmPrefetch::none);
+  EXPECT_EQ(output_prefetch("ab?", 0), BrgemmPrefetch::none);  // make_gemm_loop reports the error
 }
 
 TEST(BlockedLayout, RoundTripsWithPadding) {

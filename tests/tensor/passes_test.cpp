@@ -250,6 +250,10 @@ TEST(Passes, LoweringPrefetchesTheNextOutputBlockWhenTheInnermostLoopMovesIt) {
   LoweredOperation same_block(op, &k_innermost);
   LoweredOperation moving_block(op, &n_innermost);
   LoweredOperation folded(op);  // the k loop becomes the batch: n is innermost
+  // A grid's dimension letter is no loop: n (b) is innermost here, not k.
+  const LoweringOverride grid{.loop_string = "acB{C:1}", .block_sizes = {}};
+  LoweredOperation with_grid(op, &grid);
+  EXPECT_NE(with_grid.describe().find("prefetch_next_c"), std::string::npos) << with_grid.describe();
   EXPECT_EQ(same_block.describe().find("prefetch_next_c"), std::string::npos) << same_block.describe();
   EXPECT_NE(moving_block.describe().find("prefetch_next_c"), std::string::npos) << moving_block.describe();
   EXPECT_NE(folded.describe().find("prefetch_next_c"), std::string::npos) << folded.describe();
