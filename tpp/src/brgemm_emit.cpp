@@ -52,6 +52,9 @@ class BrgemmEmitter : public jit::CodeBuffer {
         bytes += step * static_cast<std::size_t>(unrolled) +
                  static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) +
                  static_cast<std::size_t>(p.vectors * c.cols * plan.k_split) * 16 + 512;
+        // prefetch_next_c: per column one prefetcht0 (8 bytes) per 64 bytes of rows, plus one.
+        if (plan.prefetch_next_c)
+          bytes += static_cast<std::size_t>(c.cols) * static_cast<std::size_t>(p.vectors * kVectorBytes / 64 + 2) * 8;
       }
     return (bytes + 4095) / 4096 * 4096;
   }
