@@ -13,12 +13,17 @@
 // The work-shared run is emitted as a second function, chunk(state, begin, end), which runs
 // collapsed iterations [begin, end) of the run and everything inside it; `state` is the rbp of the
 // main function, so both functions share the loop state. The static schedules call it directly,
-// dynamic and guided ones hand it to run_chunks_dynamic().
+// dynamic and guided ones hand it to run_chunks_dynamic(). The run's true count and the tuple a
+// chunk starts at come from CollapsedRun (collapsed_run.hpp), called from the generated code once
+// per run entry and once per chunk; from there the chunk walks the run's levels like a sequential
+// nest with real clamped bounds, so its cost is the work it does.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collapsed_run.hpp"
 #include "weft/jit/code_buffer.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/parlooper/engine.hpp"
@@ -46,7 +51,7 @@ class Layout {
 
   Layout(int levels, int run_length)
       : levels_(static_cast<std::size_t>(levels)),
-        size_(kLevels + 24 * levels_ + 24 * static_cast<std::size_t>(run_length)) {
+        size_(kLevels + 24 * levels_ + sizeof(RunLevelState) * static_cast<std::size_t>(run_length)) {
     // After the return address and six pushes rsp is 8 mod 16: an odd multiple of 8 realigns it.
     size_ = (size_ + 15) / 16 * 16 + 8;
   }
@@ -55,12 +60,10 @@ class Layout {
   static std::size_t value(int l) { return kLevels + 24 * static_cast<std::size_t>(l); }
   static std::size_t bound(int l) { return value(l) + 8; }
   static std::size_t end(int l) { return value(l) + 16; }
-  // Per level of the run (k = level - run_begin): lower bound at entry, trip count, decoded index.
-  std::size_t run_lo(int k) const {
-    return kLevels + 24 * levels_ + 24 * static_cast<std::size_t>(k);
+  // Per level of the run (k = level - run_begin): the RunLevelState CollapsedRun reads and writes.
+  std::size_t run_state(int k) const {
+    return kLevels + 24 * levels_ + sizeof(RunLevelState) * static_cast<std::size_t>(k);
   }
-  std::size_t run_trip(int k) const { return run_lo(k) + 8; }
-  std::size_t run_index(int k) const { return run_lo(k) + 16; }
   std::size_t size() const { return size_; }
 
  private:
@@ -107,6 +110,7 @@ class NestCode : public jit::CodeBuffer {
         run_last_(nest.has_run() ? nest.run_begin + nest.run_length - 1 : -1),
         parent_(nest.levels.size(), -1) {
     check(nest);
+    if (nest.has_run()) collapsed_.emplace(nest);
     std::vector<int> latest(kMaxLoops, -1);
     for (std::size_t l = 0; l < nest.levels.size(); ++l) {
       const int loop = nest.levels[l].loop;
@@ -139,12 +143,13 @@ class NestCode : public jit::CodeBuffer {
   Xbyak::Address slot(std::size_t offset) {
     return qword[rbp - (kSavedBelowRbp + layout_.size() - offset)];
   }
+  Xbyak::Address slot_address(std::size_t offset) {
+    return ptr[rbp - (kSavedBelowRbp + layout_.size() - offset)];
+  }
+  // A field of the RunLevelState of run level k.
+  Xbyak::Address run_field(int k, std::size_t field) { return slot(layout_.run_state(k) + field); }
   int parent(int l) const { return parent_[static_cast<std::size_t>(l)]; }
   const LoopLevel& level(int l) const { return nest_.levels[static_cast<std::size_t>(l)]; }
-  bool in_run(int l) const { return run_begin_ >= 0 && l >= run_begin_ && l <= run_last_; }
-  // A run level whose previous occurrence is in the run too: its trip count is the parent's full
-  // block, and decoded values beyond the real clamped bound are skipped.
-  bool padded(int l) const { return in_run(l) && parent(l) >= run_begin_; }
   int run_k(int l) const { return l - run_begin_; }
 
   void push_callee_saved() {
@@ -192,7 +197,7 @@ class NestCode : public jit::CodeBuffer {
     ret();
   }
 
-  // rax = lo, rdx = hi of level l (not for padded run levels). Clobbers rcx.
+  // rax = lo, rdx = hi of level l, from the enclosing levels' slots. Clobbers rcx.
   void load_range(int l) {
     const int loop = level(l).loop;
     const int p = parent(l);
@@ -354,28 +359,25 @@ class NestCode : public jit::CodeBuffer {
     call(rax);
   }
 
-  // In the main function: trip counts of the run levels at entry, then this thread's share.
+  // rdi = the CollapsedRun, rsi = the NestBounds, rdx = the run's RunLevelState array.
+  void load_run_arguments() {
+    mov(rdi, reinterpret_cast<std::uintptr_t>(&*collapsed_));
+    mov(rsi, slot(Layout::kBounds));
+    lea(rdx, slot_address(layout_.run_state(0)));
+  }
+
+  // In the main function: the entry ranges of the run's heads, the true count, then this thread's
+  // share by schedule.
   void emit_run_entry() {
     for (int l = run_begin_; l <= run_last_; ++l) {
-      const int k = run_k(l);
-      if (padded(l)) {
-        // ceil(step_parent / step_l): the full block of the parent.
-        mov(rcx, slot(Layout::kBounds));
-        mov(rax, qword[rcx + step_offset(parent(l))]);
-        add(rax, qword[rcx + step_offset(l)]);
-        sub(rax, 1);
-        xor_(edx, edx);
-        div(qword[rcx + step_offset(l)]);
-      } else {
-        load_range(l);
-        mov(slot(layout_.run_lo(k)), rax);
-        mov(slot(Layout::bound(l)), rdx);
-        trip_count(l);
-      }
-      mov(slot(layout_.run_trip(k)), rax);
+      if (!collapsed_->is_head(run_k(l))) continue;
+      load_range(l);
+      mov(run_field(run_k(l), offsetof(RunLevelState, entry_lo)), rax);
+      mov(run_field(run_k(l), offsetof(RunLevelState, entry_hi)), rdx);
     }
-    mov(rax, slot(layout_.run_trip(0)));
-    for (int l = run_begin_ + 1; l <= run_last_; ++l) imul(rax, slot(layout_.run_trip(run_k(l))));
+    load_run_arguments();
+    mov(rax, reinterpret_cast<std::uintptr_t>(&collapsed_run_count));
+    call(rax);
     mov(slot(Layout::kIterations), rax);
 
     const Schedule& s = schedule_;
@@ -425,14 +427,24 @@ class NestCode : public jit::CodeBuffer {
     if (level(run_begin_).barrier_after) emit_barrier();
   }
 
-  // void chunk(void* state, int64 begin, int64 end): collapsed iterations [begin, end) of the run,
-  // decoded innermost-fastest once, then walked like an odometer. The run's innermost level runs
-  // as a real loop over the rest of its row.
+  // Stores value and bound of run level l in its slots and the value in ind. rax = value,
+  // rdx = bound.
+  void enter_run_level(int l) {
+    mov(slot(Layout::value(l)), rax);
+    mov(slot(Layout::bound(l)), rdx);
+    mov(dword[r14 + ind_offset(level(l).loop)], eax);
+  }
+
+  // void chunk(void* state, int64 begin, int64 end): collapsed iterations [begin, end) of the run.
+  // CollapsedRun::seek() finds the tuple at `begin`; from there the run's levels advance like an
+  // odometer over their real clamped ranges (each entered range is non-empty, so every step does
+  // work). The run's innermost level runs as a real loop over the rest of its range or of the
+  // chunk, whichever ends first.
   void emit_chunk_function() {
     const int top = run_begin_;
     const int row = run_last_;
-    const int row_k = run_k(row);
-    Label outer, skip_row, carry, done;
+    std::vector<Label> fresh(static_cast<std::size_t>(row - top + 1));
+    Label row_entry, unit_step, done;
     L(chunk_);
     push_callee_saved();
     sub(rsp, 8);
@@ -443,85 +455,70 @@ class NestCode : public jit::CodeBuffer {
     mov(rax, rdx);
     sub(rax, rsi);
     mov(slot(Layout::kRemaining), rax);
-    mov(rax, rsi);
-    for (int l = row; l >= top; --l) {
-      xor_(edx, edx);
-      div(slot(layout_.run_trip(run_k(l))));
-      mov(slot(layout_.run_index(run_k(l))), rdx);
+    mov(rcx, rsi);
+    load_run_arguments();
+    mov(rax, reinterpret_cast<std::uintptr_t>(&collapsed_run_seek));
+    call(rax);
+    for (int l = top; l <= row; ++l) {
+      mov(rax, run_field(run_k(l), offsetof(RunLevelState, value)));
+      mov(rdx, run_field(run_k(l), offsetof(RunLevelState, bound)));
+      enter_run_level(l);
     }
+    jmp(row_entry);
 
-    L(outer);
-    for (int l = top; l < row; ++l) {
-      run_level_value(l);  // rax = value, rcx = bounds
-      if (padded(l)) {
+    // A level entered anew after its parent advanced: the start of its range.
+    for (int l = top + 1; l <= row; ++l) {
+      L(fresh[static_cast<std::size_t>(run_k(l))]);
+      if (collapsed_->is_head(run_k(l))) {
+        mov(rax, run_field(run_k(l), offsetof(RunLevelState, entry_lo)));
+        mov(rdx, run_field(run_k(l), offsetof(RunLevelState, entry_hi)));
+      } else {
+        mov(rcx, slot(Layout::kBounds));
         clamped_block_end(rdx, parent(l), rcx);
-        mov(slot(Layout::bound(l)), rdx);
-        cmp(rax, rdx);
-        jge(skip_row);
+        mov(rax, slot(Layout::value(parent(l))));
       }
-      mov(slot(Layout::value(l)), rax);
-      mov(dword[r14 + ind_offset(level(l).loop)], eax);
+      enter_run_level(l);
     }
-    // The row: the innermost run level from its decoded index to the end of the row or of the
-    // chunk, whichever comes first.
-    mov(r8, slot(layout_.run_trip(row_k)));
-    sub(r8, slot(layout_.run_index(row_k)));
-    cmp(r8, slot(Layout::kRemaining));
-    cmovg(r8, slot(Layout::kRemaining));
-    sub(slot(Layout::kRemaining), r8);
-    run_level_value(row);
-    imul(r8, qword[rcx + step_offset(row)]);
-    add(r8, rax);
-    if (padded(row)) {
-      // Values only grow along the row: skipping those beyond the bound is clamping the end.
-      clamped_block_end(rdx, parent(row), rcx);
-      mov(slot(Layout::bound(row)), rdx);
-      cmp(r8, rdx);
-      cmovg(r8, rdx);
-    }
-    mov(slot(Layout::value(row)), rax);
-    mov(slot(Layout::end(row)), r8);
+
+    // The row: min(remaining, ceil((bound - value) / step)) iterations.
+    L(row_entry);
+    mov(rax, slot(Layout::bound(row)));
+    sub(rax, slot(Layout::value(row)));
+    mov(rcx, slot(Layout::kBounds));
+    mov(rcx, qword[rcx + step_offset(row)]);
+    cmp(rcx, 1);
+    je(unit_step);  // the common case skips the division
+    lea(rax, ptr[rax + rcx - 1]);
+    xor_(edx, edx);
+    div(rcx);
+    L(unit_step);
+    cmp(rax, slot(Layout::kRemaining));
+    cmovg(rax, slot(Layout::kRemaining));
+    sub(slot(Layout::kRemaining), rax);
+    imul(rax, rcx);
+    add(rax, slot(Layout::value(row)));
+    mov(slot(Layout::end(row)), rax);
     emit_loop(row);
-    jmp(carry);
-
-    L(skip_row);
-    mov(r8, slot(layout_.run_trip(row_k)));
-    sub(r8, slot(layout_.run_index(row_k)));
-    cmp(r8, slot(Layout::kRemaining));
-    cmovg(r8, slot(Layout::kRemaining));
-    sub(slot(Layout::kRemaining), r8);
-
-    L(carry);
     cmp(slot(Layout::kRemaining), 0);
     je(done);
-    mov(slot(layout_.run_index(row_k)), 0);
+
+    // Carry: advance the innermost run level above the row that has values left.
     for (int l = row - 1; l >= top; --l) {
-      Label overflow;
-      const std::size_t index = layout_.run_index(run_k(l));
-      mov(rax, slot(index));
-      add(rax, 1);
-      cmp(rax, slot(layout_.run_trip(run_k(l))));
-      jge(overflow);
-      mov(slot(index), rax);
-      jmp(outer);
-      L(overflow);
-      mov(slot(index), 0);
+      Label exhausted;
+      mov(rcx, slot(Layout::kBounds));
+      mov(rax, slot(Layout::value(l)));
+      add(rax, qword[rcx + step_offset(l)]);
+      cmp(rax, slot(Layout::bound(l)));
+      jge(exhausted);
+      mov(slot(Layout::value(l)), rax);
+      mov(dword[r14 + ind_offset(level(l).loop)], eax);
+      jmp(fresh[static_cast<std::size_t>(run_k(l + 1))]);
+      L(exhausted);
     }
     L(done);
     add(rsp, 8);
     pop_callee_saved();
     ret();
-  }
-
-  // rax = lo + index * step of run level l (lo: the parent's current value for a padded level);
-  // rcx = the NestBounds pointer.
-  void run_level_value(int l) {
-    const int k = run_k(l);
-    mov(rcx, slot(Layout::kBounds));
-    mov(rax, slot(padded(l) ? Layout::value(parent(l)) : layout_.run_lo(k)));
-    mov(rdx, slot(layout_.run_index(k)));
-    imul(rdx, qword[rcx + step_offset(l)]);
-    add(rax, rdx);
   }
 
   const LoopNest& nest_;
@@ -531,6 +528,7 @@ class NestCode : public jit::CodeBuffer {
   const int run_begin_;
   const int run_last_;
   std::vector<int> parent_;  // level of the previous occurrence of the same loop, or -1
+  std::optional<CollapsedRun> collapsed_;  // the generated code calls it with this address
   Label chunk_;
   Fn entry_ = nullptr;
 };

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "collapsed_run.hpp"
 #include "weft/parlooper/loop_string.hpp"
 
 namespace weft::parlooper {
@@ -104,24 +105,12 @@ class BoundsBuilder {
     return block;
   }
 
-  // The collapsed iteration count of the run is counted in 64 bits by every engine.
+  // Every engine counts the run's tuples in 64 bits; the largest count over all entries must fit
+  // (with room to add a chunk to it). Block sizes do not matter, only the tuples that exist.
   void check_run_iterations(const NestBounds& bounds) const {
     if (!nest_.has_run()) return;
-    std::int64_t total = 1;
-    for (int l = nest_.run_begin; l < nest_.run_begin + nest_.run_length; ++l) {
-      const LoopLevel& level = nest_.levels[static_cast<std::size_t>(l)];
-      const std::int64_t step = bounds.level_step[l];
-      std::int64_t length = bounds.loop_end[level.loop] - bounds.loop_start[level.loop];
-      if (level.occurrence > 0) {
-        // An inner occurrence never spans more than its parent's block.
-        const std::size_t parent = occurrence_level(level.loop, level.occurrence - 1);
-        length = bounds.level_step[parent];
-      }
-      const std::int64_t trip = length > 0 ? (length + step - 1) / step : 0;
-      if (__builtin_mul_overflow(total, trip, &total) || total > INT64_MAX / 2)
-        fail("the work-shared run has too many collapsed iterations to count in 64 bits",
-             static_cast<std::size_t>(nest_.run_begin));
-    }
+    if (CollapsedRun(nest_).max_count(bounds) < 0)
+      fail("the work-shared run has more than 2^62 collapsed iterations", static_cast<std::size_t>(nest_.run_begin));
   }
 
   const LoopNest& nest_;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "collapsed_run.hpp"
 #include "weft/parlooper/engine.hpp"
 
 namespace weft::parlooper {
@@ -23,6 +25,7 @@ class ReferenceEngine final : public Engine {
       parent_[l] = last;
       last = static_cast<int>(l);
     }
+    if (nest_.has_run()) run_.emplace(nest_);
   }
 
   void run(const ThreadRun& run) const override {
@@ -39,6 +42,7 @@ class ReferenceEngine final : public Engine {
     Walk(const ReferenceEngine& engine, const ThreadRun& run)
         : nest_(engine.nest_),
           parent_(engine.parent_),
+          collapsed_(engine.run_ ? &*engine.run_ : nullptr),
           run_(run),
           value_(nest_.levels.size()),
           bound_(nest_.levels.size()) {}
@@ -69,9 +73,13 @@ class ReferenceEngine final : public Engine {
       if (lv.barrier_after) team_barrier_wait(run_.barrier);
     }
 
-    // Runs collapsed iterations [begin, end) of the work-shared run.
+    // Runs collapsed iterations [begin, end) of the work-shared run: from the tuple at `begin`,
+    // the run's levels as a sequential nest, until end - begin tuples are done.
     void run_chunk(std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) run_iteration(i);
+      if (begin >= end) return;
+      collapsed_->seek(*run_.bounds, state_.data(), begin);
+      remaining_ = end - begin;
+      run_level(0, true);
     }
 
    private:
@@ -88,11 +96,15 @@ class ReferenceEngine final : public Engine {
       return {value_[pi], std::min(value_[pi] + run_.bounds->level_step[p], bound_[pi])};
     }
 
-    void enter(int l, std::int64_t v, std::int64_t hi) {
+    void set(int l, std::int64_t v, std::int64_t hi) {
       const auto li = static_cast<std::size_t>(l);
       value_[li] = v;
       bound_[li] = hi;
       run_.frame->ind[nest_.levels[li].loop] = static_cast<int>(v);
+    }
+
+    void enter(int l, std::int64_t v, std::int64_t hi) {
+      set(l, v, hi);
       level(l + 1);
     }
 
@@ -100,25 +112,15 @@ class ReferenceEngine final : public Engine {
       return par == ParKind::rows ? run_.frame->row : par == ParKind::cols ? run_.frame->col : run_.frame->layer;
     }
 
-    bool padded(int l) const { return parent_[static_cast<std::size_t>(l)] >= nest_.run_begin; }
-
     void work_shared_run() {
-      const int begin = nest_.run_begin;
-      std::int64_t iterations = 1;
-      trips_.assign(static_cast<std::size_t>(nest_.run_length), 0);
-      entry_.assign(static_cast<std::size_t>(nest_.run_length), Range{0, 0});
-      for (int k = 0; k < nest_.run_length; ++k) {
-        const int l = begin + k;
-        const std::int64_t step = run_.bounds->level_step[l];
-        const auto ki = static_cast<std::size_t>(k);
-        if (padded(l)) {
-          trips_[ki] = trip_count(0, run_.bounds->level_step[parent_[static_cast<std::size_t>(l)]], step);
-        } else {
-          entry_[ki] = range(l);
-          trips_[ki] = trip_count(entry_[ki].lo, entry_[ki].hi, step);
-        }
-        iterations *= trips_[ki];
+      state_.assign(static_cast<std::size_t>(collapsed_->length()), RunLevelState{});
+      for (int k = 0; k < collapsed_->length(); ++k) {
+        if (!collapsed_->is_head(k)) continue;
+        const Range r = range(nest_.run_begin + k);
+        state_[static_cast<std::size_t>(k)].entry_lo = r.lo;
+        state_[static_cast<std::size_t>(k)].entry_hi = r.hi;
       }
+      const std::int64_t iterations = collapsed_->count(*run_.bounds, state_.data());
       const Schedule& schedule = nest_.schedule;
       const std::int64_t tid = run_.frame->tid;
       const std::int64_t team = run_.frame->team_size;
@@ -137,42 +139,37 @@ class ReferenceEngine final : public Engine {
       }
     }
 
-    // Decodes collapsed iteration i (innermost level fastest) and runs what is inside the run.
-    void run_iteration(std::int64_t i) {
-      const int begin = nest_.run_begin;
-      index_.resize(static_cast<std::size_t>(nest_.run_length));
-      for (int k = nest_.run_length - 1; k >= 0; --k) {
-        const auto ki = static_cast<std::size_t>(k);
-        index_[ki] = i % trips_[ki];
-        i /= trips_[ki];
+    // Level k of the run. `resume`: on the path to the sought tuple, where a level starts at the
+    // value seek() found instead of at the start of its range.
+    void run_level(int k, bool resume) {
+      const int l = nest_.run_begin + k;
+      const RunLevelState& sought = state_[static_cast<std::size_t>(k)];
+      const Range r = resume ? Range{sought.value, sought.bound} : range(l);
+      const std::int64_t step = run_.bounds->level_step[l];
+      for (std::int64_t v = r.lo; v < r.hi && remaining_ > 0; v += step) {
+        set(l, v, r.hi);
+        if (k + 1 == nest_.run_length) {
+          --remaining_;
+          level(l + 1);
+        } else {
+          run_level(k + 1, resume && v == r.lo);
+        }
       }
-      for (int k = 0; k < nest_.run_length; ++k) {
-        const int l = begin + k;
-        const auto ki = static_cast<std::size_t>(k);
-        const std::int64_t step = run_.bounds->level_step[l];
-        const Range r = padded(l) ? range(l) : entry_[ki];
-        const std::int64_t v = r.lo + index_[ki] * step;
-        if (v >= r.hi) return;  // padding beyond the clamped bound of a remainder block
-        const auto li = static_cast<std::size_t>(l);
-        value_[li] = v;
-        bound_[li] = r.hi;
-        run_.frame->ind[nest_.levels[li].loop] = static_cast<int>(v);
-      }
-      level(begin + nest_.run_length);
     }
 
     const LoopNest& nest_;
     const std::vector<int>& parent_;
+    const CollapsedRun* collapsed_;
     const ThreadRun& run_;
-    std::vector<std::int64_t> value_;  // per level: current value
-    std::vector<std::int64_t> bound_;  // per level: the bound inner occurrences clamp to
-    std::vector<std::int64_t> trips_;  // per run level: trip count at entry
-    std::vector<Range> entry_;         // per run level (not padded): range at entry
-    std::vector<std::int64_t> index_;  // per run level: decoded index
+    std::vector<std::int64_t> value_;     // per level: current value
+    std::vector<std::int64_t> bound_;     // per level: the bound inner occurrences clamp to
+    std::vector<RunLevelState> state_;    // per run level
+    std::int64_t remaining_ = 0;          // tuples of the current chunk still to run
   };
 
   LoopNest nest_;
   std::vector<int> parent_;  // per level: the level of the previous occurrence of its loop, or -1
+  std::optional<CollapsedRun> run_;
 };
 
 }  // namespace

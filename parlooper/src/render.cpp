@@ -98,8 +98,8 @@ class Renderer {
       for (int k = l + 1; k < nest_.run_begin + nest_.run_length; ++k) {
         const int p = parent_[static_cast<std::size_t>(k)];
         if (p >= nest_.run_begin)
-          line(depth, "// collapsed with padding: " + var(k) + " counts the full block " + step(p) + " of " + var(p) +
-                          "; values past its clamped end are skipped");
+          line(depth, "// " + var(k) + " is clamped to the block of " + var(p) +
+                          " inside the collapsed space, which counts only the values that exist");
       }
     } else if (is_grid(lv.par)) {
       line(depth, "// split " + std::to_string(lv.ways) + " ways over thread " + grid_dim(lv.par) + ": block " +

@@ -5,7 +5,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -22,7 +21,6 @@ struct SharedCall {
   std::optional<TeamBarrier> barrier;
   std::mutex error_mutex;
   std::exception_ptr error;
-  std::atomic<int> users{0};  // threads still holding it (work-sharing calls)
 
   void capture(std::exception_ptr e) noexcept {
     std::lock_guard lock(error_mutex);
@@ -30,8 +28,6 @@ struct SharedCall {
   }
 };
 
-// What one thread runs: in a call that opens its own region, the caller's; in a work-sharing
-// call, each thread's own (its own body, with its own captures).
 struct ThreadCall {
   const LoopNest* nest;
   const Engine* engine;
@@ -58,33 +54,8 @@ void call_hook(const ThreadHook& hook, SharedCall& shared) {
   }
 }
 
-// One thread's part of a call; the calling context is a parallel region (maybe of one thread).
-void run_share(const ThreadCall& call, SharedCall& shared) {
-  const LoopNest& nest = *call.nest;
-  const int tid = omp_get_thread_num();
-  const int team = omp_get_num_threads();
-  if (nest.has_grid()) {
-    if (team < nest.grid_threads()) {
-      if (tid == 0)
-        shared.capture(std::make_exception_ptr(weft::Error(
-            "loop_string \"" + nest.canonical + "\" needs a thread grid of " +
-            std::to_string(nest.grid_rows) + " x " + std::to_string(nest.grid_cols) + " x " +
-            std::to_string(nest.grid_layers) + " = " + std::to_string(nest.grid_threads()) +
-            " threads, but the team has " + std::to_string(team) +
-            "; raise OMP_NUM_THREADS (or omp_set_num_threads) or shrink the grid")));
-      return;
-    }
-    if (tid >= nest.grid_threads()) return;  // beyond the grid: no part, no init/term
-  }
-  ThreadFrame frame;
-  frame.tid = tid;
-  frame.team_size = team;
-  if (nest.has_grid()) {
-    const int rc = nest.grid_rows * nest.grid_cols;
-    frame.row = (tid % rc) / nest.grid_cols;
-    frame.col = tid % nest.grid_cols;
-    frame.layer = tid / rc;
-  }
+// Runs init, the engine with `frame`, and term on the calling thread.
+void run_thread(const ThreadCall& call, ThreadFrame& frame, SharedCall& shared) {
   frame.nest = call.nest;
   SharedCall* const outer = std::exchange(t_running, &shared);
   call_hook(call.init, shared);
@@ -98,9 +69,51 @@ void run_share(const ThreadCall& call, SharedCall& shared) {
   t_running = outer;
 }
 
-void run_in_new_region(const ThreadCall& call, bool needs_barrier, int max_threads) {
+std::string grid_too_large(const LoopNest& nest, int team) {
+  std::string message = "loop_string \"" + nest.canonical + "\" needs a thread grid of " +
+                        std::to_string(nest.grid_rows) + " x " + std::to_string(nest.grid_cols) + " x " +
+                        std::to_string(nest.grid_layers) + " = " + std::to_string(nest.grid_threads()) +
+                        " threads, but the team has " + std::to_string(team) + "; ";
+  if (omp_get_level() > 1)
+    message += "the call comes from inside a parallel region, where the nest runs on a nested team, "
+               "which OpenMP limits to " + std::to_string(team) +
+               " thread(s) (raise OMP_MAX_ACTIVE_LEVELS and the inner OMP_NUM_THREADS), or call it "
+               "outside the region";
+  else
+    message += "raise OMP_NUM_THREADS (or omp_set_num_threads) or shrink the grid";
+  return message;
+}
+
+// One thread's part of a call inside the region the call opened.
+void run_share(const ThreadCall& call, SharedCall& shared) {
+  const LoopNest& nest = *call.nest;
+  const int tid = omp_get_thread_num();
+  const int team = omp_get_num_threads();
+  if (nest.has_grid()) {
+    if (team < nest.grid_threads()) {
+      if (tid == 0) shared.capture(std::make_exception_ptr(weft::Error(grid_too_large(nest, team))));
+      return;
+    }
+    if (tid >= nest.grid_threads()) return;  // beyond the grid: no part, no init/term
+  }
+  ThreadFrame frame;
+  frame.tid = tid;
+  frame.team_size = team;
+  if (nest.has_grid()) {
+    const int rc = nest.grid_rows * nest.grid_cols;
+    frame.row = (tid % rc) / nest.grid_cols;
+    frame.col = tid % nest.grid_cols;
+    frame.layer = tid / rc;
+  }
+  run_thread(call, frame, shared);
+}
+
+// A nest with a parallel level: a new region, nested when the caller is inside one (each calling
+// thread then runs the whole nest on a team of its own, as in PARLOOPER). Every thread of the
+// region makes the same calls, so no misuse of a team can hang it or lose work.
+void run_in_new_region(const ThreadCall& call, bool needs_barrier) {
   SharedCall shared;
-#pragma omp parallel num_threads(max_threads)
+#pragma omp parallel
   {
     if (needs_barrier) {
 #pragma omp single
@@ -111,21 +124,18 @@ void run_in_new_region(const ThreadCall& call, bool needs_barrier, int max_threa
   if (shared.error) std::rethrow_exception(shared.error);
 }
 
-// Every thread of the enclosing team makes this call, like an orphaned `omp for`.
-void run_work_shared(const ThreadCall& call, bool needs_barrier) {
-  SharedCall* shared = nullptr;
-#pragma omp single copyprivate(shared)
-  {
-    shared = new SharedCall;
-    shared->users.store(omp_get_num_threads(), std::memory_order_relaxed);
-    if (needs_barrier) shared->barrier.emplace(participants(*call.nest, omp_get_num_threads()));
-  }
-  run_share(call, *shared);
-  // Every thread's share is done before anyone looks for errors: all of them then agree.
-#pragma omp barrier
-  const std::exception_ptr error = shared->error;
-  if (shared->users.fetch_sub(1, std::memory_order_acq_rel) == 1) delete shared;
-  if (error) std::rethrow_exception(error);
+// A nest without a parallel level opens no region: it runs once, on the calling thread, like a
+// plain function call (PARLOOPER's behaviour, which code that accumulates relies on). get_tid()
+// is the caller's thread number, so per-thread scratch stays private when each thread of a team
+// calls the nest.
+void run_on_calling_thread(const ThreadCall& call, bool needs_barrier) {
+  SharedCall shared;
+  if (needs_barrier) shared.barrier.emplace(1);
+  ThreadFrame frame;
+  frame.tid = omp_get_thread_num();
+  frame.team_size = 1;
+  run_thread(call, frame, shared);
+  if (shared.error) std::rethrow_exception(shared.error);
 }
 
 }  // namespace
@@ -143,15 +153,10 @@ DynamicThreadedLoop::DynamicThreadedLoop(std::span<const LoopSpecs> specs,
 
 void DynamicThreadedLoop::run(BodyFn body, void* body_ctx, ThreadHook init, ThreadHook term) const {
   const ThreadCall call{&cached_->nest(), engine_, &bounds_, body, body_ctx, init, term};
-  if (t_running != nullptr) {
-    // Inside the body of another nest: the other threads of the team are busy with their own
-    // shares, so this nest runs on the calling thread alone.
-    run_in_new_region(call, cached_->has_barrier(), 1);
-  } else if (omp_get_level() > 0) {
-    run_work_shared(call, cached_->has_barrier());
-  } else {
-    run_in_new_region(call, cached_->has_barrier(), omp_get_max_threads());
-  }
+  if (call.nest->has_run() || call.nest->has_grid())
+    run_in_new_region(call, cached_->has_barrier());
+  else
+    run_on_calling_thread(call, cached_->has_barrier());
 }
 
 int DynamicThreadedLoop::loop_index(char loop) const {

@@ -407,23 +407,18 @@ void LoweredOperation::execute(const float* in0, const float* in1, float* out) c
   const State& s = *state_;
   RunContext ctx{&s, in0, in1, out};
   // Packing: the slots of the operation, or (while another execution holds them) private ones;
-  // one per thread number the body can see.
+  // one per thread number the body can see: the team a parallel nest opens (at most
+  // omp_get_max_threads(), nested or not), or the caller's own number, where a nest without a
+  // parallel level runs.
   std::unique_lock<std::mutex> lock;
   PackSlots private_slots;
   if (s.pack) {
-    const std::size_t threads = static_cast<std::size_t>(
-        !s.parallel ? 1 : omp_get_level() > 0 ? omp_get_num_threads() : omp_get_max_threads());
+    const std::size_t threads =
+        static_cast<std::size_t>(s.parallel ? omp_get_max_threads() : omp_get_thread_num() + 1);
     lock = std::unique_lock<std::mutex>(s.pack_mutex, std::try_to_lock);
     ctx.pack = lock.owns_lock() ? &s.pack_slots : &private_slots;
     ctx.pack->ensure(threads, s.pack_floats);
   }
-  if (s.parallel) {
-    s.loop->run(&lowered_body, &ctx);
-    return;
-  }
-  // Every thread of a team runs the sequential levels of a nest: without a parallel level, the
-  // nest must run on a team of one.
-#pragma omp parallel num_threads(1)
   s.loop->run(&lowered_body, &ctx);
 }
 

@@ -89,7 +89,7 @@ TEST(NestBounds, EveryLoopSpecsErrorPointsAtItsLetter) {
       {"aaBc", {LoopSpecs{0, 4, 1, {big}}, LoopSpecs{4}, LoopSpecs{4}}, 0, "beyond the range of int"},
       // A run whose collapsed count does not fit in 64 bits.
       {"ABC", {LoopSpecs{INT_MIN, INT_MAX}, LoopSpecs{INT_MIN, INT_MAX}, LoopSpecs{INT_MIN, INT_MAX}}, 0,
-       "too many collapsed iterations"},
+       "more than 2^62 collapsed iterations"},
   };
   for (const SpecsErrorCase& c : cases) {
     const LoopNest nest = parse_loop_string(c.text, 3);

@@ -35,7 +35,7 @@ TEST(Render, NumbersOfOneLoop) {
   EXPECT_TRUE(contains(text, "    }\n    team_barrier();")) << text;
 }
 
-TEST(Render, GridAndPadding) {
+TEST(Render, GridAndCollapsedRemainders) {
   const std::string grid = render(parse_loop_string("A{R:2}bC{C:3}", 3));
   EXPECT_TRUE(contains(grid, "thread grid 2 x 3 x 1")) << grid;
   EXPECT_TRUE(contains(grid, "split 2 ways over thread rows")) << grid;
@@ -43,7 +43,7 @@ TEST(Render, GridAndPadding) {
   const std::string single = render(parse_loop_string("Ba", 2));
   EXPECT_TRUE(contains(single, "#pragma omp for nowait")) << single;
   const std::string collapsed = render(parse_loop_string("BBa", 2));
-  EXPECT_TRUE(contains(collapsed, "collapsed with padding: b1 counts the full block b.block[0] of b0")) << collapsed;
+  EXPECT_TRUE(contains(collapsed, "b1 is clamped to the block of b0 inside the collapsed space")) << collapsed;
 }
 
 }  // namespace

@@ -235,33 +235,99 @@ TEST_P(ThreadedLoopTest, StaticScheduleKeepsOwnershipAcrossEntries) {
   };
   loop(record);  // a enters the run 6 times
   loop(record);  // and a second call
-#pragma omp parallel num_threads(3)
-  loop(record);  // and as a work-sharing construct of the caller's team
   EXPECT_EQ(owners.size(), 50u);
   for (const auto& [point, threads] : owners) EXPECT_EQ(threads.size(), 1u) << point.first << "," << point.second;
 }
 
-TEST_P(ThreadedLoopTest, CallFromInsideAParallelRegionSharesTheWork) {
-  ThreadedLoop<2> loop({LoopSpecs{0, 9, 1, {4}}, LoopSpecs{7}}, "Aab", engine());
-  std::vector<std::atomic<int>> visits(9 * 7);
-  std::atomic<int> bad{0}, calls{0};
+// Issue 12: "abc" on 4 threads called the body 4 times per point, init/term once per thread.
+TEST_P(ThreadedLoopTest, StringWithoutUpperCaseRunsOnceOnTheCallingThread) {
+  omp_set_num_threads(4);
+  ThreadedLoop<3> loop({LoopSpecs{2}, LoopSpecs{2}, LoopSpecs{2}}, "abc", engine());
+  std::vector<int> visits(8, 0);  // not atomic: a second thread would be a data race (TSan-visible)
+  int init = 0, term = 0, bad = 0;
+  const auto caller = std::this_thread::get_id();
+  loop(
+      [&](int* ind) {
+        visits[static_cast<std::size_t>(ind[0] * 4 + ind[1] * 2 + ind[2])]++;
+        bad += std::this_thread::get_id() != caller || omp_in_parallel() || loop.get_tid(ind) != 0;
+        bad += loop.get_loop_parallel_degree('a', ind) != 1 || loop.get_tid_in_parallel_dim('b', ind) != -1;
+      },
+      [&] { init++; }, [&] { term++; });
+  for (int v : visits) EXPECT_EQ(v, 1);
+  EXPECT_EQ(init, 1);
+  EXPECT_EQ(term, 1);
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_P(ThreadedLoopTest, SequentialNestCalledByEveryThreadOfATeamRunsOncePerCaller) {
+  ThreadedLoop<2> loop({LoopSpecs{0, 9, 1, {4}}, LoopSpecs{7}}, "aab|", engine());
+  std::vector<std::vector<int>> visits(3, std::vector<int>(9 * 7, 0));
+  std::atomic<int> bad{0};
 #pragma omp parallel num_threads(3)
   {
     const int mine = omp_get_thread_num();
-    // Each thread passes its own body: its captures are its own.
+    // Each calling thread runs its own full nest, like a plain function call; get_tid() is its
+    // number in its team, so per-thread scratch indexed by it stays private.
     loop([&](int* ind) {
-      visits[static_cast<std::size_t>(ind[0] * 7 + ind[1])]++;
+      visits[static_cast<std::size_t>(mine)][static_cast<std::size_t>(ind[0] * 7 + ind[1])]++;
       bad += loop.get_tid(ind) != mine || omp_get_thread_num() != mine;
-      bad += loop.get_loop_parallel_degree('a', ind) != 3;
     });
+  }
+  EXPECT_EQ(bad.load(), 0);
+  for (const auto& per_thread : visits)
+    for (int v : per_thread) EXPECT_EQ(v, 1);
+}
+
+// A parallel nest called from inside a parallel region opens a nested region per calling thread
+// (PARLOOPER's semantics): with OpenMP's default nesting limit each caller runs the whole nest on
+// a team of one.
+TEST_P(ThreadedLoopTest, ParallelNestCalledFromInsideARegionRunsWholePerCaller) {
+  ThreadedLoop<2> loop({LoopSpecs{0, 9, 1, {4}}, LoopSpecs{7}}, "aA|b", engine());
+  std::vector<std::vector<int>> visits(3, std::vector<int>(9 * 7, 0));
+  std::atomic<int> calls{0};
+#pragma omp parallel num_threads(3)
+  {
+    const int mine = omp_get_thread_num();
+    loop([&](int* ind) { visits[static_cast<std::size_t>(mine)][static_cast<std::size_t>(ind[0] * 7 + ind[1])]++; });
     calls++;
   }
   EXPECT_EQ(calls.load(), 3);
-  EXPECT_EQ(bad.load(), 0);
-  for (auto& v : visits) EXPECT_EQ(v.load(), 1);
+  for (const auto& per_thread : visits)
+    for (int v : per_thread) EXPECT_EQ(v, 1);
 }
 
-TEST_P(ThreadedLoopTest, BarrierInsideAWorkSharingCall) {
+// Issue 12: from `omp single` or `omp master` inside a team, the call hung forever (the other
+// threads never joined the work-sharing construct it waited for).
+TEST_P(ThreadedLoopTest, ParallelNestCalledFromSingleOrMasterRunsCorrectly) {
+  ThreadedLoop<2> loop({LoopSpecs{6}, LoopSpecs{0, 5, 1, {2}}}, "aB|b", engine());
+  std::vector<std::atomic<int>> visits(6 * 5);
+#pragma omp parallel num_threads(3)
+  {
+#pragma omp single
+    loop([&](int* ind) { visits[static_cast<std::size_t>(ind[0] * 5 + ind[1])]++; });
+#pragma omp master
+    loop([&](int* ind) { visits[static_cast<std::size_t>(ind[0] * 5 + ind[1])]++; });
+  }
+  for (auto& v : visits) EXPECT_EQ(v.load(), 2);
+}
+
+// Issue 12: threads of one team calling different nests lost half of the body calls.
+TEST_P(ThreadedLoopTest, ThreadsOfATeamCallingDifferentNestsEachRunTheirs) {
+  ThreadedLoop<1> first({LoopSpecs{10}}, "A", engine());
+  ThreadedLoop<2> second({LoopSpecs{4}, LoopSpecs{0, 6, 1, {4}}}, "aBb", engine());
+  std::atomic<int> first_calls{0}, second_calls{0};
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 0)
+      first([&](int*) { first_calls++; });
+    else
+      second([&](int*) { second_calls++; });
+  }
+  EXPECT_EQ(first_calls.load(), 10);
+  EXPECT_EQ(second_calls.load(), 24);
+}
+
+TEST_P(ThreadedLoopTest, BarrierInsideANestedCall) {
   ThreadedLoop<2> loop({LoopSpecs{3}, LoopSpecs{4}}, "aB|", engine());
   std::atomic<int> body{0};
 #pragma omp parallel num_threads(2)
@@ -269,7 +335,7 @@ TEST_P(ThreadedLoopTest, BarrierInsideAWorkSharingCall) {
     loop([&](int*) { body++; });
     loop([&](int*) { body++; });
   }
-  EXPECT_EQ(body.load(), 24);
+  EXPECT_EQ(body.load(), 2 * 2 * 12);
 }
 
 TEST_P(ThreadedLoopTest, NestedLoopInsideABodyRunsOnTheCallingThread) {
@@ -300,17 +366,20 @@ TEST_P(ThreadedLoopTest, GridNeedingMoreThreadsThanTheTeamIsAnError) {
         << e.what();
   }
   EXPECT_EQ(body.load(), 0);
-  // In a work-sharing call every thread of the team gets the error.
-  std::atomic<int> caught{0};
+  // From inside a region each caller's nested team is one thread: each gets the error, with a
+  // hint about nesting.
+  std::atomic<int> caught{0}, hinted{0};
 #pragma omp parallel num_threads(2)
   {
     try {
       loop([&](int*) { body++; });
-    } catch (const weft::Error&) {
+    } catch (const weft::Error& e) {
       caught++;
+      hinted += std::string(e.what()).find("OMP_MAX_ACTIVE_LEVELS") != std::string::npos;
     }
   }
   EXPECT_EQ(caught.load(), 2);
+  EXPECT_EQ(hinted.load(), 2);
   EXPECT_EQ(body.load(), 0);
 }
 
