@@ -464,5 +464,33 @@ TEST(OperandPacking, IgnoredWhereNoBrgemmRunsTheBlock) {
   expect_matches_reference(generic, t, out);
 }
 
+// A nest without a parallel level runs on the calling thread, whose number in its team picks the
+// packing slot: every thread of a team executing one packed sequential operation at once must
+// get a slot of its own (a team of 3 indexed slot 2 of 1 before the slots followed the caller).
+TEST(Packing, SequentialPackedOperationCalledByEveryThreadOfATeam) {
+  const Contraction op = column_major_gemm(37, 29, 23, prim_t::zero, prim_t::relu);
+  Contraction packed = op;
+  ragged_split(packed, 2, 8);
+  ragged_split(packed, 1, 10);
+  ragged_split(packed, 0, 8);
+  packed.pack_in0 = true;
+  const LoweredOperation lowered(packed);
+  ASSERT_NE(lowered.describe().find("in0 packed per thread"), std::string::npos) << lowered.describe();
+  const Tensors t = make_tensors(op, 21);
+  std::vector<float> want = t.out;
+  reference_contraction(op, t.in0.data(), t.in1.data(), want.data());
+  std::vector<std::vector<float>> got(3, t.out);
+#pragma omp parallel num_threads(3)
+  {
+    auto& mine = got[static_cast<std::size_t>(omp_get_thread_num())];
+    for (int repeat = 0; repeat < 4; ++repeat) {
+      mine = t.out;
+      lowered.execute(t.in0.data(), t.in1.data(), mine.data());
+    }
+  }
+  for (const auto& g : got) expect_matches_reference(op, t, g);
+}
+
+
 }  // namespace
 }  // namespace weft::tensor::test
