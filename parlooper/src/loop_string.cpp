@@ -15,7 +15,10 @@ namespace {
 // Characters shown either side of the caret when the string is too long for one line.
 constexpr std::size_t kContext = 40;
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-constexpr const char* kSupportedClauses = "supported: schedule(static|dynamic|guided[,chunk])";
+constexpr const char* kSupportedClauses =
+    "supported: schedule([modifier:]static|dynamic|guided[,chunk]) and schedule([modifier:]runtime|auto), "
+    "modifiers monotonic, nonmonotonic, simd";
+constexpr const char* kInlineSpecForm = "[start,end,step,(block sizes)], e.g. 'a[0,64,2,(16,4)]'";
 
 char shown_char(char c) {
   const auto u = static_cast<unsigned char>(c);
@@ -63,7 +66,18 @@ const char* grid_dim_name(ParKind p) {
   return p == ParKind::rows ? "R" : p == ParKind::cols ? "C" : "L";
 }
 const char* schedule_name(ScheduleKind k) {
-  return k == ScheduleKind::static_ ? "static" : k == ScheduleKind::dynamic ? "dynamic" : "guided";
+  switch (k) {
+    case ScheduleKind::static_: return "static";
+    case ScheduleKind::dynamic: return "dynamic";
+    case ScheduleKind::guided: return "guided";
+    case ScheduleKind::runtime: return "runtime";
+    case ScheduleKind::auto_: return "auto";
+  }
+  return "static";
+}
+
+bool is_schedule_modifier(std::string_view word) {
+  return word == "monotonic" || word == "nonmonotonic" || word == "simd";
 }
 
 class Parser {
@@ -83,6 +97,7 @@ class Parser {
     check_grid();
     check_barriers();
     check_schedule();
+    collect_inline_specs();
     nest_.canonical = canonical();
     return std::move(nest_);
   }
@@ -115,14 +130,22 @@ class Parser {
         last_item_was_barrier_ = true;
         ++pos_;
       } else if (c == '{') {
+        if (pos_ > 0 && text_[pos_ - 1] == ']')
+          fail("the thread grid goes before the inline spec, right after the letter: 'A{R:2}[...]'",
+               pos_);
         fail("a thread grid '{R:n}', '{C:n}' or '{L:n}' must follow an upper-case loop letter",
+             pos_);
+      } else if (c == '[') {
+        fail(std::string("an inline spec ") + kInlineSpecForm +
+                 " goes right after its loop letter (and its grid, if any)",
              pos_);
       } else if (is_space(c)) {
         fail("unexpected " + describe_char(c) + "; spaces are allowed only in the clauses after '@'",
              pos_);
       } else {
         fail("unexpected character " + describe_char(c) + "; a loop_string has loop letters (" +
-                 letters_range() + ", upper case for parallel), grids like '{R:2}', '|' and '@' clauses",
+                 letters_range() + ", upper case for parallel), grids like '{R:2}', inline specs like "
+                 "'[0,8,1]', '|' and '@' clauses",
              pos_);
       }
     }
@@ -155,6 +178,7 @@ class Parser {
       grid_pos_.back() = pos_;
       parse_grid(level);
     }
+    if (pos_ < text_.size() && text_[pos_] == '[') parse_inline_spec(loop);
     nest_.levels.push_back(level);
     last_item_was_barrier_ = false;
   }
@@ -180,6 +204,72 @@ class Parser {
     level.ways = parse_positive("the number of ways of a thread grid");
     if (pos_ >= text_.size() || text_[pos_] != '}') fail("expected '}' to close the thread grid", pos_);
     ++pos_;
+  }
+
+  // PARLOOPER's inline bounds of a loop, after one of its letters (and its grid):
+  // [start,end,step] or [start,end,step,(b0,b1,...)]; an empty field keeps LoopSpecs' value.
+  void parse_inline_spec(int loop) {
+    const std::size_t open = pos_;
+    const auto l = static_cast<std::size_t>(loop);
+    if (inline_pos_[l] != kNone)
+      fail(std::string("a second inline spec for loop '") + letter_of(loop, false) +
+               "'; one spec gives the bounds of the whole loop (all its occurrences), so give it once",
+           open);
+    inline_pos_[l] = open;
+    InlineSpec spec;
+    spec.loop = loop;
+    ++pos_;  // '['
+    const auto field_given = [&] { return !at(']') && !at(','); };  // else empty: LoopSpecs' value
+    if ((spec.has_start = field_given())) spec.start = parse_int("the start of the inline spec");
+    expect_in_spec(',');
+    if ((spec.has_end = field_given())) spec.end = parse_int("the end of the inline spec");
+    expect_in_spec(',');
+    if ((spec.has_step = field_given())) spec.step = parse_positive("the step of the inline spec");
+    if (at(',')) {
+      ++pos_;
+      expect_in_spec('(');
+      if (!at(')')) {
+        spec.block_size.push_back(parse_positive("a block size of the inline spec"));
+        while (at(',')) {
+          ++pos_;
+          spec.block_size.push_back(parse_positive("a block size of the inline spec"));
+        }
+      }
+      expect_in_spec(')');
+    }
+    expect_in_spec(']');
+    inline_specs_.push_back(std::move(spec));
+  }
+
+  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+
+  void expect_in_spec(char c) {
+    if (pos_ >= text_.size())
+      fail(std::string("unterminated inline spec: expected '") + c + "'; the form is " + kInlineSpecForm,
+           pos_);
+    if (text_[pos_] != c)
+      fail(std::string("expected '") + c + "' in the inline spec, found " + describe_char(text_[pos_]) +
+               "; the form is " + kInlineSpecForm,
+           pos_);
+    ++pos_;
+  }
+
+  // A decimal integer in INT_MIN..INT_MAX at pos_ (bounds reach the body as int).
+  int parse_int(const std::string& what) {
+    const std::size_t begin = pos_;
+    const bool negative = at('-');
+    if (negative) ++pos_;
+    if (pos_ >= text_.size() || !is_digit(text_[pos_])) fail("expected " + what + " (an integer)", pos_);
+    long long value = 0;
+    while (pos_ < text_.size() && is_digit(text_[pos_])) {
+      value = value * 10 + (text_[pos_] - '0');
+      if (value > static_cast<long long>(INT_MAX) + 1)
+        fail(what + " is beyond the range of int, and the body receives int indices", begin);
+      ++pos_;
+    }
+    if (negative) value = -value;
+    if (value > INT_MAX) fail(what + " is beyond the range of int, and the body receives int indices", begin);
+    return static_cast<int>(value);
   }
 
   // A decimal integer in 1..INT_MAX at pos_.
@@ -240,27 +330,67 @@ class Parser {
     if (!any) fail(std::string("'@' must be followed by a clause; ") + kSupportedClauses, clauses_pos_);
   }
 
+  // schedule([modifier[, modifier]:]kind[, chunk]), OpenMP's syntax. The modifiers change nothing
+  // here: weft's dynamic and guided schedules give each thread its chunks in increasing order,
+  // which satisfies both monotonic and nonmonotonic, and a nest is no simd loop. They are checked
+  // as a compiler would (not both monotonic and nonmonotonic) and left out of the canonical form.
   void parse_schedule() {
     expect('(', "after 'schedule'");
     skip_spaces();
-    const std::size_t kind_pos = pos_;
-    const std::string_view kind = parse_word();
+    std::size_t kind_pos = pos_;
+    std::string_view kind = parse_word();
+    skip_spaces();
+    if (is_schedule_modifier(kind) || at(':')) {
+      bool monotonic = false, nonmonotonic = false;
+      while (true) {
+        if (!is_schedule_modifier(kind))
+          fail(kind.empty() ? std::string("expected a schedule modifier: monotonic, nonmonotonic or simd")
+                            : "unsupported schedule modifier '" + std::string(kind) +
+                                  "'; supported: monotonic, nonmonotonic, simd",
+               kind_pos);
+        monotonic = monotonic || kind == "monotonic";
+        nonmonotonic = nonmonotonic || kind == "nonmonotonic";
+        if (monotonic && nonmonotonic)
+          fail("both 'monotonic' and 'nonmonotonic' modifiers; give one", kind_pos);
+        if (at(':')) break;
+        expect(',', "or ':' after a schedule modifier");
+        skip_spaces();
+        kind_pos = pos_;
+        kind = parse_word();
+        skip_spaces();
+      }
+      ++pos_;  // ':'
+      skip_spaces();
+      kind_pos = pos_;
+      kind = parse_word();
+    }
     if (kind == "static") {
       nest_.schedule.kind = ScheduleKind::static_;
     } else if (kind == "dynamic") {
       nest_.schedule.kind = ScheduleKind::dynamic;
     } else if (kind == "guided") {
       nest_.schedule.kind = ScheduleKind::guided;
+    } else if (kind == "runtime") {
+      nest_.schedule.kind = ScheduleKind::runtime;
+    } else if (kind == "auto") {
+      nest_.schedule.kind = ScheduleKind::auto_;
     } else if (kind.empty()) {
-      fail("expected a schedule kind: static, dynamic or guided", kind_pos);
+      fail("expected a schedule kind: static, dynamic, guided, runtime or auto", kind_pos);
     } else {
-      fail("unsupported schedule kind '" + std::string(kind) + "'; supported: static, dynamic, guided",
+      fail("unsupported schedule kind '" + std::string(kind) +
+               "'; supported: static, dynamic, guided, runtime, auto",
            kind_pos);
     }
     skip_spaces();
     if (pos_ < text_.size() && text_[pos_] == ',') {
       ++pos_;
       skip_spaces();
+      if (nest_.schedule.kind == ScheduleKind::runtime || nest_.schedule.kind == ScheduleKind::auto_)
+        fail(std::string("schedule(") + schedule_name(nest_.schedule.kind) +
+                 ") takes no chunk size" +
+                 (nest_.schedule.kind == ScheduleKind::runtime ? " (OMP_SCHEDULE gives it, e.g. \"dynamic,4\")"
+                                                               : ""),
+             pos_);
       nest_.schedule.chunk = parse_positive("the chunk size of the schedule");
     }
     expect(')', "to close 'schedule('");
@@ -363,11 +493,56 @@ class Parser {
            schedule_pos_);
   }
 
+  // What an inline spec alone decides is checked here, with the caret under the spec; the rest
+  // (its step against LoopSpecs' block sizes, say) is make_nest_bounds' job.
+  void collect_inline_specs() {
+    for (const InlineSpec& spec : inline_specs_) {
+      const std::size_t pos = inline_pos_[static_cast<std::size_t>(spec.loop)];
+      int occurrences = 1;
+      for (const auto& level : nest_.levels)
+        if (level.loop == spec.loop) occurrences = level.num_occurrences;
+      const auto blocks = static_cast<int>(spec.block_size.size());
+      if (blocks > 0 && blocks < occurrences - 1)
+        fail(std::string("loop '") + letter_of(spec.loop, false) + "' appears " + std::to_string(occurrences) +
+                 " times, so its inline spec needs " + std::to_string(occurrences - 1) + " block size" +
+                 (occurrences == 2 ? "" : "s") + " (outermost first), but it has " + std::to_string(blocks),
+             pos);
+      if (spec.has_step)
+        for (long block : spec.block_size)
+          if (block % spec.step != 0)
+            fail("block size " + std::to_string(block) + " of the inline spec is not a multiple of its step " +
+                     std::to_string(spec.step),
+                 pos);
+    }
+    nest_.inline_specs = inline_specs_;
+    std::sort(nest_.inline_specs.begin(), nest_.inline_specs.end(),
+              [](const InlineSpec& x, const InlineSpec& y) { return x.loop < y.loop; });
+  }
+
+  static std::string inline_spec_text(const InlineSpec& spec) {
+    std::string s = "[";
+    if (spec.has_start) s += std::to_string(spec.start);
+    s += ',';
+    if (spec.has_end) s += std::to_string(spec.end);
+    s += ',';
+    if (spec.has_step) s += std::to_string(spec.step);
+    if (!spec.block_size.empty()) {
+      s += ",(";
+      for (std::size_t i = 0; i < spec.block_size.size(); ++i) (s += i > 0 ? "," : "") += std::to_string(spec.block_size[i]);
+      s += ')';
+    }
+    return s + ']';
+  }
+
+  // Inline specs sit after the first occurrence of their loop, wherever they were written.
   std::string canonical() const {
     std::string s;
     for (const auto& level : nest_.levels) {
       s += letter_of(level.loop, level.par != ParKind::none);
       if (is_grid(level.par)) s += std::string("{") + grid_dim_name(level.par) + ":" + std::to_string(level.ways) + "}";
+      if (level.occurrence == 0)
+        for (const InlineSpec& spec : nest_.inline_specs)
+          if (spec.loop == level.loop) s += inline_spec_text(spec);
       if (level.barrier_after) s += '|';
     }
     const Schedule& schedule = nest_.schedule;
@@ -390,6 +565,8 @@ class Parser {
   std::vector<std::size_t> grid_pos_;     // per level: its '{', or kNone
   std::size_t clauses_pos_ = kNone;
   std::size_t schedule_pos_ = kNone;
+  std::vector<InlineSpec> inline_specs_;                      // in the order written
+  std::vector<std::size_t> inline_pos_ = std::vector<std::size_t>(kMaxLoops, kNone);  // per loop: its '['
 };
 
 }  // namespace

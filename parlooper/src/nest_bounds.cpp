@@ -119,7 +119,27 @@ class BoundsBuilder {
 
 }  // namespace
 
+namespace {
+
+// Inline specs (the loop_string's "a[start,end,step,(blocks)]", parsed into nest.inline_specs)
+// replace fields of the LoopSpecs before any check, so that they are checked like LoopSpecs.
+std::vector<LoopSpecs> with_inline_specs(const LoopNest& nest, std::span<const LoopSpecs> specs) {
+  std::vector<LoopSpecs> merged(specs.begin(), specs.end());
+  for (const InlineSpec& spec : nest.inline_specs) {
+    if (spec.loop < 0 || static_cast<std::size_t>(spec.loop) >= merged.size()) continue;  // a count mismatch: reported by build()
+    LoopSpecs& s = merged[static_cast<std::size_t>(spec.loop)];
+    if (spec.has_start) s.start = spec.start;
+    if (spec.has_end) s.end = spec.end;
+    if (spec.has_step) s.step = spec.step;
+    if (!spec.block_size.empty()) s.block_size = spec.block_size;
+  }
+  return merged;
+}
+
+}  // namespace
+
 NestBounds make_nest_bounds(const LoopNest& nest, std::span<const LoopSpecs> specs) {
+  if (!nest.inline_specs.empty()) return BoundsBuilder(nest, with_inline_specs(nest, specs)).build();
   return BoundsBuilder(nest, specs).build();
 }
 

@@ -87,7 +87,9 @@ class Renderer {
       if (nest_.schedule.kind != ScheduleKind::static_ || nest_.schedule.chunk > 0) {
         pragma += nest_.schedule.kind == ScheduleKind::static_    ? " schedule(static"
                   : nest_.schedule.kind == ScheduleKind::dynamic ? " schedule(dynamic"
-                                                                  : " schedule(guided";
+                  : nest_.schedule.kind == ScheduleKind::guided  ? " schedule(guided"
+                  : nest_.schedule.kind == ScheduleKind::runtime ? " schedule(runtime"
+                                                                  : " schedule(auto";
         if (nest_.schedule.chunk > 0) (pragma += ',') += std::to_string(nest_.schedule.chunk);
         pragma += ")";
       }

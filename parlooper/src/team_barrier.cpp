@@ -44,6 +44,14 @@ void run_chunks_dynamic(const Schedule& schedule, std::int64_t iterations, Chunk
   if (schedule.kind == ScheduleKind::guided) {
 #pragma omp for schedule(guided) nowait
     for (std::int64_t u = 0; u < units; ++u) run_unit(u);
+  } else if (schedule.kind == ScheduleKind::runtime) {
+    // OpenMP reads OMP_SCHEDULE / omp_set_schedule() now, at every call (units are iterations:
+    // runtime schedules take no chunk of their own).
+#pragma omp for schedule(runtime) nowait
+    for (std::int64_t u = 0; u < units; ++u) run_unit(u);
+  } else if (schedule.kind == ScheduleKind::auto_) {
+#pragma omp for schedule(auto) nowait
+    for (std::int64_t u = 0; u < units; ++u) run_unit(u);
   } else {
 #pragma omp for schedule(dynamic) nowait
     for (std::int64_t u = 0; u < units; ++u) run_unit(u);

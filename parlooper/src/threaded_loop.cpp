@@ -147,7 +147,7 @@ void detail::capture_body_exception() noexcept {
 
 DynamicThreadedLoop::DynamicThreadedLoop(std::span<const LoopSpecs> specs,
                                          std::string_view loop_string, EngineKind engine)
-    : cached_(&find_or_build_nest(loop_string, static_cast<int>(specs.size()))),
+    : cached_(find_or_build_nest(loop_string, static_cast<int>(specs.size()))),
       engine_(&cached_->engine(engine)),
       bounds_(make_nest_bounds(cached_->nest(), specs)) {}
 

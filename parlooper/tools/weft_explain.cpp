@@ -6,18 +6,24 @@
 // Without --trace it prints the nest as C-like pseudo code. With --trace it runs the nest on T
 // threads (default: OpenMP's) and prints one line per body call, "tid i0 i1 ...", grouped by
 // ascending tid, each thread's lines in the order it ran them. WEFT_ENGINE picks the engine.
-// Invalid input: exit status 2, the message on stderr.
+// Exit status: 0 success; 2 invalid input (an unknown, repeated or malformed option, a bad SPEC or
+// loop_string, a trace this machine cannot hold), the message on stderr; 1 a run-time failure.
 #include <omp.h>
 
+#include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "weft/jit/error.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 
 namespace {
@@ -30,7 +36,8 @@ constexpr const char* kUsage =
     "  SPEC (one per loop, in order a, b, c, ...): start,end,step[,block0[,block1...]]\n"
     "  --trace      run the nest and print 'tid i0 i1 ...' per body call, grouped by thread\n"
     "  --threads T  threads of the traced run (default: OpenMP's)\n"
-    "  WEFT_ENGINE=jit|reference picks the engine\n";
+    "  WEFT_ENGINE=jit|reference picks the engine\n"
+    "  exit status: 0 success, 1 run-time failure, 2 bad usage\n";
 
 struct UsageError {
   std::string message;
@@ -66,12 +73,48 @@ LoopSpecs parse_spec(std::string_view text, std::size_t loop) {
 struct Trace {
   std::vector<std::vector<int>> per_thread;  // flattened index tuples
   int loops = 0;
+  std::atomic<bool> out_of_memory{false};
 };
 
-void record(void* ctx, int* ind) {
+// Called from generated code inside a parallel region: an exception must not leave it.
+void record(void* ctx, int* ind) noexcept {
   auto& trace = *static_cast<Trace*>(ctx);
+  if (trace.out_of_memory.load(std::memory_order_relaxed)) return;
   auto& out = trace.per_thread[static_cast<std::size_t>(DynamicThreadedLoop::get_tid(ind))];
-  out.insert(out.end(), ind, ind + trace.loops);
+  try {
+    out.insert(out.end(), ind, ind + trace.loops);
+  } catch (const std::bad_alloc&) {
+    trace.out_of_memory.store(true, std::memory_order_relaxed);
+  }
+}
+
+// Bytes the recorded indices of a trace take at least: every index tuple of the loops' ranges once.
+std::uint64_t trace_bytes(const std::vector<LoopSpecs>& specs) {
+  std::uint64_t bytes = weft::bytes_needed({static_cast<std::int64_t>(specs.size())}, sizeof(int));
+  for (const LoopSpecs& s : specs) {
+    const std::int64_t trips = s.end > s.start ? (static_cast<std::int64_t>(s.end) - s.start + s.step - 1) / s.step : 0;
+    bytes = weft::bytes_needed({trips}, bytes);
+  }
+  return bytes;
+}
+
+// Writes the lines in pieces: a trace can be far larger than one string should be.
+void print_trace(const Trace& trace) {
+  std::string out;
+  const auto loops = static_cast<std::size_t>(trace.loops);
+  for (std::size_t tid = 0; tid < trace.per_thread.size(); ++tid) {
+    const auto& values = trace.per_thread[tid];
+    for (std::size_t i = 0; i < values.size(); i += loops) {
+      out += std::to_string(tid);
+      for (std::size_t x = 0; x < loops; ++x) out += ' ' + std::to_string(values[i + x]);
+      out += '\n';
+      if (out.size() >= (1u << 20)) {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        out.clear();
+      }
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
 int explain(int argc, char** argv) {
@@ -81,8 +124,12 @@ int explain(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--trace") {
+      if (trace) throw UsageError{"--trace is given twice"};
       trace = true;
+    } else if (arg.starts_with("--trace=")) {
+      throw UsageError{"--trace takes no value, got '" + std::string(arg) + "'"};
     } else if (arg == "--threads" || arg.starts_with("--threads=")) {
+      if (threads != 0) throw UsageError{"--threads is given twice"};
       std::string_view value;
       if (arg == "--threads") {
         if (i + 1 >= argc) throw UsageError{"--threads needs a value"};
@@ -96,7 +143,8 @@ int explain(int argc, char** argv) {
     } else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
-    } else if (arg.size() > 1 && arg[0] == '-' && arg[1] == '-') {
+    } else if (arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
+      // A SPEC may start with a minus sign ("-4,4,1"); a loop_string never does.
       throw UsageError{"unknown option " + std::string(arg)};
     } else {
       positional.push_back(arg);
@@ -114,21 +162,17 @@ int explain(int argc, char** argv) {
     std::cout << loop.render();
     return 0;
   }
+  const std::uint64_t bytes = trace_bytes(specs);
+  const std::string what = "weft-explain: the trace (one line per body call, " + std::to_string(loops) +
+                           " indices each)";
+  weft::require_memory(what, bytes);
   if (threads > 0) omp_set_num_threads(threads);
   Trace result;
   result.loops = static_cast<int>(loops);
   result.per_thread.resize(static_cast<std::size_t>(omp_get_max_threads()));
   loop.run(&record, &result);
-  std::string out;
-  for (std::size_t tid = 0; tid < result.per_thread.size(); ++tid) {
-    const auto& values = result.per_thread[tid];
-    for (std::size_t i = 0; i < values.size(); i += loops) {
-      out += std::to_string(tid);
-      for (std::size_t x = 0; x < loops; ++x) out += ' ' + std::to_string(values[i + x]);
-      out += '\n';
-    }
-  }
-  std::cout << out;
+  if (result.out_of_memory) throw weft::MemoryError(what, bytes, weft::MemoryError::Reason::allocation_failed);
+  print_trace(result);
   return 0;
 }
 
@@ -140,6 +184,10 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "weft-explain: " << e.message << "\n" << kUsage;
     return 2;
+  } catch (const weft::MemoryError& e) {
+    // A trace larger than this machine is bad usage; memory that ran out while tracing is not.
+    std::cerr << e.what() << "\n";
+    return e.reason() == weft::MemoryError::Reason::allocation_failed ? 1 : 2;
   } catch (const weft::Error& e) {
     std::cerr << e.what() << "\n";
     return 2;

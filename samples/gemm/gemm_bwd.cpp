@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include <weft/jit/error.hpp>
+#include <weft/jit/error.hpp>  // also bytes_needed, add_bytes
 
 #include "gemm_loops.hpp"
 
@@ -98,7 +98,15 @@ double GemmBwd::flops() const {
 std::string GemmBwd::measure_tag(int threads) const {
   const auto& c = config_;
   return samples::measure_tag(c.loop_string, {c.M, c.N, c.K, c.bm, c.bn, c.bk}, c.mbf, threads) +
-         "_private_trans" + std::to_string(c.private_trans ? 1 : 0);
+         "_private_wt_trans" + std::to_string(c.private_trans ? 1 : 0);
+}
+
+std::uint64_t GemmBwd::run_memory_bytes(int threads) const {
+  const std::uint64_t transposed = weft::bytes_needed(
+      {m_blocking().blocks(), config_.bm, k_blocking().blocks(), config_.bk}, sizeof(float));
+  if (!config_.private_trans) return transposed;
+  return weft::add_bytes(weft::bytes_needed({threads}, transposed),
+                         weft::bytes_needed({threads, k_blocking().blocks()}, 1));
 }
 
 }  // namespace weft::samples

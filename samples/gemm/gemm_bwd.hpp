@@ -46,7 +46,11 @@ class GemmBwd {
   Blocking n_blocking() const { return {config_.N, config_.bn}; }
   Blocking k_blocking() const { return {config_.K, config_.bk}; }
   double flops() const;
+  // PARLOOPER's tag: "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<mbf>_threads<T>_private_wt_trans<0|1>".
   std::string measure_tag(int threads) const;
+  // Bytes run() allocates itself (W^T tiles: one shared copy, or one per thread), for a team of
+  // `threads`.
+  std::uint64_t run_memory_bytes(int threads) const;
 
  private:
   GemmBwdConfig config_;

@@ -12,6 +12,10 @@ namespace {
 
 // Floats per reduction task: large enough to amortize a call, small enough to balance.
 constexpr std::int64_t kReduceChunk = 4096;
+// The largest leading dimension a unary TPP takes: the stride between partial filters.
+constexpr std::int64_t kMaxReduceStride = std::int64_t{1} << 28;
+
+std::int64_t blocked_size(const GemmUpdConfig& c);
 
 std::int64_t validated_n_step(const GemmUpdConfig& c) {
   for (auto [name, value] : {std::pair{"M", c.M}, {"N", c.N}, {"K", c.K}, {"bm", c.bm}, {"bn", c.bn},
@@ -19,6 +23,13 @@ std::int64_t validated_n_step(const GemmUpdConfig& c) {
     require_positive(name, value);
   }
   if (c.n_partial_filters < 0) throw Error("n_partial_filters must be >= 0");
+  if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
+    throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
+                std::to_string(c.M) + " x " + std::to_string(c.K) + ": the copies of dW (" +
+                std::to_string(blocked_size(c)) + " floats each, padding included) are summed by a "
+                "reduction TPP, whose stride between copies is at most 2^28 floats; use "
+                "n_partial_filters 0 for this size");
+  }
   return chunk_step((c.N + c.bn - 1) / c.bn, c.nbf);
 }
 
@@ -50,11 +61,14 @@ GemmUpd::GemmUpd(GemmUpdConfig config)
       zero_chunk_(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_)),
       // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
       // whose columns are the copies, filter_size_ apart.
+      // Without partial filters these kernels never run; their stride then only has to be valid.
       reduce_chunk_full_(desc(tpp::UnaryOp::reduce_rows_sum, reduce_chunk_,
-                              std::max<std::int64_t>(1, config_.n_partial_filters), filter_size_, 0)),
+                              std::max<std::int64_t>(1, config_.n_partial_filters),
+                              config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0)),
       reduce_chunk_tail_(desc(tpp::UnaryOp::reduce_rows_sum,
                               filter_size_ % reduce_chunk_ == 0 ? reduce_chunk_ : filter_size_ % reduce_chunk_,
-                              std::max<std::int64_t>(1, config_.n_partial_filters), filter_size_, 0)),
+                              std::max<std::int64_t>(1, config_.n_partial_filters),
+                              config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0)),
       // dW block (im, ik) = sum over in of dY tile (bm x bn) * X^T tile (bn x bk). The N padding
       // of dY and X is zero, so every tile reduces over a full bn.
       kernels_(m_blocking(), k_blocking(), config_.bn,
@@ -177,8 +191,21 @@ double GemmUpd::flops() const {
 std::string GemmUpd::measure_tag(int threads) const {
   const auto& c = config_;
   return samples::measure_tag(c.loop_string, {c.M, c.N, c.K, c.bm, c.bn, c.bk}, c.nbf, threads) +
-         "_private_trans" + std::to_string(c.private_trans ? 1 : 0) + "_partial_filters" +
+         "_private_act_trans" + std::to_string(c.private_trans ? 1 : 0) + "_npartialFilters" +
          std::to_string(c.n_partial_filters);
+}
+
+std::uint64_t GemmUpd::run_memory_bytes(int threads) const {
+  const std::uint64_t transposed = weft::bytes_needed(
+      {n_blocking().blocks(), config_.bn, k_blocking().blocks(), config_.bk}, sizeof(float));
+  std::uint64_t bytes = transposed;
+  if (config_.private_trans) {
+    bytes = weft::add_bytes(weft::bytes_needed({threads}, transposed),
+                            weft::bytes_needed({threads, n_blocking().blocks(), k_blocking().blocks()}, 1));
+  }
+  if (uses_partial_filters())
+    bytes = weft::add_bytes(bytes, weft::bytes_needed({config_.n_partial_filters, filter_size_}, sizeof(float)));
+  return bytes;
 }
 
 }  // namespace weft::samples

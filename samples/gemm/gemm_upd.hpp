@@ -52,7 +52,11 @@ class GemmUpd {
   // Whether the run uses partial filters: P > 0 and the reduction loop c is parallel.
   bool uses_partial_filters() const;
   double flops() const;
+  // PARLOOPER's tag: "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<nbf>_threads<T>_private_act_trans<0|1>_npartialFilters<P>".
   std::string measure_tag(int threads) const;
+  // Bytes run() allocates itself (X^T tiles, shared or per thread; partial filters), for a team
+  // of `threads`.
+  std::uint64_t run_memory_bytes(int threads) const;
 
  private:
   void zero_partial_filters() const;

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include <weft/jit/error.hpp>
+
 namespace weft::samples {
 
 std::int64_t parse_integer(const std::string& text, const char* name, std::int64_t min,
@@ -37,6 +39,31 @@ SampleArgs SampleArgs::parse(int argc, char** argv, const std::vector<std::strin
     args.options[name] = argv[++i];
   }
   return args;
+}
+
+void SampleArgs::require_at_most(std::size_t max, const char* form) const {
+  if (positional.size() <= max) return;
+  throw UsageError("unexpected argument '" + positional[max] + "' (argument " + std::to_string(max + 1) +
+                   "): at most " + std::to_string(max) + " positional arguments, " + form);
+}
+
+void require_gemm_shape_arguments(const SampleArgs& args) {
+  static const char* const names[] = {"LOOP_STRING", "M", "N", "K", "bm", "bn", "bk"};
+  const std::size_t given = args.positional.size();
+  if (given < 7) {
+    throw UsageError("missing " + std::string(names[given]) + " (argument " + std::to_string(given + 1) +
+                     "); the first seven arguments are LOOP_STRING M N K bm bn bk");
+  }
+}
+
+void reject_bf16_request() {
+  const char* const value = std::getenv("USE_BF16");
+  if (value == nullptr || *value == '\0') return;
+  if (parse_integer(value, "USE_BF16 (environment)", INT64_MIN, INT64_MAX) == 0) return;
+  throw Error(std::string("USE_BF16=") + value +
+              " asks for bf16, which weft's GEMM samples do not have yet: they compute in FP32 only. "
+              "Nothing was run (an FP32 result would be reported under the same MEASURE tag as a bf16 "
+              "one); unset USE_BF16 or set it to 0 to run FP32");
 }
 
 std::int64_t SampleArgs::integer(std::size_t index, const char* name, std::int64_t fallback,

@@ -17,6 +17,10 @@ int sample_main(const char* name, const char* usage, int (*run)(int, char**), in
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: %s\n%s", name, e.what(), usage);
     return 2;
+  } catch (const weft::MemoryError& e) {
+    // Sizes beyond the machine are bad arguments; a failed allocation that would have fit is not.
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return e.reason() == weft::MemoryError::Reason::allocation_failed ? 1 : 2;
   } catch (const weft::Error& e) {
     std::fprintf(stderr, "%s: %s\n", name, e.what());
     return 2;

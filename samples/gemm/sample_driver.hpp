@@ -12,7 +12,8 @@
 namespace weft::samples {
 
 // Runs `run(argc, argv)`; UsageError -> usage on stderr, exit 2; weft::Error (bad loop_string,
-// impossible shape) -> its message, exit 2; other exceptions -> exit 1.
+// impossible shape, sizes beyond this machine's memory) -> its message, exit 2; a failed
+// allocation (weft::MemoryError, allocation_failed) and other exceptions -> exit 1.
 int sample_main(const char* name, const char* usage, int (*run)(int, char**), int argc, char** argv);
 
 // Seconds per call of `fn` over `iterations` calls, after `warmup` untimed calls.

@@ -1,9 +1,13 @@
 // weft-gemm: forward GEMM (C = A x B, optional fused bias and ReLU) or an MLP of n layers, on
 // ThreadedLoop + BRGEMM, verified against a double-precision reference.
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <weft/jit/cpu.hpp>
+#include <weft/jit/error.hpp>
 
 #include "gemm_fwd.hpp"
 #include "gemm_reference.hpp"
@@ -19,6 +23,7 @@ using namespace weft::samples;
 
 constexpr const char* kUsage =
     "usage: weft-gemm LOOP_STRING M N K bm bn bk [kbf] [n_layers] [n_iters] [fuse_bias] [fuse_relu]\n"
+    "                 [precision] [use_ping_pong_bufs]\n"
     "       weft-gemm auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]\n"
     "                 [--threads T] [--check 0|1] [--warmup W]\n"
     "                 [--k-blocks L] [--m-blocks L] [--n-blocks L]\n"
@@ -26,6 +31,10 @@ constexpr const char* kUsage =
     "               c = N blocks (e.g. aBC, bcaBCb; see docs/loop_string.md)\n"
     "  kbf          the K loop is split into kbf batch-reduce chunks (default 1)\n"
     "  n_layers     > 1 runs an MLP (needs M == K, bm == bk); n_iters default 10\n"
+    "  precision    PARLOOPER's precision argument: FP32, the only one weft has yet (BF16, F16,\n"
+    "               BF8 and INT8 are refused, as is USE_BF16 other than 0 in the environment)\n"
+    "  use_ping_pong_bufs  1: the layers of an MLP write two output buffers in turn; 0 (default):\n"
+    "               each layer its own, as in PARLOOPER\n"
     "  --x-blocks L block sizes in blocks, outermost first (e.g. 8,2), for the repeated letters\n"
     "               of loop x; default: PARLOOPER's prime-factor rule\n"
     "  auto         loop string, blocks, tiles and kbf from the tuning database (weft-tune gemm):\n"
@@ -34,8 +43,12 @@ constexpr const char* kUsage =
 // `auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]`: the positions after K shift, since
 // the tuner picks the tiles. Returns the index of n_iters.
 std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
-  if (args.positional.size() < 4) throw UsageError("auto needs M N K");
-  if (args.positional.size() > 8) throw UsageError("too many positional arguments for auto");
+  static const char* const names[] = {"auto", "M", "N", "K"};
+  if (args.positional.size() < 4) {
+    throw UsageError("missing " + std::string(names[args.positional.size()]) + " (argument " +
+                     std::to_string(args.positional.size() + 1) + "): auto needs M N K");
+  }
+  args.require_at_most(8, "auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]");
   c.loop_string = "auto";
   c.M = args.integer(1, "M", 0);
   c.N = args.integer(2, "N", 0);
@@ -46,10 +59,38 @@ std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
   return 5;
 }
 
+constexpr const char* kForm =
+    "LOOP_STRING M N K bm bn bk [kbf] [n_layers] [n_iters] [fuse_bias] [fuse_relu] [precision] "
+    "[use_ping_pong_bufs]";
+
+// PARLOOPER's arguments after fuse_relu (its scripts pass "... 0 0 BF16 0"): precision (13),
+// use_ping_pong_bufs (14) and sparse_frac (15). Returns whether the MLP writes a ring of two
+// output buffers.
+bool parse_parlooper_tail(const SampleArgs& args) {
+  if (args.positional.size() > 14) {
+    throw weft::Error("sparse_frac (argument 15, '" + args.positional[14] +
+                "'): PARLOOPER ran a sparse A through decompressing kernels here, which weft-gemm does "
+                "not have; nothing was run. Drop the argument for a dense GEMM");
+  }
+  if (args.positional.size() > 12) {
+    const std::string& precision = args.positional[12];
+    if (precision == "BF16" || precision == "F16" || precision == "BF8" || precision == "INT8") {
+      throw weft::Error("precision (argument 13): " + precision +
+                  " is not supported yet, weft-gemm computes in FP32 only; nothing was run (an FP32 "
+                  "result would be reported under the same MEASURE tag). Pass FP32");
+    }
+    if (precision != "FP32") {
+      throw UsageError("precision (argument 13): '" + precision +
+                       "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8");
+    }
+  }
+  return args.integer(13, "use_ping_pong_bufs", 0, 0, 1) != 0;
+}
+
 // Fills `c` from the arguments; returns the index of n_iters among the positional arguments.
 std::size_t config_from(const SampleArgs& args, GemmFwdConfig& c) {
   if (!args.positional.empty() && args.positional[0] == "auto") return parse_auto(args, c);
-  if (args.positional.size() > 12) throw UsageError("too many positional arguments");
+  args.require_at_most(15, kForm);
   parse_gemm_arguments(args, c);
   c.kbf = args.integer(7, "kbf", 1);
   c.n_layers = static_cast<int>(args.integer(8, "n_layers", 1, 1, 1000));
@@ -71,20 +112,36 @@ void resolve_auto(GemmFwdConfig& config, int threads) {
 #endif
 }
 
-int run(int argc, char** argv) {
-  const SampleArgs args = SampleArgs::parse(argc, argv, kGemmOptions);
-  GemmFwdConfig config;
-  const std::size_t n_iters_index = config_from(args, config);
-  const auto n_iters = args.integer(n_iters_index, "n_iters", 10, 1, 1000000);
-  const bool check = args.option_integer("check", 1, 0, 1) != 0;
-  const auto warmup = args.option_integer("warmup", 1, 0, 1000);
-  const int threads = apply_thread_option(args.option_integer("threads", 0, 0, 4096));
-  resolve_auto(config, threads);
+// What run() allocates, for the memory check before any of it is.
+std::uint64_t memory_needed(const GemmFwd& gemm, bool ring_buffer, bool check) {
+  const GemmFwdConfig& c = gemm.config();
+  const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
+  const std::int64_t layers = c.n_layers;
+  const std::int64_t outputs = ring_buffer ? std::min<std::int64_t>(layers, 2) : layers;
+  std::uint64_t bytes = 0;
+  auto add = [&](std::initializer_list<std::int64_t> dims) {
+    bytes = weft::add_bytes(bytes, weft::bytes_needed(dims, sizeof(float)));
+  };
+  add({c.M, c.K});                                                  // A
+  add({c.K, c.N});                                                  // B
+  add({mB.blocks(), mB.block});                                     // bias
+  add({layers + 1, mB.blocks(), mB.block, kB.blocks(), kB.block});  // blocked A, one per layer
+  add({kB.blocks(), kB.block, nB.blocks(), nB.block});              // blocked B
+  add({outputs, nB.blocks(), nB.block, mB.blocks(), mB.block});     // blocked outputs
+  if (check) {
+    add({c.M, c.N});  // the result, unblocked
+    add({c.K, c.N});  // the reference's input
+    add({c.M, c.N});  // the reference's output
+  }
+  return bytes;
+}
 
-  const GemmFwd gemm(config);  // validates everything before memory is allocated
+// Allocates, runs, times and checks; every allocation happens in here.
+int run_allocated(const GemmFwd& gemm, bool ring_buffer, bool check, std::int64_t warmup,
+                  std::int64_t n_iters, int threads) {
+  const GemmFwdConfig& config = gemm.config();
   const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
   const std::int64_t M = config.M, N = config.N, K = config.K;
-
   std::vector<float> a(static_cast<std::size_t>(M * K)), b(static_cast<std::size_t>(K * N));
   std::vector<float> bias(static_cast<std::size_t>(mB.blocks() * mB.block), 0.0f);
   fill_random(a.data(), M * K, 1);
@@ -93,24 +150,28 @@ int run(int argc, char** argv) {
   const std::vector<float> weight = to_blocked(a.data(), mB, kB, true);
   std::vector<std::vector<float>> weights(static_cast<std::size_t>(config.n_layers), weight);
   std::vector<float> input = to_blocked(b.data(), kB, nB, false);
-  // Ping-pong outputs; the input stays intact so every iteration computes the same thing. Zeroed:
-  // an MLP layer reads the previous output's padding rows as K padding.
+  // The input stays intact so every iteration computes the same thing; layer l writes output l,
+  // or output l mod 2 with use_ping_pong_bufs. Zeroed: an MLP layer reads the previous output's
+  // padding rows as K padding.
   const auto out_size = static_cast<std::size_t>(nB.blocks() * nB.block * mB.blocks() * mB.block);
-  std::vector<float> ping(out_size, 0.0f), pong(config.n_layers > 1 ? out_size : 0, 0.0f);
+  const int n_outputs = ring_buffer ? std::min(config.n_layers, 2) : config.n_layers;
+  std::vector<std::vector<float>> outputs(static_cast<std::size_t>(n_outputs), std::vector<float>(out_size, 0.0f));
   std::vector<float*> acts{input.data()};
   std::vector<const float*> wts, biases;
   for (int l = 0; l < config.n_layers; ++l) {
-    acts.push_back(l % 2 == 0 ? ping.data() : pong.data());
+    acts.push_back(outputs[static_cast<std::size_t>(l % n_outputs)].data());
     wts.push_back(weights[static_cast<std::size_t>(l)].data());
     biases.push_back(bias.data());
   }
 
   std::printf("weft-gemm: %s, M x N x K = %lld x %lld x %lld, blocks %lld x %lld x %lld, kbf %lld "
-              "(%lld K blocks per batch reduce), layers %d, bias %d, relu %d, threads %d, isa %s\n",
+              "(%lld K blocks per batch reduce), layers %d (%d output buffer%s), bias %d, relu %d, "
+              "threads %d, isa %s\n",
               config.loop_string.c_str(), (long long)M, (long long)N, (long long)K,
               (long long)config.bm, (long long)config.bn, (long long)config.bk, (long long)config.kbf,
-              (long long)gemm.k_step(), config.n_layers, config.fuse_bias, config.fuse_relu, threads,
-              std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
+              (long long)gemm.k_step(), config.n_layers, n_outputs, n_outputs == 1 ? "" : "s", config.fuse_bias,
+              config.fuse_relu,
+              threads, std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
 
   SampleResult result;
   result.seconds = seconds_per_call([&] { gemm.run(acts, wts, biases); }, warmup, n_iters);
@@ -129,6 +190,28 @@ int run(int argc, char** argv) {
     result.tolerance = gemm_tolerance(K) * config.n_layers;
   }
   return report(result);
+}
+
+int run(int argc, char** argv) {
+  reject_bf16_request();
+  const SampleArgs args = SampleArgs::parse(argc, argv, kGemmOptions);
+  GemmFwdConfig config;
+  const std::size_t n_iters_index = config_from(args, config);
+  const bool ring_buffer = config.loop_string != "auto" && parse_parlooper_tail(args);
+  const auto n_iters = args.integer(n_iters_index, "n_iters", 10, 1, 1000000);
+  const bool check = args.option_integer("check", 1, 0, 1) != 0;
+  const auto warmup = args.option_integer("warmup", 1, 0, 1000);
+  const int threads = apply_thread_option(args.option_integer("threads", 0, 0, 4096));
+  resolve_auto(config, threads);
+
+  const GemmFwd gemm(config);  // validates everything before memory is allocated
+  const std::string what =
+      "weft-gemm with M x N x K = " + std::to_string(config.M) + " x " + std::to_string(config.N) + " x " +
+      std::to_string(config.K) + (config.n_layers > 1 ? ", " + std::to_string(config.n_layers) + " layers" : "") +
+      " (A, B, C, their blocked copies" + (check ? " and the check's reference)" : ")");
+  const std::uint64_t bytes = memory_needed(gemm, ring_buffer, check);
+  weft::require_memory(what, bytes);
+  return weft::allocating(what, bytes, [&] { return run_allocated(gemm, ring_buffer, check, warmup, n_iters, threads); });
 }
 
 }  // namespace

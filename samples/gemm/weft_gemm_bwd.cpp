@@ -1,7 +1,11 @@
 // weft-gemm-bwd: backward by data, dX = W^T x dY, on ThreadedLoop + BRGEMM, verified against a
 // double-precision reference.
+#include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
+
+#include <weft/jit/error.hpp>
 
 #include "gemm_bwd.hpp"
 #include "gemm_reference.hpp"
@@ -18,21 +22,14 @@ constexpr const char* kUsage =
     "                     [--k-blocks L] [--m-blocks L] [--n-blocks L]\n"
     "  computes dX (K x N) = W^T (K x M) x dY (M x N) over a = K blocks, b = M blocks (the\n"
     "  reduction, split into mbf batch-reduce chunks), c = N blocks\n"
-    "  private_trans 1: each thread transposes W on first use (default 0: up front)\n";
+    "  private_trans 1: each thread transposes W on first use (default 0: up front)\n"
+    "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n";
 
-int run(int argc, char** argv) {
-  const SampleArgs args = SampleArgs::parse(argc, argv, kGemmOptions);
-  if (args.positional.size() > 10) throw UsageError("too many positional arguments");
-  GemmBwdConfig config;
-  parse_gemm_arguments(args, config);
-  config.mbf = args.integer(7, "mbf", 1);
-  config.private_trans = args.integer(8, "private_trans", 0, 0, 1) != 0;
-  const auto n_iters = args.integer(9, "n_iters", 10, 1, 1000000);
-  const bool check = args.option_integer("check", 1, 0, 1) != 0;
-  const auto warmup = args.option_integer("warmup", 1, 0, 1000);
-  const int threads = apply_thread_option(args.option_integer("threads", 0, 0, 4096));
+constexpr const char* kForm = "LOOP_STRING M N K bm bn bk [mbf] [private_trans] [n_iters]";
 
-  const GemmBwd bwd(config);
+// Allocates, runs, times and checks; every allocation happens in here.
+int run_allocated(const GemmBwd& bwd, bool check, std::int64_t warmup, std::int64_t n_iters, int threads) {
+  const GemmBwdConfig& config = bwd.config();
   const Blocking mB = bwd.m_blocking(), nB = bwd.n_blocking(), kB = bwd.k_blocking();
   const std::int64_t M = config.M, N = config.N, K = config.K;
   std::vector<float> w(static_cast<std::size_t>(M * K)), dy(static_cast<std::size_t>(M * N));
@@ -63,6 +60,51 @@ int run(int argc, char** argv) {
     result.tolerance = gemm_tolerance(M);
   }
   return report(result);
+}
+
+// What run_allocated() and the sample's run() allocate, for the memory check before any of it is.
+std::uint64_t memory_needed(const GemmBwd& bwd, bool check, int threads) {
+  const GemmBwdConfig& c = bwd.config();
+  const Blocking mB = bwd.m_blocking(), nB = bwd.n_blocking(), kB = bwd.k_blocking();
+  std::uint64_t bytes = bwd.run_memory_bytes(threads);
+  auto add = [&](std::initializer_list<std::int64_t> dims) {
+    bytes = weft::add_bytes(bytes, weft::bytes_needed(dims, sizeof(float)));
+  };
+  add({c.M, c.K});                                          // W
+  add({c.M, c.N});                                          // dY
+  add({mB.blocks(), mB.block, kB.blocks(), kB.block});      // blocked W
+  add({mB.blocks(), mB.block, nB.blocks(), nB.block});      // blocked dY
+  add({nB.blocks(), nB.block, kB.blocks(), kB.block});      // blocked dX
+  if (check) {
+    add({c.M, c.K});  // W^T
+    add({c.K, c.N});  // the reference
+    add({c.K, c.N});  // the result, unblocked
+  }
+  return bytes;
+}
+
+int run(int argc, char** argv) {
+  reject_bf16_request();
+  const SampleArgs args = SampleArgs::parse(argc, argv, kGemmOptions);
+  args.require_at_most(10, kForm);
+  GemmBwdConfig config;
+  parse_gemm_arguments(args, config);
+  config.mbf = args.integer(7, "mbf", 1);
+  config.private_trans = args.integer(8, "private_trans", 0, 0, 1) != 0;
+  const auto n_iters = args.integer(9, "n_iters", 10, 1, 1000000);
+  const bool check = args.option_integer("check", 1, 0, 1) != 0;
+  const auto warmup = args.option_integer("warmup", 1, 0, 1000);
+  const int threads = apply_thread_option(args.option_integer("threads", 0, 0, 4096));
+
+  const GemmBwd bwd(config);  // validates everything before memory is allocated
+  const std::string what = "weft-gemm-bwd with M x N x K = " + std::to_string(config.M) + " x " +
+                           std::to_string(config.N) + " x " + std::to_string(config.K) +
+                           " (W, dY, dX, their blocked copies, W^T" +
+                           (config.private_trans ? " per thread" : "") +
+                           (check ? " and the check's reference)" : ")");
+  const std::uint64_t bytes = memory_needed(bwd, check, threads);
+  weft::require_memory(what, bytes);
+  return weft::allocating(what, bytes, [&] { return run_allocated(bwd, check, warmup, n_iters, threads); });
 }
 
 }  // namespace

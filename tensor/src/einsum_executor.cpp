@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <string>
 
 #include "weft/tensor/einsum_tree.hpp"
 #include "weft/tensor/lowering.hpp"
@@ -22,10 +23,14 @@ struct FreeDeleter {
 };
 using Buffer = std::unique_ptr<float, FreeDeleter>;
 
-Buffer allocate(std::int64_t elements) {
-  const std::size_t bytes = (static_cast<std::size_t>(elements) * sizeof(float) + 63) / 64 * 64;
-  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes));
-  if (p == nullptr) throw std::bad_alloc();
+// Bytes of a node's buffer: its elements, rounded up to whole cache lines for aligned_alloc.
+std::uint64_t buffer_bytes(const EinsumTree& tree, int node) {
+  return weft::add_bytes(weft::bytes_needed({tree.elements(node)}, sizeof(float)), 63) / 64 * 64;
+}
+
+Buffer allocate(const std::string& what, std::uint64_t bytes) {
+  auto* p = static_cast<float*>(std::aligned_alloc(64, static_cast<std::size_t>(bytes)));
+  if (p == nullptr) throw weft::MemoryError(what, bytes, weft::MemoryError::Reason::allocation_failed);
   return Buffer(p);
 }
 
@@ -77,9 +82,16 @@ struct EinsumTreeOperation::State {
 
 EinsumTreeOperation::EinsumTreeOperation(const EinsumTree& tree, const EinsumOptions& options)
     : state_(std::make_unique<State>()) {
+  validate(tree);
   State& s = *state_;
   s.tree = tree;
   s.buffers.resize(tree.nodes.size());
+  // Every intermediate tensor lives for the whole operation: refuse before building anything.
+  std::uint64_t total = 0;
+  for (int i = 0; i < static_cast<int>(tree.nodes.size()); ++i)
+    if (i != tree.root && tree.nodes[static_cast<std::size_t>(i)].kind != Kind::leaf)
+      total = weft::add_bytes(total, buffer_bytes(tree, i));
+  weft::require_memory("einsum tree: the intermediate tensor storage", total);
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   auto visit = [&](auto&& self, int index) -> void {
     const EinsumNode& n = s.tree.nodes[static_cast<std::size_t>(index)];
@@ -97,7 +109,9 @@ EinsumTreeOperation::EinsumTreeOperation(const EinsumTree& tree, const EinsumOpt
       identify_primitives(op, {.allow_generic_primitives = options.allow_generic_primitives});
     }
     s.steps.push_back({index, LoweredOperation(op, nullptr, v)});
-    if (index != s.tree.root) s.buffers[static_cast<std::size_t>(index)] = allocate(s.tree.elements(index));
+    if (index != s.tree.root)
+      s.buffers[static_cast<std::size_t>(index)] =
+          allocate("einsum tree: the tensor of node " + std::to_string(index), buffer_bytes(s.tree, index));
   };
   if (s.tree.nodes[static_cast<std::size_t>(s.tree.root)].kind == Kind::leaf)
     throw weft::Error("einsum tree: the tree is a single tensor; there is nothing to compute");
@@ -113,6 +127,9 @@ void EinsumTreeOperation::execute(std::span<const float* const> inputs, float* o
   if (inputs.size() != static_cast<std::size_t>(s.tree.num_inputs()))
     throw weft::Error("einsum tree: " + std::to_string(inputs.size()) + " input tensors given, the tree has " +
                       std::to_string(s.tree.num_inputs()) + " leaves");
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] == nullptr) throw weft::Error("einsum tree: input tensor " + std::to_string(i) + " is null");
+  if (output == nullptr) throw weft::Error("einsum tree: the output tensor is null");
   const auto data = [&](int index) -> const float* {
     const EinsumNode& n = s.tree.nodes[static_cast<std::size_t>(index)];
     if (n.kind == Kind::leaf) return inputs[static_cast<std::size_t>(n.input)];

@@ -5,12 +5,33 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "weft/tensor/einsum_tree.hpp"
 
 namespace weft::tensor {
 
 namespace {
+
+bool has_id(const std::vector<int>& v, int id) { return std::find(v.begin(), v.end(), id) != v.end(); }
+
+// What is wrong with an interior node's dimension lists given its children's, or "" when nothing.
+std::string node_problem(const EinsumNode& node, const std::vector<int>& l, const std::vector<int>& r) {
+  if (node.ids.empty()) return "the output of an operation needs at least one dimension id";
+  for (int id : node.ids)
+    if (!has_id(l, id) && !has_id(r, id)) return "output dimension " + std::to_string(id) + " appears in no operand";
+  if (node.kind == EinsumNode::Kind::permutation) {
+    if (node.ids.size() != l.size()) return "a permutation must keep every dimension of its operand";
+  } else {
+    for (const auto* side : {&l, &r})
+      for (int id : *side)
+        if (!has_id(node.ids, id) && !(has_id(l, id) && has_id(r, id)))
+          return "dimension " + std::to_string(id) +
+                 " is summed over one operand only; weft's contractions sum over dimensions both operands share";
+  }
+  return "";
+}
 
 std::string with_caret(const std::string& problem, std::string_view text, std::size_t position) {
   return "einsum tree: " + problem + " at position " + std::to_string(position) + "\n  " +
@@ -129,25 +150,10 @@ class Parser {
     const auto& l = tree_.nodes[static_cast<std::size_t>(node.left)].ids;
     const std::vector<int> none;
     const auto& r = node.right < 0 ? none : tree_.nodes[static_cast<std::size_t>(node.right)].ids;
-    const auto has = [](const std::vector<int>& v, int id) { return std::find(v.begin(), v.end(), id) != v.end(); };
-    const std::size_t here = pos_;
+    const std::string problem = node_problem(node, l, r);
+    if (problem.empty()) return;
     pos_ = list_pos;
-    if (node.ids.empty()) fail("the output of an operation needs at least one dimension id");
-    for (int id : node.ids)
-      if (!has(l, id) && !has(r, id))
-        fail("output dimension " + std::to_string(id) + " appears in no operand");
-    if (node.kind == EinsumNode::Kind::permutation) {
-      if (node.ids.size() != l.size())
-        fail("a permutation must keep every dimension of its operand");
-    } else {
-      for (const auto* side : {&l, &r})
-        for (int id : *side)
-          if (!has(node.ids, id) && !(has(l, id) && has(r, id)))
-            fail("dimension " + std::to_string(id) +
-                 " is summed over one operand only; weft's contractions sum over dimensions "
-                 "both operands share");
-    }
-    pos_ = here;
+    fail(problem);
   }
 
   std::string_view text_;
@@ -182,8 +188,86 @@ int EinsumTree::num_inputs() const {
 
 std::int64_t EinsumTree::elements(int node) const {
   std::int64_t e = 1;
-  for (int id : nodes[static_cast<std::size_t>(node)].ids) e *= dim_sizes[static_cast<std::size_t>(id)];
+  bool overflow = false;
+  for (int id : nodes[static_cast<std::size_t>(node)].ids)
+    overflow = overflow || __builtin_mul_overflow(e, dim_sizes[static_cast<std::size_t>(id)], &e);
+  if (overflow) {
+    std::string dims;
+    for (int id : nodes[static_cast<std::size_t>(node)].ids)
+      dims += (dims.empty() ? "" : " x ") + std::to_string(dim_sizes[static_cast<std::size_t>(id)]);
+    throw weft::MemoryError("einsum tree: the tensor of node " + std::to_string(node) + " (" + dims + ")",
+                            weft::kBytesOverflow, weft::MemoryError::Reason::overflow);
+  }
   return e;
+}
+
+void validate(const EinsumTree& tree) {
+  const auto count = static_cast<int>(tree.nodes.size());
+  auto fail = [&](int node, const std::string& problem) {
+    throw weft::Error("einsum tree: node " + std::to_string(node) + ": " + problem);
+  };
+  if (tree.root < 0 || tree.root >= count)
+    throw weft::Error("einsum tree: root " + std::to_string(tree.root) + " is no node (the tree has " +
+                      std::to_string(count) + ")");
+  for (std::size_t i = 0; i < tree.dim_sizes.size(); ++i)
+    if (tree.dim_sizes[i] <= 0)
+      throw weft::Error("einsum tree: dimension " + std::to_string(i) + " has size " +
+                        std::to_string(tree.dim_sizes[i]) + "; sizes must be positive");
+  const int leaves = tree.num_inputs();
+  std::vector<int> parents(tree.nodes.size(), 0);
+  std::vector<bool> input_seen(static_cast<std::size_t>(leaves), false);
+  for (int i = 0; i < count; ++i) {
+    const EinsumNode& n = tree.nodes[static_cast<std::size_t>(i)];
+    if (n.kind != EinsumNode::Kind::leaf && n.kind != EinsumNode::Kind::contraction &&
+        n.kind != EinsumNode::Kind::permutation)
+      fail(i, "kind " + std::to_string(static_cast<int>(n.kind)) + " is none of leaf, contraction, permutation");
+    for (std::size_t k = 0; k < n.ids.size(); ++k) {
+      if (n.ids[k] < 0 || static_cast<std::size_t>(n.ids[k]) >= tree.dim_sizes.size())
+        fail(i, "dimension id " + std::to_string(n.ids[k]) + " has no size (" + std::to_string(tree.dim_sizes.size()) +
+                    " sizes given)");
+      if (std::find(n.ids.begin(), n.ids.begin() + static_cast<std::ptrdiff_t>(k), n.ids[k]) !=
+          n.ids.begin() + static_cast<std::ptrdiff_t>(k))
+        fail(i, "dimension id " + std::to_string(n.ids[k]) + " appears twice in one tensor");
+    }
+    if (n.kind == EinsumNode::Kind::leaf) {
+      if (n.ids.empty()) fail(i, "a tensor needs at least one dimension id");
+      if (n.input < 0 || n.input >= leaves || input_seen[static_cast<std::size_t>(n.input)])
+        fail(i, "input " + std::to_string(n.input) + " is not one of 0.." + std::to_string(leaves - 1) +
+                    " or belongs to another leaf too");
+      input_seen[static_cast<std::size_t>(n.input)] = true;
+      continue;
+    }
+    const bool two = n.kind == EinsumNode::Kind::contraction;
+    for (int child : two ? std::vector<int>{n.left, n.right} : std::vector<int>{n.left}) {
+      if (child < 0 || child >= count || child == i)
+        fail(i, "child " + std::to_string(child) + " is no other node of the tree");
+      ++parents[static_cast<std::size_t>(child)];
+    }
+    const std::vector<int> none;
+    const std::string problem = node_problem(n, tree.nodes[static_cast<std::size_t>(n.left)].ids,
+                                             two ? tree.nodes[static_cast<std::size_t>(n.right)].ids : none);
+    if (!problem.empty()) fail(i, problem);
+  }
+  // A tree: the root has no parent, every other node exactly one, and all of them hang off the root.
+  for (int i = 0; i < count; ++i) {
+    const int expected = i == tree.root ? 0 : 1;
+    if (parents[static_cast<std::size_t>(i)] != expected)
+      fail(i, "is the operand of " + std::to_string(parents[static_cast<std::size_t>(i)]) + " nodes, not " +
+                  std::to_string(expected) + (i == tree.root ? " (it is the root)" : ""));
+  }
+  int reached = 0;
+  std::vector<int> stack{tree.root};
+  while (!stack.empty() && reached <= count) {
+    const EinsumNode& n = tree.nodes[static_cast<std::size_t>(stack.back())];
+    stack.pop_back();
+    ++reached;
+    if (n.kind == EinsumNode::Kind::leaf) continue;
+    stack.push_back(n.left);
+    if (n.kind == EinsumNode::Kind::contraction) stack.push_back(n.right);
+  }
+  if (reached != count)
+    throw weft::Error("einsum tree: " + std::to_string(count - reached) + " nodes are not reached from the root " +
+                      std::to_string(tree.root) + " (or the nodes form a cycle)");
 }
 
 double EinsumTree::flops() const {

@@ -200,6 +200,9 @@ class TreePass {
 
 }  // namespace
 
-int optimize_einsum_tree(EinsumTree& tree) { return TreePass(tree).run(); }
+int optimize_einsum_tree(EinsumTree& tree) {
+  validate(tree);
+  return TreePass(tree).run();
+}
 
 }  // namespace weft::tensor

@@ -1,5 +1,7 @@
 #include "weft/tensor/tensor_operation.hpp"
 
+#include <string>
+
 #include "weft/jit/error.hpp"
 
 namespace einsum::backend {
@@ -77,6 +79,17 @@ void TensorOperation::execute(void const* tensor_in0, void const* tensor_in1, vo
   if (!lowered_)
     throw weft::Error("TensorOperation::execute: no successful setup" +
                       (message_.empty() ? std::string() : " (" + message_ + ")"));
+  // The kernels behind the operation check nothing; a null tensor would fault inside them.
+  const auto main = lowered_->operation().main;
+  const bool reads_in0 = main != weft::tensor::prim_t::zero;
+  const bool reads_in1 = weft::tensor::is_gemm_like(main) || weft::tensor::is_binary_elementwise(main);
+  const char* null = tensor_out == nullptr                     ? "tensor_out"
+                     : reads_in0 && tensor_in0 == nullptr ? "tensor_in0"
+                     : reads_in1 && tensor_in1 == nullptr ? "tensor_in1"
+                                                          : nullptr;
+  if (null != nullptr)
+    throw weft::Error(std::string("TensorOperation::execute: ") + null + " is null (the main primitive " +
+                      weft::tensor::to_string(main) + " uses it)");
   lowered_->execute(static_cast<const float*>(tensor_in0), static_cast<const float*>(tensor_in1),
                     static_cast<float*>(tensor_out));
 }

@@ -73,4 +73,65 @@ TEST(CodeBuffer, FinalizeTwiceIsAnError) {
   EXPECT_THROW(code.finalize<int (*)(int)>("again"), weft::Error);
 }
 
+TEST(CodeBuffer, CodeLivesInTheArenaUntilTheBufferIsDestroyed) {
+  weft::jit::CodeArena arena;
+  struct Seven : weft::jit::CodeBuffer {
+    explicit Seven(weft::jit::CodeArena& a) : CodeBuffer(64, a) {
+      mov(eax, 7);
+      ret();
+    }
+  };
+  auto code = std::make_unique<Seven>(arena);
+  EXPECT_EQ(arena.stats().used_blocks, 0u);
+  auto fn = code->finalize<int (*)()>("seven");
+  EXPECT_EQ(fn(), 7);
+  EXPECT_EQ(static_cast<const void*>(code->getCode()), reinterpret_cast<const void*>(fn));
+  EXPECT_EQ(code->getSize(), 6u);
+  EXPECT_EQ(arena.stats().used_blocks, 1u);
+  // Emitting after finalize() must not write anywhere.
+  EXPECT_ANY_THROW(code->ret());
+  code.reset();
+  EXPECT_EQ(arena.stats().used_blocks, 0u);
+}
+
+TEST(CodeBuffer, XbyakErrorsDuringEmissionBecomeWeftErrorsNamingTheCode) {
+  struct TooBig : weft::jit::CodeBuffer {
+    TooBig() : CodeBuffer(16) { nop(64); }
+  };
+  try {
+    weft::jit::emitting("kernel xyz", [] { return std::make_unique<TooBig>(); });
+    FAIL() << "64 bytes went into a 16-byte buffer";
+  } catch (const weft::Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("kernel xyz"), std::string::npos) << message;
+    EXPECT_NE(message.find("code is too big"), std::string::npos) << message;
+  }
+}
+
+TEST(CodeBuffer, UndefinedLabelIsAWeftErrorAtFinalize) {
+  struct Dangling : weft::jit::CodeBuffer {
+    Dangling() { jmp(nowhere, T_NEAR); }
+    Xbyak::Label nowhere;
+  };
+  Dangling code;
+  try {
+    code.finalize<void (*)()>("dangling jump");
+    FAIL() << "finalized with an undefined label";
+  } catch (const weft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dangling jump"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CodeBuffer, AlignBeyondTheArenaAlignmentIsAnError) {
+  struct Aligned : weft::jit::CodeBuffer {
+    explicit Aligned(std::size_t to) {
+      nop(3);
+      align(to);
+      ret();
+    }
+  };
+  EXPECT_NO_THROW({ Aligned code(weft::jit::CodeArena::kAlignment); });
+  EXPECT_THROW({ Aligned code(2 * weft::jit::CodeArena::kAlignment); }, weft::Error);
+}
+
 }  // namespace

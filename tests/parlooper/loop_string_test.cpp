@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "weft/parlooper/nest_cache.hpp"
+#include "weft/parlooper/render.hpp"
 
 namespace weft::parlooper {
 namespace {
@@ -81,7 +83,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"abc@", 3, 3, "'@' must be followed by a clause"},
         ErrorCase{"aBC@ , ", 3, 3, "'@' must be followed by a clause"},
         ErrorCase{"aBC@collapse(2)", 3, 4, "unsupported clause 'collapse'; supported: schedule"},
-        ErrorCase{"aBC@schedule(runtime)", 3, 13, "unsupported schedule kind 'runtime'"},
+        ErrorCase{"aBC@schedule(sometimes)", 3, 13, "unsupported schedule kind 'sometimes'"},
+        ErrorCase{"aBC@schedule(runtime,2)", 3, 21, "schedule(runtime) takes no chunk size"},
+        ErrorCase{"aBC@schedule(auto,4)", 3, 18, "schedule(auto) takes no chunk size"},
+        ErrorCase{"aBC@schedule(monotonic,nonmonotonic:dynamic)", 3, 23, "both 'monotonic' and 'nonmonotonic'"},
+        ErrorCase{"aBC@schedule(foo:dynamic)", 3, 13, "unsupported schedule modifier 'foo'"},
+        ErrorCase{"aBC@schedule(:dynamic)", 3, 13, "expected a schedule modifier"},
+        ErrorCase{"aBC@schedule(simd dynamic)", 3, 18, "expected ',' or ':' after a schedule modifier"},
+        ErrorCase{"aBC@schedule(monotonic:)", 3, 23, "expected a schedule kind"},
         ErrorCase{"aBC@schedule()", 3, 13, "expected a schedule kind"},
         ErrorCase{"aBC@schedule(dynamic,0)", 3, 21, "must be positive"},
         ErrorCase{"aBC@schedule(dynamic,x)", 3, 21, "positive integer"},
@@ -91,6 +100,23 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"aBC@schedule(static)@", 3, 20, "unexpected '@'"},
         ErrorCase{"abc@schedule(dynamic)", 3, 4, "needs a work-shared run"},
         ErrorCase{"A{R:2}bc@schedule(static,2)", 3, 9, "needs a work-shared run"},
+        // Inline specs, PARLOOPER's "a[start,end,step,(blocks)]".
+        ErrorCase{"a[0,8]b", 2, 5, "expected ',' in the inline spec, found ']'"},
+        ErrorCase{"a[0,8,0]b", 2, 6, "the step of the inline spec must be positive"},
+        ErrorCase{"a[0,8,-1]b", 2, 6, "expected the step of the inline spec (a positive integer)"},
+        ErrorCase{"a[0,8,1,(0)]b", 2, 9, "a block size of the inline spec must be positive"},
+        ErrorCase{"a[0,8,1,4]b", 2, 8, "expected '(' in the inline spec"},
+        ErrorCase{"a[0,8,1,(4]b", 2, 10, "expected ')' in the inline spec"},
+        ErrorCase{"a[0,8,1", 1, 7, "unterminated inline spec"},
+        ErrorCase{"a[x,8,1]", 1, 2, "expected the start of the inline spec (an integer)"},
+        ErrorCase{"a[0,99999999999,1]", 1, 4, "the end of the inline spec is beyond the range of int"},
+        ErrorCase{"a[-2147483649,8,1]", 1, 2, "beyond the range of int"},
+        ErrorCase{"a[0,8,1]a[0,8,1]", 1, 9, "a second inline spec for loop 'a'"},
+        ErrorCase{"[0,8,1]a", 1, 0, "goes right after its loop letter"},
+        ErrorCase{"a|[0,8,1]b", 2, 2, "goes right after its loop letter"},
+        ErrorCase{"A[0,8,1]{R:2}b", 2, 8, "the thread grid goes before the inline spec"},
+        ErrorCase{"a[0,8,1,(4)]aa", 1, 1, "its inline spec needs 2 block sizes"},
+        ErrorCase{"a[0,8,2,(3)]a", 1, 1, "block size 3 of the inline spec is not a multiple of its step 2"},
         // The number of loops itself.
         ErrorCase{"a", 0, 0, "1 to 26 loops"},
         ErrorCase{"a", 27, 0, "1 to 26 loops"}));
@@ -171,6 +197,94 @@ TEST(LoopString, SchedulesAreParsedAndCanonical) {
   }
 }
 
+TEST(LoopString, RuntimeAutoAndModifiedSchedules) {
+  struct Case {
+    const char* text;
+    ScheduleKind kind;
+    int chunk;
+    const char* canonical;
+  };
+  // The modifiers change nothing in weft (its schedules satisfy both monotonic and nonmonotonic;
+  // a nest is no simd loop), so spellings with and without them share one nest.
+  const Case cases[] = {
+      {"aBC@schedule(runtime)", ScheduleKind::runtime, 0, "aBC@schedule(runtime)"},
+      {"aBC@schedule(auto)", ScheduleKind::auto_, 0, "aBC@schedule(auto)"},
+      {"aBC@schedule(nonmonotonic:dynamic,4)", ScheduleKind::dynamic, 4, "aBC@schedule(dynamic,4)"},
+      {"aBC@schedule(monotonic:dynamic,1)", ScheduleKind::dynamic, 0, "aBC@schedule(dynamic)"},
+      {"aBC@schedule( simd , monotonic : guided , 3 )", ScheduleKind::guided, 3, "aBC@schedule(guided,3)"},
+      {"aBC@schedule(monotonic:static)", ScheduleKind::static_, 0, "aBC"},
+      {"aBC@schedule(nonmonotonic:runtime)", ScheduleKind::runtime, 0, "aBC@schedule(runtime)"},
+      {"aBC@schedule(simd,simd:static,8)", ScheduleKind::static_, 8, "aBC@schedule(static,8)"},
+  };
+  for (const Case& c : cases) {
+    const LoopNest nest = parse_loop_string(c.text, 3);
+    EXPECT_EQ(nest.schedule.kind, c.kind) << c.text;
+    EXPECT_EQ(nest.schedule.chunk, c.chunk) << c.text;
+    EXPECT_EQ(nest.canonical, c.canonical) << c.text;
+  }
+  EXPECT_NE(render(parse_loop_string("aBC@schedule(runtime)", 3)).find("schedule(runtime) nowait"),
+            std::string::npos);
+  EXPECT_NE(render(parse_loop_string("aBC@schedule(auto)", 3)).find("schedule(auto) nowait"),
+            std::string::npos);
+}
+
+TEST(LoopString, InlineSpecsAreParsedAndCanonical) {
+  const LoopNest nest = parse_loop_string("aa[0,64,2,(16)]B", 2);
+  ASSERT_EQ(nest.inline_specs.size(), 1u);
+  const InlineSpec& spec = nest.inline_specs[0];
+  EXPECT_EQ(spec.loop, 0);
+  EXPECT_TRUE(spec.has_start && spec.has_end && spec.has_step);
+  EXPECT_EQ(spec.start, 0);
+  EXPECT_EQ(spec.end, 64);
+  EXPECT_EQ(spec.step, 2);
+  EXPECT_EQ(spec.block_size, (std::vector<long>{16}));
+  // A spec sits after its loop's first occurrence in the canonical form, wherever it was written.
+  EXPECT_EQ(nest.canonical, "a[0,64,2,(16)]aB");
+
+  const LoopNest grid = parse_loop_string("b|cA{R:2}[,10,]", 3);
+  ASSERT_EQ(grid.inline_specs.size(), 1u);
+  EXPECT_FALSE(grid.inline_specs[0].has_start);
+  EXPECT_TRUE(grid.inline_specs[0].has_end);
+  EXPECT_FALSE(grid.inline_specs[0].has_step);
+  EXPECT_EQ(grid.canonical, "b|cA{R:2}[,10,]");
+
+  const LoopNest signs = parse_loop_string("b[-4,-1,1]a[,,3]", 2);
+  ASSERT_EQ(signs.inline_specs.size(), 2u);
+  EXPECT_EQ(signs.inline_specs[0].loop, 0);  // sorted by loop
+  EXPECT_EQ(signs.inline_specs[1].start, -4);
+  EXPECT_EQ(signs.canonical, "b[-4,-1,1]a[,,3]");
+}
+
+TEST(LoopString, InlineSpecsKeepNestsApartInTheCache) {
+  const auto plain = find_or_build_nest("aB", 2);
+  const auto eight = find_or_build_nest("a[0,8,1]B", 2);
+  const auto eight_again = find_or_build_nest("a[0,8,1,()]B", 2);
+  const auto nine = find_or_build_nest("a[0,9,1]B", 2);
+  EXPECT_NE(plain.get(), eight.get());
+  EXPECT_EQ(eight.get(), eight_again.get());
+  EXPECT_NE(eight.get(), nine.get());
+}
+
+TEST(LoopString, InlineSpecsReplaceTheLoopSpecsInTheBounds) {
+  const LoopSpecs specs[] = {LoopSpecs{0, 100, 1}, LoopSpecs{0, 4, 1}};
+  const LoopNest nest = parse_loop_string("a[2,18,2,(8)]Ba", 2);
+  const NestBounds bounds = make_nest_bounds(nest, specs);
+  EXPECT_EQ(bounds.loop_start[0], 2);
+  EXPECT_EQ(bounds.loop_end[0], 18);
+  EXPECT_EQ(bounds.level_step[0], 8);  // the inline block size
+  EXPECT_EQ(bounds.level_step[2], 2);  // the inline step
+  EXPECT_EQ(bounds.loop_end[1], 4);    // b keeps its LoopSpecs
+  // Empty fields keep the LoopSpecs' values, which are then checked against the inline ones.
+  const LoopSpecs blocked[] = {LoopSpecs{0, 100, 1, {4}}};
+  EXPECT_EQ(make_nest_bounds(parse_loop_string("a[,,2]a", 1), blocked).level_step[0], 4);
+  try {
+    make_nest_bounds(parse_loop_string("a[,,3]a", 1), blocked);
+    FAIL();
+  } catch (const LoopStringError& e) {
+    EXPECT_NE(e.problem().find("not a multiple of the step 3"), std::string::npos) << e.what();
+  }
+}
+
 TEST(LoopString, LetterCaseMapsToLoopAndParallelism) {
   const LoopNest nest = parse_loop_string("dCba", 4);
   EXPECT_EQ(nest.levels[0].loop, 3);
@@ -218,12 +332,12 @@ TEST(LoopString, LongStringsShowAWindowAroundTheCaret) {
 }
 
 TEST(LoopString, SpellingsOfOneNestShareACacheEntry) {
-  const CachedNest& a = find_or_build_nest("aBC@schedule(dynamic,1)", 3);
-  const CachedNest& b = find_or_build_nest("aBC@schedule(dynamic)", 3);
-  const CachedNest& c = find_or_build_nest("aBC@schedule(dynamic)", 4 - 1);
-  EXPECT_EQ(&a, &b);
-  EXPECT_EQ(&b, &c);
-  EXPECT_EQ(a.nest().canonical, "aBC@schedule(dynamic)");
+  const auto a = find_or_build_nest("aBC@schedule(dynamic,1)", 3);
+  const auto b = find_or_build_nest("aBC@schedule(dynamic)", 3);
+  const auto c = find_or_build_nest("aBC@schedule(dynamic)", 4 - 1);
+  EXPECT_EQ(a.get(), b.get());
+  EXPECT_EQ(b.get(), c.get());
+  EXPECT_EQ(a->nest().canonical, "aBC@schedule(dynamic)");
   // The same letters with another number of loops are another nest: 'c' is not in range of 2.
   EXPECT_THROW(find_or_build_nest("aBC", 2), LoopStringError);
 }

@@ -95,6 +95,23 @@ TEST_F(WeftExplain, InvalidInputExitsWithTwoAndAMessage) {
       {"--frobnicate aB 0,2,1 0,2,1", "", "unknown option"},
       {"--threads 2 --trace 'A{R:2}B{C:2}' 0,2,1 0,2,1", "", "needs a thread grid"},
       {"aB 0,2,1 0,2,1", "WEFT_ENGINE=fast", "WEFT_ENGINE=fast"},
+      {"--threads", "", "--threads needs a value"},
+      {"--threads= aB 0,2,1 0,2,1", "", "--threads: '' is not an integer"},
+      {"--threads 2x aB 0,2,1 0,2,1", "", "--threads: '2x' is not an integer"},
+      {"--threads 99999999999999999999 aB 0,2,1 0,2,1", "", "is not an integer"},
+      {"--threads 4097 aB 0,2,1 0,2,1", "", "not in 1..4096"},
+      {"--threads 2 --threads 3 aB 0,2,1 0,2,1", "", "--threads is given twice"},
+      {"--trace --trace aB 0,2,1 0,2,1", "", "--trace is given twice"},
+      {"--trace=1 aB 0,2,1 0,2,1", "", "--trace takes no value"},
+      {"-t aB 0,2,1 0,2,1", "", "unknown option -t"},
+      {"aB 0,2,1 0,2,1 --", "", "unknown option --"},
+      {"a 0,2,1,", "", "SPEC of loop 'a': '' is not an integer"},
+      {"a 0,99999999999999999999,1", "", "is not an integer"},
+      {"a 0,9999999999,1", "", "beyond the range of int"},
+      {"aa 0,8,1,0", "", "block size 0"},
+      // Traces larger than any machine: refused before running, with the memory they need.
+      {"--trace ab 0,2000000000,1 0,2000000000,1", "", "needs more than 16 EiB of memory"},
+      {"--trace ab 0,1000000000,1 0,1000000000,1", "", "needs 6.9 EiB of memory, more than this machine's"},
   };
   for (const Case& c : cases) {
     const Result r = explain(c.args, c.env);
@@ -102,6 +119,12 @@ TEST_F(WeftExplain, InvalidInputExitsWithTwoAndAMessage) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << c.args << "\n" << r.out;
   }
+}
+
+TEST_F(WeftExplain, ASpecMayStartWithAMinusSign) {
+  const Result r = explain("a -4,4,2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("for (int a0 = -4; a0 < 4; a0 += 2)"), std::string::npos) << r.out;
 }
 
 TEST_F(WeftExplain, ErrorMessageHasTheCaret) {

@@ -33,6 +33,22 @@ TEST(SampleArgs, MalformedInputIsAUsageError) {
   EXPECT_THROW(parse({"--threads", "-1"}).option_integer("threads", 0), UsageError);
 }
 
+TEST(SampleArgs, MissingAndExtraArgumentsAreNamed) {
+  try {
+    weft::samples::require_gemm_shape_arguments(parse({"aBC", "64", "64"}));
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing K (argument 4)"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(weft::samples::require_gemm_shape_arguments(parse({"a", "1", "1", "1", "1", "1", "1"})));
+  try {
+    parse({"a", "b", "c"}).require_at_most(2, "X Y");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unexpected argument 'c' (argument 3)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SampleArgs, Lists) {
   const auto args = parse({"--threads", "4,2"});
   EXPECT_EQ(args.option_list("threads"), (std::vector<long>{4, 2}));

@@ -1,5 +1,6 @@
 // Every error_t of setup, each with a message naming the problem (and the dimension).
 #include "tensor_test_support.hpp"
+#include "weft/tensor/einsum_tree.hpp"
 #include "weft/tensor/tensor_operation.hpp"
 
 namespace weft::tensor::test {
@@ -108,6 +109,127 @@ TEST(TensorOperationErrors, SuccessAfterFailureClearsTheMessage) {
   EXPECT_NE(op.setup(bad, {}), error_t::success);
   EXPECT_EQ(op.setup(seed_config(prim_t::none, prim_t::gemm, prim_t::none, false), {}), error_t::success);
   EXPECT_TRUE(op.error_message().empty());
+}
+
+TEST(TensorOperationErrors, EnumValuesOutsideTheirEnumsAreRejected) {
+  const Contraction good = seed_config(prim_t::zero, prim_t::brgemm, prim_t::relu, true);
+  struct Case {
+    const char* name;
+    error_t expected;
+    void (*change)(Contraction&);
+    const char* says;
+  };
+  const Case cases[] = {
+      {"dtype 7", error_t::err_wrong_dtype, [](Contraction& o) { o.dtype = static_cast<dtype_t>(7); }, "dtype_t(7)"},
+      {"dim type 5", error_t::err_wrong_dimension, [](Contraction& o) { o.dims[1].type = static_cast<dim_t>(5); },
+       "dimension 1 has type dim_t(5)"},
+      {"exec 3", error_t::err_execution_type_not_supported, [](Contraction& o) { o.dims[0].exec = static_cast<exec_t>(3); },
+       "exec_t(3)"},
+      {"first touch 5", error_t::err_wrong_primitive, [](Contraction& o) { o.first_touch = static_cast<prim_t>(5); },
+       "prim_first_touch is prim_t(5)"},
+      {"last touch 17", error_t::err_wrong_primitive, [](Contraction& o) { o.last_touch = static_cast<prim_t>(17); },
+       "prim_last_touch is prim_t(17)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Contraction op = good;
+    c.change(op);
+    for (bool optimize : {false, true}) {
+      TensorOperation t;
+      TensorOperation::Options options;
+      options.optimize = optimize;
+      EXPECT_EQ(t.setup(op, options), c.expected) << t.error_message();
+      EXPECT_NE(t.error_message().find(c.says), std::string::npos) << t.error_message();
+    }
+  }
+}
+
+TEST(TensorOperationErrors, ExecuteRejectsNullTensors) {
+  const Contraction op = seed_config(prim_t::zero, prim_t::brgemm, prim_t::relu, true);
+  TensorOperation t;
+  ASSERT_EQ(t.setup(op, {}), error_t::success) << t.error_message();
+  Tensors x = make_tensors(op, 5);
+  auto says = [&](const void* in0, const void* in1, void* out, const char* what) {
+    try {
+      t.execute(in0, in1, out);
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const weft::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  says(nullptr, x.in1.data(), x.out.data(), "tensor_in0 is null");
+  says(x.in0.data(), nullptr, x.out.data(), "tensor_in1 is null (the main primitive brgemm uses it)");
+  says(x.in0.data(), x.in1.data(), nullptr, "tensor_out is null");
+  t.execute(x.in0.data(), x.in1.data(), x.out.data());
+
+  Contraction copy;  // a unary main reads no in1
+  copy.main = prim_t::copy;
+  copy.dims = {Dim{dim_t::c, exec_t::prim, 8, 1, 0, 1}};
+  TensorOperation unary;
+  ASSERT_EQ(unary.setup(copy, {}), error_t::success) << unary.error_message();
+  std::vector<float> a(8, 3.0f), b(8);
+  unary.execute(a.data(), nullptr, b.data());
+  EXPECT_EQ(b[7], 3.0f);
+}
+
+TEST(EinsumTreeErrors, HandBuiltTreesAreValidated) {
+  const EinsumTree good = parse_einsum_tree("[0,1],[2,1]->[0,2]", {4, 4, 4});
+  ASSERT_EQ(good.root, 2);
+  struct Case {
+    const char* name;
+    void (*change)(EinsumTree&);
+    const char* says;
+  };
+  const Case cases[] = {
+      {"kind", [](EinsumTree& t) { t.nodes[2].kind = static_cast<EinsumNode::Kind>(7); }, "node 2: kind 7 is none of"},
+      {"root", [](EinsumTree& t) { t.root = 5; }, "root 5 is no node"},
+      {"child", [](EinsumTree& t) { t.nodes[2].right = 9; }, "node 2: child 9 is no other node"},
+      {"self", [](EinsumTree& t) { t.nodes[2].left = 2; }, "node 2: child 2"},
+      {"shared child", [](EinsumTree& t) { t.nodes[2].right = 0, t.nodes[2].ids = {0, 1}; }, "node 0: is the operand of 2 nodes"},
+      {"id", [](EinsumTree& t) { t.nodes[0].ids = {0, 7}; }, "node 0: dimension id 7 has no size"},
+      {"negative id", [](EinsumTree& t) { t.nodes[1].ids = {-1, 1}; }, "node 1: dimension id -1"},
+      {"twice", [](EinsumTree& t) { t.nodes[0].ids = {1, 1}; }, "appears twice"},
+      {"input", [](EinsumTree& t) { t.nodes[1].input = 0; }, "node 1: input 0"},
+      {"size", [](EinsumTree& t) { t.dim_sizes[1] = 0; }, "dimension 1 has size 0"},
+      {"summed once", [](EinsumTree& t) { t.nodes[2].ids = {2}; }, "dimension 0 is summed over one operand only"},
+      {"unreached", [](EinsumTree& t) { t.nodes.push_back(EinsumNode{EinsumNode::Kind::leaf, {0}, -1, -1, 2}); },
+       "node 3: is the operand of 0 nodes"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EinsumTree t = good;
+    c.change(t);
+    for (int which = 0; which < 2; ++which) {
+      try {
+        if (which == 0) {
+          EinsumTreeOperation op(t);
+        } else {
+          optimize_einsum_tree(t);
+        }
+        ADD_FAILURE() << "accepted";
+      } catch (const weft::Error& e) {
+        EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
+TEST(EinsumTreeErrors, IntermediatesBeyondThisMachineSayHowMuchMemoryTheyNeed) {
+  // The intermediate [0,1,2,3] of 2^46 floats: a std::bad_alloc from aligned_alloc before.
+  const EinsumTree tree =
+      parse_einsum_tree("[[0,4],[4,1,2,3]->[0,1,2,3]],[3]->[0,1,2]", {1 << 12, 1 << 12, 1 << 12, 1 << 10, 1});
+  try {
+    EinsumTreeOperation op(tree);
+    FAIL();
+  } catch (const weft::MemoryError& e) {
+    EXPECT_EQ(e.reason(), weft::MemoryError::Reason::beyond_machine);
+    EXPECT_NE(std::string(e.what()).find("einsum tree: the intermediate tensor storage needs 256.0 TiB of memory"),
+              std::string::npos)
+        << e.what();
+  }
+  // Element counts beyond 64 bits.
+  EinsumTree overflow = parse_einsum_tree("[0,1],[1,2]->[0,2]", {std::int64_t{1} << 40, 2, std::int64_t{1} << 40});
+  EXPECT_THROW(overflow.elements(overflow.root), weft::MemoryError);
 }
 
 }  // namespace

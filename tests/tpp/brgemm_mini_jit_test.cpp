@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -57,11 +58,40 @@ TEST(MiniJitBrgemm, UnsupportedRequestsReportErrors) {
   EXPECT_NE(gen.get_kernel(), nullptr);
 }
 
-TEST(MiniJitBrgemmDeathTest, InvalidLeadingDimensionAtCallTimeAborts) {
+// kernel_t used to print and abort: now the call throws, names the argument, and the kernel stays
+// usable afterwards.
+TEST(MiniJitBrgemm, InvalidCallsThrowNamingTheArgument) {
   Brgemm gen;
   ASSERT_EQ(gen.generate(8, 2, 2, 1, 0, 0, 0, Brgemm::dtype_t::fp32), Brgemm::error_t::success);
-  std::vector<float> x(64);
-  EXPECT_DEATH(gen.get_kernel()(x.data(), x.data(), x.data(), 4, 2, 8, 0, 0), "lda must be >= m");
+  const Brgemm::kernel_t kernel = gen.get_kernel();
+  std::vector<float> x(64, 1.0f), c(16, 0.0f);
+  struct Case {
+    const void *a, *b;
+    void* c;
+    std::int64_t ld_a, ld_b, ld_c;
+    const char* says;
+  };
+  const Case cases[] = {
+      {x.data(), x.data(), c.data(), 4, 2, 8, "ld_a is 4, must be in [m = 8"},
+      {x.data(), x.data(), c.data(), 0, 2, 8, "ld_a is 0"},
+      {x.data(), x.data(), c.data(), 8, 1, 8, "ld_b is 1, must be in [k = 2"},
+      {x.data(), x.data(), c.data(), 8, 2, -8, "ld_c is -8"},
+      {x.data(), x.data(), c.data(), std::int64_t{1} << 40, 2, 8, "ld_a is 1099511627776"},
+      {nullptr, x.data(), c.data(), 8, 2, 8, "a is null"},
+      {x.data(), nullptr, c.data(), 8, 2, 8, "b is null"},
+      {x.data(), x.data(), nullptr, 8, 2, 8, "c is null"},
+  };
+  for (const Case& k : cases) {
+    try {
+      kernel(k.a, k.b, k.c, k.ld_a, k.ld_b, k.ld_c, 0, 0);
+      ADD_FAILURE() << "no error: " << k.says;
+    } catch (const weft::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(k.says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("mini_jit::Brgemm kernel_t (m=8 n=2 k=2"), std::string::npos) << e.what();
+    }
+  }
+  kernel(x.data(), x.data(), c.data(), 8, 2, 8, 0, 0);  // C += A * B, all ones: 2 per element
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_EQ(c[i], 2.0f) << i;
 }
 
 }  // namespace

@@ -264,7 +264,9 @@ TEST(UnaryErrors, UnsupportedDescriptorsThrowNamedErrors) {
   throws(UnaryDesc{.op = UnaryOp::relu, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .alpha = 2}, "alpha");
   throws(UnaryDesc{.op = UnaryOp::exp, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .mask = ReluMask::bitmask}, "bitmask");
   throws(UnaryDesc{.op = UnaryOp::reduce_rows_sum, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .transpose_out = true}, "transpose_out");
-  throws(UnaryDesc{.op = static_cast<UnaryOp>(200), .m = 8, .n = 4, .ld_in = 8, .ld_out = 8}, "unknown op");
+  throws(UnaryDesc{.op = static_cast<UnaryOp>(200), .m = 8, .n = 4, .ld_in = 8, .ld_out = 8}, "op 200 is no UnaryOp");
+  throws(UnaryDesc{.op = UnaryOp::relu, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .mask = static_cast<ReluMask>(5)},
+         "mask 5 is no ReluMask");
 }
 
 TEST(UnaryEmission, Avx512EmitsEveryOpOnAnyHost) {

@@ -27,6 +27,54 @@ TEST(ContractionProblem, DenseLayoutPutsMAndKUnitStride) {
   EXPECT_THROW(parse_contraction_problem("m,n", "", "1", "gemm", "zero", "none"), Error);
 }
 
+TEST(ContractionProblem, ErrorsNameTheOptionAndEntry) {
+  struct Case {
+    const char *dims, *sizes, *prim, *first, *last, *says;
+  };
+  const Case cases[] = {
+      {"m,n,k", "8,8,12abc", "brgemm", "zero", "none", "--sizes entry 2 is '12abc'"},
+      {"m,n,k", "8,8,1e3", "brgemm", "zero", "none", "--sizes entry 2 is '1e3'"},
+      {"m,n,k", "8, 8,8", "brgemm", "zero", "none", "--sizes entry 1 is ' 8'"},
+      {"m,n,k", "8,8,3000000000", "brgemm", "zero", "none", "not an integer in 1..2147483647"},
+      {"m,n,k", "8,8,", "brgemm", "zero", "none", "--sizes entry 2 is ''"},
+      {"m,n,", "8,8,8", "brgemm", "zero", "none", "--dims entry 2 is ''"},
+      {"", "", "brgemm", "zero", "none", "needs --dims and --sizes"},
+      {"m,n,k", "8,8,8", "foo", "zero", "none", "--prim 'foo' is no primitive"},
+      {"m,n,k", "8,8,8", "brgemm", "foo", "none", "--first 'foo'"},
+      {"m,n,k", "8,8,8", "brgemm", "zero", "foo", "--last 'foo'"},
+  };
+  for (const Case& c : cases) {
+    try {
+      parse_contraction_problem(c.dims, "", c.sizes, c.prim, c.first, c.last);
+      ADD_FAILURE() << c.dims << " / " << c.sizes << " parsed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ContractionProblem, TensorsBeyond64BitsOrThisMachineAreRefusedWithTheirSize) {
+  // The strides of in0 (m, k, m, k) overflow int64: they used to wrap to negative values.
+  try {
+    parse_contraction_problem("m,n,k,m,n,k", "", "2000000000,2000000000,2000000000,2000000000,2000000000,2000000000",
+                              "brgemm", "zero", "none");
+    FAIL();
+  } catch (const MemoryError& e) {
+    EXPECT_EQ(e.reason(), MemoryError::Reason::overflow);
+    EXPECT_NE(std::string(e.what()).find("tensor in0"), std::string::npos) << e.what();
+  }
+  // 16 TB per tensor: a std::length_error from vector::resize before.
+  const auto p = parse_contraction_problem("m,n,k", "", "2000000,2000000,2000000", "brgemm", "zero", "none");
+  try {
+    ContractionWorkload w(p, 1);
+    FAIL();
+  } catch (const MemoryError& e) {
+    EXPECT_EQ(e.reason(), MemoryError::Reason::beyond_machine);
+    EXPECT_EQ(e.bytes(), std::uint64_t{4} * 4000000000000 * 4);  // in0, in1, out and its reference
+    EXPECT_NE(std::string(e.what()).find("58.2 TiB of memory"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ContractionWorkload, TunesAndTensorOperationUsesTheTunedLoops) {
   const auto p = parse_contraction_problem("m,m,n,n,k,k", "", "8,32,6,32,4,32", "brgemm", "zero", "none");
   ContractionWorkload w(p, 2, {32, 64});

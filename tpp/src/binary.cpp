@@ -2,6 +2,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "binary_emit.hpp"
 #include "weft/jit/cpu.hpp"
@@ -12,7 +13,7 @@
 namespace weft::tpp {
 namespace {
 
-[[noreturn]] void fail(const BinaryDesc& d, const std::string& what) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail(const BinaryDesc& d, const std::string& what) {
   throw weft::Error("binary TPP " + to_string(d) + ": " + what);
 }
 
@@ -99,11 +100,11 @@ std::string to_string(const BinaryDesc& d) {
 }
 
 void validate(const BinaryDesc& d) {
-  if (static_cast<int>(d.op) > static_cast<int>(BinaryOp::max)) fail(d, "unknown op");
-  if (static_cast<int>(d.bcast0) > static_cast<int>(Broadcast::scalar) ||
-      static_cast<int>(d.bcast1) > static_cast<int>(Broadcast::scalar)) {
-    fail(d, "unknown broadcast");
-  }
+  if (static_cast<int>(d.op) > static_cast<int>(BinaryOp::max))
+    fail(d, "op " + std::to_string(static_cast<int>(d.op)) + " is no BinaryOp (add, sub, mul, div, min, max)");
+  for (auto [b, name] : {std::pair{d.bcast0, "bcast0"}, std::pair{d.bcast1, "bcast1"}})
+    if (static_cast<int>(b) > static_cast<int>(Broadcast::scalar))
+      fail(d, std::string(name) + " " + std::to_string(static_cast<int>(b)) + " is no Broadcast (none, row, col, scalar)");
   if (d.m < 1 || d.n < 1) fail(d, "m and n must be >= 1");
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;
   if (d.m > kMaxElements || d.n > kMaxElements || d.m * d.n > kMaxElements) fail(d, "more than 2^28 elements per call");
@@ -149,8 +150,28 @@ float binary_reference_value(BinaryOp op, float a, float b) {
   return std::nanf("");
 }
 
+namespace {
+
+// Inlined into the functor's call: three predictable compares.
+inline bool args_ok(const BinaryArgs& args) {
+  return args.in0 != nullptr && args.in1 != nullptr && args.out != nullptr;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void reject_args(const BinaryDesc& d, const BinaryArgs& args) {
+  fail(d, std::string("BinaryArgs::") + (args.in0 == nullptr ? "in0" : args.in1 == nullptr ? "in1" : "out") +
+              " is null");
+}
+
+}  // namespace
+
+void check_args(const BinaryDesc& d, const BinaryArgs& args) {
+  if (!args_ok(args)) [[unlikely]]
+    reject_args(d, args);
+}
+
 void binary_reference(const BinaryDesc& d, const BinaryArgs& args) {
   validate(d);
+  check_args(d, args);
   for (std::int64_t j = 0; j < d.n; ++j)
     for (std::int64_t i = 0; i < d.m; ++i)
       args.out[i + j * d.ld_out] = binary_reference_value(d.op, element(args.in0, d.bcast0, d.ld_in0, i, j),
@@ -170,6 +191,8 @@ Binary::Binary(const BinaryDesc& desc) : desc_(desc) {
 }
 
 void Binary::operator()(const BinaryArgs& args) const {
+  if (!args_ok(args)) [[unlikely]]
+    reject_args(desc_, args);
   if (fn_ != nullptr) {
     fn_(&args);
   } else {

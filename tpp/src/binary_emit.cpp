@@ -183,8 +183,12 @@ class BinaryCode : public weft::jit::CodeBuffer {
 
 std::unique_ptr<weft::jit::CodeBuffer> emit_binary(const BinaryDesc& desc, const BinaryPlan& plan) {
   switch (plan.isa) {
-    case weft::jit::Isa::avx2: return std::make_unique<BinaryCode<Ymm>>(desc, plan);
-    case weft::jit::Isa::avx512: return std::make_unique<BinaryCode<Zmm>>(desc, plan);
+    case weft::jit::Isa::avx2:
+      return weft::jit::emitting("binary " + to_string(desc),
+                                 [&] { return std::make_unique<BinaryCode<Ymm>>(desc, plan); });
+    case weft::jit::Isa::avx512:
+      return weft::jit::emitting("binary " + to_string(desc),
+                                 [&] { return std::make_unique<BinaryCode<Zmm>>(desc, plan); });
     default: throw weft::Error("emit_binary: no code generator for ISA " + std::string(to_string(plan.isa)));
   }
 }

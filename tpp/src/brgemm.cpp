@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -76,7 +77,52 @@ Brgemm::Brgemm(const BrgemmDesc& desc, jit::Isa isa)
         return std::make_unique<BrgemmKernel>(desc, isa);
       })) {}
 
-void Brgemm::operator()(const BrgemmArgs& args) const { kernel_->run(args); }
+namespace {
+
+// The rules of check_args without a message (nullptr: none), inlined into the functor's call: a few
+// predictable compares, nothing next to even the smallest kernel.
+inline const char* arg_problem(const BrgemmDesc& d, const BrgemmArgs& args) {
+  if (args.c == nullptr) return "BrgemmArgs::c is null";
+  if (args.count < 0) return "BrgemmArgs::count is negative";
+  if (args.count > 0) {
+    switch (d.batch) {
+      case BrgemmBatch::strided:
+        if (args.a == nullptr) return "BrgemmArgs::a is null";
+        if (args.b == nullptr) return "BrgemmArgs::b is null";
+        break;
+      case BrgemmBatch::offsets:
+        if (args.a == nullptr) return "BrgemmArgs::a is null";
+        if (args.b == nullptr) return "BrgemmArgs::b is null";
+        if (args.offsets_a == nullptr) return "BrgemmArgs::offsets_a is null (an offsets batch)";
+        if (args.offsets_b == nullptr) return "BrgemmArgs::offsets_b is null (an offsets batch)";
+        break;
+      case BrgemmBatch::addresses:
+        if (args.addresses_a == nullptr) return "BrgemmArgs::addresses_a is null (an addresses batch)";
+        if (args.addresses_b == nullptr) return "BrgemmArgs::addresses_b is null (an addresses batch)";
+        break;
+    }
+  }
+  if (d.bias != BrgemmBias::none && args.bias == nullptr) return "BrgemmArgs::bias is null (the descriptor adds a bias)";
+  return nullptr;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void reject_args(const BrgemmDesc& d, const BrgemmArgs& args,
+                                                        const char* what) {
+  throw Error("brgemm " + to_string(d) + ": " + what + " (count " + std::to_string(args.count) + ")");
+}
+
+}  // namespace
+
+void check_args(const BrgemmDesc& d, const BrgemmArgs& args) {
+  if (const char* problem = arg_problem(d, args)) [[unlikely]]
+    reject_args(d, args, problem);
+}
+
+void Brgemm::operator()(const BrgemmArgs& args) const {
+  if (const char* problem = arg_problem(kernel_->desc(), args)) [[unlikely]]
+    reject_args(kernel_->desc(), args, problem);
+  kernel_->run(args);
+}
 
 void Brgemm::operator()(const float* a, const float* b, float* c, std::int64_t count, std::int64_t stride_a,
                         std::int64_t stride_b) const {
@@ -90,6 +136,8 @@ void Brgemm::operator()(const float* a, const float* b, float* c, std::int64_t c
   args.count = count;
   args.stride_a = stride_a;
   args.stride_b = stride_b;
+  if (const char* problem = arg_problem(kernel_->desc(), args)) [[unlikely]]
+    reject_args(kernel_->desc(), args, problem);
   kernel_->run(args);
 }
 

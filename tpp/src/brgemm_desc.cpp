@@ -81,20 +81,22 @@ void validate(const BrgemmDesc& d) {
   if (d.ldb < d.k) reject(d, "ldb must be >= k");
   if (d.ldc < d.m) reject(d, "ldc must be >= m");
   if (d.beta != 0 && d.beta != 1) reject(d, "beta must be 0 or 1, got " + std::to_string(d.beta));
-  if (static_cast<unsigned>(d.batch) > static_cast<unsigned>(BrgemmBatch::addresses))
-    reject(d, "unknown batch kind");
-  if (static_cast<unsigned>(d.bias) > static_cast<unsigned>(BrgemmBias::per_col))
-    reject(d, "unknown bias kind");
-  if (static_cast<unsigned>(d.activation) > static_cast<unsigned>(BrgemmActivation::unary))
-    reject(d, "unknown activation");
+  auto in_enum = [&](auto value, auto last, const char* field, const char* names) {
+    if (static_cast<unsigned>(value) > static_cast<unsigned>(last))
+      reject(d, std::string(field) + " " + std::to_string(static_cast<unsigned>(value)) + " is none of " + names);
+  };
+  in_enum(d.batch, BrgemmBatch::addresses, "batch", "strided, offsets, addresses");
+  in_enum(d.bias, BrgemmBias::per_col, "bias", "none, per_row, per_col");
+  in_enum(d.activation, BrgemmActivation::unary, "activation", "none, relu, unary");
+  in_enum(d.prefetch, BrgemmPrefetch::next_c, "prefetch", "none, next_c");
+  // Checked whatever the activation: the descriptor is a cache key, and to_string prints the field.
+  in_enum(d.unary, UnaryOp::reduce_cols_max, "unary", "the UnaryOps");
   if (d.activation == BrgemmActivation::unary && !is_elementwise(d.unary))
     reject(d, "the unary epilogue must be an element-wise op, not " + to_string(d.unary));
   const bool takes_alpha = d.activation == BrgemmActivation::unary &&
                            (d.unary == UnaryOp::increment || d.unary == UnaryOp::decrement || d.unary == UnaryOp::scale);
   // One descriptor per kernel: an unused alpha would make equal kernels look different to the cache.
   if (!takes_alpha && d.unary_alpha != 0.0f) reject(d, "unary_alpha given to an epilogue that takes none");
-  if (static_cast<unsigned>(d.prefetch) > static_cast<unsigned>(BrgemmPrefetch::next_c))
-    reject(d, "unknown prefetch kind");
   // One descriptor per kernel: with beta = 0 C is never read, and a prefetch of it is no use.
   if (d.prefetch == BrgemmPrefetch::next_c && d.beta != 1) reject(d, "prefetch next_c needs beta = 1");
   // The generated code addresses every element of one A_i, B_i and C with 32-bit displacements

@@ -653,8 +653,10 @@ std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPl
     }
   }
   switch (plan.isa) {
-    case jit::Isa::avx2: return std::make_unique<BrgemmEmitter<Xbyak::Ymm>>(d, plan);
-    case jit::Isa::avx512: return std::make_unique<BrgemmEmitter<Xbyak::Zmm>>(d, plan);
+    case jit::Isa::avx2:
+      return jit::emitting(to_string(d), [&] { return std::make_unique<BrgemmEmitter<Xbyak::Ymm>>(d, plan); });
+    case jit::Isa::avx512:
+      return jit::emitting(to_string(d), [&] { return std::make_unique<BrgemmEmitter<Xbyak::Zmm>>(d, plan); });
     case jit::Isa::reference: break;
   }
   throw Error("emit_brgemm: no code for the reference ISA");

@@ -1,17 +1,19 @@
 // mini_jit::Brgemm: the seed's 8-argument kernel_t on top of tpp::Brgemm.
 //
 // kernel_t carries no context and passes the leading dimensions per call, while weft kernels take
-// them from the descriptor. Each generate() therefore emits a small trampoline that packs the 8
-// arguments into a struct on its stack and calls dispatch() with the Impl it belongs to; dispatch
+// them from the descriptor. Each generate() therefore emits a small trampoline that puts the Impl
+// it belongs to into xmm0 (free: kernel_t has no floating-point argument, and the 7th and 8th
+// integer arguments already lie on the stack) and jumps, not calls, to dispatch(), whose 9th
+// parameter is a double and so is read from xmm0. With the trampoline gone from the stack, dispatch
+// is an ordinary C++ frame below the caller's: it may throw weft::Error for a bad call. dispatch
 // remembers the kernel of the last leading dimensions seen (one atomic load and three compares on a
 // hit) and generates one through the weft cache on a miss.
 #include "weft/tpp/mini_jit_brgemm.hpp"
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,13 +26,6 @@
 namespace mini_jit {
 
 namespace {
-
-struct CallArgs {
-  const void* a;
-  const void* b;
-  void* c;
-  std::int64_t ld_a, ld_b, ld_c, stride_a, stride_b;
-};
 
 struct Entry {
   std::int64_t ld_a, ld_b, ld_c;
@@ -67,50 +62,53 @@ struct Brgemm::Impl {
 
 namespace {
 
-// Called from generated code: must not throw through it.
-void dispatch(Brgemm::Impl* impl, const CallArgs* call) noexcept {
-  try {
-    const Entry* e = impl->last.load(std::memory_order_acquire);
-    if (e == nullptr || e->ld_a != call->ld_a || e->ld_b != call->ld_b || e->ld_c != call->ld_c) {
-      e = &impl->entry_for(call->ld_a, call->ld_b, call->ld_c);
-      impl->last.store(e, std::memory_order_release);
-    }
-    weft::tpp::BrgemmArgs args;
-    args.a = static_cast<const float*>(call->a);
-    args.b = static_cast<const float*>(call->b);
-    args.c = static_cast<float*>(call->c);
-    args.count = impl->br_size;
-    args.stride_a = call->stride_a;
-    args.stride_b = call->stride_b;
-    e->kernel(args);
-  } catch (const std::exception& ex) {
-    std::fprintf(stderr, "weft: mini_jit::Brgemm kernel_t call: %s\n", ex.what());
-    std::abort();
-  }
+[[noreturn, gnu::cold, gnu::noinline]] void reject(const Brgemm::Impl& impl, const std::string& what) {
+  throw weft::Error("mini_jit::Brgemm kernel_t (m=" + std::to_string(impl.m) + " n=" + std::to_string(impl.n) +
+                    " k=" + std::to_string(impl.k) + " br_size=" + std::to_string(impl.br_size) + "): " + what);
 }
 
+// The leading dimensions a call may pass: at least the rows of its matrix, at most what keeps one
+// matrix within the 2 GiB the generated code addresses (validate(BrgemmDesc)).
+void check_ld(const Brgemm::Impl& impl, const char* name, std::int64_t ld, const char* rows_name, std::int64_t rows,
+              std::int64_t cols) {
+  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max() / 4;
+  if (ld < rows || ld > limit / cols) [[unlikely]]
+    reject(impl, std::string(name) + " is " + std::to_string(ld) + ", must be in [" + rows_name + " = " +
+                     std::to_string(rows) + ", " + std::to_string(limit / cols) + "]");
+}
+
+// The target of the trampoline: kernel_t's arguments, then the Impl in xmm0 (see the top).
+void dispatch(const void* a, const void* b, void* c, std::int64_t ld_a, std::int64_t ld_b, std::int64_t ld_c,
+              std::int64_t stride_a, std::int64_t stride_b, double impl_bits) {
+  Brgemm::Impl* impl = std::bit_cast<Brgemm::Impl*>(impl_bits);
+  const Entry* e = impl->last.load(std::memory_order_acquire);
+  if (e == nullptr || e->ld_a != ld_a || e->ld_b != ld_b || e->ld_c != ld_c) [[unlikely]] {
+    check_ld(*impl, "ld_a", ld_a, "m", impl->m, impl->k);
+    check_ld(*impl, "ld_b", ld_b, "k", impl->k, impl->n);
+    check_ld(*impl, "ld_c", ld_c, "m", impl->m, impl->n);
+    e = &impl->entry_for(ld_a, ld_b, ld_c);
+    impl->last.store(e, std::memory_order_release);
+  }
+  if (c == nullptr || (impl->br_size > 0 && (a == nullptr || b == nullptr))) [[unlikely]]
+    reject(*impl, c == nullptr ? "c is null" : a == nullptr ? "a is null" : "b is null");
+  weft::tpp::BrgemmArgs args;
+  args.a = static_cast<const float*>(a);
+  args.b = static_cast<const float*>(b);
+  args.c = static_cast<float*>(c);
+  args.count = impl->br_size;
+  args.stride_a = stride_a;
+  args.stride_b = stride_b;
+  e->kernel(args);
+}
+
+static_assert(sizeof(double) == sizeof(Brgemm::Impl*));
+
 struct Trampoline : weft::jit::CodeBuffer {
-  explicit Trampoline(Brgemm::Impl* impl) : weft::jit::CodeBuffer(256) {
-    // On entry rsp + 8 and rsp + 16 hold the 7th and 8th arguments; 72 bytes keep rsp 16-aligned
-    // at the call.
-    constexpr int frame = 72;
-    sub(rsp, frame);
-    mov(ptr[rsp + 0], rdi);
-    mov(ptr[rsp + 8], rsi);
-    mov(ptr[rsp + 16], rdx);
-    mov(ptr[rsp + 24], rcx);
-    mov(ptr[rsp + 32], r8);
-    mov(ptr[rsp + 40], r9);
-    mov(rax, ptr[rsp + frame + 8]);
-    mov(ptr[rsp + 48], rax);
-    mov(rax, ptr[rsp + frame + 16]);
-    mov(ptr[rsp + 56], rax);
-    mov(rdi, reinterpret_cast<std::uint64_t>(impl));
-    mov(rsi, rsp);
+  explicit Trampoline(Brgemm::Impl* impl) : weft::jit::CodeBuffer(64) {
+    mov(rax, reinterpret_cast<std::uint64_t>(impl));
+    movq(xmm0, rax);
     mov(rax, reinterpret_cast<std::uint64_t>(&dispatch));
-    call(rax);
-    add(rsp, frame);
-    ret();
+    jmp(rax);
   }
 };
 

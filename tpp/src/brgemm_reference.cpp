@@ -31,6 +31,8 @@ const float* batch_b(const BrgemmDesc& d, const BrgemmArgs& args, std::int64_t i
 }  // namespace
 
 void brgemm_reference(const BrgemmDesc& d, const BrgemmArgs& args) {
+  validate(d);
+  check_args(d, args);
   for (std::int64_t j = 0; j < d.n; ++j) {
     for (std::int64_t i = 0; i < d.m; ++i) {
       float& c = args.c[i + j * d.ldc];

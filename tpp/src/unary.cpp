@@ -98,13 +98,108 @@ UnaryKernelFn unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa) {
 
 std::size_t unary_code_size(const UnaryDesc& desc, weft::jit::Isa isa) { return code_for(desc, isa).getSize(); }
 
+namespace {
+
+// The same bound as a descriptor's leading dimension (validate).
+constexpr std::int64_t kMaxLd = std::int64_t{1} << 28;
+
+// min <= ld <= kMaxLd in one compare (a negative ld wraps to a huge unsigned difference).
+bool ld_in_range(std::int64_t ld, std::int64_t min) {
+  return static_cast<std::uint64_t>(ld) - static_cast<std::uint64_t>(min) <= static_cast<std::uint64_t>(kMaxLd - min);
+}
+
+bool is_reduction(UnaryOp op) {
+  return op == UnaryOp::reduce_rows_sum || op == UnaryOp::reduce_rows_max || op == UnaryOp::reduce_cols_sum ||
+         op == UnaryOp::reduce_cols_max;
+}
+
+bool transposes(const UnaryDesc& d) { return d.op == UnaryOp::transpose || d.transpose_out; }
+
+// The rules of check_args: what a call of `d` must pass. A leading dimension minimum of 0 means
+// "not read at call time" (m and n are at least 1).
+struct Requirements {
+  bool in, aux, mask;
+  std::int64_t ld_in_min, ld_out_min;
+};
+
+Requirements requirements(const UnaryDesc& d) {
+  Requirements r{};
+  r.in = d.op != UnaryOp::zero;
+  r.aux = d.op == UnaryOp::relu_bwd;
+  r.mask = d.op == UnaryOp::relu && d.mask == ReluMask::bitmask;
+  r.ld_in_min = r.in && d.ld_in == 0 ? d.m : 0;
+  r.ld_out_min = d.ld_out == 0 && !is_reduction(d.op) ? (transposes(d) ? d.n : d.m) : 0;
+  return r;
+}
+
+enum class ArgProblem { none, out, in, ld_in, aux, mask, ld_out };
+
+ArgProblem arg_problem(const UnaryDesc& d, const UnaryArgs& args) {
+  const Requirements r = requirements(d);
+  if (args.out == nullptr) return ArgProblem::out;
+  if (r.in && args.in == nullptr) return ArgProblem::in;
+  if (r.ld_in_min != 0 && !ld_in_range(args.ld_in, r.ld_in_min)) return ArgProblem::ld_in;
+  if (r.aux && args.aux == nullptr) return ArgProblem::aux;
+  if (r.mask && args.mask == nullptr) return ArgProblem::mask;
+  if (r.ld_out_min != 0 && !ld_in_range(args.ld_out, r.ld_out_min)) return ArgProblem::ld_out;
+  return ArgProblem::none;
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void reject_args(const UnaryDesc& d, const UnaryArgs& args, ArgProblem p) {
+  auto ld = [&](const char* field, std::int64_t value, const char* bound, std::int64_t min) {
+    return std::string("UnaryArgs::") + field + " is " + std::to_string(value) + ", must be in [" + bound + " = " +
+           std::to_string(min) + ", 2^28] (the descriptor's " + field + " is 0: given at call time)";
+  };
+  std::string what;
+  switch (p) {
+    case ArgProblem::out: what = "UnaryArgs::out is null"; break;
+    case ArgProblem::in: what = "UnaryArgs::in is null (only zero does not read A)"; break;
+    case ArgProblem::ld_in: what = ld("ld_in", args.ld_in, "m", d.m); break;
+    case ArgProblem::aux:
+      what = d.mask == ReluMask::bitmask ? "UnaryArgs::aux is null (relu_bwd reads the forward's bitmask there)"
+                                         : "UnaryArgs::aux is null (relu_bwd reads the forward input there)";
+      break;
+    case ArgProblem::mask: what = "UnaryArgs::mask is null (relu with a bitmask writes it)"; break;
+    case ArgProblem::ld_out:
+      what = transposes(d) ? ld("ld_out", args.ld_out, "n", d.n) : ld("ld_out", args.ld_out, "m", d.m);
+      break;
+    case ArgProblem::none: what = "no problem"; break;
+  }
+  throw weft::Error("unary TPP " + to_string(d) + ": " + what);
+}
+
+}  // namespace
+
+void check_args(const UnaryDesc& d, const UnaryArgs& args) {
+  if (const ArgProblem p = arg_problem(d, args); p != ArgProblem::none) [[unlikely]]
+    reject_args(d, args, p);
+}
+
 Unary::Unary(const UnaryDesc& desc) : desc_(desc) {
   validate(desc);
+  const Requirements r = requirements(desc);
+  checks_.in = r.in;
+  checks_.aux = r.aux;
+  checks_.mask = r.mask;
+  checks_.ld_in_min = r.ld_in_min;
+  checks_.ld_out_min = r.ld_out_min;
+  if (r.ld_in_min != 0) checks_.ld_in_span = static_cast<std::uint64_t>(kMaxLd - r.ld_in_min);
+  if (r.ld_out_min != 0) checks_.ld_out_span = static_cast<std::uint64_t>(kMaxLd - r.ld_out_min);
   const weft::jit::Isa isa = weft::jit::selected_isa();
   if (isa != weft::jit::Isa::reference) fn_ = unary_kernel(desc, isa);
 }
 
 void Unary::operator()(const UnaryArgs& args) const {
+  // check_args() over precomputed requirements: predictable branches, the leading dimensions
+  // compared only where the descriptor leaves them to the call.
+  const CallChecks& c = checks_;
+  const bool bad =
+      args.out == nullptr || (c.in && args.in == nullptr) ||
+      (c.ld_in_min != 0 && static_cast<std::uint64_t>(args.ld_in) - static_cast<std::uint64_t>(c.ld_in_min) > c.ld_in_span) ||
+      (c.ld_out_min != 0 && static_cast<std::uint64_t>(args.ld_out) - static_cast<std::uint64_t>(c.ld_out_min) > c.ld_out_span) ||
+      (c.aux && args.aux == nullptr) || (c.mask && args.mask == nullptr);
+  if (bad) [[unlikely]]
+    reject_args(desc_, args, arg_problem(desc_, args));
   if (fn_ != nullptr) {
     fn_(&args);
   } else {

@@ -520,8 +520,8 @@ class UnaryCode : public weft::jit::CodeBuffer {
 
 template <class Vmm>
 std::unique_ptr<weft::jit::CodeBuffer> make(const UnaryDesc& desc, const UnaryPlan& plan) {
-  auto code = std::make_unique<UnaryCode<Vmm>>(desc, plan);
-  return code;
+  return weft::jit::emitting("unary " + to_string(desc),
+                             [&] { return std::make_unique<UnaryCode<Vmm>>(desc, plan); });
 }
 
 }  // namespace

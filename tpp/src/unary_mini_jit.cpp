@@ -1,17 +1,21 @@
 // mini_jit::Unary on top of weft's unary TPPs. kernel_t has no argument struct and no room for a
-// descriptor pointer, so each generate() emits a small trampoline that packs (a, b, ld_a, ld_b) into
-// a UnaryArgs on the stack and calls the cached weft kernel, whose leading dimensions are read at
-// call time.
+// descriptor pointer, so each generate() emits a small trampoline that loads the Entry it belongs to
+// into the fifth argument register and jumps (not calls) to call_entry: a C++ function, so that it
+// checks the call (null pointers, leading dimensions) and may throw, the trampoline being gone
+// from the stack by then. call_entry packs (a, b, ld_a, ld_b) into a UnaryArgs for the cached weft
+// kernel, whose leading dimensions are read at call time.
 #include "weft/tpp/mini_jit_unary.hpp"
 
 #include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
 
 #include "weft/jit/code_buffer.hpp"
 #include "weft/jit/cpu.hpp"
+#include "weft/jit/error.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace mini_jit {
@@ -21,55 +25,80 @@ using weft::tpp::UnaryArgs;
 using weft::tpp::UnaryDesc;
 using weft::tpp::UnaryOp;
 
-// void tramp(const void* a, void* b, int64_t ld_a, int64_t ld_b) -> target(&UnaryArgs{...}).
-struct Trampoline : weft::jit::CodeBuffer {
-  Trampoline(const void* target, bool reference, const UnaryDesc* desc) : weft::jit::CodeBuffer(256) {
-    using Xbyak::util::ptr;
-    sub(rsp, 56);  // 48 bytes of UnaryArgs + 8 to keep rsp 16-byte aligned at the call
-    mov(ptr[rsp + offsetof(UnaryArgs, in)], rdi);
-    mov(ptr[rsp + offsetof(UnaryArgs, out)], rsi);
-    mov(qword[rsp + offsetof(UnaryArgs, aux)], 0);
-    mov(qword[rsp + offsetof(UnaryArgs, mask)], 0);
-    mov(ptr[rsp + offsetof(UnaryArgs, ld_in)], rdx);
-    mov(ptr[rsp + offsetof(UnaryArgs, ld_out)], rcx);
-    if (reference) {
-      mov(rdi, reinterpret_cast<std::uintptr_t>(desc));
-      mov(rsi, rsp);
-    } else {
-      mov(rdi, rsp);
-    }
-    mov(rax, reinterpret_cast<std::uintptr_t>(target));
-    call(rax);
-    add(rsp, 56);
-    ret();
-  }
+struct Entry {
+  UnaryDesc desc;
+  weft::tpp::UnaryKernelFn kernel = nullptr;  // nullptr: the reference (WEFT_ISA=reference)
+  std::unique_ptr<weft::jit::CodeBuffer> code;
+  Unary::kernel_t fn = nullptr;
 };
 
-void run_reference(const UnaryDesc* desc, const UnaryArgs* args) { weft::tpp::unary_reference(*desc, *args); }
+// The descriptor's bound on leading dimensions.
+constexpr std::int64_t kMaxLd = std::int64_t{1} << 28;
 
-struct Entry {
-  std::unique_ptr<UnaryDesc> desc;
-  std::unique_ptr<Trampoline> code;
-  Unary::kernel_t fn = nullptr;
+[[noreturn, gnu::cold, gnu::noinline]] void reject(const Entry& e, const std::string& what) {
+  throw weft::Error("mini_jit::Unary kernel_t (" + weft::tpp::to_string(e.desc) + "): " + what);
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void reject_ld(const Entry& e, const char* name, std::int64_t ld,
+                                                      const char* bound, std::int64_t min) {
+  reject(e, std::string(name) + " is " + std::to_string(ld) + ", must be in [" + bound + " = " + std::to_string(min) +
+                ", 2^28]");
+}
+
+bool ld_in_range(std::int64_t ld, std::int64_t min) {
+  return static_cast<std::uint64_t>(ld) - static_cast<std::uint64_t>(min) <= static_cast<std::uint64_t>(kMaxLd - min);
+}
+
+void call_entry(const void* a, void* b, std::int64_t ld_a, std::int64_t ld_b, const Entry* e) {
+  const UnaryDesc& d = e->desc;
+  if (b == nullptr) [[unlikely]]
+    reject(*e, "b is null");
+  if (d.op != UnaryOp::zero) {
+    if (a == nullptr) [[unlikely]]
+      reject(*e, "a is null (only zero does not read A)");
+    if (!ld_in_range(ld_a, d.m)) [[unlikely]]
+      reject_ld(*e, "ld_a", ld_a, "m", d.m);
+  }
+  const bool transposed = d.op == UnaryOp::transpose || d.transpose_out;
+  if (!ld_in_range(ld_b, transposed ? d.n : d.m)) [[unlikely]]
+    reject_ld(*e, "ld_b", ld_b, transposed ? "n" : "m", transposed ? d.n : d.m);
+  UnaryArgs args;
+  args.in = static_cast<const float*>(a);
+  args.out = static_cast<float*>(b);
+  args.ld_in = ld_a;
+  args.ld_out = ld_b;
+  if (e->kernel != nullptr) {
+    e->kernel(&args);
+  } else {
+    weft::tpp::unary_reference(d, args);
+  }
+}
+
+// void tramp(const void* a, void* b, int64_t ld_a, int64_t ld_b) -> call_entry(a, b, ld_a, ld_b, entry),
+// as a tail jump: the caller's return address stays on top of the stack.
+struct Trampoline : weft::jit::CodeBuffer {
+  explicit Trampoline(const Entry* entry) : weft::jit::CodeBuffer(64) {
+    mov(r8, reinterpret_cast<std::uintptr_t>(entry));
+    mov(rax, reinterpret_cast<std::uintptr_t>(&call_entry));
+    jmp(rax);
+  }
 };
 
 Unary::kernel_t trampoline_for(const UnaryDesc& desc) {
   static std::mutex mutex;
-  static std::map<std::tuple<int, std::int64_t, std::int64_t, bool>, Entry> entries;
+  // Entries live for the process: kernel_t pointers handed out stay valid.
+  static std::map<std::tuple<int, std::int64_t, std::int64_t, bool>, std::unique_ptr<Entry>> entries;
   const auto key = std::make_tuple(static_cast<int>(desc.op), desc.m, desc.n, desc.transpose_out);
   std::lock_guard lock(mutex);
   auto it = entries.find(key);
-  if (it != entries.end()) return it->second.fn;
-  Entry e;
-  e.desc = std::make_unique<UnaryDesc>(desc);
+  if (it != entries.end()) return it->second->fn;
+  auto e = std::make_unique<Entry>();
+  e->desc = desc;
   const weft::jit::Isa isa = weft::jit::selected_isa();
-  if (isa == weft::jit::Isa::reference) {
-    e.code = std::make_unique<Trampoline>(reinterpret_cast<const void*>(&run_reference), true, e.desc.get());
-  } else {
-    e.code = std::make_unique<Trampoline>(reinterpret_cast<const void*>(weft::tpp::unary_kernel(desc, isa)), false, nullptr);
-  }
-  e.fn = e.code->finalize<Unary::kernel_t>("mini_jit_unary_" + weft::tpp::to_string(desc));
-  return entries.emplace(key, std::move(e)).first->second.fn;
+  if (isa != weft::jit::Isa::reference) e->kernel = weft::tpp::unary_kernel(desc, isa);
+  e->code = std::make_unique<Trampoline>(e.get());
+  e->fn = e->code->finalize<Unary::kernel_t>("mini_jit_unary_" + weft::tpp::to_string(desc));
+  return entries.emplace(key, std::move(e)).first->second->fn;
 }
 
 }  // namespace

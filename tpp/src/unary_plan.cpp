@@ -41,7 +41,11 @@ bool is_elementwise(UnaryOp op) {
 }
 
 void validate(const UnaryDesc& d) {
-  if (static_cast<int>(d.op) > static_cast<int>(UnaryOp::reduce_cols_max)) fail(d, "unknown op");
+  if (static_cast<int>(d.op) > static_cast<int>(UnaryOp::reduce_cols_max))
+    fail(d, "op " + std::to_string(static_cast<int>(d.op)) + " is no UnaryOp (0.." +
+                std::to_string(static_cast<int>(UnaryOp::reduce_cols_max)) + ")");
+  if (static_cast<int>(d.mask) > static_cast<int>(ReluMask::bitmask))
+    fail(d, "mask " + std::to_string(static_cast<int>(d.mask)) + " is no ReluMask (none or bitmask)");
   if (d.m < 1 || d.n < 1) fail(d, "m and n must be >= 1");
   // Offsets are emitted as 32-bit immediates; keep every matrix well inside that.
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 28;

@@ -41,6 +41,7 @@ float unary_reference_value(UnaryOp op, float x, float alpha) {
 
 void unary_reference(const UnaryDesc& d, const UnaryArgs& args) {
   validate(d);
+  check_args(d, args);
   const std::int64_t lda = d.ld_in != 0 ? d.ld_in : args.ld_in;
   const std::int64_t ldb = d.ld_out != 0 ? d.ld_out : args.ld_out;
   const float* a = args.in;

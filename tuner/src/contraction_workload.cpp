@@ -1,6 +1,7 @@
 #include "weft/tuner/contraction_workload.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -33,20 +34,35 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-prim_t parse_prim(const std::string& name, const char* what) {
+prim_t parse_prim(const std::string& name, const char* option) {
   static const std::pair<const char*, prim_t> names[] = {
       {"none", prim_t::none}, {"zero", prim_t::zero}, {"relu", prim_t::relu},
       {"gemm", prim_t::gemm}, {"brgemm", prim_t::brgemm}, {"copy", prim_t::copy}};
-  for (const auto& [n, p] : names)
+  std::string known;
+  for (const auto& [n, p] : names) {
     if (name == n) return p;
-  throw Error(std::string("unknown ") + what + " primitive '" + name + "'");
+    known += std::string(known.empty() ? "" : ", ") + n;
+  }
+  throw Error(std::string("contraction: ") + option + " '" + name + "' is no primitive (" + known + ")");
 }
 
-// Elements a tensor spans: 1 + sum of (size - 1) * stride.
-std::int64_t span_of(const Contraction& op, std::int64_t Dim::*stride) {
+// Elements a tensor spans: 1 + sum of (size - 1) * stride; sets `overflow` when that exceeds int64.
+std::int64_t span_of(const Contraction& op, std::int64_t Dim::*stride, bool& overflow) {
   std::int64_t n = 1;
-  for (const Dim& d : op.dims) n += (d.size - 1) * (d.*stride);
+  for (const Dim& d : op.dims) {
+    std::int64_t term = 0;
+    overflow = overflow || __builtin_mul_overflow(d.size - 1, d.*stride, &term) || __builtin_add_overflow(n, term, &n);
+  }
   return n;
+}
+
+std::string tensor_shape(const Contraction& op, std::int64_t Dim::*stride) {
+  std::string text;
+  for (std::size_t i = 0; i < op.dims.size(); ++i)
+    if (op.dims[i].*stride != 0)
+      text += (text.empty() ? "" : " x ") + tensor::to_string(op.dims[i].type) + std::to_string(i) + "=" +
+              std::to_string(op.dims[i].size);
+  return text;
 }
 
 tensor::Contraction optimize_with(const Contraction& op, int threads, long split) {
@@ -72,15 +88,19 @@ ContractionProblem parse_contraction_problem(const std::string& dims, const std:
                                              const std::string& first, const std::string& last) {
   if (!einsum.empty())
     throw Error("contraction: --einsum is not supported yet; give --dims and --sizes");
-  const auto types = split_list(dims);
-  const auto size_texts = split_list(sizes);
-  if (types.empty() || types.size() != size_texts.size())
+  if (dims.empty() || sizes.empty()) throw Error("contraction: needs --dims and --sizes, e.g. --dims m,n,k --sizes 64,64,64");
+  auto types = split_list(dims);
+  auto size_texts = split_list(sizes);
+  // getline drops a trailing empty entry: "m,n," has three, the last one empty.
+  if (dims.back() == ',') types.emplace_back();
+  if (sizes.back() == ',') size_texts.emplace_back();
+  if (types.size() != size_texts.size())
     throw Error("contraction: --dims and --sizes need the same number of entries (got " +
                 std::to_string(types.size()) + " and " + std::to_string(size_texts.size()) + ")");
   Contraction op;
-  op.first_touch = parse_prim(first, "first-touch");
-  op.main = parse_prim(prim, "main");
-  op.last_touch = parse_prim(last, "last-touch");
+  op.first_touch = parse_prim(first, "--first");
+  op.main = parse_prim(prim, "--prim");
+  op.last_touch = parse_prim(last, "--last");
   for (std::size_t i = 0; i < types.size(); ++i) {
     Dim d;
     const std::string& t = types[i];
@@ -88,30 +108,40 @@ ContractionProblem parse_contraction_problem(const std::string& dims, const std:
     else if (t == "m") d.type = dim_t::m;
     else if (t == "n") d.type = dim_t::n;
     else if (t == "k") d.type = dim_t::k;
-    else throw Error("contraction: dimension " + std::to_string(i) + " has unknown type '" + t + "' (c, m, n, k)");
+    else throw Error("contraction: --dims entry " + std::to_string(i) + " is '" + t + "', not a dimension type (c, m, n, k)");
     d.exec = exec_t::seq;
+    // The loop bound limit of tensor::validate; std::stol would take "12abc" as 12.
+    constexpr std::int64_t max_size = (std::int64_t{1} << 31) - 1;
+    const std::string& text = size_texts[i];
+    std::size_t used = 0;
     try {
-      d.size = std::stol(size_texts[i]);
+      d.size = text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) ? 0 : std::stoll(text, &used);
     } catch (const std::exception&) {
-      d.size = 0;
+      used = 0;
     }
-    if (d.size <= 0) throw Error("contraction: size of dimension " + std::to_string(i) + " must be positive");
+    if (used == 0 || used != text.size() || d.size < 1 || d.size > max_size)
+      throw Error("contraction: --sizes entry " + std::to_string(i) + " is '" + text + "', not an integer in 1.." +
+                  std::to_string(max_size));
     op.dims.push_back(d);
   }
   // Strides: innermost group last, listed order within a group.
-  auto assign = [&](std::int64_t Dim::*stride, std::initializer_list<dim_t> groups) {
+  auto assign = [&](std::int64_t Dim::*stride, std::initializer_list<dim_t> groups, const char* tensor) {
     std::int64_t s = 1;
+    bool overflow = false;
     std::vector<dim_t> order(groups);
     for (auto g = order.rbegin(); g != order.rend(); ++g)
       for (std::size_t i = op.dims.size(); i-- > 0;)
         if (op.dims[i].type == *g) {
           op.dims[i].*stride = s;
-          s *= op.dims[i].size;
+          overflow = overflow || __builtin_mul_overflow(s, op.dims[i].size, &s);
         }
+    if (overflow)
+      throw MemoryError("contraction: tensor " + std::string(tensor) + " (" + tensor_shape(op, stride) + ")",
+                        kBytesOverflow, MemoryError::Reason::overflow);
   };
-  assign(&Dim::stride_in0, {dim_t::c, dim_t::k, dim_t::m});
-  assign(&Dim::stride_in1, {dim_t::c, dim_t::n, dim_t::k});
-  assign(&Dim::stride_out, {dim_t::c, dim_t::n, dim_t::m});
+  assign(&Dim::stride_in0, {dim_t::c, dim_t::k, dim_t::m}, "in0");
+  assign(&Dim::stride_in1, {dim_t::c, dim_t::n, dim_t::k}, "in1");
+  assign(&Dim::stride_out, {dim_t::c, dim_t::n, dim_t::m}, "out");
   return {op};
 }
 
@@ -134,9 +164,24 @@ ContractionWorkload::ContractionWorkload(ContractionProblem problem, int threads
   tensor::validate(problem_.op, {.check_primitives = false});
   if (split_targets_.empty()) throw Error("ContractionWorkload: needs at least one split target");
   const Contraction& op = problem_.op;
-  data_->in0.resize(static_cast<std::size_t>(span_of(op, &Dim::stride_in0)));
-  data_->in1.resize(static_cast<std::size_t>(span_of(op, &Dim::stride_in1)));
-  data_->out.assign(static_cast<std::size_t>(span_of(op, &Dim::stride_out)), 0.0f);
+  // in0, in1, out and the reference output; refused before any of it is allocated.
+  bool overflow = false;
+  const std::int64_t in0 = span_of(op, &Dim::stride_in0, overflow), in1 = span_of(op, &Dim::stride_in1, overflow),
+                     out = span_of(op, &Dim::stride_out, overflow);
+  const std::string what = "contraction workload (in0 " + tensor_shape(op, &Dim::stride_in0) + ", in1 " +
+                           tensor_shape(op, &Dim::stride_in1) + ", out " + tensor_shape(op, &Dim::stride_out) +
+                           " and its reference)";
+  const std::uint64_t out_bytes = bytes_needed({out}, sizeof(float));
+  const std::uint64_t bytes = overflow ? kBytesOverflow
+                                       : add_bytes(add_bytes(bytes_needed({in0}, sizeof(float)), bytes_needed({in1}, sizeof(float))),
+                                                   add_bytes(out_bytes, out_bytes));
+  require_memory(what, bytes);
+  allocating(what, bytes, [&] {
+    data_->in0.resize(static_cast<std::size_t>(in0));
+    data_->in1.resize(static_cast<std::size_t>(in1));
+    data_->out.assign(static_cast<std::size_t>(out), 0.0f);
+    data_->reference.reserve(static_cast<std::size_t>(out));
+  });
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (float& v : data_->in0) v = uniform(rng);

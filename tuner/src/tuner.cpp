@@ -200,9 +200,10 @@ TuningResult tune(const Workload& workload, const TunerOptions& options, const P
   result.stats = space.stats;
   result.search_seconds = now() - start;
   if (space.candidates.empty())
-    throw Error("tuner: no legal candidate for " + result.key.to_string() + " (" +
-                std::to_string(space.stats.enumerated) + " enumerated, " +
-                std::to_string(space.stats.legal) + " legal)");
+    throw NoCandidateError("tuner: no legal candidate for " + result.key.to_string() + " (" +
+                           std::to_string(space.stats.enumerated) + " enumerated, " +
+                           std::to_string(space.stats.legal) + " legal, " +
+                           std::to_string(space.stats.balanced) + " balanced)");
   const std::size_t keep = options.exhaustive ? space.candidates.size()
                            : options.top_k   ? std::min(options.top_k, space.candidates.size())
                                              : std::min(automatic_top_k(workload, options, threads),

@@ -76,13 +76,24 @@ GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options)
     if (list->empty()) throw Error("GemmWorkload: every knob needs at least one value");
     for (long v : *list) samples::require_positive("GEMM knob", v);
   }
-  data_->a.resize(static_cast<std::size_t>(shape.M * shape.K));
-  data_->b.resize(static_cast<std::size_t>(shape.K * shape.N));
+  // Plain A and B, one blocked copy of each, blocked C and the plain C of a check at least: refuse
+  // a shape this machine cannot hold before allocating any of it.
+  const std::uint64_t a_bytes = bytes_needed({shape.M, shape.K}, sizeof(float));
+  const std::uint64_t b_bytes = bytes_needed({shape.K, shape.N}, sizeof(float));
+  const std::uint64_t c_bytes = bytes_needed({shape.M, shape.N}, sizeof(float));
+  const std::uint64_t total = add_bytes(add_bytes(a_bytes, b_bytes), c_bytes);
+  require_memory(describe() + " (A, B and C, plain and blocked)", add_bytes(total, total));
+  allocating(describe() + ": A (M x K)", a_bytes, [&] { data_->a.resize(static_cast<std::size_t>(shape.M * shape.K)); });
+  allocating(describe() + ": B (K x N)", b_bytes, [&] { data_->b.resize(static_cast<std::size_t>(shape.K * shape.N)); });
   samples::fill_random(data_->a.data(), shape.M * shape.K, 1);
   samples::fill_random(data_->b.data(), shape.K * shape.N, 2);
 }
 
 GemmWorkload::~GemmWorkload() = default;
+
+std::string GemmWorkload::describe() const {
+  return "GEMM M=" + std::to_string(shape_.M) + " N=" + std::to_string(shape_.N) + " K=" + std::to_string(shape_.K);
+}
 
 double GemmWorkload::flops() const {
   return 2.0 * static_cast<double>(shape_.M) * static_cast<double>(shape_.N) * static_cast<double>(shape_.K);
@@ -161,11 +172,23 @@ class GemmRunner : public Runner {
     const auto& c = gemm_.config();
     std::lock_guard lock(data.mutex);
     const Blocking mB = gemm_.m_blocking(), nB = gemm_.n_blocking(), kB = gemm_.k_blocking();
-    a_ = data.blocked(data.a_blocked, static_cast<long>(c.bm), static_cast<long>(c.bk), mB, kB, data.a, true).data();
-    b_ = const_cast<float*>(
-        data.blocked(data.b_blocked, static_cast<long>(c.bk), static_cast<long>(c.bn), kB, nB, data.b, false).data());
+    const std::string what = "GEMM M=" + std::to_string(shape.M) + " N=" + std::to_string(shape.N) +
+                             " K=" + std::to_string(shape.K) + " with tiles bm=" + std::to_string(c.bm) +
+                             " bn=" + std::to_string(c.bn) + " bk=" + std::to_string(c.bk);
+    const std::uint64_t a_bytes = bytes_needed({mB.blocks() * mB.block, kB.blocks() * kB.block}, sizeof(float));
+    const std::uint64_t b_bytes = bytes_needed({kB.blocks() * kB.block, nB.blocks() * nB.block}, sizeof(float));
+    const std::uint64_t c_bytes = bytes_needed({mB.blocks() * mB.block, nB.blocks() * nB.block}, sizeof(float));
+    // Tiles much larger than the matrix pad the blocked copies: check before copying.
+    require_memory(what + ": blocked A, B and C", add_bytes(add_bytes(a_bytes, b_bytes), c_bytes));
+    a_ = allocating(what + ": blocked A", a_bytes, [&] {
+      return data.blocked(data.a_blocked, static_cast<long>(c.bm), static_cast<long>(c.bk), mB, kB, data.a, true).data();
+    });
+    b_ = const_cast<float*>(allocating(what + ": blocked B", b_bytes, [&] {
+      return data.blocked(data.b_blocked, static_cast<long>(c.bk), static_cast<long>(c.bn), kB, nB, data.b, false).data();
+    }));
     auto& out = data.c_blocked[{static_cast<long>(c.bm), static_cast<long>(c.bn)}];
-    out.resize(static_cast<std::size_t>(mB.blocks() * mB.block * nB.blocks() * nB.block));
+    allocating(what + ": blocked C", c_bytes,
+               [&] { out.resize(static_cast<std::size_t>(mB.blocks() * mB.block * nB.blocks() * nB.block)); });
     c_ = out.data();
     c_size_ = out.size();
   }
@@ -180,7 +203,8 @@ class GemmRunner : public Runner {
     std::fill(c_, c_ + c_size_, std::numeric_limits<float>::quiet_NaN());
     run();
     const std::int64_t M = shape_.M, N = shape_.N, K = shape_.K;
-    std::vector<float> plain(static_cast<std::size_t>(M * N));
+    std::vector<float> plain = allocating("GEMM check: plain C (M x N)", bytes_needed({M, N}, sizeof(float)),
+                                          [&] { return std::vector<float>(static_cast<std::size_t>(M * N)); });
     samples::from_blocked(c_, plain.data(), gemm_.m_blocking(), gemm_.n_blocking(), false);
     std::lock_guard lock(data_.mutex);
     ensure_reference();

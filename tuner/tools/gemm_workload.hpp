@@ -8,13 +8,16 @@
 //
 // Inputs are random (fixed seeds) and kept in every blocked layout the knobs need; every candidate
 // is checked once against a double-precision reference (all of C for up to 2^27 multiply-adds,
-// else 2048 sampled entries including the corners and the last block's tail).
+// else 2048 sampled entries including the corners and the last block's tail). A shape whose
+// matrices this machine cannot hold throws weft::MemoryError (weft/jit/error.hpp) saying how much
+// memory it needs, before anything is allocated.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -58,6 +61,8 @@ class GemmWorkload : public Workload {
   std::unique_ptr<Runner> prepare(const TunedConfig& config) const override;
 
   const GemmShape& shape() const { return shape_; }
+  // "GEMM M=.. N=.. K=..", for messages.
+  std::string describe() const;
 
   struct Data;  // inputs in plain and blocked layouts, outputs, the reference
 

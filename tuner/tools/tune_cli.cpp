@@ -1,24 +1,63 @@
 #include "tune_cli.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace weft::tuner {
+namespace {
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
+}  // namespace
+
+bool parse_integer(const std::string& text, long min, long max, long& value) {
+  // strtol alone would take leading blanks and '+' and turn an overflow into LONG_MAX.
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-')) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || v < min || v > max) return false;
+  value = v;
+  return true;
+}
 
 CliArgs::CliArgs(int argc, char** argv, int first, const std::set<std::string>& options,
                  const std::set<std::string>& flags) {
   for (int i = first; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) throw CliError("unexpected argument '" + arg + "'");
+    if (arg == "--help" || arg == "-h") {
+      help_ = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      if (arg.size() > 1 && arg[0] == '-')
+        throw CliError("unknown option '" + arg + "' (options start with --, e.g. --M 64)");
+      throw CliError("unexpected argument '" + arg + "'");
+    }
     std::string name = arg.substr(2), value;
-    if (const auto eq = name.find('='); eq != std::string::npos) {
+    const auto eq = name.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
-    } else if (options.count(name)) {
-      if (i + 1 >= argc) throw CliError("option --" + name + " needs a value");
-      value = argv[++i];
     }
     if (!options.count(name) && !flags.count(name)) throw CliError("unknown option --" + name);
+    if (flags.count(name) && inline_value) throw CliError("--" + name + " takes no value, got '" + arg + "'");
+    if (options.count(name) && !inline_value) {
+      // "--db --no-save" is a forgotten value, not a path named "--no-save" (use --db=--no-save).
+      if (i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0)
+        throw CliError("option --" + name + " needs a value");
+      value = argv[++i];
+    }
+    if (has(name)) throw CliError("--" + name + " is given twice");
     values_[name] = value;
   }
 }
@@ -28,15 +67,19 @@ std::string CliArgs::text(const std::string& name, const std::string& fallback) 
   return it == values_.end() ? fallback : it->second;
 }
 
+std::string CliArgs::nonempty_text(const std::string& name, const std::string& fallback) const {
+  const std::string t = text(name, fallback);
+  if (has(name) && t.empty()) throw CliError("--" + name + " needs a value, got an empty one");
+  return t;
+}
+
 long CliArgs::integer(const std::string& name, long fallback, long min, long max) const {
   if (!has(name)) return fallback;
   const std::string& t = values_.at(name);
-  char* end = nullptr;
-  errno = 0;
-  const long v = std::strtol(t.c_str(), &end, 10);
-  if (t.empty() || *end != '\0' || errno != 0 || v < min || v > max)
-    throw CliError("--" + name + " must be an integer in [" + std::to_string(min) + ", " +
-                   std::to_string(max) + "], got '" + t + "'");
+  long v = 0;
+  if (!parse_integer(t, min, max, v))
+    throw CliError("--" + name + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                   "], got '" + t + "'");
   return v;
 }
 
@@ -44,25 +87,24 @@ double CliArgs::real(const std::string& name, double fallback, double min, doubl
   if (!has(name)) return fallback;
   const std::string& t = values_.at(name);
   char* end = nullptr;
-  const double v = std::strtod(t.c_str(), &end);
-  if (t.empty() || *end != '\0' || !(v >= min && v <= max))
-    throw CliError("--" + name + " must be a number in [" + std::to_string(min) + ", " +
-                   std::to_string(max) + "], got '" + t + "'");
+  const bool starts_well = !t.empty() && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-' || t[0] == '.');
+  const double v = starts_well ? std::strtod(t.c_str(), &end) : NAN;
+  if (!starts_well || *end != '\0' || !(v >= min && v <= max))
+    throw CliError("--" + name + " must be a number in [" + number(min) + ", " + number(max) + "], got '" + t + "'");
   return v;
 }
 
-std::vector<long> CliArgs::list(const std::string& name, std::vector<long> fallback) const {
+std::vector<long> CliArgs::list(const std::string& name, std::vector<long> fallback, long min, long max) const {
   if (!has(name)) return fallback;
   std::vector<long> out;
   const std::string& t = values_.at(name);
   std::size_t start = 0;
   while (start <= t.size()) {
     const std::size_t end = std::min(t.find(',', start), t.size());
-    const std::string item = t.substr(start, end - start);
-    char* stop = nullptr;
-    const long v = std::strtol(item.c_str(), &stop, 10);
-    if (item.empty() || *stop != '\0' || v <= 0)
-      throw CliError("--" + name + " takes positive integers separated by commas, got '" + t + "'");
+    long v = 0;
+    if (!parse_integer(t.substr(start, end - start), min, max, v))
+      throw CliError("--" + name + " takes integers in [" + std::to_string(min) + ", " + std::to_string(max) +
+                     "] separated by commas, got '" + t + "'");
     out.push_back(v);
     start = end + 1;
   }

@@ -25,7 +25,9 @@ enum class ParKind : std::uint8_t {
   layers,    // split over the layers ({L:n})
 };
 
-enum class ScheduleKind : std::uint8_t { static_, dynamic, guided };
+// runtime and auto_ are resolved by OpenMP at call time (OMP_SCHEDULE / omp_set_schedule, or the
+// implementation's choice): engines run them as a work-sharing loop with that schedule.
+enum class ScheduleKind : std::uint8_t { static_, dynamic, guided, runtime, auto_ };
 
 struct Schedule {
   ScheduleKind kind = ScheduleKind::static_;
@@ -44,6 +46,17 @@ struct LoopLevel {
   bool operator==(const LoopLevel&) const = default;
 };
 
+// Bounds written in the loop_string after a letter, PARLOOPER's `a[start,end,step,(blocks)]`
+// (e.g. "a[0,64,,(16)]bc"): each given field replaces that of LoopSpecs[loop]; an empty field
+// keeps it, and an empty block list keeps LoopSpecs' block sizes.
+struct InlineSpec {
+  int loop = 0;
+  bool has_start = false, has_end = false, has_step = false;
+  long start = 0, end = 0, step = 0;
+  std::vector<long> block_size;
+  bool operator==(const InlineSpec&) const = default;
+};
+
 struct LoopNest {
   int num_loops = 0;
   std::vector<LoopLevel> levels;  // outermost first
@@ -59,6 +72,8 @@ struct LoopNest {
   // Canonical text of the nest: equal for strings that mean the same (whitespace and clause
   // spelling normalized). With num_loops it is the cache key.
   std::string canonical;
+  // At most one per loop, in loop order; make_nest_bounds applies them over the LoopSpecs.
+  std::vector<InlineSpec> inline_specs;
 
   bool has_run() const { return run_length > 0; }
   int grid_threads() const { return grid_rows * grid_cols * grid_layers; }

@@ -97,7 +97,7 @@ class DynamicThreadedLoop {
  private:
   int loop_index(char loop) const;
 
-  const CachedNest* cached_;
+  std::shared_ptr<const CachedNest> cached_;  // keeps the nest and its code alive while this loop lives
   const Engine* engine_;
   NestBounds bounds_;
 };

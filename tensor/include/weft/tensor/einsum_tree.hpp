@@ -42,7 +42,7 @@ struct EinsumTree {
   std::vector<std::int64_t> dim_sizes;
 
   int num_inputs() const;
-  // Elements of a node's tensor.
+  // Elements of a node's tensor; throws weft::MemoryError when their number overflows 64 bits.
   std::int64_t elements(int node) const;
   // 2 * multiply-adds of every contraction node.
   double flops() const;
@@ -64,6 +64,12 @@ class EinsumParseError : public weft::Error {
 
 EinsumTree parse_einsum_tree(std::string_view text, std::vector<std::int64_t> dim_sizes);
 
+// Throws weft::Error naming the node when a tree (built or edited by hand) is not one that
+// parse_einsum_tree could have made: a root, kind, child, input or dimension id out of range, a node
+// shared or unreachable, or dimension lists that do not form a contraction or permutation.
+// optimize_einsum_tree and EinsumTreeOperation check their tree with it.
+void validate(const EinsumTree& tree);
+
 // The tree pass: for each contraction, swap the operands so the left one holds the output's
 // unit-stride dim, choose the dimension order of every interior node (its parent's needs first),
 // and insert permutation nodes above leaves (or subtrees) whose layout no order choice can fix.
@@ -79,6 +85,8 @@ struct EinsumOptions {
 
 class EinsumTreeOperation {
  public:
+  // Throws weft::Error for an invalid tree (validate) and weft::MemoryError when the intermediate
+  // tensors do not fit this machine (before allocating them), saying how much memory they need.
   explicit EinsumTreeOperation(const EinsumTree& tree, const EinsumOptions& options = {});
   ~EinsumTreeOperation();
   EinsumTreeOperation(EinsumTreeOperation&&) noexcept;

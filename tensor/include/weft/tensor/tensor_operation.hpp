@@ -67,7 +67,8 @@ class TensorOperation {
   // weft's entry: an IR value and options.
   error_t setup(const weft::tensor::Contraction& op, const Options& options);
 
-  // in1 = nullptr for unary operations. Throws weft::Error when setup has not succeeded.
+  // in1 = nullptr for unary operations (in0 too for zero). Throws weft::Error when setup has not
+  // succeeded or a tensor the operation uses is nullptr.
   void execute(void const* tensor_in0, void const* tensor_in1, void* tensor_out) const;
 
   // Empty after success; otherwise what is wrong and with which dimension.

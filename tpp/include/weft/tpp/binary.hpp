@@ -70,8 +70,12 @@ struct BinaryPlan {
 
 constexpr std::int64_t kBinaryNontemporalBytes = std::int64_t{8} << 20;
 
-// Throws weft::Error naming the problem.
+// Throws weft::Error naming the problem (sizes, leading dimensions, an op or broadcast outside
+// its enum).
 void validate(const BinaryDesc& desc);
+// Throws weft::Error naming the BinaryArgs pointer that is null (all three are read or written,
+// a broadcast input too). Binary::operator() and binary_reference() check every call.
+void check_args(const BinaryDesc& desc, const BinaryArgs& args);
 BinaryPlan plan_binary(const BinaryDesc& desc, weft::jit::Isa isa);
 
 void binary_reference(const BinaryDesc& desc, const BinaryArgs& args);
@@ -84,6 +88,7 @@ std::string to_string(const BinaryDesc& desc);
 class Binary {
  public:
   explicit Binary(const BinaryDesc& desc);  // throws weft::Error for unsupported descriptors
+  // Throws weft::Error for arguments check_args() rejects; kernel() is the unchecked entry.
   void operator()(const BinaryArgs& args) const;
   void operator()(const float* in0, const float* in1, float* out) const;
   const BinaryDesc& desc() const { return desc_; }

@@ -101,6 +101,12 @@ struct BrgemmArgs {
 
 using BrgemmKernelFn = void (*)(const BrgemmArgs*);
 
+// Throws weft::Error naming the BrgemmArgs field when a call with `args` cannot run `d`: c null,
+// count negative, or (count > 0) a pointer the batch kind reads null (a and b for strided, also
+// offsets_a/b for offsets, addresses_a/b for addresses), or bias null when the descriptor adds one.
+// Brgemm::operator() and brgemm_reference() check every call.
+void check_args(const BrgemmDesc& d, const BrgemmArgs& args);
+
 // ---- plan: register blocking, a pure function of (descriptor, ISA) ---------------------------------
 
 // A run of `count` equal column blocks of `cols` columns each.
@@ -195,6 +201,7 @@ class Brgemm {
   // descriptor return the cached kernel. Thread-safe. Throws weft::Error for invalid descriptors.
   explicit Brgemm(const BrgemmDesc& desc, jit::Isa isa = jit::selected_isa());
 
+  // Both throw weft::Error for arguments check_args() rejects; kernel() is the unchecked entry.
   void operator()(const BrgemmArgs& args) const;
   void operator()(const float* a, const float* b, float* c, std::int64_t count = 1,
                   std::int64_t stride_a = 0, std::int64_t stride_b = 0) const;
@@ -202,7 +209,7 @@ class Brgemm {
   const BrgemmDesc& desc() const;
   const BrgemmPlan& plan() const;
   jit::Isa isa() const;
-  // The generated entry point; nullptr for Isa::reference.
+  // The generated entry point; nullptr for Isa::reference. It checks nothing.
   BrgemmKernelFn kernel() const;
   // The generated machine code (empty for Isa::reference), e.g. to write to a file and disassemble:
   //   objdump -D -b binary -m i386:x86-64 kernel.bin

@@ -11,8 +11,10 @@
 // weft kernel for them; repeated calls with the same ones cost a few nanoseconds more than
 // tpp::Brgemm. Supported: dtype fp32, trans_a = trans_b = trans_c = 0. Anything else makes
 // generate() return an error_t other than success, with error_message() saying why.
-// kernel_t is a plain C function pointer, so an invalid call (ld_a < m, ld_b < k, ld_c < m) cannot
-// throw: it prints the problem to stderr and aborts instead of computing something else.
+// An invalid kernel_t call (ld_a < m, ld_b < k, ld_c < m, a leading dimension that makes one matrix
+// span more than 2 GiB, a, b or c null) throws weft::Error naming the argument instead of computing
+// something else: kernel_t is a trampoline that tail-calls C++, so the exception unwinds into the
+// caller like any other.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,10 @@
 //
 // trans_b = 1 stores B transposed (B is n x m, ld_b >= n): B = op(A)^T. For `zero` A is not read
 // (it may be nullptr). Unsupported requests (fp64, m or n = 0, trans_b > 1, an unknown ptype) return
-// an error code and leave no kernel; they never crash.
+// an error code and leave no kernel; they never crash. A kernel_t call with b null, a null (except
+// for zero), ld_a outside [m, 2^28] or ld_b outside [m, 2^28] ([n, 2^28] with trans_b = 1) throws
+// weft::Error naming the argument (the kernel_t is a trampoline that tail-calls C++, so the exception
+// unwinds into the caller like any other).
 #pragma once
 
 #include <cstdint>

@@ -98,8 +98,15 @@ struct UnaryPlan {
 };
 
 // Throws weft::Error naming the problem for descriptors no kernel implements (m or n < 1, leading
-// dimensions too small, an op that takes no alpha or mask given one, ...).
+// dimensions too small, an op, mask kind or flag outside its enum, an op that takes no alpha or
+// mask given one, ...).
 void validate(const UnaryDesc& desc);
+
+// Throws weft::Error naming the UnaryArgs field when a call with `args` cannot run `desc`: a pointer
+// the op uses is null (in unless the op is zero, out always, aux for relu_bwd, mask for relu with a
+// bitmask), or a leading dimension read at call time (the descriptor's is 0) is outside [m, 2^28]
+// ([n, 2^28] for the B of a transpose). Unary::operator() and unary_reference() check every call.
+void check_args(const UnaryDesc& desc, const UnaryArgs& args);
 
 // Outputs at least this large (bytes) are written with non-temporal stores when the layout is flat.
 constexpr std::int64_t kNontemporalBytes = std::int64_t{8} << 20;
@@ -123,16 +130,28 @@ class Unary {
   explicit Unary(const UnaryDesc& desc);  // throws weft::Error for unsupported descriptors
 
   // B = op(A) with the descriptor's leading dimensions (or those in args when the descriptor's are 0).
+  // Throws weft::Error for arguments check_args() rejects; kernel() is the unchecked entry.
   void operator()(const UnaryArgs& args) const;
+  // For descriptors with both leading dimensions set.
   void operator()(const float* in, float* out) const;
 
   const UnaryDesc& desc() const { return desc_; }
-  // The generated entry, or nullptr when running the reference.
+  // The generated entry, or nullptr when running the reference. It checks nothing: a null pointer or
+  // a leading dimension below m is undefined behaviour there.
   UnaryKernelFn kernel() const { return fn_; }
 
  private:
+  // check_args() reduced to a few compares per call: which pointers must be set, and the range
+  // [min, min + span] of each call-time leading dimension (span ~0: not read at call time).
+  struct CallChecks {
+    bool in = false, aux = false, mask = false;
+    std::int64_t ld_in_min = 0, ld_out_min = 0;
+    std::uint64_t ld_in_span = ~std::uint64_t{0}, ld_out_span = ~std::uint64_t{0};
+  };
+
   UnaryDesc desc_;
   UnaryKernelFn fn_ = nullptr;
+  CallChecks checks_;
 };
 
 // Generates (or finds in the process-wide cache) the kernel for `desc` for `isa`; AVX-512 code can be

@@ -33,7 +33,9 @@ struct ContractionProblem {
 // Dense tensors from dimension types and sizes (outermost first): in0 holds the c, k and m
 // dimensions, in1 the c, n and k dimensions, out the c, n and m dimensions, each row-major in that
 // grouping and in the listed order (so m is unit-stride in in0 and out, k in in1: the layout of
-// the seed documents' examples). `einsum` is not supported yet (throws). Throws weft::Error.
+// the seed documents' examples). `einsum` is not supported yet (throws). Throws weft::Error naming
+// the option (--dims, --sizes, --prim, --first, --last) that is wrong, weft::MemoryError when a
+// tensor would have more than 2^63 elements.
 ContractionProblem parse_contraction_problem(const std::string& dims, const std::string& einsum,
                                              const std::string& sizes, const std::string& prim,
                                              const std::string& first, const std::string& last);
@@ -41,6 +43,8 @@ ContractionProblem parse_contraction_problem(const std::string& dims, const std:
 // kind "contraction/<prims>/<dim types>/<strides>", shape = the sizes ("m0", "n1", ...).
 WorkloadKey contraction_key(const tensor::Contraction& op, int threads);
 
+// Throws weft::Error for a problem tensor::validate rejects and weft::MemoryError (weft/jit/error.hpp)
+// when its tensors do not fit this machine, before allocating them.
 class ContractionWorkload : public Workload {
  public:
   ContractionWorkload(ContractionProblem problem, int threads, std::vector<long> split_targets = {32, 64, 128});

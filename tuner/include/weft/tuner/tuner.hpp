@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/jit/error.hpp"
 #include "weft/tuner/cost_model.hpp"
 #include "weft/tuner/measurement.hpp"
 #include "weft/tuner/tuning_database.hpp"
@@ -109,7 +110,15 @@ struct Progress {
 };
 using ProgressCallback = std::function<void(const Progress&)>;
 
-// Throws weft::Error when the workload has no legal candidate or its default config fails.
+// No candidate survives pruning: the request itself (sizes, knobs, threads, loop specs, imbalance
+// limit) leaves nothing to measure, so measuring cannot help; tools report it as bad usage.
+class NoCandidateError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws NoCandidateError when the workload has no legal, balanced candidate and weft::Error when
+// its default config fails.
 TuningResult tune(const Workload& workload, const TunerOptions& options,
                   const ProgressCallback& progress = {});
 

@@ -1,0 +1,168 @@
+// The GEMM sample programs, run as programs: PARLOOPER's argument lines (its scripts pass
+// "... 0 0 BF16 0"), PARLOOPER's MEASURE tags, bf16 requests, and an exit status of 2 with a
+// message naming the argument for every bad argument, sizes beyond this machine included.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+#ifndef WEFT_GEMM_PATH
+#define WEFT_GEMM_PATH ""
+#define WEFT_GEMM_BWD_PATH ""
+#define WEFT_GEMM_UPD_PATH ""
+#endif
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+Result run(const char* program, const std::string& args, const std::string& env = "") {
+  static int calls = 0;  // one stderr file per process and call: ctest -j runs tests in parallel
+  const std::string err_file = ::testing::TempDir() + "weft_gemm_stderr_" + std::to_string(getpid()) + "_" +
+                               std::to_string(calls++) + ".txt";
+  const std::string command =
+      env + " '" + std::string(program) + "' " + args + " --threads 2 --warmup 0 2>'" + err_file + "'";
+  Result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer;
+  std::size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = fopen(err_file.c_str(), "r")) {
+    while ((n = fread(buffer.data(), 1, buffer.size(), f)) > 0) result.err.append(buffer.data(), n);
+    fclose(f);
+  }
+  std::remove(err_file.c_str());
+  return result;
+}
+
+// The tag of the "MEASURE <gflops> <tag>" line, or "" without one.
+std::string measure_tag(const std::string& out) {
+  const std::size_t line = out.find("MEASURE ");
+  if (line == std::string::npos) return "";
+  const std::size_t tag = out.find(' ', line + 8);
+  const std::size_t end = out.find('\n', line);
+  if (tag == std::string::npos || end == std::string::npos || tag > end) return "";
+  return out.substr(tag + 1, end - tag - 1);
+}
+
+class GemmSampleCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(WEFT_GEMM_PATH).empty()) GTEST_SKIP() << "the GEMM samples were not built";
+  }
+  static constexpr const char* fwd = WEFT_GEMM_PATH;
+  static constexpr const char* bwd = WEFT_GEMM_BWD_PATH;
+  static constexpr const char* upd = WEFT_GEMM_UPD_PATH;
+};
+
+TEST_F(GemmSampleCli, TakesParloopersFullArgumentLines) {
+  // gemm_script_*.sh and gemm_loop_tuner.sh: loop M N K bm bn bk kbf n_layers n_iters bias relu
+  // precision use_ping_pong_bufs.
+  const Result thirteen = run(fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 FP32");
+  EXPECT_EQ(thirteen.status, 0) << thirteen.err;
+  EXPECT_EQ(measure_tag(thirteen.out), "aCb_64_64_64_32_32_32_bf2_threads2") << thirteen.out;
+  const Result fourteen = run(fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 FP32 0");
+  EXPECT_EQ(fourteen.status, 0) << fourteen.err;
+  EXPECT_NE(fourteen.out.find("check: PASSED"), std::string::npos) << fourteen.out;
+  // An MLP with and without PARLOOPER's ring of two buffers.
+  for (const char* ring : {"0", "1"}) {
+    const Result mlp = run(fwd, std::string("aBC 64 32 64 32 32 32 1 3 2 1 1 FP32 ") + ring);
+    EXPECT_EQ(mlp.status, 0) << ring << ": " << mlp.err;
+    EXPECT_NE(mlp.out.find(std::string(ring) == "1" ? "(2 output buffers)" : "(3 output buffers)"),
+              std::string::npos)
+        << mlp.out;
+    EXPECT_NE(mlp.out.find("check: PASSED"), std::string::npos) << mlp.out;
+  }
+}
+
+TEST_F(GemmSampleCli, PrintsParloopersMeasureTags) {
+  const Result b = run(bwd, "aBC 64 64 64 32 32 32 1 1 2");
+  EXPECT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(measure_tag(b.out), "aBC_64_64_64_32_32_32_bf1_threads2_private_wt_trans1") << b.out;
+  const Result u = run(upd, "abC 64 64 64 32 32 32 1 0 2 2");
+  EXPECT_EQ(u.status, 0) << u.err;
+  EXPECT_EQ(measure_tag(u.out), "abC_64_64_64_32_32_32_bf1_threads2_private_act_trans0_npartialFilters2")
+      << u.out;
+}
+
+// bf16 does not exist yet: refusing beats printing FP32 numbers that a script files under bf16.
+TEST_F(GemmSampleCli, RefusesBf16RequestsInsteadOfIgnoringThem) {
+  const Result precision = run(fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 BF16 0");
+  EXPECT_EQ(precision.status, 2);
+  EXPECT_NE(precision.err.find("precision (argument 13): BF16 is not supported yet"), std::string::npos)
+      << precision.err;
+  EXPECT_EQ(measure_tag(precision.out), "");
+  for (const char* program : {fwd, bwd, upd}) {
+    const Result env = run(program, "aBC 64 64 64 32 32 32", "USE_BF16=1");
+    EXPECT_EQ(env.status, 2) << program;
+    EXPECT_NE(env.err.find("USE_BF16=1 asks for bf16"), std::string::npos) << env.err;
+    EXPECT_EQ(measure_tag(env.out), "") << program;
+    EXPECT_EQ(run(program, "aBC 64 64 64 32 32 32", "USE_BF16=0").status, 0) << program;
+  }
+  const Result garbage = run(fwd, "aBC 64 64 64 32 32 32", "USE_BF16=yes");
+  EXPECT_EQ(garbage.status, 2);
+  EXPECT_NE(garbage.err.find("USE_BF16"), std::string::npos) << garbage.err;
+}
+
+TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {
+  struct Case {
+    const char* program;
+    std::string args;
+    std::string says;
+  };
+  const Case cases[] = {
+      {fwd, "aBC 64 64", "missing K (argument 4)"},
+      {fwd, "", "missing LOOP_STRING (argument 1)"},
+      {fwd, "aBC 64 64 x 32 32 32", "K: 'x' is not an integer"},
+      {fwd, "aBC 64 64 64 0 32 32", "bm: 0 is outside"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP64", "precision (argument 13): 'FP64'"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP32 2", "use_ping_pong_bufs: 2 is outside [0, 1]"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP32 0 0.8", "sparse_frac (argument 15"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP32 0 0.8 x", "unexpected argument 'x' (argument 16)"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 2", "fuse_bias: 2 is outside [0, 1]"},
+      {fwd, "aBc- 64 64 64 32 32 32", "unexpected character '-'"},
+      {fwd, "aBC 64 64 64 32 32 32 --bogus 1", "unknown option --bogus"},
+      {fwd, "auto 64 64", "missing K (argument 4)"},
+      {fwd, "aBC 64 32 96 32 32 32 1 2", "n_layers > 1"},
+      {bwd, "aBC 64 64 64 32 32 32 1 0 1 7", "unexpected argument '7' (argument 11)"},
+      {bwd, "aBC 64 64 64 32 32 32 1 2", "private_trans: 2 is outside [0, 1]"},
+      {bwd, "aBC 64 64", "missing K (argument 4)"},
+      {upd, "aBC 64 64 64 32 32 32 1 0 0 1 7", "unexpected argument '7' (argument 12)"},
+      {upd, "abC 64 64 64 32 32 32 1 0 -1", "n_partial_filters: -1 is outside"},
+      {upd, "abC 64 128 64 32 32 32 4 0 1", "n_partial_filters (1) is smaller"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.program, c.args);
+    EXPECT_EQ(r.status, 2) << c.program << " " << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.program << " " << c.args << "\n" << r.err;
+  }
+}
+
+TEST_F(GemmSampleCli, SizesBeyondTheMachineSayHowMuchMemoryTheyNeed) {
+  for (const char* program : {fwd, bwd, upd}) {
+    const Result big = run(program, "aBC 200000 200000 200000 32 32 32");
+    EXPECT_EQ(big.status, 2) << program << "\n" << big.err;
+    EXPECT_NE(big.err.find("needs"), std::string::npos) << big.err;
+    EXPECT_NE(big.err.find("TiB of memory, more than this machine's"), std::string::npos) << big.err;
+    EXPECT_EQ(big.err.find("bad_alloc"), std::string::npos) << big.err;
+  }
+  const Result overflow = run(fwd, "aBC 2000000000 2000000000 2000000000 32 32 32");
+  EXPECT_EQ(overflow.status, 2) << overflow.err;
+  EXPECT_NE(overflow.err.find("needs more than 16 EiB of memory"), std::string::npos) << overflow.err;
+  // Partial filters are summed by a reduction TPP whose stride is the size of dW.
+  const Result partial = run(upd, "abC 20000 64 20000 32 32 32 1 0 2");
+  EXPECT_EQ(partial.status, 2) << partial.err;
+  EXPECT_NE(partial.err.find("n_partial_filters"), std::string::npos) << partial.err;
+}
+
+}  // namespace
