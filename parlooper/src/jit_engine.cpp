@@ -547,7 +547,8 @@ class JitEngine final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_jit_engine(const LoopNest& nest) {
-  return std::make_unique<JitEngine>(nest);
+  return jit::emitting("weft::parlooper nest " + describe(nest),
+                       [&] { return std::make_unique<JitEngine>(nest); });
 }
 
 #else

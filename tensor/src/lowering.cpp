@@ -33,28 +33,30 @@ void check_override(const Contraction& op, const LoopNestPlan& plan, const std::
   const auto bad = [&](const std::string& why) {
     throw ConfigError(error_t::err_invalid_loop_override, "loop_string \"" + s + "\": " + why);
   };
-  const std::size_t clauses = s.find('@');
-  const std::string items = s.substr(0, clauses);
-  bool k_outside = false;
-  for (char ch : items) {
-    if (!std::isalpha(static_cast<unsigned char>(ch))) continue;
-    const std::size_t loop = static_cast<std::size_t>(std::tolower(ch) - 'a');
-    if (loop >= plan.loop_dims.size()) continue;  // the loop_string parser names it
-    const bool k = is_k_loop(op, plan.loop_dims[loop]);
-    if (std::isupper(static_cast<unsigned char>(ch))) {
+  // The parsed nest, not the text: grids, inline specs and clauses hold letters too. A string
+  // that does not parse is reported where the loop is built.
+  parlooper::LoopNest nest;
+  try {
+    nest = parlooper::parse_loop_string(s, static_cast<int>(plan.loop_dims.size()));
+  } catch (const parlooper::LoopStringError&) {
+    return;
+  }
+  bool k_outside = false;  // a k loop encloses the first parallel level
+  bool seen_parallel = false;
+  for (const parlooper::LoopLevel& level : nest.levels) {
+    const bool k = is_k_loop(op, plan.loop_dims[static_cast<std::size_t>(level.loop)]);
+    if (level.par != parlooper::ParKind::none) {
       if (k)
-        bad(std::string("'") + ch + "' makes " + name_dimension(op, plan.loop_dims[loop]) +
+        bad(std::string("'") + static_cast<char>('A' + level.loop) + "' makes " +
+            name_dimension(op, plan.loop_dims[static_cast<std::size_t>(level.loop)]) +
             " parallel; k loops accumulate into one output block and must stay lower case");
-      break;
+      seen_parallel = true;
     }
-    k_outside = k_outside || k;
+    k_outside = k_outside || (k && !seen_parallel);
   }
-  if (k_outside && clauses != std::string::npos) {
-    const std::string tail = s.substr(clauses);
-    if (tail.find("dynamic") != std::string::npos || tail.find("guided") != std::string::npos)
-      bad("a dynamic or guided schedule inside a k loop gives an output block to different threads "
-          "in different k iterations; use the static schedule");
-  }
+  if (k_outside && nest.has_run() && nest.schedule.kind != parlooper::ScheduleKind::static_)
+    bad("a schedule other than static inside a k loop may give an output block to different threads "
+        "in different k iterations; use the static schedule");
 }
 
 }  // namespace

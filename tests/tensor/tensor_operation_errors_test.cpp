@@ -55,6 +55,23 @@ std::vector<ErrorCase> error_cases() {
     cases.push_back(c);
   }
   {
+    // A k loop inside the parallel run: the text scan stopped at the first upper-case letter.
+    ErrorCase c{"override shares k inside the run", error_t::err_invalid_loop_override, good, "k loops"};
+    c.op.dims[2].exec = exec_t::seq;
+    c.op.main = prim_t::gemm;
+    c.options.loops.loop_string = "ABC";
+    cases.push_back(c);
+  }
+  {
+    // schedule(runtime) may be dynamic (libgomp's default): the text scan looked for dynamic and
+    // guided only.
+    ErrorCase c{"override runtime schedule inside k", error_t::err_invalid_loop_override, good, "static"};
+    c.op.dims[2].exec = exec_t::seq;
+    c.op.main = prim_t::gemm;
+    c.options.loops.loop_string = "cAB@schedule(runtime)";
+    cases.push_back(c);
+  }
+  {
     ErrorCase c{"override bad letter", error_t::err_invalid_loop_override, good, "loop nest"};
     c.options.loops.loop_string = "ab?";
     cases.push_back(c);
