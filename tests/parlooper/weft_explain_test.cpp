@@ -1,5 +1,7 @@
 // weft-explain, run as a program: rendering, traces, engines, exit status on invalid input.
 #include <gtest/gtest.h>
+
+#include "run_program.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,33 +19,10 @@ namespace {
 #define WEFT_EXPLAIN_PATH ""
 #endif
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Result = weft::test::ProgramResult;
 
 Result explain(const std::string& args, const std::string& env = "") {
-  // One file per process and call: ctest -j runs the tests of this suite as parallel processes,
-  // which overwrote each other's stderr through one shared name (a flaky failure under load).
-  static int calls = 0;
-  const std::string err_file = ::testing::TempDir() + "weft_explain_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(calls++) + ".txt";
-  const std::string command = env + " '" + std::string(WEFT_EXPLAIN_PATH) + "' " + args + " 2>'" + err_file + "'";
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = fopen(err_file.c_str(), "r")) {
-    while ((n = fread(buffer.data(), 1, buffer.size(), f)) > 0) result.err.append(buffer.data(), n);
-    fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return result;
+  return weft::test::run_program(env + " '" + std::string(WEFT_EXPLAIN_PATH) + "' " + args, "weft_explain");
 }
 
 class WeftExplain : public ::testing::Test {

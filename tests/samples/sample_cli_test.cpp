@@ -2,6 +2,8 @@
 // "... 0 0 BF16 0"), PARLOOPER's MEASURE tags, bf16 requests, and an exit status of 2 with a
 // message naming the argument for every bad argument, sizes beyond this machine included.
 #include <gtest/gtest.h>
+
+#include "run_program.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,32 +19,11 @@ namespace {
 #define WEFT_GEMM_UPD_PATH ""
 #endif
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Result = weft::test::ProgramResult;
 
 Result run(const char* program, const std::string& args, const std::string& env = "") {
-  static int calls = 0;  // one stderr file per process and call: ctest -j runs tests in parallel
-  const std::string err_file = ::testing::TempDir() + "weft_gemm_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(calls++) + ".txt";
-  const std::string command =
-      env + " '" + std::string(program) + "' " + args + " --threads 2 --warmup 0 2>'" + err_file + "'";
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = fopen(err_file.c_str(), "r")) {
-    while ((n = fread(buffer.data(), 1, buffer.size(), f)) > 0) result.err.append(buffer.data(), n);
-    fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return result;
+  return weft::test::run_program(env + " '" + std::string(program) + "' " + args + " --threads 2 --warmup 0",
+                                 "weft_gemm");
 }
 
 // The tag of the "MEASURE <gflops> <tag>" line, or "" without one.
