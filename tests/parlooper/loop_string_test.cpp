@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include <string>
 #include <vector>
 
@@ -174,22 +176,15 @@ TEST(LoopString, BarrierAfterGridLoopAtTheEndIsInsideIt) {
   EXPECT_NO_THROW(parse_loop_string("A{R:2}|bc", 3));
 }
 
-TEST(LoopString, SchedulesAreParsedAndCanonical) {
-  struct Case {
-    const char* text;
-    ScheduleKind kind;
-    int chunk;
-    const char* canonical;
-  };
-  const Case cases[] = {
-      {"aBC@schedule(static)", ScheduleKind::static_, 0, "aBC"},
-      {"aBC@schedule(static,4)", ScheduleKind::static_, 4, "aBC@schedule(static,4)"},
-      {"aBC@schedule(static,1)", ScheduleKind::static_, 1, "aBC@schedule(static,1)"},
-      {"aBC@schedule(dynamic,1)", ScheduleKind::dynamic, 0, "aBC@schedule(dynamic)"},
-      {"aBC@schedule( dynamic , 1 )", ScheduleKind::dynamic, 0, "aBC@schedule(dynamic)"},
-      {"aBC@ ,schedule(guided,3) ", ScheduleKind::guided, 3, "aBC@schedule(guided,3)"},
-  };
-  for (const Case& c : cases) {
+struct ScheduleCase {
+  const char* text;
+  ScheduleKind kind;
+  int chunk;
+  const char* canonical;
+};
+
+void expect_schedules(std::initializer_list<ScheduleCase> cases) {
+  for (const ScheduleCase& c : cases) {
     const LoopNest nest = parse_loop_string(c.text, 3);
     EXPECT_EQ(nest.schedule.kind, c.kind) << c.text;
     EXPECT_EQ(nest.schedule.chunk, c.chunk) << c.text;
@@ -197,16 +192,21 @@ TEST(LoopString, SchedulesAreParsedAndCanonical) {
   }
 }
 
+TEST(LoopString, SchedulesAreParsedAndCanonical) {
+  expect_schedules({
+      {"aBC@schedule(static)", ScheduleKind::static_, 0, "aBC"},
+      {"aBC@schedule(static,4)", ScheduleKind::static_, 4, "aBC@schedule(static,4)"},
+      {"aBC@schedule(static,1)", ScheduleKind::static_, 1, "aBC@schedule(static,1)"},
+      {"aBC@schedule(dynamic,1)", ScheduleKind::dynamic, 0, "aBC@schedule(dynamic)"},
+      {"aBC@schedule( dynamic , 1 )", ScheduleKind::dynamic, 0, "aBC@schedule(dynamic)"},
+      {"aBC@ ,schedule(guided,3) ", ScheduleKind::guided, 3, "aBC@schedule(guided,3)"},
+  });
+}
+
 TEST(LoopString, RuntimeAutoAndModifiedSchedules) {
-  struct Case {
-    const char* text;
-    ScheduleKind kind;
-    int chunk;
-    const char* canonical;
-  };
   // The modifiers change nothing in weft (its schedules satisfy both monotonic and nonmonotonic;
   // a nest is no simd loop), so spellings with and without them share one nest.
-  const Case cases[] = {
+  expect_schedules({
       {"aBC@schedule(runtime)", ScheduleKind::runtime, 0, "aBC@schedule(runtime)"},
       {"aBC@schedule(auto)", ScheduleKind::auto_, 0, "aBC@schedule(auto)"},
       {"aBC@schedule(nonmonotonic:dynamic,4)", ScheduleKind::dynamic, 4, "aBC@schedule(dynamic,4)"},
@@ -215,13 +215,7 @@ TEST(LoopString, RuntimeAutoAndModifiedSchedules) {
       {"aBC@schedule(monotonic:static)", ScheduleKind::static_, 0, "aBC"},
       {"aBC@schedule(nonmonotonic:runtime)", ScheduleKind::runtime, 0, "aBC@schedule(runtime)"},
       {"aBC@schedule(simd,simd:static,8)", ScheduleKind::static_, 8, "aBC@schedule(static,8)"},
-  };
-  for (const Case& c : cases) {
-    const LoopNest nest = parse_loop_string(c.text, 3);
-    EXPECT_EQ(nest.schedule.kind, c.kind) << c.text;
-    EXPECT_EQ(nest.schedule.chunk, c.chunk) << c.text;
-    EXPECT_EQ(nest.canonical, c.canonical) << c.text;
-  }
+  });
   EXPECT_NE(render(parse_loop_string("aBC@schedule(runtime)", 3)).find("schedule(runtime) nowait"),
             std::string::npos);
   EXPECT_NE(render(parse_loop_string("aBC@schedule(auto)", 3)).find("schedule(auto) nowait"),

@@ -175,7 +175,7 @@ class Oracle {
     const std::int64_t lo = p < 0 ? bounds_.loop_start[level.loop] : value_[pi];
     const std::int64_t hi = p < 0 ? bounds_.loop_end[level.loop]
                                   : std::min(value_[pi] + bounds_.level_step[p], hi_[pi]);
-    if (nest_.has_run() && static_cast<int>(l) == nest_.run_begin) {
+    if (!counting_ && nest_.has_run() && static_cast<int>(l) == nest_.run_begin) {
       // The run's tuples at this entry, counted by enumerating them: the collapsed index of a
       // tuple is its rank, and no padding exists.
       run_total_ = 0;
@@ -198,26 +198,9 @@ class Oracle {
           continue;
         }
         run_index_ = run_rank_++;
-        walk(l + 1);
-        continue;
       }
-      if (counting_) {
-        walk_counting(l + 1);
-        continue;
-      }
-      walk(l + 1);
+      walk(l + 1);  // while counting, only levels inside the run: it stops at the run's last
     }
-  }
-
-  // The ranges of level l inside the run while counting (no visits).
-  void walk_counting(std::size_t l) {
-    const LoopLevel& level = nest_.levels[l];
-    const int p = parent_[l];
-    const auto pi = static_cast<std::size_t>(p);
-    const std::int64_t lo = p < 0 ? bounds_.loop_start[level.loop] : value_[pi];
-    const std::int64_t hi = p < 0 ? bounds_.loop_end[level.loop]
-                                  : std::min(value_[pi] + bounds_.level_step[p], hi_[pi]);
-    walk_run_levels(l, lo, hi);
   }
 
   Record record() const {
