@@ -97,10 +97,10 @@ std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std:
                       to_string(op.main) + " needs a prim dimension with stride 1 in out and in "
                                            "each input that is not broadcast (stride 0)" +
                           (block.empty() ? std::string()
-                                           : "; prim " + name_dimension(op, block[0]) +
-                                                 " has strides (" + std::to_string(b.in0_row) +
-                                                 ", " + std::to_string(b.in1_row) + ", " +
-                                                 std::to_string(b.out_row) + ")"));
+                                         : "; prim " + name_dimension(op, block[0]) + " has strides (" +
+                                               std::to_string(b.in0_row) + ", " +
+                                               std::to_string(b.in1_row) + ", " +
+                                               std::to_string(b.out_row) + ")"));
   return std::make_unique<PortableBinaryKernel>(op.main, b);
 }
 

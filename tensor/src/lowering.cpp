@@ -1,3 +1,5 @@
+// Lowering a validated Contraction: the setup (roles, batch folding, the loop nest, the primitives
+// per tail combination, packing) and the body the nest calls once per innermost iteration.
 #include "weft/tensor/lowering.hpp"
 
 #include <omp.h>
@@ -11,7 +13,6 @@
 #include "batch_folding.hpp"
 #include "block_kernels.hpp"
 #include "prim_dims.hpp"
-#include "weft/tensor/passes.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 #include "weft/tpp/unary.hpp"
 
@@ -78,7 +79,7 @@ struct LoweredOperation::State {
     unsigned char tail_bit = 0;
   };
   std::vector<LoopStep> steps;
-  bool parallel = false;  // the loop_string has an upper-case (parallel) level
+  bool parallel = false;  // the nest has a parallel level (it opens a team; LoopNest::is_parallel)
   bool folded = false;    // the innermost k loop became the BRGEMM batch (fold_reduction_into_batch)
   // Packing of in0 blocks (Contraction::pack_in0 on a BRGEMM TPP): per batch entry an m x k block
   // from leading dimension pack_ld_in to the block's rows.
