@@ -153,7 +153,7 @@ DynamicThreadedLoop::DynamicThreadedLoop(std::span<const LoopSpecs> specs,
 
 void DynamicThreadedLoop::run(BodyFn body, void* body_ctx, ThreadHook init, ThreadHook term) const {
   const ThreadCall call{&cached_->nest(), engine_, &bounds_, body, body_ctx, init, term};
-  if (call.nest->has_run() || call.nest->has_grid())
+  if (call.nest->is_parallel())
     run_in_new_region(call, cached_->has_barrier());
   else
     run_on_calling_thread(call, cached_->has_barrier());

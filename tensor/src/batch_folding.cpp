@@ -6,37 +6,48 @@
 // instead of storing and reloading it per k step. Narrow tiles differ within rounding.
 // Like primitive identification, it leaves a batch that would sweep megabytes per register tile a
 // loop: then the GEMM's A block staying hot in L1 across calls is worth more than the C reloads.
+#include <algorithm>
 #include <utility>
 
+#include "batch_folding.hpp"
 #include "prim_dims.hpp"
 #include "weft/tensor/passes.hpp"
 
 namespace weft::tensor {
 
-bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_bytes) {
+bool detail::fold_into_batch(Contraction& op, OperandRoles& roles, std::int64_t max_batch_span_bytes) {
   if (op.main != prim_t::gemm) return false;
-  const std::vector<std::size_t> loops = detail::loop_dims(op);
+  const std::vector<std::size_t> loops = loop_dims(op);
   if (loops.empty()) return false;
   const Dim& innermost = op.dims[loops.back()];
+  const bool is_partner =
+      std::find(roles.partner.begin(), roles.partner.end(), loops.back()) != roles.partner.end();
   if (innermost.type != dim_t::k || innermost.exec != exec_t::seq || innermost.size < 2 ||
-      innermost.last_block != 0 || detail::is_ragged_partner(op, loops.back()) ||
-      batch_span_bytes(innermost) > max_batch_span_bytes)
+      innermost.last_block != 0 || is_partner || batch_span_bytes(innermost) > max_batch_span_bytes)
     return false;
-  detail::GemmDims before;
-  try {
-    before = detail::find_gemm_dims(op);
-  } catch (const ConfigError&) {
-    return false;  // not a valid gemm configuration: validation reports it, not this pass
-  }
   Contraction folded = op;
   folded.dims[loops.back()].exec = exec_t::prim;
   folded.main = prim_t::brgemm;
   // The GEMM's own K must stay the GEMM's K (brgemm picks it by its stride in in1), else the
-  // order of the sums, or the kernel that fits, would change.
-  const detail::GemmDims after = detail::find_gemm_dims(folded);
-  if (after.k != before.k || after.fits_tpp != before.fits_tpp) return false;
+  // order of the sums, or the kernel that fits, would change. (M, N and K keeping their dims,
+  // the block fits the BRGEMM TPP as before.)
+  const GemmRoles after = find_gemm_roles(folded);
+  if (after.k != roles.gemm.k) return false;
   op = std::move(folded);
+  roles.gemm = after;
   return true;
+}
+
+bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_bytes) {
+  if (op.main != prim_t::gemm) return false;
+  detail::OperandRoles roles;
+  try {
+    roles.gemm = detail::find_gemm_roles(op);
+  } catch (const ConfigError&) {
+    return false;  // not a valid gemm configuration: validation reports it, not this pass
+  }
+  roles.partner = detail::ragged_partners(op);
+  return detail::fold_into_batch(op, roles, max_batch_span_bytes);
 }
 
 }  // namespace weft::tensor

@@ -5,24 +5,13 @@
 #include <optional>
 
 #include "block_kernels.hpp"
-#include "prim_dims.hpp"
+#include "tpp_ops.hpp"
 #include "weft/tensor/reference.hpp"
 #include "weft/tpp/binary.hpp"
 
 namespace weft::tensor::detail {
 
 namespace {
-
-tpp::BinaryOp to_binary_op(prim_t p) {
-  switch (p) {
-    case prim_t::sub: return tpp::BinaryOp::sub;
-    case prim_t::mul: return tpp::BinaryOp::mul;
-    case prim_t::div: return tpp::BinaryOp::div;
-    case prim_t::min: return tpp::BinaryOp::min;
-    case prim_t::max: return tpp::BinaryOp::max;
-    default: return tpp::BinaryOp::add;
-  }
-}
 
 bool unit(std::int64_t stride, std::int64_t size) { return stride == 1 || size == 1; }
 
@@ -80,14 +69,14 @@ class PortableBinaryKernel final : public MainKernel {
 
 }  // namespace
 
-std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const ValidationOptions& options) {
-  const ElementwiseDims e = find_elementwise_dims(op);
-  const Block2d b = make_block(op, e.prims);
+std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std::vector<std::size_t>& block,
+                                              const ValidationOptions& options) {
+  const Block2d b = make_block(op, block);
   const auto a = input_layout(b.in0_row, b.in0_col, b.rows, b.cols);
   const auto c = input_layout(b.in1_row, b.in1_col, b.rows, b.cols);
   if (unit(b.out_row, b.rows) && a && c) {
     tpp::BinaryDesc d;
-    d.op = to_binary_op(op.main);
+    d.op = binary_tpp_op(op.main);
     d.m = b.rows;
     d.n = b.cols;
     d.bcast0 = a->bcast;
@@ -107,11 +96,11 @@ std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const Vali
     throw ConfigError(error_t::err_invalid_strides,
                       to_string(op.main) + " needs a prim dimension with stride 1 in out and in "
                                            "each input that is not broadcast (stride 0)" +
-                          (e.prims.empty() ? std::string()
-                                           : "; prim " + name_dimension(op, e.prims[0]) +
-                                                 " has strides (" + std::to_string(b.in0_row) +
-                                                 ", " + std::to_string(b.in1_row) + ", " +
-                                                 std::to_string(b.out_row) + ")"));
+                          (block.empty() ? std::string()
+                                         : "; prim " + name_dimension(op, block[0]) + " has strides (" +
+                                               std::to_string(b.in0_row) + ", " +
+                                               std::to_string(b.in1_row) + ", " +
+                                               std::to_string(b.out_row) + ")"));
   return std::make_unique<PortableBinaryKernel>(op.main, b);
 }
 

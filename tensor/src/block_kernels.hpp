@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "prim_dims.hpp"
 #include "weft/tpp/brgemm.hpp"
 #include "weft/tensor/contraction.hpp"
 
@@ -28,14 +29,21 @@ class TouchKernel {
   virtual std::string describe() const = 0;
 };
 
-// BRGEMM TPP (or, with allow_generic_primitives, a portable strided kernel). fuse_zero: beta = 0 on
-// the first visit; fuse_relu: ReLU epilogue on the last visit; prefetch: the hint the beta = 1
-// kernels get (tpp::BrgemmPrefetch). Throws ConfigError.
-std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const ValidationOptions& options,
-                                             bool fuse_zero, bool fuse_relu,
+// BRGEMM TPP (or, with allow_generic_primitives, a portable strided kernel) over the prim dims of
+// `op` in roles `g`. fuse_zero: beta = 0 on the first visit; fuse_relu: ReLU epilogue on the last
+// visit; prefetch: the hint the beta = 1 kernels get (tpp::BrgemmPrefetch). Throws ConfigError.
+std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const GemmRoles& g,
+                                             const ValidationOptions& options, bool fuse_zero,
+                                             bool fuse_relu,
                                              tpp::BrgemmPrefetch prefetch = tpp::BrgemmPrefetch::none);
-std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const ValidationOptions& options);
-std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const ValidationOptions& options);
+// The leading dimension of in0 blocks as the BRGEMM TPP reads them: K's stride in in0, or, where
+// one column is never stepped over, one the TPP accepts.
+std::int64_t brgemm_lda(const Contraction& op, const GemmRoles& g);
+// The element-wise main primitives over `block` (find_elementwise_block).
+std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::vector<std::size_t>& block,
+                                              const ValidationOptions& options);
+std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std::vector<std::size_t>& block,
+                                               const ValidationOptions& options);
 
 // `block` lists the prim dims spanning the output block, the one unit-stride in out first. `error`
 // is the code to report when the block cannot take the primitive.

@@ -1,6 +1,8 @@
 #include "weft/tensor/contraction.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "prim_dims.hpp"
 
@@ -93,8 +95,10 @@ void check_types_for_main(const Contraction& op) {
 }
 
 // A remainder needs its partner (the inner block) among the prim dims of a GEMM, where tail
-// kernels can run it; the batch-reduce dim of a brgemm cannot be one.
-void check_ragged(const Contraction& op, bool check_primitives) {
+// kernels can run it; the batch-reduce dim of a brgemm cannot be one. Returns the partners, per
+// dimension (kNoDim for dimensions without a remainder).
+std::vector<std::size_t> check_ragged(const Contraction& op, bool check_primitives) {
+  std::vector<std::size_t> partner(op.dims.size(), detail::kNoDim);
   for (std::size_t i = 0; i < op.dims.size(); ++i) {
     const Dim& d = op.dims[i];
     if (d.last_block == 0) continue;
@@ -120,7 +124,9 @@ void check_ragged(const Contraction& op, bool check_primitives) {
       fail(error_t::err_invalid_primitive_configuration,
            name_dimension(op, i) + " has a last block, but its inner block " + name_dimension(op, p) +
                " is not prim: only primitives have tail kernels");
+    partner[i] = p;
   }
+  return partner;
 }
 
 void check_execution(const Contraction& op) {
@@ -197,7 +203,11 @@ std::string name_dimension(const Contraction& op, std::size_t index) {
          std::to_string(d.size) + ")";
 }
 
-void validate(const Contraction& op, const ValidationOptions& options) {
+namespace {
+
+// Everything but the prim dims; returns the partners of the remainders. `prims_chosen`: whether
+// the prim dims are there to check (false: the optimizer will choose them).
+std::vector<std::size_t> check_all_but_prim_dims(const Contraction& op, bool prims_chosen) {
   if (op.dtype != dtype_t::fp32)
     fail(error_t::err_wrong_dtype,
          "dtype " + to_string(op.dtype) + " is not supported: weft's primitives are FP32");
@@ -206,29 +216,46 @@ void validate(const Contraction& op, const ValidationOptions& options) {
   for (std::size_t i = 0; i < op.dims.size(); ++i) check_dimension(op, i);
   check_types_for_main(op);
   check_execution(op);
-  check_ragged(op, options.check_primitives);
-  if (!options.check_primitives) return;
-  if (is_gemm_like(op.main)) {
-    const detail::GemmDims g = detail::find_gemm_dims(op);
-    if (g.br != detail::kNoDim && detail::is_ragged_partner(op, g.br))
-      fail(error_t::err_invalid_primitive_configuration,
-           "the batch-reduce " + name_dimension(op, g.br) +
-               " is the inner block of a remainder; a batch has the same blocks throughout");
-    if (!g.fits_tpp && !options.allow_generic_primitives) {
-      const Dim& m = op.dims[g.m];
-      if (m.stride_in0 != 1 || m.stride_out != 1)
-        fail(error_t::err_invalid_strides,
-             "prim " + name_dimension(op, g.m) + " has strides " + std::to_string(m.stride_in0) +
-                 " in in0 and " + std::to_string(m.stride_out) +
-                 " in out; the BRGEMM primitive needs 1 in both (column-major A and C)");
-      fail(error_t::err_invalid_strides,
-           "prim " + name_dimension(op, g.k) + " has stride " +
-               std::to_string(op.dims[g.k].stride_in1) +
-               " in in1; the BRGEMM primitive needs 1 (column-major B)");
-    }
-  } else {
-    (void)detail::find_elementwise_dims(op);
+  return check_ragged(op, prims_chosen);
+}
+
+detail::OperandRoles check_prim_dims(const Contraction& op, const ValidationOptions& options,
+                                     std::vector<std::size_t> partner) {
+  detail::OperandRoles roles;
+  roles.partner = std::move(partner);
+  if (!is_gemm_like(op.main)) {
+    roles.block = detail::find_elementwise_block(op);
+    return roles;
   }
+  const detail::GemmRoles& g = roles.gemm = detail::find_gemm_roles(op);
+  if (g.br != detail::kNoDim &&
+      std::find(roles.partner.begin(), roles.partner.end(), g.br) != roles.partner.end())
+    fail(error_t::err_invalid_primitive_configuration,
+         "the batch-reduce " + name_dimension(op, g.br) +
+             " is the inner block of a remainder; a batch has the same blocks throughout");
+  if (!detail::fits_brgemm(op, g) && !options.allow_generic_primitives) {
+    const Dim& m = op.dims[g.m];
+    if (m.stride_in0 != 1 || m.stride_out != 1)
+      fail(error_t::err_invalid_strides,
+           "prim " + name_dimension(op, g.m) + " has strides " + std::to_string(m.stride_in0) +
+               " in in0 and " + std::to_string(m.stride_out) +
+               " in out; the BRGEMM primitive needs 1 in both (column-major A and C)");
+    fail(error_t::err_invalid_strides,
+         "prim " + name_dimension(op, g.k) + " has stride " + std::to_string(op.dims[g.k].stride_in1) +
+             " in in1; the BRGEMM primitive needs 1 (column-major B)");
+  }
+  return roles;
+}
+
+}  // namespace
+
+void validate(const Contraction& op, const ValidationOptions& options) {
+  std::vector<std::size_t> partner = check_all_but_prim_dims(op, options.check_primitives);
+  if (options.check_primitives) (void)check_prim_dims(op, options, std::move(partner));
+}
+
+detail::OperandRoles detail::validated_roles(const Contraction& op, const ValidationOptions& options) {
+  return check_prim_dims(op, options, check_all_but_prim_dims(op, true));
 }
 
 }  // namespace weft::tensor

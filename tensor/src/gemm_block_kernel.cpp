@@ -94,15 +94,20 @@ class StridedGemmKernel final : public MainKernel {
 
 }  // namespace
 
-std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const ValidationOptions& options,
-                                             bool fuse_zero, bool fuse_relu, tpp::BrgemmPrefetch prefetch) {
-  const GemmDims g = find_gemm_dims(op);
+std::int64_t brgemm_lda(const Contraction& op, const GemmRoles& g) {
+  const Dim& k = op.dims[g.k];
+  return k.size == 1 ? std::max(k.stride_in0, op.dims[g.m].size) : k.stride_in0;
+}
+
+std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const GemmRoles& g,
+                                             const ValidationOptions& options, bool fuse_zero,
+                                             bool fuse_relu, tpp::BrgemmPrefetch prefetch) {
   const Dim& m = op.dims[g.m];
   const Dim& n = op.dims[g.n];
   const Dim& k = op.dims[g.k];
   const Dim one{};  // size 1, strides 0: "no batch-reduce dim"
   const Dim& br = g.br == kNoDim ? one : op.dims[g.br];
-  if (!g.fits_tpp) {
+  if (!fits_brgemm(op, g)) {
     if (!options.allow_generic_primitives)
       throw ConfigError(error_t::err_invalid_strides, "the prim dims do not fit the BRGEMM layout");
     return std::make_unique<StridedGemmKernel>(
@@ -116,7 +121,7 @@ std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const Valida
   d.m = static_cast<std::int32_t>(m.size);
   d.n = static_cast<std::int32_t>(n.size);
   d.k = static_cast<std::int32_t>(k.size);
-  d.lda = k.size == 1 ? std::max(k.stride_in0, m.size) : k.stride_in0;
+  d.lda = brgemm_lda(op, g);
   d.ldb = n.size == 1 ? std::max(n.stride_in1, k.size) : n.stride_in1;
   d.ldc = n.size == 1 ? std::max(n.stride_out, m.size) : n.stride_out;
   try {

@@ -1,103 +1,22 @@
+// Lowering a validated Contraction: the setup (roles, batch folding, the loop nest, the primitives
+// per tail combination, packing) and the body the nest calls once per innermost iteration.
 #include "weft/tensor/lowering.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <mutex>
 #include <new>
 #include <optional>
-#include <sstream>
 
+#include "batch_folding.hpp"
 #include "block_kernels.hpp"
 #include "prim_dims.hpp"
-#include "weft/tensor/passes.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tensor {
-
-namespace {
-
-constexpr std::size_t kMaxLoops = 26;  // loop letters a..z
-
-bool is_k_loop(const Contraction& op, std::size_t dim) {
-  return is_gemm_like(op.main) && op.dims[dim].type == dim_t::k;
-}
-
-// A tuner's string may reorder and block the loops, but must not let two threads meet in one
-// output block: k loops stay sequential, and the schedule keeps its thread-to-block ownership when
-// a k loop encloses the parallel run.
-void check_override(const Contraction& op, const LoopNestPlan& plan, const std::string& s) {
-  const auto bad = [&](const std::string& why) {
-    throw ConfigError(error_t::err_invalid_loop_override, "loop_string \"" + s + "\": " + why);
-  };
-  // The parsed nest, not the text: grids, inline specs and clauses hold letters too. A string
-  // that does not parse is reported where the loop is built.
-  parlooper::LoopNest nest;
-  try {
-    nest = parlooper::parse_loop_string(s, static_cast<int>(plan.loop_dims.size()));
-  } catch (const parlooper::LoopStringError&) {
-    return;
-  }
-  bool k_outside = false;  // a k loop encloses the first parallel level
-  bool seen_parallel = false;
-  for (const parlooper::LoopLevel& level : nest.levels) {
-    const bool k = is_k_loop(op, plan.loop_dims[static_cast<std::size_t>(level.loop)]);
-    if (level.par != parlooper::ParKind::none) {
-      if (k)
-        bad(std::string("'") + static_cast<char>('A' + level.loop) + "' makes " +
-            name_dimension(op, plan.loop_dims[static_cast<std::size_t>(level.loop)]) +
-            " parallel; k loops accumulate into one output block and must stay lower case");
-      seen_parallel = true;
-    }
-    k_outside = k_outside || (k && !seen_parallel);
-  }
-  if (k_outside && nest.has_run() && nest.schedule.kind != parlooper::ScheduleKind::static_)
-    bad("a schedule other than static inside a k loop may give an output block to different threads "
-        "in different k iterations; use the static schedule");
-}
-
-}  // namespace
-
-LoopNestPlan plan_loops(const Contraction& op, const LoweringOverride* override) {
-  LoopNestPlan plan;
-  plan.loop_dims = detail::loop_dims(op);
-  if (plan.loop_dims.size() > kMaxLoops)
-    throw ConfigError(error_t::err_wrong_dimension,
-                      std::to_string(plan.loop_dims.size()) +
-                          " seq/shared dimensions; a loop nest has at most 26 (letters a..z)");
-  for (std::size_t i = 0; i < plan.loop_dims.size(); ++i) {
-    const Dim& d = op.dims[plan.loop_dims[i]];
-    plan.specs.emplace_back(0L, static_cast<long>(d.size), 1L);
-    const char letter = static_cast<char>('a' + i);
-    plan.loop_string += d.exec == exec_t::shared ? static_cast<char>(std::toupper(letter)) : letter;
-  }
-  if (plan.loop_dims.empty()) {  // everything is prim: one call, through a loop of one iteration
-    plan.specs.emplace_back(1L);
-    plan.loop_string = "a";
-  }
-  if (override != nullptr && !override->loop_string.empty()) {
-    if (override->block_sizes.size() > plan.specs.size())
-      throw ConfigError(error_t::err_invalid_loop_override,
-                        "block sizes given for " + std::to_string(override->block_sizes.size()) +
-                            " loops, but the operation has " + std::to_string(plan.specs.size()));
-    for (std::size_t i = 0; i < override->block_sizes.size(); ++i)
-      plan.specs[i].block_size = override->block_sizes[i];
-    check_override(op, plan, override->loop_string);
-    plan.loop_string = override->loop_string;
-  }
-  return plan;
-}
-
-std::string LoopNestPlan::describe(const Contraction& op) const {
-  std::ostringstream s;
-  s << "loop_string \"" << loop_string << "\"\n";
-  for (std::size_t i = 0; i < loop_dims.size(); ++i)
-    s << "  '" << static_cast<char>('a' + i) << "' = " << name_dimension(op, loop_dims[i]) << '\n';
-  return s.str();
-}
 
 namespace {
 
@@ -160,7 +79,7 @@ struct LoweredOperation::State {
     unsigned char tail_bit = 0;
   };
   std::vector<LoopStep> steps;
-  bool parallel = false;  // the loop_string has an upper-case (parallel) level
+  bool parallel = false;  // the nest has a parallel level (it opens a team; LoopNest::is_parallel)
   bool folded = false;    // the innermost k loop became the BRGEMM batch (fold_reduction_into_batch)
   // Packing of in0 blocks (Contraction::pack_in0 on a BRGEMM TPP): per batch entry an m x k block
   // from leading dimension pack_ld_in to the block's rows.
@@ -267,11 +186,37 @@ static void lowered_body(void* ctx, int* ind) noexcept {
 
 namespace {
 
+using State = LoweredOperation::State;
+
+// The body's per-letter strides, last index and whether the loop reduces; the GEMM lowering adds
+// the tail bits.
+std::vector<State::LoopStep> make_loop_steps(const Contraction& op, const LoopNestPlan& plan) {
+  std::vector<State::LoopStep> steps;
+  for (std::size_t dim : plan.loop_dims) {
+    const Dim& d = op.dims[dim];
+    steps.push_back(State::LoopStep{.in0 = d.stride_in0, .in1 = d.stride_in1, .out = d.stride_out,
+                                    .last = d.size - 1, .reduces = detail::is_k_loop(op, dim)});
+  }
+  return steps;
+}
+
+// A nest that cannot be built is the override's fault when there is one, else the operation's.
+void build_loop_nest(State& s, bool overridden) {
+  try {
+    s.loop.emplace(std::span<const parlooper::LoopSpecs>(s.plan.specs), s.plan.loop_string,
+                   parlooper::default_engine_kind());
+  } catch (const weft::Error& e) {
+    throw ConfigError(overridden ? error_t::err_invalid_loop_override : error_t::err_invalid_execution_order,
+                      std::string("the loop nest cannot be built: ") + e.what());
+  }
+  s.parallel = s.loop->nest().is_parallel();
+}
+
 // The primitives of a GEMM whose prim blocks have the sizes in `op` (the full blocks, or a tail
 // combination); `pack`: the kernel reads the packed copy of in0.
-void make_gemm_primitives(const Contraction& op, const ValidationOptions& options, bool pack,
-                          tpp::BrgemmPrefetch prefetch, Primitives& p) {
-  const detail::GemmDims g = detail::find_gemm_dims(op);
+void make_gemm_primitives(const Contraction& op, const detail::GemmRoles& g,
+                          const ValidationOptions& options, bool pack, tpp::BrgemmPrefetch prefetch,
+                          Primitives& p) {
   const bool fuse_zero = op.first_touch == prim_t::zero;
   const bool fuse_relu = op.last_touch == prim_t::relu;
   const Dim& m = op.dims[g.m];
@@ -282,15 +227,14 @@ void make_gemm_primitives(const Contraction& op, const ValidationOptions& option
   if (pack) {
     // The kernel reads the packed copy: the same block with leading dimension m, batch entries
     // m * k apart.
-    const std::int64_t ld_in = k.size == 1 ? std::max(k.stride_in0, m.size) : k.stride_in0;
     p.pack_copy.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::copy, .m = m.size, .n = k.size,
-                                       .ld_in = ld_in, .ld_out = m.size});
+                                       .ld_in = detail::brgemm_lda(op, g), .ld_out = m.size});
     Contraction packed = op;
     packed.dims[g.k].stride_in0 = m.size;
     if (g.br != detail::kNoDim) packed.dims[g.br].stride_in0 = m.size * k.size;
-    p.main = detail::make_gemm_kernel(packed, options, fuse_zero, fuse_relu, prefetch);
+    p.main = detail::make_gemm_kernel(packed, g, options, fuse_zero, fuse_relu, prefetch);
   } else {
-    p.main = detail::make_gemm_kernel(op, options, fuse_zero, fuse_relu, prefetch);
+    p.main = detail::make_gemm_kernel(op, g, options, fuse_zero, fuse_relu, prefetch);
   }
   const std::vector<std::size_t> block{g.m, g.n};
   if (op.first_touch != prim_t::none && !fuse_zero)
@@ -301,104 +245,127 @@ void make_gemm_primitives(const Contraction& op, const ValidationOptions& option
                                        error_t::err_invalid_last_touch_configuration);
 }
 
+// Remainders: the tail blocks the loops' last iterations run, by role (0 m, 1 n, 2 k; the tail
+// bit is 1 << role).
+struct TailBlocks {
+  unsigned roles = 0;                // bits of the roles that have a remainder
+  std::int64_t size[3] = {0, 0, 0};  // the tail block's size per role
+};
+
+// Sets the tail bit of each loop whose last iteration runs a shorter block. Validation makes the
+// inner block of a remainder a prim m, n or k dim, never the batch-reduce dim.
+TailBlocks mark_tail_loops(State& s, const detail::GemmRoles& g, const std::vector<std::size_t>& partner) {
+  TailBlocks tails;
+  for (std::size_t i = 0; i < s.plan.loop_dims.size(); ++i) {
+    const std::size_t dim = s.plan.loop_dims[i];
+    if (s.op.dims[dim].last_block == 0) continue;
+    const int role = partner[dim] == g.m ? 0 : partner[dim] == g.n ? 1 : 2;
+    s.steps[i].tail_bit = static_cast<unsigned char>(1u << role);
+    tails.size[role] = s.op.dims[dim].last_block;
+    tails.roles |= 1u << role;
+  }
+  return tails;
+}
+
+// The operation with the prim blocks of one tail combination (kTailM | kTailN | kTailK).
+Contraction tail_block(const Contraction& op, const detail::GemmRoles& g, unsigned combination,
+                       const TailBlocks& tails) {
+  Contraction block = op;
+  if (combination & kTailM) block.dims[g.m].size = tails.size[0];
+  if (combination & kTailN) block.dims[g.n].size = tails.size[1];
+  if (combination & kTailK) block.dims[g.k].size = tails.size[2];
+  return block;
+}
+
+// C streams when consecutive calls write different output blocks (the innermost level moves the
+// output): each kernel then prefetches the next tile's C, which after its last tile is the next
+// block's (tpp::BrgemmPrefetch::next_c). Measured on the seed configurations (Zen 4, same run as
+// the libxsmm loop): 1.01 -> 1.04 on one thread. Packed operations prefetch C from the body.
+tpp::BrgemmPrefetch output_prefetch(const State& s) {
+  const std::vector<parlooper::LoopLevel>& levels = s.loop->nest().levels;
+  const bool moves_output = !levels.empty() && s.steps.size() > static_cast<std::size_t>(levels.back().loop) &&
+                            s.steps[static_cast<std::size_t>(levels.back().loop)].out != 0;
+  return !s.pack && moves_output ? tpp::BrgemmPrefetch::next_c : tpp::BrgemmPrefetch::none;
+}
+
+// (A leading dimension below m would be an overlapping layout the copy TPP rejects: read in place.)
+bool packs_in0(const Contraction& op, const detail::GemmRoles& g) {
+  return op.pack_in0 && detail::fits_brgemm(op, g) &&
+         (op.dims[g.k].size == 1 || op.dims[g.k].stride_in0 >= op.dims[g.m].size);
+}
+
+void set_up_packing(State& s, const detail::GemmRoles& g) {
+  const Contraction& op = s.op;
+  s.pack_ld_in = detail::brgemm_lda(op, g);
+  if (g.br != detail::kNoDim) {
+    s.pack_count = op.dims[g.br].size;
+    s.pack_stride_in = op.dims[g.br].stride_in0;
+  }
+  s.pack_floats = static_cast<std::size_t>(op.dims[g.m].size * op.dims[g.k].size * s.pack_count);
+  s.pack_slots.ensure(static_cast<std::size_t>(s.parallel ? omp_get_max_threads() : 1), s.pack_floats);
+}
+
+// B heads of the next call: when the innermost loop moves B, in a plain nest (one letter per
+// loop, in order: the next call is the next iteration of the last letter).
+void set_up_packed_prefetch(State& s, const detail::GemmRoles& g) {
+  const std::size_t loops = s.plan.loop_dims.size();
+  s.out_ld = s.op.dims[g.n].stride_out;
+  s.prefetch_in1 = loops > 0 && s.loop->nest().is_plain_order() && s.steps[loops - 1].in1 != 0 &&
+                   g.br == detail::kNoDim && (s.steps[loops - 1].tail_bit & kTailK) == 0;
+  s.in1_ld = s.op.dims[g.n].stride_in1;
+}
+
+void lower_gemm(State& s, const detail::OperandRoles& roles, const ValidationOptions& options) {
+  const detail::GemmRoles& g = roles.gemm;
+  s.pack = packs_in0(s.op, g);
+  const TailBlocks tails = mark_tail_loops(s, g, roles.partner);
+  const tpp::BrgemmPrefetch prefetch = output_prefetch(s);
+  for (unsigned combination = 0; combination < 8; ++combination)
+    if ((combination & ~tails.roles) == 0)
+      make_gemm_primitives(tail_block(s.op, g, combination, tails), g, options, s.pack, prefetch,
+                           s.prims[combination]);
+  if (s.pack) {
+    set_up_packing(s, g);
+    set_up_packed_prefetch(s, g);
+  }
+}
+
+void lower_elementwise(State& s, const std::vector<std::size_t>& block, const ValidationOptions& options) {
+  const Contraction& op = s.op;
+  Primitives& p = s.prims[0];
+  // The main primitive overwrites the block, so a first touch is invisible: it is only checked.
+  // Touches are checked before the main so that their errors name them.
+  if (op.first_touch != prim_t::none)
+    (void)detail::make_touch_kernel(op.first_touch, op, block, options,
+                                    error_t::err_invalid_first_touch_configuration);
+  if (op.last_touch != prim_t::none)
+    p.last = detail::make_touch_kernel(op.last_touch, op, block, options,
+                                       error_t::err_invalid_last_touch_configuration);
+  p.main = is_binary_elementwise(op.main) ? detail::make_binary_kernel(op, block, options)
+                                          : detail::make_unary_kernel(op, block, options);
+}
+
 }  // namespace
 
+// The roles of the dims are derived once, while validating, and passed to every step below;
+// batch folding changes the contraction and so updates them.
 LoweredOperation::LoweredOperation(const Contraction& given, const LoweringOverride* override,
                                    const ValidationOptions& options)
     : state_(std::make_unique<State>()) {
-  validate(given, options);
   State& s = *state_;
+  detail::OperandRoles roles = detail::validated_roles(given, options);
   s.op = given;
   // An override names the loops of the operation as given, so it keeps them all.
   const bool overridden = override != nullptr && !override->loop_string.empty();
-  if (!overridden) s.folded = fold_reduction_into_batch(s.op);
-  const Contraction& op = s.op;
-  s.plan = plan_loops(op, override);
-  for (std::size_t dim : s.plan.loop_dims) {
-    const Dim& d = op.dims[dim];
-    s.steps.push_back(State::LoopStep{.in0 = d.stride_in0, .in1 = d.stride_in1, .out = d.stride_out,
-                                      .last = d.size - 1, .reduces = is_k_loop(op, dim)});
-  }
-  // The nest first: its innermost level decides the kernels' prefetch hint below.
-  try {
-    s.loop.emplace(std::span<const parlooper::LoopSpecs>(s.plan.specs), s.plan.loop_string,
-                   parlooper::default_engine_kind());
-  } catch (const weft::Error& e) {
-    throw ConfigError(override != nullptr && !override->loop_string.empty()
-                          ? error_t::err_invalid_loop_override
-                          : error_t::err_invalid_execution_order,
-                      std::string("the loop nest cannot be built: ") + e.what());
-  }
-  for (char ch : s.plan.loop_string.substr(0, s.plan.loop_string.find('@')))
-    s.parallel = s.parallel || std::isupper(static_cast<unsigned char>(ch));
-  if (is_gemm_like(op.main)) {
-    const detail::GemmDims g = detail::find_gemm_dims(op);
-    // (A leading dimension below m would be an overlapping layout the copy TPP rejects: read in place.)
-    s.pack = op.pack_in0 && g.fits_tpp &&
-             (op.dims[g.k].size == 1 || op.dims[g.k].stride_in0 >= op.dims[g.m].size);
-    // C streams when consecutive calls write different output blocks (the innermost level moves the
-    // output): each kernel then prefetches the next tile's C, which after its last tile is the next
-    // block's (tpp::BrgemmPrefetch::next_c). Measured on the seed configurations (Zen 4, same run as
-    // the libxsmm loop): 1.01 -> 1.04 on one thread. Packed operations prefetch C from the body.
-    const std::vector<parlooper::LoopLevel>& levels = s.loop->nest().levels;
-    const bool moves_output = !levels.empty() && s.steps.size() > static_cast<std::size_t>(levels.back().loop) &&
-                              s.steps[static_cast<std::size_t>(levels.back().loop)].out != 0;
-    const tpp::BrgemmPrefetch c_prefetch =
-        !s.pack && moves_output ? tpp::BrgemmPrefetch::next_c : tpp::BrgemmPrefetch::none;
-    // Remainders: the loop whose last iteration runs a tail block, and that block's size.
-    std::int64_t tail_size[3] = {0, 0, 0};
-    unsigned all_tails = 0;
-    for (std::size_t i = 0; i < s.plan.loop_dims.size(); ++i) {
-      const Dim& d = op.dims[s.plan.loop_dims[i]];
-      if (d.last_block == 0) continue;
-      const std::size_t partner = detail::ragged_partner(op, s.plan.loop_dims[i]);
-      const int role = partner == g.m ? 0 : partner == g.n ? 1 : 2;
-      s.steps[i].tail_bit = static_cast<unsigned char>(1u << role);
-      tail_size[role] = d.last_block;
-      all_tails |= 1u << role;
-    }
-    for (unsigned tails = 0; tails < 8; ++tails) {
-      if ((tails & ~all_tails) != 0) continue;
-      Contraction variant = op;
-      if (tails & kTailM) variant.dims[g.m].size = tail_size[0];
-      if (tails & kTailN) variant.dims[g.n].size = tail_size[1];
-      if (tails & kTailK) variant.dims[g.k].size = tail_size[2];
-      make_gemm_primitives(variant, options, s.pack, c_prefetch, s.prims[tails]);
-    }
-    if (s.pack) {
-      const Dim& k = op.dims[g.k];
-      s.pack_ld_in = k.size == 1 ? std::max(k.stride_in0, op.dims[g.m].size) : k.stride_in0;
-      if (g.br != detail::kNoDim) {
-        s.pack_count = op.dims[g.br].size;
-        s.pack_stride_in = op.dims[g.br].stride_in0;
-      }
-      s.pack_floats = static_cast<std::size_t>(op.dims[g.m].size * k.size * s.pack_count);
-      s.pack_slots.ensure(static_cast<std::size_t>(s.parallel ? omp_get_max_threads() : 1), s.pack_floats);
-      s.out_ld = op.dims[g.n].stride_out;
-      // B heads of the next call: when the innermost loop moves B, in a plain nest (one letter per
-      // loop, in order: the next call is the next iteration of the last letter).
-      const std::size_t loops = s.plan.loop_dims.size();
-      bool plain = s.plan.loop_string.size() == loops;
-      for (std::size_t i = 0; i < loops && plain; ++i)
-        plain = std::tolower(static_cast<unsigned char>(s.plan.loop_string[i])) == 'a' + static_cast<int>(i);
-      s.prefetch_in1 = plain && loops > 0 && s.steps[loops - 1].in1 != 0 && g.br == detail::kNoDim &&
-                       (s.steps[loops - 1].tail_bit & kTailK) == 0;
-      s.in1_ld = op.dims[g.n].stride_in1;
-    }
-  } else {
-    Primitives& p = s.prims[0];
-    const std::vector<std::size_t> block = detail::find_elementwise_dims(op).prims;
-    // The main primitive overwrites the block, so a first touch is invisible: it is only checked.
-    // Touches are checked before the main so that their errors name them.
-    if (op.first_touch != prim_t::none)
-      (void)detail::make_touch_kernel(op.first_touch, op, block, options,
-                                      error_t::err_invalid_first_touch_configuration);
-    if (op.last_touch != prim_t::none)
-      p.last = detail::make_touch_kernel(op.last_touch, op, block, options,
-                                         error_t::err_invalid_last_touch_configuration);
-    p.main = is_binary_elementwise(op.main) ? detail::make_binary_kernel(op, options)
-                                            : detail::make_unary_kernel(op, options);
-  }
+  if (!overridden) s.folded = detail::fold_into_batch(s.op, roles);
+  s.plan = plan_loops(s.op, override);
+  s.steps = make_loop_steps(s.op, s.plan);
+  // The nest first: its innermost level decides the kernels' prefetch hint.
+  build_loop_nest(s, overridden);
+  if (is_gemm_like(s.op.main))
+    lower_gemm(s, roles, options);
+  else
+    lower_elementwise(s, roles.block, options);
 }
 
 LoweredOperation::~LoweredOperation() = default;

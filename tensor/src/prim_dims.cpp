@@ -1,6 +1,8 @@
 #include "prim_dims.hpp"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 namespace weft::tensor::detail {
 
@@ -37,13 +39,19 @@ std::size_t ragged_partner(const Contraction& op, std::size_t outer) {
   return found;
 }
 
-bool is_ragged_partner(const Contraction& op, std::size_t i) {
+std::vector<std::size_t> ragged_partners(const Contraction& op) {
+  std::vector<std::size_t> partner(op.dims.size(), kNoDim);
   for (std::size_t j = 0; j < op.dims.size(); ++j)
-    if (op.dims[j].last_block != 0 && ragged_partner(op, j) == i) return true;
-  return false;
+    if (op.dims[j].last_block != 0) partner[j] = ragged_partner(op, j);
+  return partner;
 }
 
-GemmDims find_gemm_dims(const Contraction& op) {
+bool is_ragged_partner(const Contraction& op, std::size_t i) {
+  const std::vector<std::size_t> partner = ragged_partners(op);
+  return std::find(partner.begin(), partner.end(), i) != partner.end();
+}
+
+GemmRoles find_gemm_roles(const Contraction& op) {
   std::vector<std::size_t> by_type[4];
   for (std::size_t i = 0; i < op.dims.size(); ++i) {
     const Dim& d = op.dims[i];
@@ -66,7 +74,7 @@ GemmDims find_gemm_dims(const Contraction& op) {
   require(dim_t::m, 1);
   require(dim_t::n, 1);
   require(dim_t::k, want_k);
-  GemmDims g;
+  GemmRoles g;
   g.m = by_type[1][0];
   g.n = by_type[2][0];
   const auto& ks = by_type[3];
@@ -82,25 +90,27 @@ GemmDims find_gemm_dims(const Contraction& op) {
     g.k = second_is_k ? ks[1] : ks[0];
     g.br = second_is_k ? ks[0] : ks[1];
   }
-  const Dim& m = op.dims[g.m];
-  const Dim& k = op.dims[g.k];
-  g.fits_tpp = unit(m.stride_in0, m.size) && unit(m.stride_out, m.size) && unit(k.stride_in1, k.size);
   return g;
 }
 
-ElementwiseDims find_elementwise_dims(const Contraction& op) {
-  ElementwiseDims e;
+bool fits_brgemm(const Contraction& op, const GemmRoles& g) {
+  const Dim& m = op.dims[g.m];
+  const Dim& k = op.dims[g.k];
+  return unit(m.stride_in0, m.size) && unit(m.stride_out, m.size) && unit(k.stride_in1, k.size);
+}
+
+std::vector<std::size_t> find_elementwise_block(const Contraction& op) {
+  std::vector<std::size_t> prims;
   for (std::size_t i = 0; i < op.dims.size(); ++i)
-    if (op.dims[i].exec == exec_t::prim) e.prims.push_back(i);
-  if (e.prims.size() > 2)
+    if (op.dims[i].exec == exec_t::prim) prims.push_back(i);
+  if (prims.size() > 2)
     throw ConfigError(error_t::err_invalid_primitive_configuration,
                       to_string(op.main) + " is a 2D primitive but " +
-                          std::to_string(e.prims.size()) + " dimensions are prim (" +
-                          list(e.prims) + "): make all but two seq or shared");
-  if (e.prims.size() == 2 && op.dims[e.prims[1]].stride_out == 1 &&
-      op.dims[e.prims[0]].stride_out != 1)
-    std::swap(e.prims[0], e.prims[1]);
-  return e;
+                          std::to_string(prims.size()) + " dimensions are prim (" +
+                          list(prims) + "): make all but two seq or shared");
+  if (prims.size() == 2 && op.dims[prims[1]].stride_out == 1 && op.dims[prims[0]].stride_out != 1)
+    std::swap(prims[0], prims[1]);
+  return prims;
 }
 
 }  // namespace weft::tensor::detail

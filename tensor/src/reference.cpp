@@ -6,6 +6,10 @@
 
 #include "prim_dims.hpp"
 
+// No default in the switches over prim_t: a primitive added to prim_t stops the build here until
+// the reference computes it, instead of passing its input through.
+#pragma GCC diagnostic error "-Wswitch"
+
 namespace weft::tensor {
 
 double unary_value(prim_t p, double x) {
@@ -20,8 +24,11 @@ double unary_value(prim_t p, double x) {
     case prim_t::tanh: return std::tanh(x);
     case prim_t::sqrt: return std::sqrt(x);
     case prim_t::gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-    default: return x;
+    case prim_t::gemm: case prim_t::brgemm: case prim_t::add: case prim_t::sub: case prim_t::mul:
+    case prim_t::div: case prim_t::min: case prim_t::max:
+      break;
   }
+  throw ConfigError(error_t::err_wrong_primitive, to_string(p) + " is no unary primitive");
 }
 
 double binary_value(prim_t p, double a, double b) {
@@ -32,8 +39,12 @@ double binary_value(prim_t p, double a, double b) {
     case prim_t::div: return a / b;
     case prim_t::min: return std::min(a, b);
     case prim_t::max: return std::max(a, b);
-    default: return a;
+    case prim_t::zero: case prim_t::copy: case prim_t::relu: case prim_t::gemm: case prim_t::brgemm:
+    case prim_t::square: case prim_t::reciprocal: case prim_t::sigmoid: case prim_t::exp:
+    case prim_t::tanh: case prim_t::sqrt: case prim_t::gelu: case prim_t::none:
+      break;
   }
+  throw ConfigError(error_t::err_wrong_primitive, to_string(p) + " is no binary element-wise primitive");
 }
 
 namespace {

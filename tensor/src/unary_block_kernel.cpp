@@ -6,28 +6,13 @@
 #include <optional>
 
 #include "block_kernels.hpp"
-#include "prim_dims.hpp"
+#include "tpp_ops.hpp"
 #include "weft/tensor/reference.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tensor::detail {
 
 namespace {
-
-tpp::UnaryOp to_unary_op(prim_t p) {
-  switch (p) {
-    case prim_t::zero: return tpp::UnaryOp::zero;
-    case prim_t::relu: return tpp::UnaryOp::relu;
-    case prim_t::square: return tpp::UnaryOp::square;
-    case prim_t::reciprocal: return tpp::UnaryOp::reciprocal;
-    case prim_t::sigmoid: return tpp::UnaryOp::sigmoid;
-    case prim_t::exp: return tpp::UnaryOp::exp;
-    case prim_t::tanh: return tpp::UnaryOp::tanh;
-    case prim_t::sqrt: return tpp::UnaryOp::sqrt;
-    case prim_t::gelu: return tpp::UnaryOp::gelu;
-    default: return tpp::UnaryOp::copy;
-  }
-}
 
 bool unit(std::int64_t stride, std::int64_t size) { return stride == 1 || size == 1; }
 
@@ -107,7 +92,7 @@ class PortableTouchKernel final : public TouchKernel {
 tpp::UnaryDesc plain_desc(prim_t op, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
                           std::int64_t ld_out) {
   tpp::UnaryDesc d;
-  d.op = to_unary_op(op);
+  d.op = unary_tpp_op(op);
   d.m = rows;
   d.n = cols;
   // With one column the leading dimension is never stepped; give the TPP one it accepts.
@@ -138,15 +123,15 @@ Block2d make_block(const Contraction& op, const std::vector<std::size_t>& prims)
   return b;
 }
 
-std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const ValidationOptions& options) {
-  const ElementwiseDims e = find_elementwise_dims(op);
-  const Block2d b = make_block(op, e.prims);
+std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::vector<std::size_t>& block,
+                                              const ValidationOptions& options) {
+  const Block2d b = make_block(op, block);
   const bool reads = op.main != prim_t::zero;
   try {
     if (unit(b.out_row, b.rows) && (!reads || unit(b.in0_row, b.rows)))
       return std::make_unique<TppUnaryKernel>(plain_desc(op.main, b.rows, b.cols, b.in0_col, b.out_col));
     // Contiguous along different dims: out = in0^T (a copy that transposes).
-    if (op.main == prim_t::copy && e.prims.size() == 2 && unit(b.out_row, b.rows) &&
+    if (op.main == prim_t::copy && block.size() == 2 && unit(b.out_row, b.rows) &&
         unit(b.in0_col, b.cols)) {
       tpp::UnaryDesc d;
       d.op = tpp::UnaryOp::transpose;
@@ -156,14 +141,16 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const Valid
       d.ld_out = b.out_col;
       return std::make_unique<TppUnaryKernel>(d);
     }
+  } catch (const ConfigError&) {
+    throw;
   } catch (const weft::Error& ex) {
     throw ConfigError(error_t::err_invalid_main_configuration,
                       "the unary primitive " + to_string(op.main) + " rejects the prim dims: " +
                           ex.what());
   }
   if (!options.allow_generic_primitives) {
-    std::string where = e.prims.empty() ? std::string("no prim dims")
-                                        : "prim " + name_dimension(op, e.prims[0]);
+    std::string where =
+        block.empty() ? std::string("no prim dims") : "prim " + name_dimension(op, block[0]);
     throw ConfigError(error_t::err_invalid_strides,
                       to_string(op.main) + " needs a prim dimension with stride 1 in out (and in "
                                            "in0, or a second prim dimension with stride 1 in in0 "
@@ -181,6 +168,8 @@ std::unique_ptr<TouchKernel> make_touch_kernel(prim_t touch, const Contraction& 
   if (unit(b.out_row, b.rows)) {
     try {
       return std::make_unique<TppTouchKernel>(plain_desc(touch, b.rows, b.cols, b.out_col, b.out_col));
+    } catch (const ConfigError&) {
+      throw;
     } catch (const weft::Error& ex) {
       throw ConfigError(error, "the touch primitive " + to_string(touch) +
                                    " rejects the output block: " + ex.what());

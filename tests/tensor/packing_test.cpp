@@ -354,6 +354,27 @@ TEST(Remainders, InvalidLastBlocksAreErrors) {
   EXPECT_NE(top.error_message().find("last block"), std::string::npos);
 }
 
+TEST(Remainders, LoweringChecksThePrimDimsWhateverTheOptionsSay) {
+  // The batch-reduce dim as the inner block of a remainder: the lowering has no tail kernel for
+  // it. With check_primitives = false it used to skip that check and run a k tail instead.
+  const exec_t s = exec_t::seq, pr = exec_t::prim;
+  Contraction batch;
+  batch.main = prim_t::brgemm;
+  batch.dims = {Dim{dim_t::n, s, 2, 0, 16 * 16, 16 * 16}, Dim{dim_t::k, pr, 5, 16 * 16, 2 * 16 * 16, 0},
+                Dim{dim_t::m, pr, 16, 1, 0, 1}, Dim{dim_t::n, pr, 16, 0, 16, 16},
+                Dim{dim_t::k, pr, 16, 16, 1, 0}};
+  ragged_split(batch, 1, 3);  // the batch: 2 x 3, last 2
+  for (const bool check_primitives : {true, false}) {
+    try {
+      const LoweredOperation lowered(batch, nullptr, {.check_primitives = check_primitives});
+      ADD_FAILURE() << "lowered with check_primitives = " << check_primitives;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.code(), error_t::err_invalid_primitive_configuration);
+      EXPECT_NE(std::string(e.what()).find("batch-reduce"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Remainders, PassesKeepRemaindersIntact) {
   Contraction op = column_major_gemm(37, 29, 23);
   ragged_split(op, 0, 8);

@@ -86,17 +86,14 @@ double split_imbalance(const std::vector<double>& work, int parts) {
 
 // By work, not iteration count: remainder blocks make some iterations shorter than others.
 double imbalance_of(const LoopNest& nest, const std::vector<LevelShape>& shapes, int threads) {
-  bool any_parallel = false;
+  if (!nest.is_parallel()) return threads > 1 ? threads : 1.0;
   std::vector<double> run_work{1.0};  // collapsed iterations of the work-shared run
-  bool has_run = false;
   double factor = 1;
   for (std::size_t l = 0; l < shapes.size(); ++l) {
     const ParKind par = nest.levels[l].par;
     if (par == ParKind::none) continue;
-    any_parallel = true;
     const std::vector<double> extents = iteration_extents(shapes[l]);
     if (par == ParKind::collapse) {
-      has_run = true;
       if (run_work.size() * extents.size() > (1u << 16)) continue;  // huge runs balance anyway
       std::vector<double> product;
       for (double a : run_work)
@@ -106,8 +103,7 @@ double imbalance_of(const LoopNest& nest, const std::vector<LevelShape>& shapes,
       factor *= split_imbalance(extents, nest.levels[l].ways);
     }
   }
-  if (!any_parallel) return threads > 1 ? threads : 1.0;
-  if (has_run) factor *= split_imbalance(run_work, threads);
+  if (nest.has_run()) factor *= split_imbalance(run_work, threads);
   return factor;
 }
 

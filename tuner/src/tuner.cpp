@@ -82,16 +82,14 @@ std::optional<std::string> legality_problem(const LoopNest& nest, std::span<cons
   if (static_cast<std::size_t>(nest.num_loops) != loops.size())
     return "the nest has " + std::to_string(nest.num_loops) + " loops, the workload " +
            std::to_string(loops.size());
-  bool any_parallel = false;
   for (const auto& level : nest.levels) {
     if (level.par == ParKind::none) continue;
-    any_parallel = true;
     const LogicalLoop& l = loops[static_cast<std::size_t>(level.loop)];
     if (l.reduction && l.trips() > 1 && !allow_parallel_reduction)
       return std::string("loop '") + static_cast<char>('a' + level.loop) +
              "' is a reduction: running it in parallel would let threads add into the same output";
   }
-  if (threads > 1 && !any_parallel)
+  if (threads > 1 && !nest.is_parallel())
     return "no parallel level: every one of the " + std::to_string(threads) +
            " threads would run every iteration";
   if (nest.has_grid() && nest.grid_threads() != threads)

@@ -7,6 +7,7 @@
 //   std::cout << render(nest);                          // C-like pseudo code
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -81,6 +82,25 @@ struct LoopNest {
     for (const auto& l : levels)
       if (l.par == ParKind::rows || l.par == ParKind::cols || l.par == ParKind::layers) return true;
     return false;
+  }
+  // Some level is split among threads (a work-shared run or a thread grid): the nest opens a
+  // parallel region. Without one it runs once, on the calling thread.
+  bool is_parallel() const { return has_run() || has_grid(); }
+  // One level per loop in loop order ("abc", any letters upper case), without grids, barriers,
+  // inline bounds or a schedule other than the default: each thread meets the iterations of
+  // the innermost loop one after the other, so the next body call is the next iteration of the
+  // innermost loop (except where a thread's share of the run ends).
+  bool is_plain_order() const {
+    if (levels.size() != static_cast<std::size_t>(num_loops) || !inline_specs.empty() ||
+        schedule != Schedule{})
+      return false;
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      const LoopLevel& level = levels[l];
+      if (level.loop != static_cast<int>(l) || level.barrier_after ||
+          (level.par != ParKind::none && level.par != ParKind::collapse))
+        return false;
+    }
+    return true;
   }
 };
 

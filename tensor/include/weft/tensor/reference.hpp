@@ -12,9 +12,11 @@ namespace weft::tensor {
 
 void reference_contraction(const Contraction& op, const float* in0, const float* in1, float* out);
 
-// The value of a unary primitive (zero, copy, relu, square, ...) at x, in double.
+// The value of a unary primitive (zero, copy, relu, square, ...) at x, in double; none is the
+// identity. Throws ConfigError (err_wrong_primitive) for any other value.
 double unary_value(prim_t p, double x);
-// The value of a binary element-wise primitive, in double.
+// The value of a binary element-wise primitive, in double. Throws ConfigError
+// (err_wrong_primitive) for a value that is no binary element-wise primitive.
 double binary_value(prim_t p, double a, double b);
 
 }  // namespace weft::tensor
