@@ -63,8 +63,8 @@ void call_entry(const void* a, void* b, std::int64_t ld_a, std::int64_t ld_b, co
   if (!ld_in_range(ld_b, transposed ? d.n : d.m)) [[unlikely]]
     reject_ld(*e, "ld_b", ld_b, transposed ? "n" : "m", transposed ? d.n : d.m);
   UnaryArgs args;
-  args.in = static_cast<const float*>(a);
-  args.out = static_cast<float*>(b);
+  args.in = a;
+  args.out = b;
   args.ld_in = ld_a;
   args.ld_out = ld_b;
   if (e->kernel != nullptr) {
