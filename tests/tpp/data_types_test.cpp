@@ -36,7 +36,7 @@ TEST(DataType, SizesAndNames) {
   EXPECT_EQ(weft::jit::to_string(static_cast<DataType>(9)), "?");
   EXPECT_EQ(weft::tpp::to_string(DataTypes{.out = DataType::f64}), "in_f32_out_f64_compute_f32");
   EXPECT_EQ(weft::tpp::name_suffix(DataTypes{}), "");
-  EXPECT_EQ(weft::tpp::unsupported(DataTypes{}), "");
+  EXPECT_EQ(weft::tpp::why_unsupported(DataTypes{}), "");
 }
 
 template <class Family>

@@ -90,7 +90,7 @@ void validate(const BinaryDesc& d) {
   if (d.bcast0 == Broadcast::none && d.ld_in0 < d.m) fail(d, "ld_in0 < m");
   if (d.bcast1 == Broadcast::none && d.ld_in1 < d.m) fail(d, "ld_in1 < m");
   if (d.ld_in0 > kMaxElements || d.ld_in1 > kMaxElements || d.ld_out > kMaxElements) fail(d, "leading dimension above 2^28");
-  if (const std::string why = unsupported(d.types); !why.empty()) fail(d, why);
+  if (const std::string why = why_unsupported(d.types); !why.empty()) fail(d, why);
 }
 
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {

@@ -106,7 +106,7 @@ void validate(const BrgemmDesc& d) {
   if (d.lda > limit / d.k) reject(d, "A spans more than 2 GiB (lda * k)");
   if (d.ldb > limit / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
   if (d.ldc > limit / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
-  if (const std::string why = unsupported(d.types); !why.empty()) reject(d, why);
+  if (const std::string why = why_unsupported(d.types); !why.empty()) reject(d, why);
 }
 
 }  // namespace weft::tpp

@@ -24,7 +24,7 @@ std::string name_suffix(const DataTypes& types) {
   return types == DataTypes{} ? std::string() : "_" + to_string(types);
 }
 
-std::string unsupported(const DataTypes& types) {
+std::string why_unsupported(const DataTypes& types) {
   for (jit::DataType type : {types.in, types.out, types.compute})
     if (static_cast<unsigned>(type) > static_cast<unsigned>(kLastDataType))
       return "data types " + to_string(types) + ": " + name(type) + " is no DataType (f32, bf16, f64)";

@@ -1,6 +1,8 @@
 // The element types of a TPP descriptor: what its kernel reads, writes and computes in. Every
 // family's descriptor carries one DataTypes (field `types`, last, all f32 by default), so a
-// descriptor written before types existed still means an FP32 kernel:
+// descriptor written before types existed still means an FP32 kernel. (The field is declared
+// `DataTypes types = {};`: without a default member initializer GCC's -Wmissing-field-initializers
+// flags every designated initializer that leaves it out.)
 //
 //   using weft::jit::DataType;
 //   weft::tpp::BrgemmDesc d{.m = 32, .n = 32, .k = 32, .lda = 32, .ldb = 32, .ldc = 32,
@@ -36,7 +38,7 @@ std::string name_suffix(const DataTypes& types);
 
 // Why no kernel exists for `types`, "" when one does. Every family's validate() reports it; today
 // that is every combination but all f32.
-std::string unsupported(const DataTypes& types);
+std::string why_unsupported(const DataTypes& types);
 
 }  // namespace weft::tpp
 
