@@ -510,8 +510,10 @@ TEST(Brgemm, FusedUnaryEpilogueMatchesTheUnaryKernel) {
         plain.activation = BrgemmActivation::none;
         plain.unary_alpha = 0.0f;
         Brgemm(plain, isa)(ops.args(separate.data()));
-        Unary(UnaryDesc{.op = op, .m = m, .n = 7, .ld_in = m + 1, .ld_out = m + 1, .alpha = alpha})(separate.data(),
-                                                                                                    separate.data());
+        // The unary kernel of the same ISA (not the selected one: under WEFT_ISA=reference that is the
+        // reference, whose transcendentals are rounded from double).
+        Unary(UnaryDesc{.op = op, .m = m, .n = 7, .ld_in = m + 1, .ld_out = m + 1, .alpha = alpha}, isa)(
+            separate.data(), separate.data());
         Brgemm(d, isa)(ops.args(ops.out.data()));
         for (int j = 0; j < 7; ++j)
           for (int i = 0; i < m; ++i) {
