@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 
 #include "aligned_buffer.hpp"
+#include "brgemm_emit.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 #ifdef WEFT_HAVE_LIBXSMM

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "binary_emit.hpp"
+#include "brgemm_emit.hpp"
 #include "unary_emit.hpp"
 #include "weft/jit/code_buffer_testing.hpp"
 #include "weft/jit/cpu.hpp"

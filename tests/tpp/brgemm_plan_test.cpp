@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "brgemm_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/brgemm.hpp"

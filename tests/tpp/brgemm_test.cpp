@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "brgemm_emit.hpp"
 #include "guarded_buffer.hpp"
 #include "host_isas.hpp"
 #include "weft/jit/cpu.hpp"
@@ -94,7 +95,7 @@ struct Operands {
   std::int64_t a_extent, b_extent, c_extent, stride_a, stride_b, count;
   GuardedBuffer<float> a, b, out, bias;
   std::vector<std::int64_t> offsets_a, offsets_b;
-  std::vector<const float*> addresses_a, addresses_b;
+  std::vector<const void*> addresses_a, addresses_b;
 };
 
 bool same(float x, float y) {
@@ -168,10 +169,13 @@ void check_on(const Case& c, weft::jit::Isa isa) {
     gemm(ops.args(ops.out.data()));
   }
   const BrgemmDesc& d = c.desc;
-  const BrgemmArgs args = ops.args(nullptr);
   // Batch entry e: the offsets and the addresses name the same (shuffled) pairs.
-  auto a_at = [&](std::int64_t e) { return d.batch == BrgemmBatch::strided ? args.a + e * args.stride_a : args.addresses_a[e]; };
-  auto b_at = [&](std::int64_t e) { return d.batch == BrgemmBatch::strided ? args.b + e * args.stride_b : args.addresses_b[e]; };
+  auto a_at = [&](std::int64_t e) {
+    return d.batch == BrgemmBatch::strided ? ops.a.data() + e * ops.stride_a : static_cast<const float*>(ops.addresses_a[e]);
+  };
+  auto b_at = [&](std::int64_t e) {
+    return d.batch == BrgemmBatch::strided ? ops.b.data() + e * ops.stride_b : static_cast<const float*>(ops.addresses_b[e]);
+  };
   int reported = 0;
   for (std::int64_t j = 0; j < d.n; ++j)
     for (std::int64_t i = 0; i < d.ldc && i + j * d.ldc < ops.c_extent; ++i) {
@@ -506,8 +510,10 @@ TEST(Brgemm, FusedUnaryEpilogueMatchesTheUnaryKernel) {
         plain.activation = BrgemmActivation::none;
         plain.unary_alpha = 0.0f;
         Brgemm(plain, isa)(ops.args(separate.data()));
-        Unary(UnaryDesc{.op = op, .m = m, .n = 7, .ld_in = m + 1, .ld_out = m + 1, .alpha = alpha})(separate.data(),
-                                                                                                    separate.data());
+        // The unary kernel of the same ISA (not the selected one: under WEFT_ISA=reference that is the
+        // reference, whose transcendentals are rounded from double).
+        Unary(UnaryDesc{.op = op, .m = m, .n = 7, .ld_in = m + 1, .ld_out = m + 1, .alpha = alpha}, isa)(
+            separate.data(), separate.data());
         Brgemm(d, isa)(ops.args(ops.out.data()));
         for (int j = 0; j < 7; ++j)
           for (int i = 0; i < m; ++i) {

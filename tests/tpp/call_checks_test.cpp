@@ -117,7 +117,7 @@ TEST(BinaryCallChecks, NullPointers) {
 TEST(BrgemmCallChecks, NullPointersAndNegativeCounts) {
   std::vector<float> x(64, 1.0f), c(16);
   const std::int64_t offsets[] = {0, 0};
-  const float* addresses[] = {x.data(), x.data()};
+  const void* addresses[] = {x.data(), x.data()};
   const BrgemmDesc strided{.m = 4, .n = 4, .k = 4, .lda = 4, .ldb = 4, .ldc = 4, .beta = 0};
   const Brgemm gemm(strided);
   const std::string name = "brgemm brgemm_m4_n4_k4";

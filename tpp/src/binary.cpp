@@ -1,10 +1,12 @@
-// Binary TPPs: validation, plan, reference, functor and the process-wide kernel cache.
+// Binary TPPs: validation, plan, reference, and the binary family of the TPP skeleton
+// (kernel_family.hpp).
 #include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "binary_emit.hpp"
+#include "kernel_family.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/kernel_cache.hpp"
@@ -17,34 +19,9 @@ namespace {
   throw weft::Error("binary TPP " + to_string(d) + ": " + what);
 }
 
-struct Key {
-  BinaryDesc desc;
-  weft::jit::Isa isa;
-  bool operator==(const Key&) const = default;
-};
-
-struct KeyHash {
-  std::size_t operator()(const Key& k) const noexcept {
-    std::size_t h = BinaryDescHash{}(k.desc);
-    weft::jit::hash_combine(h, static_cast<int>(k.isa));
-    return h;
-  }
-};
-
-using Cache = weft::jit::KernelCache<Key, weft::jit::CodeBuffer, KeyHash>;
-
-const weft::jit::CodeBuffer& code_for(const BinaryDesc& desc, weft::jit::Isa isa) {
-  static Cache cache;
-  if (isa == weft::jit::Isa::reference) throw weft::Error("binary TPP: no generated code for the reference ISA");
-  return cache.get_or_create(Key{desc, isa}, [&] {
-    auto code = detail::emit_binary(desc, plan_binary(desc, isa));
-    code->finalize<BinaryKernelFn>("weft_binary_" + to_string(desc) + "_" + std::string(weft::jit::to_string(isa)));
-    return code;
-  });
-}
-
 // Element (i, j) of an input under its broadcast.
-float element(const float* p, Broadcast b, std::int64_t ld, std::int64_t i, std::int64_t j) {
+float element(const void* input, Broadcast b, std::int64_t ld, std::int64_t i, std::int64_t j) {
+  const auto* p = static_cast<const float*>(input);  // validate() admits only f32
   switch (b) {
     case Broadcast::none: return p[i + j * ld];
     case Broadcast::row: return p[j];
@@ -66,6 +43,7 @@ std::size_t BinaryDescHash::operator()(const BinaryDesc& d) const noexcept {
   weft::jit::hash_combine(h, d.ld_out);
   weft::jit::hash_combine(h, static_cast<int>(d.bcast0));
   weft::jit::hash_combine(h, static_cast<int>(d.bcast1));
+  weft::jit::hash_combine(h, d.types);
   return h;
 }
 
@@ -96,7 +74,7 @@ std::string to_string(const BinaryDesc& d) {
                   std::to_string(d.ld_in0) + "_" + std::to_string(d.ld_in1) + "_" + std::to_string(d.ld_out);
   if (d.bcast0 != Broadcast::none) s += "_a" + to_string(d.bcast0);
   if (d.bcast1 != Broadcast::none) s += "_b" + to_string(d.bcast1);
-  return s;
+  return s + name_suffix(d.types);
 }
 
 void validate(const BinaryDesc& d) {
@@ -112,6 +90,7 @@ void validate(const BinaryDesc& d) {
   if (d.bcast0 == Broadcast::none && d.ld_in0 < d.m) fail(d, "ld_in0 < m");
   if (d.bcast1 == Broadcast::none && d.ld_in1 < d.m) fail(d, "ld_in1 < m");
   if (d.ld_in0 > kMaxElements || d.ld_in1 > kMaxElements || d.ld_out > kMaxElements) fail(d, "leading dimension above 2^28");
+  if (const std::string why = why_unsupported(d.types); !why.empty()) fail(d, why);
 }
 
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
@@ -172,36 +151,42 @@ void check_args(const BinaryDesc& d, const BinaryArgs& args) {
 void binary_reference(const BinaryDesc& d, const BinaryArgs& args) {
   validate(d);
   check_args(d, args);
+  auto* out = static_cast<float*>(args.out);
   for (std::int64_t j = 0; j < d.n; ++j)
     for (std::int64_t i = 0; i < d.m; ++i)
-      args.out[i + j * d.ld_out] = binary_reference_value(d.op, element(args.in0, d.bcast0, d.ld_in0, i, j),
-                                                          element(args.in1, d.bcast1, d.ld_in1, i, j));
+      out[i + j * d.ld_out] = binary_reference_value(d.op, element(args.in0, d.bcast0, d.ld_in0, i, j),
+                                                     element(args.in1, d.bcast1, d.ld_in1, i, j));
 }
+
+namespace detail {
+
+template <>
+struct FamilyOps<BinaryFamily> {
+  static constexpr const char* kName = "binary TPP";
+  struct Checks {};  // every pointer is read or written, whatever the descriptor
+  static Checks checks(const BinaryDesc&) { return {}; }
+  static bool args_ok(Checks, const BinaryDesc&, const BinaryArgs& args) { return tpp::args_ok(args); }
+  static void reject_args(const BinaryDesc& d, const BinaryArgs& args) { tpp::reject_args(d, args); }
+  static BinaryPlan plan(const BinaryDesc& d, jit::Isa isa) { return plan_binary(d, isa); }
+  static std::unique_ptr<jit::CodeBuffer> emit(const BinaryDesc& d, const BinaryPlan& plan) { return emit_binary(d, plan); }
+  static void reference(const BinaryDesc& d, const BinaryArgs& args) { binary_reference(d, args); }
+  static std::string code_name(const BinaryDesc& d, jit::Isa isa) {
+    return "weft_binary_" + to_string(d) + "_" + std::string(jit::to_string(isa));
+  }
+};
+
+}  // namespace detail
+
+template class TppKernel<BinaryFamily>;
+
+void Binary::operator()(const float* in0, const float* in1, float* out) const { (*this)(BinaryArgs{in0, in1, out}); }
 
 BinaryKernelFn binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa) {
-  return reinterpret_cast<BinaryKernelFn>(const_cast<void*>(static_cast<const void*>(code_for(desc, isa).getCode())));
+  return detail::KernelFamily<BinaryFamily>::generated(desc, isa).fn;
 }
 
-std::size_t binary_code_size(const BinaryDesc& desc, weft::jit::Isa isa) { return code_for(desc, isa).getSize(); }
-
-Binary::Binary(const BinaryDesc& desc) : desc_(desc) {
-  validate(desc);
-  const weft::jit::Isa isa = weft::jit::selected_isa();
-  if (isa != weft::jit::Isa::reference) fn_ = binary_kernel(desc, isa);
-}
-
-void Binary::operator()(const BinaryArgs& args) const {
-  if (!args_ok(args)) [[unlikely]]
-    reject_args(desc_, args);
-  if (fn_ != nullptr) {
-    fn_(&args);
-  } else {
-    binary_reference(desc_, args);
-  }
-}
-
-void Binary::operator()(const float* in0, const float* in1, float* out) const {
-  (*this)(BinaryArgs{in0, in1, out});
+std::size_t binary_code_size(const BinaryDesc& desc, weft::jit::Isa isa) {
+  return detail::KernelFamily<BinaryFamily>::generated(desc, isa).code->getSize();
 }
 
 }  // namespace weft::tpp

@@ -1,82 +1,15 @@
-// tpp::Brgemm: a descriptor's kernel from the process-wide cache, generated on first use.
-#include <chrono>
+// tpp::Brgemm: the BRGEMM family of the TPP skeleton (kernel_family.hpp) and its call checks.
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "brgemm_emit.hpp"
+#include "kernel_family.hpp"
 #include "weft/jit/error.hpp"
-#include "weft/jit/kernel_cache.hpp"
 #include "weft/jit/log.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 namespace weft::tpp {
-
-class BrgemmKernel {
- public:
-  BrgemmKernel(const BrgemmDesc& d, jit::Isa isa) : desc_(d), plan_(plan_brgemm(d, isa)) {
-    validate(d);
-    if (isa == jit::Isa::reference) return;
-    code_ = emit_brgemm(d, plan_);
-    fn_ = code_->finalize<BrgemmKernelFn>(to_string(d));
-    log().debug("brgemm: {} plan {}", to_string(d), to_string(plan_));
-  }
-
-  void run(const BrgemmArgs& args) const {
-    if (fn_ != nullptr) {
-      fn_(&args);
-    } else {
-      brgemm_reference(desc_, args);
-    }
-  }
-
-  const BrgemmDesc& desc() const { return desc_; }
-  const BrgemmPlan& plan() const { return plan_; }
-  BrgemmKernelFn fn() const { return fn_; }
-  std::vector<std::uint8_t> code() const {
-    if (!code_) return {};
-    const std::uint8_t* p = code_->getCode();
-    return {p, p + code_->getSize()};
-  }
-
- private:
-  BrgemmDesc desc_;
-  BrgemmPlan plan_;
-  std::unique_ptr<jit::CodeBuffer> code_;
-  BrgemmKernelFn fn_ = nullptr;
-};
-
-namespace {
-
-struct CacheKey {
-  BrgemmDesc desc;
-  jit::Isa isa;
-  bool operator==(const CacheKey&) const = default;
-};
-
-struct CacheKeyHash {
-  std::size_t operator()(const CacheKey& k) const noexcept {
-    std::size_t seed = BrgemmDescHash{}(k.desc);
-    jit::hash_combine(seed, static_cast<int>(k.isa));
-    return seed;
-  }
-};
-
-jit::KernelCache<CacheKey, BrgemmKernel, CacheKeyHash>& cache() {
-  static jit::KernelCache<CacheKey, BrgemmKernel, CacheKeyHash> instance;
-  return instance;
-}
-
-}  // namespace
-
-Brgemm::Brgemm(const BrgemmDesc& desc, jit::Isa isa)
-    : kernel_(&cache().get_or_create(CacheKey{desc, isa}, [&] {
-        if (isa != jit::Isa::reference && !jit::can_run(isa, jit::cpu_features()))
-          throw Error("brgemm: this CPU cannot run " + std::string(jit::to_string(isa)) + " code");
-        return std::make_unique<BrgemmKernel>(desc, isa);
-      })) {}
-
 namespace {
 
 // The rules of check_args without a message (nullptr: none), inlined into the functor's call: a few
@@ -106,28 +39,43 @@ inline const char* arg_problem(const BrgemmDesc& d, const BrgemmArgs& args) {
   return nullptr;
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void reject_args(const BrgemmDesc& d, const BrgemmArgs& args,
-                                                        const char* what) {
-  throw Error("brgemm " + to_string(d) + ": " + what + " (count " + std::to_string(args.count) + ")");
+[[noreturn, gnu::cold, gnu::noinline]] void reject_args(const BrgemmDesc& d, const BrgemmArgs& args) {
+  throw Error("brgemm " + to_string(d) + ": " + arg_problem(d, args) + " (count " + std::to_string(args.count) + ")");
 }
 
 }  // namespace
 
-void check_args(const BrgemmDesc& d, const BrgemmArgs& args) {
-  if (const char* problem = arg_problem(d, args)) [[unlikely]]
-    reject_args(d, args, problem);
-}
+namespace detail {
 
-void Brgemm::operator()(const BrgemmArgs& args) const {
-  if (const char* problem = arg_problem(kernel_->desc(), args)) [[unlikely]]
-    reject_args(kernel_->desc(), args, problem);
-  kernel_->run(args);
+template <>
+struct FamilyOps<BrgemmFamily> {
+  static constexpr const char* kName = "brgemm";
+  struct Checks {};  // arg_problem reads the descriptor's batch kind and bias directly
+  static Checks checks(const BrgemmDesc&) { return {}; }
+  static bool args_ok(Checks, const BrgemmDesc& d, const BrgemmArgs& args) { return arg_problem(d, args) == nullptr; }
+  static void reject_args(const BrgemmDesc& d, const BrgemmArgs& args) { tpp::reject_args(d, args); }
+  static BrgemmPlan plan(const BrgemmDesc& d, jit::Isa isa) { return plan_brgemm(d, isa); }
+  static std::unique_ptr<jit::CodeBuffer> emit(const BrgemmDesc& d, const BrgemmPlan& plan) {
+    log().debug("brgemm: {} plan {}", to_string(d), to_string(plan));
+    return emit_brgemm(d, plan);
+  }
+  static void reference(const BrgemmDesc& d, const BrgemmArgs& args) { brgemm_reference(d, args); }
+  static std::string code_name(const BrgemmDesc& d, jit::Isa) { return to_string(d); }
+};
+
+}  // namespace detail
+
+template class TppKernel<BrgemmFamily>;
+
+void check_args(const BrgemmDesc& d, const BrgemmArgs& args) {
+  if (arg_problem(d, args) != nullptr) [[unlikely]]
+    reject_args(d, args);
 }
 
 void Brgemm::operator()(const float* a, const float* b, float* c, std::int64_t count, std::int64_t stride_a,
                         std::int64_t stride_b) const {
-  if (kernel_->desc().batch != BrgemmBatch::strided || kernel_->desc().bias != BrgemmBias::none)
-    throw Error("brgemm " + to_string(kernel_->desc()) +
+  if (desc().batch != BrgemmBatch::strided || desc().bias != BrgemmBias::none)
+    throw Error("brgemm " + to_string(desc()) +
                 ": the (a, b, c, count, strides) call is for strided kernels without bias; pass BrgemmArgs");
   BrgemmArgs args;
   args.a = a;
@@ -136,17 +84,9 @@ void Brgemm::operator()(const float* a, const float* b, float* c, std::int64_t c
   args.count = count;
   args.stride_a = stride_a;
   args.stride_b = stride_b;
-  if (const char* problem = arg_problem(kernel_->desc(), args)) [[unlikely]]
-    reject_args(kernel_->desc(), args, problem);
-  kernel_->run(args);
+  (*this)(args);
 }
 
-const BrgemmDesc& Brgemm::desc() const { return kernel_->desc(); }
-const BrgemmPlan& Brgemm::plan() const { return kernel_->plan(); }
-jit::Isa Brgemm::isa() const { return kernel_->plan().isa; }
-BrgemmKernelFn Brgemm::kernel() const { return kernel_->fn(); }
-std::vector<std::uint8_t> Brgemm::code() const { return kernel_->code(); }
-
-std::size_t brgemm_cache_size() { return cache().size(); }
+std::size_t brgemm_cache_size() { return detail::KernelFamily<BrgemmFamily>::size(); }
 
 }  // namespace weft::tpp

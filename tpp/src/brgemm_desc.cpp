@@ -24,6 +24,7 @@ std::size_t BrgemmDescHash::operator()(const BrgemmDesc& d) const noexcept {
   jit::hash_combine(seed, static_cast<int>(d.unary));
   jit::hash_combine(seed, d.unary_alpha);
   jit::hash_combine(seed, static_cast<int>(d.prefetch));
+  jit::hash_combine(seed, d.types);
   return seed;
 }
 
@@ -70,7 +71,7 @@ std::string to_string(const BrgemmDesc& d) {
          std::to_string(d.ldc) + "_beta" + std::to_string(d.beta) + "_" + name(d.batch) +
          name(d.bias) + name(d.activation) +
          (d.activation == BrgemmActivation::unary ? to_string(d.unary) : std::string()) +
-         (d.prefetch == BrgemmPrefetch::next_c ? "_prefetch_next_c" : "");
+         (d.prefetch == BrgemmPrefetch::next_c ? "_prefetch_next_c" : "") + name_suffix(d.types);
 }
 
 void validate(const BrgemmDesc& d) {
@@ -105,6 +106,7 @@ void validate(const BrgemmDesc& d) {
   if (d.lda > limit / d.k) reject(d, "A spans more than 2 GiB (lda * k)");
   if (d.ldb > limit / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
   if (d.ldc > limit / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
+  if (const std::string why = why_unsupported(d.types); !why.empty()) reject(d, why);
 }
 
 }  // namespace weft::tpp

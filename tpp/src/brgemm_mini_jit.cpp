@@ -92,9 +92,9 @@ void dispatch(const void* a, const void* b, void* c, std::int64_t ld_a, std::int
   if (c == nullptr || (impl->br_size > 0 && (a == nullptr || b == nullptr))) [[unlikely]]
     reject(*impl, c == nullptr ? "c is null" : a == nullptr ? "a is null" : "b is null");
   weft::tpp::BrgemmArgs args;
-  args.a = static_cast<const float*>(a);
-  args.b = static_cast<const float*>(b);
-  args.c = static_cast<float*>(c);
+  args.a = a;
+  args.b = b;
+  args.c = c;
   args.count = impl->br_size;
   args.stride_a = stride_a;
   args.stride_b = stride_b;

@@ -144,6 +144,7 @@ int brgemm_epilogue_scratch(const BrgemmDesc& d) {
 }
 
 BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOptions& options) {
+  validate(d);
   BrgemmPlan plan;
   plan.isa = isa;
   if (isa == jit::Isa::reference || d.m < 1 || d.n < 1 || d.k < 1) return plan;

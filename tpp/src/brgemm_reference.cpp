@@ -10,20 +10,14 @@ namespace weft::tpp {
 
 namespace {
 
-const float* batch_a(const BrgemmDesc& d, const BrgemmArgs& args, std::int64_t i) {
+// Batch entry i of A (or B): `base` plus the stride or the offset, or the i-th address.
+const float* batch_entry(const BrgemmDesc& d, std::int64_t i, const void* base, std::int64_t stride,
+                         const std::int64_t* offsets, const void* const* addresses) {
+  const auto* first = static_cast<const float*>(base);
   switch (d.batch) {
-    case BrgemmBatch::strided: return args.a + i * args.stride_a;
-    case BrgemmBatch::offsets: return args.a + args.offsets_a[i];
-    case BrgemmBatch::addresses: return args.addresses_a[i];
-  }
-  return nullptr;
-}
-
-const float* batch_b(const BrgemmDesc& d, const BrgemmArgs& args, std::int64_t i) {
-  switch (d.batch) {
-    case BrgemmBatch::strided: return args.b + i * args.stride_b;
-    case BrgemmBatch::offsets: return args.b + args.offsets_b[i];
-    case BrgemmBatch::addresses: return args.addresses_b[i];
+    case BrgemmBatch::strided: return first + i * stride;
+    case BrgemmBatch::offsets: return first + offsets[i];
+    case BrgemmBatch::addresses: return static_cast<const float*>(addresses[i]);
   }
   return nullptr;
 }
@@ -31,19 +25,21 @@ const float* batch_b(const BrgemmDesc& d, const BrgemmArgs& args, std::int64_t i
 }  // namespace
 
 void brgemm_reference(const BrgemmDesc& d, const BrgemmArgs& args) {
-  validate(d);
+  validate(d);  // all f32: the pointers are floats
   check_args(d, args);
+  auto* out = static_cast<float*>(args.c);
+  const auto* bias = static_cast<const float*>(args.bias);
   for (std::int64_t j = 0; j < d.n; ++j) {
     for (std::int64_t i = 0; i < d.m; ++i) {
-      float& c = args.c[i + j * d.ldc];
+      float& c = out[i + j * d.ldc];
       float acc = d.beta == 0 ? 0.0f : c;
       for (std::int64_t r = 0; r < args.count; ++r) {
-        const float* a = batch_a(d, args, r);
-        const float* b = batch_b(d, args, r);
+        const float* a = batch_entry(d, r, args.a, args.stride_a, args.offsets_a, args.addresses_a);
+        const float* b = batch_entry(d, r, args.b, args.stride_b, args.offsets_b, args.addresses_b);
         for (std::int64_t p = 0; p < d.k; ++p) acc = std::fma(a[i + p * d.lda], b[p + j * d.ldb], acc);
       }
-      if (d.bias == BrgemmBias::per_row) acc += args.bias[i];
-      if (d.bias == BrgemmBias::per_col) acc += args.bias[j];
+      if (d.bias == BrgemmBias::per_row) acc += bias[i];
+      if (d.bias == BrgemmBias::per_col) acc += bias[j];
       if (d.activation == BrgemmActivation::relu) acc = acc > 0.0f || std::isnan(acc) ? acc : 0.0f;
       if (d.activation == BrgemmActivation::unary) acc = unary_reference_value(d.unary, acc, d.unary_alpha);
       c = acc;

@@ -1,7 +1,9 @@
-// The unary functor and its process-wide kernel cache.
+// The unary family of the TPP skeleton (kernel_family.hpp): descriptor identity and call checks.
+#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "kernel_family.hpp"
 #include "unary_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
@@ -9,41 +11,6 @@
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tpp {
-namespace {
-
-struct Key {
-  UnaryDesc desc;
-  weft::jit::Isa isa;
-  bool operator==(const Key&) const = default;
-};
-
-struct KeyHash {
-  std::size_t operator()(const Key& k) const noexcept {
-    std::size_t h = UnaryDescHash{}(k.desc);
-    weft::jit::hash_combine(h, static_cast<int>(k.isa));
-    return h;
-  }
-};
-
-using Cache = weft::jit::KernelCache<Key, weft::jit::CodeBuffer, KeyHash>;
-
-Cache& cache() {
-  static Cache c;
-  return c;
-}
-
-const weft::jit::CodeBuffer& code_for(const UnaryDesc& desc, weft::jit::Isa isa) {
-  if (isa == weft::jit::Isa::reference) throw weft::Error("unary TPP: no generated code for the reference ISA");
-  const auto& entry = cache().get_or_create(Key{desc, isa}, [&] {
-    const UnaryPlan plan = plan_unary(desc, isa);
-    auto code = detail::emit_unary(desc, plan);
-    code->finalize<UnaryKernelFn>("weft_unary_" + to_string(desc) + "_" + std::string(weft::jit::to_string(isa)));
-    return code;
-  });
-  return entry;
-}
-
-}  // namespace
 
 std::size_t UnaryDescHash::operator()(const UnaryDesc& d) const noexcept {
   std::size_t h = 0;
@@ -55,6 +22,7 @@ std::size_t UnaryDescHash::operator()(const UnaryDesc& d) const noexcept {
   weft::jit::hash_combine(h, d.alpha);
   weft::jit::hash_combine(h, static_cast<int>(d.mask));
   weft::jit::hash_combine(h, d.transpose_out);
+  weft::jit::hash_combine(h, d.types);
   return h;
 }
 
@@ -89,14 +57,8 @@ std::string to_string(const UnaryDesc& d) {
   if (d.alpha != 0.0f) s += "_alpha" + std::to_string(d.alpha);
   if (d.mask == ReluMask::bitmask) s += "_bitmask";
   if (d.transpose_out) s += "_transposed";
-  return s;
+  return s + name_suffix(d.types);
 }
-
-UnaryKernelFn unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa) {
-  return reinterpret_cast<UnaryKernelFn>(const_cast<void*>(static_cast<const void*>(code_for(desc, isa).getCode())));
-}
-
-std::size_t unary_code_size(const UnaryDesc& desc, weft::jit::Isa isa) { return code_for(desc, isa).getSize(); }
 
 namespace {
 
@@ -168,43 +130,62 @@ ArgProblem arg_problem(const UnaryDesc& d, const UnaryArgs& args) {
   throw weft::Error("unary TPP " + to_string(d) + ": " + what);
 }
 
+// check_args() reduced to a few compares per call: which pointers must be set, and the range
+// [min, min + span] of each call-time leading dimension (span ~0: not read at call time).
+struct CallChecks {
+  bool in = false, aux = false, mask = false;
+  std::int64_t ld_in_min = 0, ld_out_min = 0;
+  std::uint64_t ld_in_span = ~std::uint64_t{0}, ld_out_span = ~std::uint64_t{0};
+};
+
+CallChecks call_checks(const UnaryDesc& d) {
+  const Requirements r = requirements(d);
+  CallChecks c;
+  c.in = r.in;
+  c.aux = r.aux;
+  c.mask = r.mask;
+  c.ld_in_min = r.ld_in_min;
+  c.ld_out_min = r.ld_out_min;
+  if (r.ld_in_min != 0) c.ld_in_span = static_cast<std::uint64_t>(kMaxLd - r.ld_in_min);
+  if (r.ld_out_min != 0) c.ld_out_span = static_cast<std::uint64_t>(kMaxLd - r.ld_out_min);
+  return c;
+}
+
+// check_args() over the precomputed checks: predictable branches, the leading dimensions compared
+// only where the descriptor leaves them to the call.
+inline bool passes(const CallChecks& c, const UnaryArgs& args) {
+  return !(args.out == nullptr || (c.in && args.in == nullptr) ||
+           (c.ld_in_min != 0 && static_cast<std::uint64_t>(args.ld_in) - static_cast<std::uint64_t>(c.ld_in_min) > c.ld_in_span) ||
+           (c.ld_out_min != 0 && static_cast<std::uint64_t>(args.ld_out) - static_cast<std::uint64_t>(c.ld_out_min) > c.ld_out_span) ||
+           (c.aux && args.aux == nullptr) || (c.mask && args.mask == nullptr));
+}
+
 }  // namespace
+
+namespace detail {
+
+template <>
+struct FamilyOps<UnaryFamily> {
+  static constexpr const char* kName = "unary TPP";
+  using Checks = CallChecks;
+  static Checks checks(const UnaryDesc& d) { return call_checks(d); }
+  static bool args_ok(const Checks& c, const UnaryDesc&, const UnaryArgs& args) { return passes(c, args); }
+  static void reject_args(const UnaryDesc& d, const UnaryArgs& args) { tpp::reject_args(d, args, arg_problem(d, args)); }
+  static UnaryPlan plan(const UnaryDesc& d, jit::Isa isa) { return plan_unary(d, isa); }
+  static std::unique_ptr<jit::CodeBuffer> emit(const UnaryDesc& d, const UnaryPlan& plan) { return emit_unary(d, plan); }
+  static void reference(const UnaryDesc& d, const UnaryArgs& args) { unary_reference(d, args); }
+  static std::string code_name(const UnaryDesc& d, jit::Isa isa) {
+    return "weft_unary_" + to_string(d) + "_" + std::string(jit::to_string(isa));
+  }
+};
+
+}  // namespace detail
+
+template class TppKernel<UnaryFamily>;
 
 void check_args(const UnaryDesc& d, const UnaryArgs& args) {
   if (const ArgProblem p = arg_problem(d, args); p != ArgProblem::none) [[unlikely]]
     reject_args(d, args, p);
-}
-
-Unary::Unary(const UnaryDesc& desc) : desc_(desc) {
-  validate(desc);
-  const Requirements r = requirements(desc);
-  checks_.in = r.in;
-  checks_.aux = r.aux;
-  checks_.mask = r.mask;
-  checks_.ld_in_min = r.ld_in_min;
-  checks_.ld_out_min = r.ld_out_min;
-  if (r.ld_in_min != 0) checks_.ld_in_span = static_cast<std::uint64_t>(kMaxLd - r.ld_in_min);
-  if (r.ld_out_min != 0) checks_.ld_out_span = static_cast<std::uint64_t>(kMaxLd - r.ld_out_min);
-  const weft::jit::Isa isa = weft::jit::selected_isa();
-  if (isa != weft::jit::Isa::reference) fn_ = unary_kernel(desc, isa);
-}
-
-void Unary::operator()(const UnaryArgs& args) const {
-  // check_args() over precomputed requirements: predictable branches, the leading dimensions
-  // compared only where the descriptor leaves them to the call.
-  const CallChecks& c = checks_;
-  const bool bad =
-      args.out == nullptr || (c.in && args.in == nullptr) ||
-      (c.ld_in_min != 0 && static_cast<std::uint64_t>(args.ld_in) - static_cast<std::uint64_t>(c.ld_in_min) > c.ld_in_span) ||
-      (c.ld_out_min != 0 && static_cast<std::uint64_t>(args.ld_out) - static_cast<std::uint64_t>(c.ld_out_min) > c.ld_out_span) ||
-      (c.aux && args.aux == nullptr) || (c.mask && args.mask == nullptr);
-  if (bad) [[unlikely]]
-    reject_args(desc_, args, arg_problem(desc_, args));
-  if (fn_ != nullptr) {
-    fn_(&args);
-  } else {
-    unary_reference(desc_, args);
-  }
 }
 
 void Unary::operator()(const float* in, float* out) const {
@@ -212,6 +193,14 @@ void Unary::operator()(const float* in, float* out) const {
   args.in = in;
   args.out = out;
   (*this)(args);
+}
+
+UnaryKernelFn unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa) {
+  return detail::KernelFamily<UnaryFamily>::generated(desc, isa).fn;
+}
+
+std::size_t unary_code_size(const UnaryDesc& desc, weft::jit::Isa isa) {
+  return detail::KernelFamily<UnaryFamily>::generated(desc, isa).code->getSize();
 }
 
 }  // namespace weft::tpp

@@ -14,7 +14,6 @@
 #include <tuple>
 
 #include "weft/jit/code_buffer.hpp"
-#include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/unary.hpp"
 
@@ -63,8 +62,8 @@ void call_entry(const void* a, void* b, std::int64_t ld_a, std::int64_t ld_b, co
   if (!ld_in_range(ld_b, transposed ? d.n : d.m)) [[unlikely]]
     reject_ld(*e, "ld_b", ld_b, transposed ? "n" : "m", transposed ? d.n : d.m);
   UnaryArgs args;
-  args.in = static_cast<const float*>(a);
-  args.out = static_cast<float*>(b);
+  args.in = a;
+  args.out = b;
   args.ld_in = ld_a;
   args.ld_out = ld_b;
   if (e->kernel != nullptr) {
@@ -94,8 +93,7 @@ Unary::kernel_t trampoline_for(const UnaryDesc& desc) {
   if (it != entries.end()) return it->second->fn;
   auto e = std::make_unique<Entry>();
   e->desc = desc;
-  const weft::jit::Isa isa = weft::jit::selected_isa();
-  if (isa != weft::jit::Isa::reference) e->kernel = weft::tpp::unary_kernel(desc, isa);
+  e->kernel = weft::tpp::Unary(desc).kernel();
   e->code = std::make_unique<Trampoline>(e.get());
   e->fn = e->code->finalize<Unary::kernel_t>("mini_jit_unary_" + weft::tpp::to_string(desc));
   return entries.emplace(key, std::move(e)).first->second->fn;

@@ -66,6 +66,7 @@ void validate(const UnaryDesc& d) {
   if (d.mask == ReluMask::bitmask && d.op != UnaryOp::relu && d.op != UnaryOp::relu_bwd) {
     fail(d, "a ReLU bitmask given to an op other than relu / relu_bwd");
   }
+  if (const std::string why = why_unsupported(d.types); !why.empty()) fail(d, why);
 }
 
 UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {

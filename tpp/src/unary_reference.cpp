@@ -44,8 +44,9 @@ void unary_reference(const UnaryDesc& d, const UnaryArgs& args) {
   check_args(d, args);
   const std::int64_t lda = d.ld_in != 0 ? d.ld_in : args.ld_in;
   const std::int64_t ldb = d.ld_out != 0 ? d.ld_out : args.ld_out;
-  const float* a = args.in;
-  float* b = args.out;
+  // validate() admits only f32 kernels: the pointers are floats.
+  const auto* a = static_cast<const float*>(args.in);
+  auto* b = static_cast<float*>(args.out);
   const std::int64_t m = d.m, n = d.n;
   switch (d.op) {
     case UnaryOp::transpose:

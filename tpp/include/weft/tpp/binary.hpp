@@ -1,4 +1,5 @@
-// Binary TPPs: C(M x N, ld_out) = A op B, column-major (M contiguous), FP32, where either input may
+// Binary TPPs: C(M x N, ld_out) = A op B, column-major (M contiguous); FP32 today (BinaryDesc::types
+// names the types); either input may
 // be broadcast: a row (1 x N, element j at p[j], repeated down the rows), a column (M x 1, element i
 // at p[i], repeated across the columns) or a scalar (p[0]).
 //
@@ -7,8 +8,10 @@
 //                              .bcast1 = Broadcast::col});
 //   add_bias(x, bias, y);                       // y(i, j) = x(i, j) + bias[i]
 //
-// The kernels come from a thread-safe cache keyed by the descriptor; WEFT_ISA=reference runs
-// binary_reference(). See docs/tpp_eltwise.md.
+// The kernels come from a thread-safe cache keyed by the descriptor and the ISA (the functor's second
+// argument, jit::selected_isa() by default); Isa::reference (WEFT_ISA=reference) runs
+// binary_reference(). Descriptor -> validate -> plan_binary -> emit (private) -> binary_reference,
+// as every TPP family. See docs/tpp_eltwise.md.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +19,8 @@
 #include <string>
 
 #include "weft/jit/cpu.hpp"
+#include "weft/tpp/data_types.hpp"
+#include "weft/tpp/tpp_kernel.hpp"
 
 namespace weft::tpp {
 
@@ -39,6 +44,8 @@ struct BinaryDesc {
   std::int64_t ld_out = 0;  // >= m
   Broadcast bcast0 = Broadcast::none;
   Broadcast bcast1 = Broadcast::none;
+  // in: A and B; out: C; compute: the arithmetic. All f32 today (validate).
+  DataTypes types = {};
 
   bool operator==(const BinaryDesc&) const = default;
 };
@@ -47,11 +54,13 @@ struct BinaryDescHash {
   std::size_t operator()(const BinaryDesc& d) const noexcept;
 };
 
-// The one argument of a generated binary kernel, `void kernel(const BinaryArgs*)`.
+// The one argument of a generated binary kernel, `void kernel(const BinaryArgs*)`, whatever the
+// data types: the descriptor's `types` say what the pointers point to (in0, in1: types.in; out:
+// types.out).
 struct BinaryArgs {
-  const float* in0 = nullptr;  // A
-  const float* in1 = nullptr;  // B
-  float* out = nullptr;        // C (may alias A or B when that input is not broadcast and has ld_out)
+  const void* in0 = nullptr;  // A
+  const void* in1 = nullptr;  // B
+  void* out = nullptr;        // C (may alias A or B when that input is not broadcast and has ld_out)
 };
 
 using BinaryKernelFn = void (*)(const BinaryArgs*);
@@ -71,11 +80,12 @@ struct BinaryPlan {
 constexpr std::int64_t kBinaryNontemporalBytes = std::int64_t{8} << 20;
 
 // Throws weft::Error naming the problem (sizes, leading dimensions, an op or broadcast outside
-// its enum).
+// its enum, data types without kernels: today anything but all f32).
 void validate(const BinaryDesc& desc);
 // Throws weft::Error naming the BinaryArgs pointer that is null (all three are read or written,
 // a broadcast input too). Binary::operator() and binary_reference() check every call.
 void check_args(const BinaryDesc& desc, const BinaryArgs& args);
+// Pure; validates first (throws weft::Error for an invalid descriptor).
 BinaryPlan plan_binary(const BinaryDesc& desc, weft::jit::Isa isa);
 
 void binary_reference(const BinaryDesc& desc, const BinaryArgs& args);
@@ -85,21 +95,25 @@ std::string to_string(BinaryOp op);
 std::string to_string(Broadcast b);
 std::string to_string(const BinaryDesc& desc);
 
-class Binary {
- public:
-  explicit Binary(const BinaryDesc& desc);  // throws weft::Error for unsupported descriptors
-  // Throws weft::Error for arguments check_args() rejects; kernel() is the unchecked entry.
-  void operator()(const BinaryArgs& args) const;
-  void operator()(const float* in0, const float* in1, float* out) const;
-  const BinaryDesc& desc() const { return desc_; }
-  BinaryKernelFn kernel() const { return fn_; }
+using BinaryFamily = TppFamily<BinaryDesc, BinaryDescHash, BinaryArgs, BinaryPlan>;
+extern template class TppKernel<BinaryFamily>;
 
- private:
-  BinaryDesc desc_;
-  BinaryKernelFn fn_ = nullptr;
+// A binary kernel for one descriptor and ISA: the members of TppKernel (construction from
+// (desc, isa), the checked call on BinaryArgs, desc(), plan(), isa(), kernel(), code()), and a
+// typed call.
+class Binary : public TppKernel<BinaryFamily> {
+ public:
+  using TppKernel::TppKernel;
+  using TppKernel::operator();
+
+  // FP32. Throws weft::Error for arguments check_args() rejects.
+  void operator()(const float* in0, const float* in1, float* out) const;
 };
 
+// The generated code of `desc` for `isa`, from the same cache as Binary (any ISA on any host; run
+// only where the CPU has it). Throws weft::Error when unsupported and for Isa::reference.
 BinaryKernelFn binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa);
+// Bytes of machine code generated for `desc` (for tests and emission checks on foreign ISAs).
 std::size_t binary_code_size(const BinaryDesc& desc, weft::jit::Isa isa);
 
 }  // namespace weft::tpp

@@ -1,4 +1,4 @@
-// Batch-reduce GEMM (FP32, column-major, like libxsmm):
+// Batch-reduce GEMM (column-major, like libxsmm; FP32 today, BrgemmDesc::types names the types):
 //
 //   C(m x n, ldc) = epilogue( beta * C + sum_{i < count} A_i(m x k, lda) * B_i(k x n, ldb) )
 //
@@ -15,18 +15,18 @@
 //   BrgemmArgs args{.a = a, .b = b, .c = c, .count = 8, .stride_a = 1024, .stride_b = 1024};
 //   gemm(args);
 //
-// Descriptor -> plan_brgemm (pure blocking) -> emit_brgemm (Xbyak, AVX2 or AVX-512) ->
-// brgemm_reference (portable C++, the oracle and the WEFT_ISA=reference fallback).
+// Descriptor -> validate -> plan_brgemm (pure blocking) -> emit (private: Xbyak, AVX2 or AVX-512)
+// -> brgemm_reference (portable C++, the oracle and the WEFT_ISA=reference fallback).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "weft/jit/code_buffer.hpp"
 #include "weft/jit/cpu.hpp"
+#include "weft/tpp/data_types.hpp"
+#include "weft/tpp/tpp_kernel.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tpp {
@@ -70,6 +70,8 @@ struct BrgemmDesc {
   UnaryOp unary = UnaryOp::copy;  // activation == unary: an element-wise op (is_elementwise)
   float unary_alpha = 0.0f;       // its constant (increment, decrement, scale)
   BrgemmPrefetch prefetch = BrgemmPrefetch::none;
+  // in: A and B; out: C (and the bias); compute: the accumulators. All f32 today (validate).
+  DataTypes types = {};
 
   bool operator==(const BrgemmDesc&) const = default;
 };
@@ -78,25 +80,27 @@ struct BrgemmDescHash {
   std::size_t operator()(const BrgemmDesc& d) const noexcept;
 };
 
-// "brgemm_m32_n32_k32_lda32_ldb32_ldc32_beta0_strided_relu" -- also the name the generated code gets
-// in the perf map and in the log.
+// "brgemm_m32_n32_k32_lda32_ldb32_ldc32_beta0_strided_relu" (name_suffix(types) appended when the
+// types are not all f32) -- also the name the generated code gets in the perf map and in the log.
 std::string to_string(const BrgemmDesc& d);
 
-// Throws weft::Error naming the offending field when the descriptor cannot be generated.
+// Throws weft::Error naming the offending field when the descriptor cannot be generated (also for
+// data types without kernels: today anything but all f32).
 void validate(const BrgemmDesc& d);
 
-// The single argument of every generated kernel. New fields go at the end.
+// The single argument of every generated kernel, whatever the data types: the descriptor's `types`
+// say what the pointers point to (in: A and B, out: C and bias). New fields go at the end.
 struct BrgemmArgs {
-  const float* a = nullptr;
-  const float* b = nullptr;
-  float* c = nullptr;
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
   std::int64_t count = 1;  // batch count; 0 means an empty sum (beta = 0 then writes epilogue(0))
   std::int64_t stride_a = 0, stride_b = 0;                      // strided, in elements
   const std::int64_t* offsets_a = nullptr;                      // offsets, in elements
   const std::int64_t* offsets_b = nullptr;
-  const float* const* addresses_a = nullptr;                    // addresses
-  const float* const* addresses_b = nullptr;
-  const float* bias = nullptr;                                  // bias != none
+  const void* const* addresses_a = nullptr;                     // addresses
+  const void* const* addresses_b = nullptr;
+  const void* bias = nullptr;                                   // bias != none
 };
 
 using BrgemmKernelFn = void (*)(const BrgemmArgs*);
@@ -169,7 +173,8 @@ struct BrgemmPlanOptions {
   int dot = 0;  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes), -1 never, 0 plan's choice
 };
 
-// Pure: no allocation of code, no CPU query. For Isa::reference returns an empty plan.
+// Pure: no allocation of code, no CPU query. Validates first (throws weft::Error for an invalid
+// descriptor). For Isa::reference returns an empty plan.
 BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOptions& options = {});
 
 // Vector registers a tile of the plan needs (accumulators + operands + AVX2 tail scratch), for tests.
@@ -181,42 +186,26 @@ int brgemm_epilogue_scratch(const BrgemmDesc& d);
 // "avx2 k_unroll=16 | 2x[2v 6c x5 + 5c x2]" -- for logs, docs and tests.
 std::string to_string(const BrgemmPlan& plan);
 
-// ---- emit: Xbyak code following the plan ------------------------------------------------------------
-
-// Emits (does not finalize) the kernel for plan.isa (avx2 or avx512). Works on any x86-64 host:
-// running AVX-512 code needs the CPU, emitting and disassembling it does not.
-std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan);
-
 // ---- reference: portable C++, same summation order as the generated code -------------------------
 
 void brgemm_reference(const BrgemmDesc& d, const BrgemmArgs& args);
 
-// ---- the typed functor ---------------------------------------------------------------------------
+// ---- the functor ---------------------------------------------------------------------------------
 
-class BrgemmKernel;  // one generated (or reference) kernel, owned by the process-wide cache
+using BrgemmFamily = TppFamily<BrgemmDesc, BrgemmDescHash, BrgemmArgs, BrgemmPlan>;
+extern template class TppKernel<BrgemmFamily>;
 
-class Brgemm {
+// The members of TppKernel (construction from (desc, isa), the checked call, desc(), plan(), isa(),
+// kernel(), code()), and a typed call for the common case.
+class Brgemm : public TppKernel<BrgemmFamily> {
  public:
-  // Validates, plans, emits and caches on first use of (desc, isa); later constructions of the same
-  // descriptor return the cached kernel. Thread-safe. Throws weft::Error for invalid descriptors.
-  explicit Brgemm(const BrgemmDesc& desc, jit::Isa isa = jit::selected_isa());
+  using TppKernel::TppKernel;
+  using TppKernel::operator();
 
-  // Both throw weft::Error for arguments check_args() rejects; kernel() is the unchecked entry.
-  void operator()(const BrgemmArgs& args) const;
-  void operator()(const float* a, const float* b, float* c, std::int64_t count = 1,
-                  std::int64_t stride_a = 0, std::int64_t stride_b = 0) const;
-
-  const BrgemmDesc& desc() const;
-  const BrgemmPlan& plan() const;
-  jit::Isa isa() const;
-  // The generated entry point; nullptr for Isa::reference. It checks nothing.
-  BrgemmKernelFn kernel() const;
-  // The generated machine code (empty for Isa::reference), e.g. to write to a file and disassemble:
-  //   objdump -D -b binary -m i386:x86-64 kernel.bin
-  std::vector<std::uint8_t> code() const;
-
- private:
-  const BrgemmKernel* kernel_;
+  // A strided FP32 kernel without bias; throws weft::Error for other descriptors and for arguments
+  // check_args() rejects.
+  void operator()(const float* a, const float* b, float* c, std::int64_t count = 1, std::int64_t stride_a = 0,
+                  std::int64_t stride_b = 0) const;
 };
 
 // Number of kernels in the process-wide cache (for tests).

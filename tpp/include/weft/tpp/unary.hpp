@@ -1,4 +1,5 @@
-// Unary TPPs: B(M x N, ld_out) = op(A(M x N, ld_in)), column-major (M contiguous), FP32.
+// Unary TPPs: B(M x N, ld_out) = op(A(M x N, ld_in)), column-major (M contiguous); FP32 today
+// (UnaryDesc::types names the types).
 //
 //   using namespace weft::tpp;
 //   Unary relu(UnaryDesc{.op = UnaryOp::relu, .m = 64, .n = 32, .ld_in = 64, .ld_out = 80});
@@ -7,8 +8,10 @@
 //   Unary gelu(UnaryDesc{.op = UnaryOp::gelu, .m = 16, .n = 16, .ld_in = 16, .ld_out = 16});
 //   gelu(UnaryArgs{.in = a, .out = b});           // the kernel's own entry: one argument struct
 //
-// The kernels come from a thread-safe cache keyed by the descriptor. With WEFT_ISA=reference (or on a
-// CPU without AVX2+FMA) the functor runs unary_reference() instead of generated code.
+// The kernels come from a thread-safe cache keyed by the descriptor and the ISA (the functor's second
+// argument, jit::selected_isa() by default). With Isa::reference (WEFT_ISA=reference, or a CPU
+// without AVX2+FMA) the functor runs unary_reference() instead of generated code.
+// Descriptor -> validate -> plan_unary -> emit (private) -> unary_reference, as every TPP family.
 // Every op, its accuracy and its special values are described in docs/tpp_eltwise.md.
 #pragma once
 
@@ -17,6 +20,8 @@
 #include <string>
 
 #include "weft/jit/cpu.hpp"
+#include "weft/tpp/data_types.hpp"
+#include "weft/tpp/tpp_kernel.hpp"
 
 namespace weft::tpp {
 
@@ -62,6 +67,8 @@ struct UnaryDesc {
   ReluMask mask = ReluMask::none;
   // B = op(A)^T (n x m, ld_out >= n) for an element-wise op: the transpose kernel with the op fused.
   bool transpose_out = false;
+  // in: A (and relu_bwd's forward input); out: B; compute: the arithmetic. All f32 today (validate).
+  DataTypes types = {};
 
   bool operator==(const UnaryDesc&) const = default;
 };
@@ -70,11 +77,12 @@ struct UnaryDescHash {
   std::size_t operator()(const UnaryDesc& d) const noexcept;
 };
 
-// The one argument of a generated unary kernel, `void kernel(const UnaryArgs*)`.
+// The one argument of a generated unary kernel, `void kernel(const UnaryArgs*)`, whatever the data
+// types: the descriptor's `types` say what `in` (types.in) and `out` (types.out) point to.
 struct UnaryArgs {
-  const float* in = nullptr;   // A
-  float* out = nullptr;        // B
-  const void* aux = nullptr;   // relu_bwd: forward input x (float, ld_in) or its bitmask
+  const void* in = nullptr;    // A
+  void* out = nullptr;         // B
+  const void* aux = nullptr;   // relu_bwd: forward input x (types.in, ld_in) or its bitmask
   void* mask = nullptr;        // relu with ReluMask::bitmask: the mask written
   std::int64_t ld_in = 0;      // read only when the descriptor's ld_in is 0
   std::int64_t ld_out = 0;     // read only when the descriptor's ld_out is 0
@@ -99,7 +107,7 @@ struct UnaryPlan {
 
 // Throws weft::Error naming the problem for descriptors no kernel implements (m or n < 1, leading
 // dimensions too small, an op, mask kind or flag outside its enum, an op that takes no alpha or
-// mask given one, ...).
+// mask given one, data types without kernels: today anything but all f32, ...).
 void validate(const UnaryDesc& desc);
 
 // Throws weft::Error naming the UnaryArgs field when a call with `args` cannot run `desc`: a pointer
@@ -111,6 +119,7 @@ void check_args(const UnaryDesc& desc, const UnaryArgs& args);
 // Outputs at least this large (bytes) are written with non-temporal stores when the layout is flat.
 constexpr std::int64_t kNontemporalBytes = std::int64_t{8} << 20;
 
+// Pure; validates first (throws weft::Error for an invalid descriptor).
 UnaryPlan plan_unary(const UnaryDesc& desc, weft::jit::Isa isa);
 
 // Portable reference: the test oracle and the fallback. Transcendentals are evaluated in double
@@ -124,38 +133,25 @@ bool is_elementwise(UnaryOp op);
 std::string to_string(UnaryOp op);
 std::string to_string(const UnaryDesc& desc);
 
-// A generated unary kernel (or the reference, under WEFT_ISA=reference) for one descriptor.
-class Unary {
+using UnaryFamily = TppFamily<UnaryDesc, UnaryDescHash, UnaryArgs, UnaryPlan>;
+extern template class TppKernel<UnaryFamily>;
+
+// A unary kernel for one descriptor and ISA: the members of TppKernel (construction from
+// (desc, isa), the checked call on UnaryArgs -- leading dimensions from the descriptor, or from the
+// args where the descriptor's are 0 --, desc(), plan(), isa(), kernel(), code()), and a typed call.
+class Unary : public TppKernel<UnaryFamily> {
  public:
-  explicit Unary(const UnaryDesc& desc);  // throws weft::Error for unsupported descriptors
+  using TppKernel::TppKernel;
+  using TppKernel::operator();
 
-  // B = op(A) with the descriptor's leading dimensions (or those in args when the descriptor's are 0).
-  // Throws weft::Error for arguments check_args() rejects; kernel() is the unchecked entry.
-  void operator()(const UnaryArgs& args) const;
-  // For descriptors with both leading dimensions set.
+  // FP32, for descriptors with both leading dimensions set. Throws weft::Error for arguments
+  // check_args() rejects.
   void operator()(const float* in, float* out) const;
-
-  const UnaryDesc& desc() const { return desc_; }
-  // The generated entry, or nullptr when running the reference. It checks nothing: a null pointer or
-  // a leading dimension below m is undefined behaviour there.
-  UnaryKernelFn kernel() const { return fn_; }
-
- private:
-  // check_args() reduced to a few compares per call: which pointers must be set, and the range
-  // [min, min + span] of each call-time leading dimension (span ~0: not read at call time).
-  struct CallChecks {
-    bool in = false, aux = false, mask = false;
-    std::int64_t ld_in_min = 0, ld_out_min = 0;
-    std::uint64_t ld_in_span = ~std::uint64_t{0}, ld_out_span = ~std::uint64_t{0};
-  };
-
-  UnaryDesc desc_;
-  UnaryKernelFn fn_ = nullptr;
-  CallChecks checks_;
 };
 
-// Generates (or finds in the process-wide cache) the kernel for `desc` for `isa`; AVX-512 code can be
-// generated on any host, but only run where the CPU has it. Throws weft::Error when unsupported.
+// The generated code of `desc` for `isa`, from the same cache as Unary: AVX-512 code can be generated
+// on any host, but only run where the CPU has it. Throws weft::Error when unsupported and for
+// Isa::reference.
 UnaryKernelFn unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa);
 
 // Bytes of machine code generated for `desc` (for tests and emission checks on foreign ISAs).

@@ -1,0 +1,68 @@
+// The one functor shape of every TPP family (Brgemm, Unary, Binary): a descriptor's kernel for one
+// instruction set, taken from the family's process-wide cache, generated on first use.
+//
+//   weft::tpp::Unary relu(weft::tpp::UnaryDesc{.op = weft::tpp::UnaryOp::relu, .m = 64, .n = 8,
+//                                              .ld_in = 64, .ld_out = 64});
+//   relu(weft::tpp::UnaryArgs{.in = x, .out = y});  // checked call
+//   relu.kernel();                                  // the unchecked generated entry
+//   relu.code();                                    // its bytes, e.g. to disassemble
+//
+// Every family goes descriptor -> validate -> plan -> emit -> reference; the template's members
+// are defined next to the (private) emitters in tpp/src and instantiated there for each family, so
+// this header and the families' headers need no Xbyak.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "weft/jit/cpu.hpp"
+
+namespace weft::tpp {
+
+namespace detail {
+template <class Family>
+struct KernelEntry;  // desc, plan, call checks, code: one cache entry (tpp/src/kernel_family.hpp)
+}  // namespace detail
+
+// A family's types: its descriptor (with its hash, the cache key), argument struct and plan.
+template <class DescT, class DescHashT, class ArgsT, class PlanT>
+struct TppFamily {
+  using Desc = DescT;
+  using DescHash = DescHashT;
+  using Args = ArgsT;
+  using Plan = PlanT;
+};
+
+// Family: a TppFamily (e.g. UnaryFamily).
+template <class Family>
+class TppKernel {
+ public:
+  using Desc = typename Family::Desc;
+  using Args = typename Family::Args;
+  using Plan = typename Family::Plan;
+  using KernelFn = void (*)(const Args*);
+
+  // Validates, plans, emits and caches on first use of (desc, isa); later constructions find the
+  // cached kernel. Thread-safe. Throws weft::Error for an invalid descriptor, or for an ISA this
+  // CPU cannot run (Isa::reference always runs: the family's portable reference).
+  explicit TppKernel(const Desc& desc, jit::Isa isa = jit::selected_isa());
+
+  // Runs the kernel on `args`; throws weft::Error naming the field for arguments the family's
+  // check_args() rejects (a few compares per call).
+  void operator()(const Args& args) const;
+
+  const Desc& desc() const;
+  const Plan& plan() const;
+  jit::Isa isa() const;
+  // The generated entry; nullptr for Isa::reference. It checks nothing: arguments check_args()
+  // rejects are undefined behaviour there.
+  KernelFn kernel() const;
+  // The generated machine code (empty for Isa::reference), e.g. to write to a file and disassemble:
+  //   objdump -D -b binary -m i386:x86-64 kernel.bin
+  std::vector<std::uint8_t> code() const;
+
+ private:
+  const detail::KernelEntry<Family>* entry_;
+};
+
+}  // namespace weft::tpp
