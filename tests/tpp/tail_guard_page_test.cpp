@@ -40,6 +40,18 @@ void fill(GuardedBuffer<float>& buffer, std::mt19937& rng) {
   for (float& v : buffer) v = static_cast<float>(value(rng)) * 0.25f;  // exact sums
 }
 
+// Runs `kernel` on args and `reference` on the same args writing a copy of `out` (so that elements
+// the op leaves alone must stay too), and compares every element.
+template <class Args, class Reference, class Kernel>
+void expect_reference_result(const Args& args, const GuardedBuffer<float>& out, Reference reference, Kernel kernel) {
+  std::vector<float> want(out.data(), out.data() + out.size());
+  Args ref = args;
+  ref.out = want.data();
+  reference(ref);
+  kernel(&args);
+  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(out[i], want[i]) << "element " << i;
+}
+
 TEST(TailGuardPage, UnaryAvx2TailsEndAtTheGuardPage) {
   if (!avx2_runs()) GTEST_SKIP() << "the host runs no AVX2 code";
   std::mt19937 rng(13);
@@ -54,14 +66,9 @@ TEST(TailGuardPage, UnaryAvx2TailsEndAtTheGuardPage) {
         GuardedBuffer<float> out(static_cast<std::size_t>(out_elements(d)));
         fill(in, rng);
         fill(aux, rng);
-        std::vector<float> want(out.size(), -1.0f);
-        for (float& v : out) v = -1.0f;
-        UnaryArgs args{.in = in.data(), .out = out.data(), .aux = aux.data()};
-        UnaryArgs ref = args;
-        ref.out = want.data();
-        unary_reference(d, ref);
-        unary_kernel(d, Isa::avx2)(&args);
-        for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(out[i], want[i]) << "element " << i;
+        fill(out, rng);
+        expect_reference_result(UnaryArgs{.in = in.data(), .out = out.data(), .aux = aux.data()}, out,
+                                [&](const UnaryArgs& ref) { unary_reference(d, ref); }, unary_kernel(d, Isa::avx2));
       }
 }
 
@@ -79,13 +86,8 @@ TEST(TailGuardPage, BinaryAvx2TailsEndAtTheGuardPage) {
           GuardedBuffer<float> c(static_cast<std::size_t>(m * n));
           fill(a, rng);
           fill(b, rng);
-          std::vector<float> want(c.size());
-          BinaryArgs args{.in0 = a.data(), .in1 = b.data(), .out = c.data()};
-          BinaryArgs ref = args;
-          ref.out = want.data();
-          binary_reference(d, ref);
-          binary_kernel(d, Isa::avx2)(&args);
-          for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(c[i], want[i]) << "element " << i;
+          expect_reference_result(BinaryArgs{.in0 = a.data(), .in1 = b.data(), .out = c.data()}, c,
+                                  [&](const BinaryArgs& ref) { binary_reference(d, ref); }, binary_kernel(d, Isa::avx2));
         }
 }
 

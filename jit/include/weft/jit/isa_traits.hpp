@@ -80,48 +80,23 @@ struct IsaTraits {
 // the cost model's peak for it (2 pipes x 4 lanes x 1 flop, a multiply or an add) is the
 // "scalar-ish" guess it always made.
 inline constexpr IsaTraits kReferenceTraits{
-    .isa = Isa::reference,
-    .vector_bytes = 16,
-    .vector_registers = 16,
-    .tail = TailPolicy::none,
-    .fma = false,
-    .bf16_dot = false,
-    .narrowest_datapath_bytes = 16,
-    .brgemm = {},
-};
+    .isa = Isa::reference, .vector_bytes = 16, .vector_registers = 16, .tail = TailPolicy::none, .fma = false,
+    .bf16_dot = false, .narrowest_datapath_bytes = 16, .brgemm = {}};
 
 // Intel's SDM guarantees that vmaskmovps does not fault on masked-off lanes, AMD's APM leaves it
 // implementation-dependent, and masked stores are microcoded on Zen: tails are piecewise.
 inline constexpr IsaTraits kAvx2Traits{
-    .isa = Isa::avx2,
-    .vector_bytes = 32,
-    .vector_registers = 16,
-    .tail = TailPolicy::piecewise,
-    .fma = true,
-    .bf16_dot = false,
-    .narrowest_datapath_bytes = 16,
-    .brgemm = {.panel_vectors = 4,
-               .widen_to_avoid_single_vector_panel = false,
-               .k_unroll = 8,
-               .two_vector_max_cols = 0,
-               .dot_tiles = true},
-};
+    .isa = Isa::avx2, .vector_bytes = 32, .vector_registers = 16, .tail = TailPolicy::piecewise, .fma = true,
+    .bf16_dot = false, .narrowest_datapath_bytes = 16,
+    .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = false, .k_unroll = 8,
+               .two_vector_max_cols = 0, .dot_tiles = true}};
 
 // AVX-512 F + BW + VL (what can_run() asks for).
 inline constexpr IsaTraits kAvx512Traits{
-    .isa = Isa::avx512,
-    .vector_bytes = 64,
-    .vector_registers = 32,
-    .tail = TailPolicy::opmask,
-    .fma = true,
-    .bf16_dot = false,
-    .narrowest_datapath_bytes = 32,
-    .brgemm = {.panel_vectors = 4,
-               .widen_to_avoid_single_vector_panel = true,
-               .k_unroll = 2,
-               .two_vector_max_cols = 8,
-               .dot_tiles = false},
-};
+    .isa = Isa::avx512, .vector_bytes = 64, .vector_registers = 32, .tail = TailPolicy::opmask, .fma = true,
+    .bf16_dot = false, .narrowest_datapath_bytes = 32,
+    .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2,
+               .two_vector_max_cols = 8, .dot_tiles = false}};
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
