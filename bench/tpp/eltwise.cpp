@@ -204,7 +204,8 @@ void time_each_call(benchmark::State& state, const Call& call) {
 void bm_tail_unary(benchmark::State& state, UnaryOp op) {
   auto& x = arrays();
   const std::int64_t m = state.range(0);
-  const Unary k(UnaryDesc{.op = op, .m = m, .n = kTailColumns, .ld_in = m + 1, .ld_out = m + 1});
+  const std::int64_t ld_out = (op == UnaryOp::transpose ? kTailColumns : m) + 1;
+  const Unary k(UnaryDesc{.op = op, .m = m, .n = kTailColumns, .ld_in = m + 1, .ld_out = ld_out});
   time_each_call(state, [&] { k(x.a.data(), x.c.data()); });
 }
 
@@ -261,7 +262,7 @@ void register_all() {
   auto tail_args = [](benchmark::internal::Benchmark* b) {
     b->ArgName("m")->Arg(3)->Arg(5)->Arg(7)->Arg(13)->Arg(15)->Unit(benchmark::kNanosecond)->MinTime(0.05)->Repetitions(5)->ReportAggregatesOnly(true);
   };
-  for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::exp, UnaryOp::reduce_rows_max}) {
+  for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::exp, UnaryOp::reduce_rows_max, UnaryOp::transpose}) {
     tail_args(benchmark::RegisterBenchmark(("tail/unary_" + to_string(op)).c_str(), bm_tail_unary, op));
   }
   tail_args(benchmark::RegisterBenchmark("tail/binary_add", bm_tail_binary, BinaryOp::add));

@@ -1,4 +1,5 @@
 // The binary TPP emitter: follows a BinaryPlan and writes one kernel `void(const BinaryArgs*)`.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -63,7 +64,7 @@ class BinaryCode : public KernelFrame {
     if (!streams(input)) return bcast(input);
     const Vmm v = input == 0 ? a(u) : b(u);
     const RegExp at = base(input) + u * kBytes;
-    if (tail > 0) {
+    if (tail > 0 && !loads_whole(input)) {
       load_tail(*this, v, at, tail, spare());
     } else {
       vmovups(v, ptr[at]);
@@ -101,11 +102,15 @@ class BinaryCode : public KernelFrame {
     }
   }
 
+  // Whether the partial vectors of `input` in the column being emitted are loaded whole: a later
+  // column of the same input follows within reach (whole_tail_columns).
+  bool loads_whole(int input) const { return whole_tail_loads_ && kind(input) == Broadcast::none; }
+
   void group(int count, int tail, bool nt) {
     const int n = tail > 0 ? 1 : count;
     for (int u = 0; u < n; ++u) {
       const Vmm x = operand(0, u, tail);
-      if (streams(1) && tail == 0) {
+      if (streams(1) && (tail == 0 || loads_whole(1))) {
         op(a(u), x, ptr[rcx + u * kBytes], scratch(0), scratch(1));
       } else {
         op(a(u), x, operand(1, u, tail), scratch(0), scratch(1));
@@ -141,22 +146,29 @@ class BinaryCode : public KernelFrame {
     if (p_.full_vectors > 0) advance(p_.full_vectors, true);
   }
 
+  // The columns; where a later column of every full input follows within reach, a partial vector
+  // is loaded whole (whole_tail_columns).
   void columns() {
-    Label loop;
-    if (p_.cols > 1) {
-      mov(r11, p_.cols);
-      L(loop);
-    }
-    column();
-    if (p_.cols > 1) {
+    std::int64_t whole = 0;
+    if constexpr (!kOpmaskTails<Vmm>) {
+      whole = p_.cols;
       for (int input = 0; input < 2; ++input) {
-        if (kind(input) == Broadcast::none) add(base(input), ld(input));
-        if (kind(input) == Broadcast::row) add(base(input), 4);
+        const std::int64_t ld_elements = input == 0 ? d_.ld_in0 : d_.ld_in1;
+        if (kind(input) == Broadcast::none) whole = std::min(whole, whole_tail_columns(p_.cols, kLanes, p_.tail, ld_elements));
       }
-      add(rdx, r10);
-      dec(r11);
-      jnz(loop, T_NEAR);
     }
+    emit_column_runs(*this, r11, p_.cols, whole, [&](bool whole_tails) {
+      whole_tail_loads_ = whole_tails;
+      column();
+      if (p_.cols > 1) {
+        for (int input = 0; input < 2; ++input) {
+          if (kind(input) == Broadcast::none) add(base(input), ld(input));
+          if (kind(input) == Broadcast::row) add(base(input), 4);
+        }
+        add(rdx, r10);
+      }
+    });
+    whole_tail_loads_ = false;
   }
 
   void scalar_element() {
@@ -180,6 +192,7 @@ class BinaryCode : public KernelFrame {
 
   BinaryDesc d_;
   BinaryPlan p_;
+  bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "unary_emit.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -107,7 +108,7 @@ class UnaryCode : public KernelFrame {
   }
 
   void load(const Vmm& v, const RegExp& at, int tail) {
-    if (tail > 0) {
+    if (tail > 0 && !whole_tail_loads_) {
       load_tail(*this, v, at, tail, spare());
     } else {
       vmovups(v, ptr[at]);
@@ -218,18 +219,18 @@ class UnaryCode : public KernelFrame {
     if (writes_mask()) add(r8, static_cast<std::uint32_t>(mask_ld(d_.m)));
   }
 
+  // The columns; where a later column follows within reach, a partial vector is loaded whole
+  // (whole_tail_columns). Not with ld_in given at call time: the kernel does not check it (the
+  // tensor layer passes 0 for a broadcast input).
   void columns() {
-    if (p_.cols == 1) {
+    const bool may_load_whole = !kOpmaskTails<Vmm> && d_.op != UnaryOp::zero && d_.ld_in != 0;
+    const std::int64_t whole = may_load_whole ? whole_tail_columns(p_.cols, kLanes, p_.tail, d_.ld_in) : 0;
+    emit_column_runs(*this, r11, p_.cols, whole, [&](bool whole_tails) {
+      whole_tail_loads_ = whole_tails;
       column();
-      return;
-    }
-    Label loop;
-    mov(r11, p_.cols);
-    L(loop);
-    column();
-    next_column();
-    dec(r11);
-    jnz(loop, T_NEAR);
+      if (p_.cols > 1) next_column();
+    });
+    whole_tail_loads_ = false;
   }
 
   // ---- large contiguous arrays: non-temporal stores, which need aligned addresses ------------------
@@ -385,7 +386,9 @@ class UnaryCode : public KernelFrame {
   // ---- transpose: 8 x 8 blocks in ymm registers (on AVX-512 too: it is shuffle-bound either way) --
 
   // Loads block columns (A rows i0.. of columns j0..j0+nj-1), transposes, stores mi B columns.
-  void transpose_block(int mi, int nj) {
+  // Columns from `first_piecewise` on load only their mi rows (the tail policy); the others load
+  // 8 rows, those past the block landing in transposed rows that are never stored.
+  void transpose_block(int mi, int nj, int first_piecewise = 8) {
     const Ymm r[8] = {ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7};
     const Ymm t[8] = {ymm8, ymm9, ymm10, ymm11, ymm12, ymm13, ymm14, ymm15};
     // Column c of the block: [rsi + c*lda] for c < 4, [rcx + (c-4)*lda] for c >= 4; rax = 3*lda.
@@ -403,7 +406,7 @@ class UnaryCode : public KernelFrame {
         vxorps(r[c], r[c], r[c]);
       } else {
         // Ymm code on every ISA: the piecewise tail (t[0] is free until the shuffles).
-        load_lanes(*this, r[c], a_col(c), mi, Xmm(t[0].getIdx()));
+        load_lanes(*this, r[c], a_col(c), c < first_piecewise ? 8 : mi, Xmm(t[0].getIdx()));
       }
     }
     if (d_.transpose_out && d_.op != UnaryOp::copy) {
@@ -435,8 +438,9 @@ class UnaryCode : public KernelFrame {
     }
   }
 
-  // A row-block loop (over i) for one column block of width nj: rsi/rdx at the block row 0.
-  void transpose_row_blocks(int nj) {
+  // A row-block loop (over i) for one column block of width nj: rsi/rdx at the block row 0. The
+  // partial row block loads its columns from `first_piecewise` on piecewise.
+  void transpose_row_blocks(int nj, int first_piecewise = 8) {
     const std::int64_t full = d_.m / 8;
     const int tail = static_cast<int>(d_.m % 8);
     push(rsi);
@@ -458,33 +462,59 @@ class UnaryCode : public KernelFrame {
     }
     if (tail > 0) {
       setup();
-      transpose_block(tail, nj);
+      transpose_block(tail, nj, first_piecewise);
     }
     pop(rdx);
     pop(rsi);
   }
 
+  // The first column of A whose partial row block must be loaded piecewise. Loading all 8 rows of
+  // the partial block of column j reads 8 - m % 8 elements past row m, which stay inside A (in
+  // later columns) when (n - 1 - j) * lda >= 8 - m % 8: only the last few columns (at most 7)
+  // need the piecewise loads. An lda given at call time is unchecked by the kernel (the tensor
+  // layer passes 0 for a broadcast input): then every column loads piecewise.
+  std::int64_t first_piecewise_column() const {
+    const int tail = static_cast<int>(d_.m % 8);
+    if (tail == 0) return d_.n;
+    return d_.ld_in == 0 ? 0 : whole_tail_columns(d_.n, 8, tail, d_.ld_in);
+  }
+
+  // Column blocks of 8 in a loop while none of their columns loads piecewise, then the rest one
+  // by one.
   void transpose() {
     lea(rax, ptr[r9 + r9 * 2]);
     lea(r8, ptr[r10 + r10 * 2]);
     const std::int64_t full = d_.n / 8;
     const int tail = static_cast<int>(d_.n % 8);
-    if (full > 0) {
-      Label loop;
-      mov(r12, full);
-      L(loop);
-      transpose_row_blocks(8);
+    const std::int64_t piecewise = first_piecewise_column();
+    const std::int64_t looped = std::min(full, piecewise / 8);
+    auto next_column_block = [&] {
       lea(rsi, ptr[rsi + r9 * 8]);
       add(rdx, 32);
+    };
+    auto first_piecewise_in = [&](std::int64_t block) {
+      return static_cast<int>(std::clamp<std::int64_t>(piecewise - 8 * block, 0, 8));
+    };
+    if (looped > 0) {
+      Label loop;
+      mov(r12, looped);
+      L(loop);
+      transpose_row_blocks(8);
+      next_column_block();
       dec(r12);
       jnz(loop, T_NEAR);
     }
-    if (tail > 0) transpose_row_blocks(tail);
+    for (std::int64_t block = looped; block < full; ++block) {
+      transpose_row_blocks(8, first_piecewise_in(block));
+      next_column_block();
+    }
+    if (tail > 0) transpose_row_blocks(tail, first_piecewise_in(full));
   }
 
   UnaryDesc d_;
   UnaryPlan p_;
   ActivationEmitter<Vmm> act_;
+  bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
 
 }  // namespace

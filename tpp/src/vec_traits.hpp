@@ -28,19 +28,24 @@
 //     model 0x11; a loop of 16 independent moves to L1-resident lines, median of 15 runs): a 3-,
 //     5- or 7-lane vmaskmovps store took 7.9-8.8 ns, the piecewise sequence 0.72-0.96 ns.
 //   * Loads. The same loop: vmaskmovps 0.17-0.20 ns (mask already in a register), piecewise
-//     0.36 / 0.47 / 0.65 ns for 3 / 5 / 7 lanes. A kernel pays it once per column, and no longer
-//     loads the mask: on the tail benchmarks (bench/tpp/eltwise.cpp, tail/*: 256 columns of 3 to 15
-//     rows; copy, relu, exp, reduce_rows_max, add; per-call minimum, median of 5 repetitions,
-//     alternating with the vmaskmovps build, Zen 4 shared with other jobs) the kernels took 0.90x
-//     the old time (median over the 25 shapes; relu and exp 0.73-0.97x; add 0.83-1.01x over 10
-//     rounds).
-//   BRGEMM loads the tail vector of A piecewise only in the last k steps: before those, a full
-//   vector load of the tail rows stays inside A_i (a later column follows), see brgemm_emit.cpp.
+//     0.36 / 0.47 / 0.65 ns for 3 / 5 / 7 lanes. So a partial vector is loaded piecewise only where
+//     a whole vector would leave the matrix: a whole-vector load of a column's tail reads past the
+//     column but stays inside the matrix while a later column follows within reach. BRGEMM loads
+//     A's tail piecewise only in the last k steps (brgemm_emit.cpp); the unary and binary column
+//     sweeps only in the last columns (whole_tail_columns, emit_column_runs; reductions load every
+//     tail piecewise), the transpose only in
+//     the last columns of A; the lanes read past the column are computed on and never stored.
+//     Measured with the tail benchmarks (bench/tpp/eltwise.cpp, tail/*: 256 columns of 3 to 15
+//     rows; copy, relu, exp, reduce_rows_max, transpose, add; per-call minimum, median of 5
+//     repetitions, 8 rounds alternating with the vmaskmovps build; Zen 4, WEFT_ISA=avx2): the
+//     kernels took 0.94x the old time (median over 30 shapes; 0.76-1.03x, none slower beyond
+//     noise; issue 13).
 //   Covered by the guard-page tests: tests/tpp/{unary,binary,brgemm}_test.cpp put every matrix
 //   flush against an inaccessible page and run each kernel on every ISA the host runs, and
 //   tests/tpp/tail_guard_page_test.cpp runs AVX2 unary and binary tails right before one.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <map>
@@ -278,6 +283,39 @@ void emit_column_sweep(Xbyak::CodeGenerator& g, const Xbyak::Reg64& counter,
     advance(rem);
   }
   if (tail > 0) group(1, tail);
+}
+
+// Columns, from the first, whose partial vector may be loaded as a whole vector: the `lanes - tail`
+// elements it reads past the column stay inside the matrix (of `cols` columns `ld` elements apart)
+// when a later column follows within reach, i.e. (cols - 1 - j) * ld >= lanes - tail for column j.
+// 0 without a tail. The lanes read past the column are computed on and never stored.
+inline std::int64_t whole_tail_columns(std::int64_t cols, int lanes, int tail, std::int64_t ld) {
+  if (tail == 0) return 0;
+  return std::max<std::int64_t>(0, cols - (lanes - tail + ld - 1) / ld);
+}
+
+// Emits the loop over `cols` columns in two runs, each a counted loop on `counter` when it has
+// more than one column: the first `whole_tail` columns as column(true) (their partial vectors may
+// be loaded whole, see whole_tail_columns), the others as column(false). column(...) emits one
+// column and moves the pointers on to the next.
+template <class Column>
+void emit_column_runs(Xbyak::CodeGenerator& g, const Xbyak::Reg64& counter, std::int64_t cols,
+                      std::int64_t whole_tail, Column column) {
+  auto run = [&](std::int64_t count, bool whole) {
+    if (count <= 0) return;
+    Xbyak::Label loop;
+    if (count > 1) {
+      g.mov(counter, count);
+      g.L(loop);
+    }
+    column(whole);
+    if (count > 1) {
+      g.dec(counter);
+      g.jnz(loop, Xbyak::CodeGenerator::T_NEAR);
+    }
+  };
+  run(whole_tail, true);
+  run(cols - whole_tail, false);
 }
 
 // Emits the sweep over `rows` contiguous elements written with streaming stores: scalar elements
