@@ -9,8 +9,15 @@
 // our copy and the kernel call by call (41 rounds, either one first in turn) and reports the median
 // of the per-round ratios of GiB/s (`ratio`) besides both medians, so that a slow phase of the shared
 // machine hits both sides of a ratio alike.
+//
+// `tail/...` are small, cache-resident calls whose every column ends in a partial vector (m not a
+// multiple of the lanes, ld = m + 1 so that the columns are not one contiguous sweep): the cost of
+// the tail loads and stores, in ns per call. Compare two builds with, e.g.,
+//   WEFT_ISA=avx2 taskset -c 1 ./weft-bench-eltwise --benchmark_filter=tail
+// and compare the median over repetitions of min_ticks (each call timed by itself).
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#include <x86intrin.h>
 
 #include <algorithm>
 #include <chrono>
@@ -172,6 +179,43 @@ void bm_paired(benchmark::State& state, const std::string& kernel) {
   state.counters["ratio"] = median(ratios);
 }
 
+// 256 columns of m rows, ld = m + 1: every column ends in a tail (see the header comment).
+constexpr std::int64_t kTailColumns = 256;
+
+// Times each call by itself in TSC ticks and reports the minimum and the median per call besides
+// Google Benchmark's average: a call takes a few hundred ns, so on a shared machine most calls run
+// undisturbed and the minimum is the kernel's own cost.
+template <class Call>
+void time_each_call(benchmark::State& state, const Call& call) {
+  std::vector<double> ticks;
+  for (auto _ : state) {
+    _mm_lfence();
+    const std::uint64_t t0 = __rdtsc();
+    _mm_lfence();
+    call();
+    _mm_lfence();
+    ticks.push_back(static_cast<double>(__rdtsc() - t0));
+  }
+  std::sort(ticks.begin(), ticks.end());
+  state.counters["min_ticks"] = ticks.front();
+  state.counters["median_ticks"] = ticks[ticks.size() / 2];
+}
+
+void bm_tail_unary(benchmark::State& state, UnaryOp op) {
+  auto& x = arrays();
+  const std::int64_t m = state.range(0);
+  const std::int64_t ld_out = (op == UnaryOp::transpose ? kTailColumns : m) + 1;
+  const Unary k(UnaryDesc{.op = op, .m = m, .n = kTailColumns, .ld_in = m + 1, .ld_out = ld_out});
+  time_each_call(state, [&] { k(x.a.data(), x.c.data()); });
+}
+
+void bm_tail_binary(benchmark::State& state, BinaryOp op) {
+  auto& x = arrays();
+  const std::int64_t m = state.range(0);
+  const Binary k(BinaryDesc{.op = op, .m = m, .n = kTailColumns, .ld_in0 = m + 1, .ld_in1 = m + 1, .ld_out = m + 1});
+  time_each_call(state, [&] { k(x.a.data(), x.b.data(), x.c.data()); });
+}
+
 // Collects GiB/s per benchmark to print the ratios after the usual console output.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
@@ -215,6 +259,13 @@ void register_all() {
   for (BinaryOp op : {BinaryOp::add, BinaryOp::mul, BinaryOp::max}) {
     args(benchmark::RegisterBenchmark(("binary/" + to_string(op)).c_str(), bm_binary, op));
   }
+  auto tail_args = [](benchmark::internal::Benchmark* b) {
+    b->ArgName("m")->Arg(3)->Arg(5)->Arg(7)->Arg(13)->Arg(15)->Unit(benchmark::kNanosecond)->MinTime(0.05)->Repetitions(5)->ReportAggregatesOnly(true);
+  };
+  for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::exp, UnaryOp::reduce_rows_max, UnaryOp::transpose}) {
+    tail_args(benchmark::RegisterBenchmark(("tail/unary_" + to_string(op)).c_str(), bm_tail_unary, op));
+  }
+  tail_args(benchmark::RegisterBenchmark("tail/binary_add", bm_tail_binary, BinaryOp::add));
   for (const char* kernel : {"relu", "add", "mul", "max", "memcpy"}) {
     benchmark::RegisterBenchmark((std::string("paired/") + kernel).c_str(), bm_paired, std::string(kernel))
         ->ArgName("threads")

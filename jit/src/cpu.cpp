@@ -47,6 +47,10 @@ CpuFeatures detect() {
   f.amx_tile = cpu.has(Cpu::tAMX_TILE);
   f.amx_bf16 = cpu.has(Cpu::tAMX_BF16);
   f.model = brand_string();
+  f.amd = cpu.has(Cpu::tAMD);
+  f.family = cpu.displayFamily;
+  f.model_number = cpu.displayModel;
+  f.vector_datapath_bytes = known_datapath_bytes(f);
 #else
   f.model = "unknown";
 #endif
@@ -77,6 +81,13 @@ Isa choose_isa() {
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = detect();
   return features;
+}
+
+int known_datapath_bytes(const CpuFeatures& cpu) {
+  if (!cpu.amd) return 0;
+  if (cpu.family == 0x17) return cpu.model_number < 0x30 ? 16 : 32;
+  if (cpu.family == 0x19) return 32;
+  return 0;
 }
 
 bool can_run(Isa isa, const CpuFeatures& cpu) {

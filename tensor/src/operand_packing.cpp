@@ -29,6 +29,7 @@
 #include <cstdlib>
 
 #include "weft/jit/cpu.hpp"
+#include "weft/jit/isa_traits.hpp"
 #include "weft/tensor/passes.hpp"
 
 namespace weft::tensor {
@@ -48,11 +49,9 @@ std::int64_t nearest_divisor(std::int64_t size, std::int64_t lo, std::int64_t hi
   return best;
 }
 
-std::int64_t register_panel_rows() {
-  return jit::selected_isa() == jit::Isa::avx512 ? 64 : 32;
-}
+std::int64_t vector_rows() { return jit::isa_traits(jit::selected_isa()).lanes(sizeof(float)); }
 
-std::int64_t vector_rows() { return jit::selected_isa() == jit::Isa::avx512 ? 16 : 8; }
+std::int64_t register_panel_rows() { return jit::isa_traits(jit::selected_isa()).brgemm.panel_vectors * vector_rows(); }
 
 // How much longer the busiest of `threads` threads works than the average, sharing `blocks` blocks.
 double imbalance(std::int64_t blocks, int threads) {

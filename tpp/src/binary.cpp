@@ -9,6 +9,7 @@
 #include "kernel_family.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/isa_traits.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/tpp/binary.hpp"
 
@@ -97,7 +98,7 @@ BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   BinaryPlan p;
   p.isa = isa;
-  p.lanes = isa == weft::jit::Isa::avx512 ? 16 : 8;
+  p.lanes = weft::jit::isa_traits(isa).lanes(sizeof(float));
   auto contiguous = [&](Broadcast b, std::int64_t ld) { return b == Broadcast::scalar || (b == Broadcast::none && ld == d.m); };
   p.flat = d.n == 1 ? (d.bcast0 != Broadcast::row && d.bcast1 != Broadcast::row)
                     : contiguous(d.bcast0, d.ld_in0) && contiguous(d.bcast1, d.ld_in1) && d.ld_out == d.m;

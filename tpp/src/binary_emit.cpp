@@ -1,11 +1,12 @@
 // The binary TPP emitter: follows a BinaryPlan and writes one kernel `void(const BinaryArgs*)`.
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
 
 #include "binary_emit.hpp"
+#include "kernel_frame.hpp"
 #include "vec_traits.hpp"
-#include "weft/jit/error.hpp"
 
 namespace weft::tpp::detail {
 namespace {
@@ -16,37 +17,41 @@ using Xbyak::util::ptr;
 
 // rsi A, rcx B, rdx C; r9 / r8 / r10 their leading dimensions in bytes; r11 column counter; rdi the
 // inner counter. Vector registers: 0-7 A (and the results), 4 B of a tail (whole vectors of B are
-// the op's memory operand), 8 tail mask, 10 / 11 broadcast A / B, 12-13 scratch.
+// the op's memory operand), 8 the spare of a piecewise tail load, 10 / 11 broadcast A / B, 12-13
+// scratch.
 template <class Vmm>
-class BinaryCode : public weft::jit::CodeBuffer {
+class BinaryCode : public KernelFrame {
   using T = VecTraits<Vmm>;
   static constexpr int kBytes = T::bytes;
   static constexpr int kLanes = T::lanes;
 
  public:
-  BinaryCode(const BinaryDesc& d, const BinaryPlan& p) : d_(d), p_(p), consts_(kBytes) {
-    mov(rsi, ptr[rdi + offsetof(BinaryArgs, in0)]);
-    mov(rcx, ptr[rdi + offsetof(BinaryArgs, in1)]);
-    mov(rdx, ptr[rdi + offsetof(BinaryArgs, out)]);
-    mov(r9, d.ld_in0 * 4);
-    mov(r8, d.ld_in1 * 4);
-    mov(r10, d.ld_out * 4);
-    if (d.bcast0 == Broadcast::scalar) vbroadcastss(bcast(0), dword[rsi]);
-    if (d.bcast1 == Broadcast::scalar) vbroadcastss(bcast(1), dword[rcx]);
-    if (p.nontemporal) {
-      streaming();
-    } else {
-      columns();
-    }
-    vzeroupper();
-    ret();
-    consts_.emit(*this);
+  BinaryCode(const BinaryDesc& d, const BinaryPlan& p) : KernelFrame(kBytes), d_(d), p_(p) {
+    emit_function({}, [&] {
+      load_args();
+      if (p.nontemporal) {
+        streaming();
+      } else {
+        columns();
+      }
+    });
   }
 
  private:
+  void load_args() {
+    mov(rsi, ptr[rdi + offsetof(BinaryArgs, in0)]);
+    mov(rcx, ptr[rdi + offsetof(BinaryArgs, in1)]);
+    mov(rdx, ptr[rdi + offsetof(BinaryArgs, out)]);
+    mov(r9, d_.ld_in0 * 4);
+    mov(r8, d_.ld_in1 * 4);
+    mov(r10, d_.ld_out * 4);
+    if (d_.bcast0 == Broadcast::scalar) vbroadcastss(bcast(0), dword[rsi]);
+    if (d_.bcast1 == Broadcast::scalar) vbroadcastss(bcast(1), dword[rcx]);
+  }
+
   Vmm a(int u) const { return Vmm(u); }
   Vmm b(int u) const { return Vmm(4 + u); }
-  Vmm mask_reg() const { return Vmm(8); }
+  Vmm spare() const { return Vmm(8); }
   Vmm bcast(int input) const { return Vmm(10 + input); }
   Vmm scratch(int i = 0) const { return Vmm(12 + i); }
   Broadcast kind(int input) const { return input == 0 ? d_.bcast0 : d_.bcast1; }
@@ -58,11 +63,11 @@ class BinaryCode : public weft::jit::CodeBuffer {
   Vmm operand(int input, int u, int tail) {
     if (!streams(input)) return bcast(input);
     const Vmm v = input == 0 ? a(u) : b(u);
-    const Address addr = ptr[base(input) + u * kBytes];
-    if (tail > 0) {
-      load_tail(*this, consts_, v, addr, tail, mask_reg());
+    const RegExp at = base(input) + u * kBytes;
+    if (tail > 0 && !loads_whole(input)) {
+      load_tail(*this, v, at, tail, spare());
     } else {
-      vmovups(v, addr);
+      vmovups(v, ptr[at]);
     }
     return v;
   }
@@ -97,11 +102,15 @@ class BinaryCode : public weft::jit::CodeBuffer {
     }
   }
 
+  // Whether the partial vectors of `input` in the column being emitted are loaded whole: a later
+  // column of the same input follows within reach (whole_tail_columns).
+  bool loads_whole(int input) const { return whole_tail_loads_ && kind(input) == Broadcast::none; }
+
   void group(int count, int tail, bool nt) {
     const int n = tail > 0 ? 1 : count;
     for (int u = 0; u < n; ++u) {
       const Vmm x = operand(0, u, tail);
-      if (streams(1) && tail == 0) {
+      if (streams(1) && (tail == 0 || loads_whole(1))) {
         op(a(u), x, ptr[rcx + u * kBytes], scratch(0), scratch(1));
       } else {
         op(a(u), x, operand(1, u, tail), scratch(0), scratch(1));
@@ -109,7 +118,7 @@ class BinaryCode : public weft::jit::CodeBuffer {
     }
     for (int u = 0; u < n; ++u) {
       if (tail > 0) {
-        store_tail(*this, rdx, u * kBytes, a(u), tail);
+        store_tail(*this, rdx + u * kBytes, a(u), tail);
       } else if (nt) {
         vmovntps(ptr[rdx + u * kBytes], a(u));
       } else {
@@ -137,22 +146,29 @@ class BinaryCode : public weft::jit::CodeBuffer {
     if (p_.full_vectors > 0) advance(p_.full_vectors, true);
   }
 
+  // The columns; where a later column of every full input follows within reach, a partial vector
+  // is loaded whole (whole_tail_columns).
   void columns() {
-    Label loop;
-    if (p_.cols > 1) {
-      mov(r11, p_.cols);
-      L(loop);
-    }
-    column();
-    if (p_.cols > 1) {
+    std::int64_t whole = 0;
+    if constexpr (!kOpmaskTails<Vmm>) {
+      whole = p_.cols;
       for (int input = 0; input < 2; ++input) {
-        if (kind(input) == Broadcast::none) add(base(input), ld(input));
-        if (kind(input) == Broadcast::row) add(base(input), 4);
+        const std::int64_t ld_elements = input == 0 ? d_.ld_in0 : d_.ld_in1;
+        if (kind(input) == Broadcast::none) whole = std::min(whole, whole_tail_columns(p_.cols, kLanes, p_.tail, ld_elements));
       }
-      add(rdx, r10);
-      dec(r11);
-      jnz(loop, T_NEAR);
     }
+    emit_column_runs(*this, r11, p_.cols, whole, [&](bool whole_tails) {
+      whole_tail_loads_ = whole_tails;
+      column();
+      if (p_.cols > 1) {
+        for (int input = 0; input < 2; ++input) {
+          if (kind(input) == Broadcast::none) add(base(input), ld(input));
+          if (kind(input) == Broadcast::row) add(base(input), 4);
+        }
+        add(rdx, r10);
+      }
+    });
+    whole_tail_loads_ = false;
   }
 
   void scalar_element() {
@@ -176,21 +192,13 @@ class BinaryCode : public weft::jit::CodeBuffer {
 
   BinaryDesc d_;
   BinaryPlan p_;
-  ConstantTable consts_;
+  bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
 
 }  // namespace
 
 std::unique_ptr<weft::jit::CodeBuffer> emit_binary(const BinaryDesc& desc, const BinaryPlan& plan) {
-  switch (plan.isa) {
-    case weft::jit::Isa::avx2:
-      return weft::jit::emitting("binary " + to_string(desc),
-                                 [&] { return std::make_unique<BinaryCode<Ymm>>(desc, plan); });
-    case weft::jit::Isa::avx512:
-      return weft::jit::emitting("binary " + to_string(desc),
-                                 [&] { return std::make_unique<BinaryCode<Zmm>>(desc, plan); });
-    default: throw weft::Error("emit_binary: no code generator for ISA " + std::string(to_string(plan.isa)));
-  }
+  return emit_kernel<BinaryCode>(plan.isa, "binary " + to_string(desc), desc, plan);
 }
 
 }  // namespace weft::tpp::detail

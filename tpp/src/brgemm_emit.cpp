@@ -14,13 +14,14 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "activation_emit.hpp"
+#include "kernel_frame.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/code_buffer.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 namespace weft::tpp {
@@ -30,15 +31,15 @@ namespace {
 using namespace Xbyak;
 
 template <class Vec>
-class BrgemmEmitter : public jit::CodeBuffer {
-  static constexpr bool kZmm = std::is_same_v<Vec, Zmm>;
-  static constexpr int kLanes = kZmm ? 16 : 8;
-  static constexpr int kVectorBytes = kLanes * 4;
+class BrgemmEmitter : public detail::KernelFrame {
+  static constexpr bool kZmm = detail::VecTraits<Vec>::is_zmm;
+  static constexpr int kLanes = detail::VecTraits<Vec>::lanes;
+  static constexpr int kVectorBytes = detail::VecTraits<Vec>::bytes;
 
  public:
   BrgemmEmitter(const BrgemmDesc& d, const BrgemmPlan& plan)
-      : jit::CodeBuffer(code_size(d, plan)), d_(d), plan_(plan) {
-    emit();
+      : detail::KernelFrame(kVectorBytes, code_size(d, plan)), d_(d), plan_(plan) {
+    emit_function({rbx, rbp, r12, r13, r14, r15}, [&] { emit(); });
   }
 
  private:
@@ -72,7 +73,7 @@ class BrgemmEmitter : public jit::CodeBuffer {
   const Reg64 r_stride_a = r12, r_stride_b = r13;  // strided: bytes between batch entries
   const Reg64 r_panel_loop = r14, r_col_loop = r15;
 
-  // AVX2 loads a partial vector piecewise and needs one more register for its upper half.
+  // A piecewise partial vector needs one more register for its upper half.
   Vec scratch() const { return Vec(plan_.vector_registers - 1); }
   Vec vec(int i) const { return Vec(i); }
   // Accumulator of row vector i, column j, partial sum s (0: the one C is loaded into and stored from).
@@ -87,20 +88,15 @@ class BrgemmEmitter : public jit::CodeBuffer {
   }
 
   void emit() {
-    for (const Reg64& r : {rbx, rbp, r12, r13, r14, r15}) push(r);
     if (d_.batch == BrgemmBatch::strided) {
       mov(r_stride_a, ptr[r_args + field(&BrgemmArgs::stride_a)]);
       shl(r_stride_a, 2);
       mov(r_stride_b, ptr[r_args + field(&BrgemmArgs::stride_b)]);
       shl(r_stride_b, 2);
     }
+    // Every partial vector has the m tail's lanes: an opmask is set once for the whole kernel.
     const int tail = d_.m % kLanes;
-    if constexpr (kZmm) {
-      if (tail != 0) {
-        mov(r_tmp.cvt32(), (1u << tail) - 1);
-        kmovw(k1, r_tmp.cvt32());
-      }
-    }
+    if (tail != 0) detail::set_tail_mask<Vec>(*this, tail, r_tmp.cvt32());
 
     xor_(r_row, r_row);
     for (const BrgemmPanel& panel : plan_.panels) {
@@ -129,82 +125,24 @@ class BrgemmEmitter : public jit::CodeBuffer {
         jnz(panel_top, T_NEAR);
       }
     }
-
-    vzeroupper();
-    for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
-    ret();
-    consts_.emit(*this);
   }
 
   // A vector from memory; with `partial`, only the first m % lanes rows are read and the other lanes
-  // are zero. AVX-512 opmask loads suppress faults on masked-off lanes. AVX2's vmaskmovps need not
-  // on AMD (the APM leaves it implementation-dependent), so AVX2 assembles a partial vector from
-  // xmm / 64-bit / 32-bit loads.
+  // are zero (the tail policy of vec_traits.hpp).
   void load(const Vec& v, const Reg64& base, int disp, bool partial) {
     if (!partial) {
       vmovups(v, ptr[base + disp]);
-    } else if constexpr (kZmm) {
-      vmovups(v | k1 | T_z, ptr[base + disp]);
     } else {
-      load_lanes(Ymm(v.getIdx()), base, disp, d_.m % kLanes, Xmm(scratch().getIdx()));
+      detail::load_partial(*this, v, base + disp, d_.m % kLanes, scratch());
     }
   }
 
-  // The first `rows` (1..8) floats at base + disp into the low lanes of a ymm, zeroing the others,
-  // from xmm / 64-bit / 32-bit loads; `high` is clobbered when rows > 4.
-  void load_lanes(const Ymm& v, const Reg64& base, int disp, int rows, const Xmm& high) {
-    const Xmm low(v.getIdx());
-    if (rows == 8) {
-      vmovups(v, ptr[base + disp]);
-    } else if (rows >= 4) {
-      vmovups(low, ptr[base + disp]);
-      if (rows > 4) {
-        load_small(high, base, disp + 16, rows - 4);
-        vinsertf128(v, v, high, 1);
-      }
-    } else {
-      load_small(low, base, disp, rows);
-    }
-  }
-
-  // 1..3 floats into the low lanes of x, zeroing the rest of the register.
-  void load_small(const Xmm& x, const Reg64& base, int disp, int rows) {
-    if (rows == 1) {
-      vmovss(x, ptr[base + disp]);
-    } else {
-      vmovsd(x, ptr[base + disp]);
-      if (rows == 3) vinsertps(x, x, ptr[base + disp + 8], 0x20);
-    }
-  }
-
-  // Stores the first `rows` lanes of v. On Zen, vmaskmovps stores are microcoded and slow, so AVX2
-  // writes a partial vector as xmm / 64-bit / 32-bit pieces; `scratch` is clobbered.
+  // Stores the first `rows` lanes of v (the tail policy of vec_traits.hpp); `scratch` is clobbered.
   void store(const Reg64& base, int disp, const Vec& v, int rows, const Vec& scratch) {
     if (rows == kLanes) {
       vmovups(ptr[base + disp], v);
-    } else if constexpr (kZmm) {
-      vmovups(ptr[base + disp] | k1, v);
     } else {
-      const Xmm low(v.getIdx());
-      if (rows >= 4) {
-        vmovups(ptr[base + disp], low);
-        if (rows > 4) {
-          const Xmm high(scratch.getIdx());
-          vextractf128(high, Ymm(v.getIdx()), 1);
-          store_small(base, disp + 16, high, rows - 4);
-        }
-      } else {
-        store_small(base, disp, low, rows);
-      }
-    }
-  }
-
-  void store_small(const Reg64& base, int disp, const Xmm& x, int rows) {
-    if (rows == 1) {
-      vmovss(ptr[base + disp], x);
-    } else {
-      vmovsd(ptr[base + disp], x);
-      if (rows == 3) vextractps(ptr[base + disp + 8], x, 2);
+      detail::store_partial(*this, base + disp, v, rows, scratch);
     }
   }
 
@@ -491,7 +429,7 @@ class BrgemmEmitter : public jit::CodeBuffer {
       if (d_.bias == BrgemmBias::per_col) {
         mov(r_tmp, ptr[r_args + field(&BrgemmArgs::bias)]);
         add(r_tmp, r_col);
-        load_lanes(t, r_tmp, 0, cols, Xmm(t2.getIdx()));
+        detail::load_lanes(*this, t, r_tmp, cols, Xmm(t2.getIdx()));
         vaddps(sum, sum, t);
       } else if (d_.bias == BrgemmBias::per_row) {
         mov(r_tmp, ptr[r_args + field(&BrgemmArgs::bias)]);
@@ -539,7 +477,7 @@ class BrgemmEmitter : public jit::CodeBuffer {
   // C(0, n0 .. n0 + g - 1) into the low lanes of v (the others zero); ldc apart.
   void load_row(const Ymm& v, const Reg64& base, int g, const Xmm& high) {
     if (d_.ldc == 1) {
-      load_lanes(v, base, 0, g, high);
+      detail::load_lanes(*this, v, base, g, high);
     } else {
       gather(v, base, 0, static_cast<int>(d_.ldc * 4), g, high);
     }
@@ -635,7 +573,6 @@ class BrgemmEmitter : public jit::CodeBuffer {
   BrgemmDesc d_;
   BrgemmPlan plan_;
   int cols_ = 1;  // columns of the tile being emitted
-  detail::ConstantTable consts_{kVectorBytes};
 };
 
 }  // namespace
@@ -643,7 +580,7 @@ class BrgemmEmitter : public jit::CodeBuffer {
 std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan) {
   validate(d);
   for (const BrgemmPanel& p : plan.panels) {
-    if (p.dot && (plan.isa != jit::Isa::avx2 || d.m != 1 || d.k < plan.lanes || p.vectors != 1))
+    if (p.dot && (!jit::isa_traits(plan.isa).brgemm.dot_tiles || d.m != 1 || d.k < plan.lanes || p.vectors != 1))
       throw Error("brgemm plan '" + to_string(plan) + "': dot tiles need AVX2, m = 1 and k >= 8");
     for (const BrgemmColumnBlock& c : p.columns) {
       if (brgemm_tile_registers(plan, p, c.cols) > plan.vector_registers)
@@ -652,14 +589,7 @@ std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPl
       if (p.dot && c.cols > plan.lanes) throw Error("brgemm plan '" + to_string(plan) + "': a dot tile has at most 8 columns");
     }
   }
-  switch (plan.isa) {
-    case jit::Isa::avx2:
-      return jit::emitting(to_string(d), [&] { return std::make_unique<BrgemmEmitter<Xbyak::Ymm>>(d, plan); });
-    case jit::Isa::avx512:
-      return jit::emitting(to_string(d), [&] { return std::make_unique<BrgemmEmitter<Xbyak::Zmm>>(d, plan); });
-    case jit::Isa::reference: break;
-  }
-  throw Error("emit_brgemm: no code for the reference ISA");
+  return detail::emit_kernel<BrgemmEmitter>(plan.isa, to_string(d), d, plan);
 }
 
 }  // namespace weft::tpp

@@ -4,16 +4,16 @@
 #include <string>
 
 #include "activation_emit.hpp"
+#include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 namespace weft::tpp {
 
 namespace {
 
-bool needs_scratch_register(const BrgemmPlan& plan, const BrgemmPanel& panel) {
-  // AVX2 has no opmasks and its vmaskmovps may fault on masked-off lanes (AMD): a partial vector is
-  // assembled from pieces, the upper half in a scratch register.
-  return panel.tail != 0 && plan.isa == jit::Isa::avx2;
+bool needs_scratch_register(jit::Isa isa, const BrgemmPanel& panel) {
+  // A piecewise partial vector is assembled with its upper half in a scratch register.
+  return panel.tail != 0 && jit::isa_traits(isa).tail == jit::TailPolicy::piecewise;
 }
 
 int operand_registers(const BrgemmPanel& panel, int cols) {
@@ -29,30 +29,13 @@ void widest_tile(int vectors, int free, int& cols, bool& b_in_registers) {
   cols = std::max(1, std::max(a_in, b_in));
 }
 
-// Vectors per full row panel when the caller does not say. Measured on Zen 3 (bench/tpp/brgemm.cpp,
-// WEFT_BENCH_PLAN): 32 x 3 tiles (B broadcasts in registers, libxsmm's choice too) are best for
-// 32x32x32 and 64x64x64; below four vectors one panel covers all rows (24 x 4, 16 x 6, 8 x 14).
-// On AVX-512 four zmm vectors (64 rows) with 6 columns fill 24 of 32 registers; where panels of
-// four would leave a one-vector panel (5, 9, 13, ... vectors), panels of five (5 x 5 tiles, 25
-// accumulators) do not: 80x80x80 ran 0.93x libxsmm as 4 + 1 and 0.997x as one panel of 5 (Zen 4,
-// hot, same run); 96 rows as 5 + 1 fell to 0.94x, so other counts keep panels of four.
-int default_panel_vectors(int vectors, jit::Isa isa) {
-  if (isa == jit::Isa::avx512 && vectors > 4 && vectors % 4 == 1) return 5;
-  return std::min(vectors, 4);
+// Vectors per full row panel when the caller does not say: the ISA's panel (measurements in
+// jit::BrgemmIsaDefaults); below it one panel covers all rows (24 x 4, 16 x 6, 8 x 14 on AVX2).
+int default_panel_vectors(int vectors, const jit::BrgemmIsaDefaults& defaults) {
+  const int panel = defaults.panel_vectors;
+  if (defaults.widen_to_avoid_single_vector_panel && vectors > panel && vectors % panel == 1) return panel + 1;
+  return std::min(vectors, panel);
 }
-
-// k steps per loop iteration. AVX2 (Zen 3): 8 keeps the loop body of even the widest tile within
-// the op cache, measured as fast as full unrolling for k = 32 and 64. AVX-512 (Zen 5): 2. With
-// operands streaming from L2/L3 (the seed contraction's loop of 32x32x32 batch-8 calls, same run
-// as libxsmm, three runs) the unroll decides: 32 ran at 0.88-0.91x libxsmm, 16 at 0.96x, 8 at
-// 0.99-1.00x, 2 at 1.00-1.02x; with hot operands all are within 1 % of each other.
-int default_k_unroll(int k, jit::Isa isa) { return std::min(k, isa == jit::Isa::avx512 ? 2 : 8); }
-
-// AVX-512 tiles of two vectors (32 rows) take at most 8 columns, not the 11 that fit: 32x32x32
-// as 4 tiles of 8 columns (one loop body) instead of 11 + 11 + 10 ran 1.01-1.03x faster streaming
-// and 1.04x hot for a single call (Zen 5, same-run ratios to libxsmm). Narrower panels keep their
-// widest tiles: one vector with 8 columns lost 7-15 % on m <= 16.
-constexpr int kAvx512TwoVectorColumns = 8;
 
 // FMA latency times FMA pipes (Zen 3: 4 x 2): the independent accumulator chains that keep the
 // pipes busy.
@@ -102,7 +85,7 @@ int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int 
   // The epilogue runs after the k loop and the fold of the partial sums, when the operand and
   // partial-sum registers are free again.
   const int accumulators = panel.vectors * cols;
-  const int body = operand_registers(panel, cols) + (needs_scratch_register(plan, panel) ? 1 : 0);
+  const int body = operand_registers(panel, cols) + (needs_scratch_register(plan.isa, panel) ? 1 : 0);
   return std::max(accumulators * plan.k_split + body, accumulators + std::max(body, plan.epilogue_scratch));
 }
 
@@ -147,13 +130,15 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   validate(d);
   BrgemmPlan plan;
   plan.isa = isa;
+  const jit::IsaTraits& traits = jit::isa_traits(isa);
   if (isa == jit::Isa::reference || d.m < 1 || d.n < 1 || d.k < 1) return plan;
-  plan.lanes = isa == jit::Isa::avx512 ? 16 : 8;
-  plan.vector_registers = isa == jit::Isa::avx512 ? 32 : 16;
+  const jit::BrgemmIsaDefaults& defaults = traits.brgemm;
+  plan.lanes = traits.lanes(sizeof(float));
+  plan.vector_registers = traits.vector_registers;
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
-  plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : default_k_unroll(d.k, isa), 1, d.k);
+  plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : std::min(d.k, defaults.k_unroll), 1, d.k);
 
-  if (isa == jit::Isa::avx2 && d.m == 1 && d.k >= plan.lanes && options.dot >= 0) {
+  if (defaults.dot_tiles && d.m == 1 && d.k >= plan.lanes && options.dot >= 0) {
     plan_dot(d, options, plan);
     return plan;
   }
@@ -178,14 +163,14 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     if (tail != 0) add_panel(base, tail, 1);
   } else {
     const int per_panel =
-        std::clamp(options.panel_vectors > 0 ? options.panel_vectors : default_panel_vectors(vectors, isa), 1, vectors);
+        std::clamp(options.panel_vectors > 0 ? options.panel_vectors : default_panel_vectors(vectors, defaults), 1, vectors);
     // Full panels first; the remainder (or, when the split is even, the last full panel) carries the tail.
     const int full = vectors / per_panel;
     const int rest = vectors % per_panel;
-    // On AVX2 a tail costs a scratch register, which leaves a 4-vector tile only 2 columns: a
-    // 4-vector tail panel becomes two 2-vector panels (16 x 6 tiles) instead.
+    // A piecewise tail costs a scratch register, which leaves a 4-vector tile of 16 registers only
+    // 2 columns: a 4-vector tail panel becomes two 2-vector panels (16 x 6 tiles) instead.
     auto add_tail_panel = [&](int v) {
-      if (isa == jit::Isa::avx2 && v == 4) {
+      if (v == 4 && traits.tail == jit::TailPolicy::piecewise && plan.vector_registers == 16) {
         add_panel(2, 0, 1);
         add_panel(2, tail, 1);
       } else {
@@ -205,15 +190,15 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     }
   }
   for (BrgemmPanel& p : plan.panels) {
-    const int free = plan.vector_registers - (needs_scratch_register(plan, p) ? 1 : 0);
+    const int free = plan.vector_registers - (needs_scratch_register(isa, p) ? 1 : 0);
     int cols = 1;
     widest_tile(p.vectors, free, cols, p.b_in_registers);
     // A register-hungry activation (sigmoid, tanh, gelu: 3) may need a column fewer.
     while (cols > 1 && brgemm_tile_registers(plan, p, cols) > plan.vector_registers) --cols;
     if (options.max_cols > 0) {
       cols = std::min(cols, options.max_cols);
-    } else if (isa == jit::Isa::avx512 && p.vectors == 2 && !p.b_in_registers) {
-      cols = std::min(cols, kAvx512TwoVectorColumns);
+    } else if (defaults.two_vector_max_cols > 0 && p.vectors == 2 && !p.b_in_registers) {
+      cols = std::min(cols, defaults.two_vector_max_cols);
     }
     cols = std::min(cols, d.n);
     // Near-equal column blocks instead of full tiles plus one thin tail tile.

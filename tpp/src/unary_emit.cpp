@@ -1,11 +1,12 @@
 #include "unary_emit.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
 #include "activation_emit.hpp"
+#include "kernel_frame.hpp"
 #include "vec_traits.hpp"
-#include "weft/jit/error.hpp"
 
 namespace weft::tpp::detail {
 namespace {
@@ -15,34 +16,33 @@ using Xbyak::util::byte;
 using Xbyak::util::ptr;
 using Xbyak::util::word;
 
-// Register use (SysV; no callee-saved register except r12/r13 in transpose, saved there):
+// Register use (SysV; no callee-saved register except r12/r13 in transpose kernels):
 //   rdi args, then the inner loop counter; rsi A; rdx B; rcx aux (x or mask in); r8 mask out;
 //   r9 ld_in bytes; r10 ld_out bytes; r11 column counter; rax scratch (tails, vmovmskps).
 template <class Vmm>
-class UnaryCode : public weft::jit::CodeBuffer {
+class UnaryCode : public KernelFrame {
   using T = VecTraits<Vmm>;
 
  public:
-  UnaryCode(const UnaryDesc& d, const UnaryPlan& p) : d_(d), p_(p), consts_(T::bytes), act_(*this, consts_) {
-    load_args();
-    if (d.transpose_out) {
-      transpose();
-    } else switch (d.op) {
-      case UnaryOp::transpose: transpose(); break;
-      case UnaryOp::reduce_rows_sum:
-      case UnaryOp::reduce_rows_max: reduce_rows(); break;
-      case UnaryOp::reduce_cols_sum:
-      case UnaryOp::reduce_cols_max: reduce_cols(); break;
-      default:
-        if (p.nontemporal) {
-          streaming();
-        } else {
-          columns();
-        }
-    }
-    vzeroupper();
-    ret();
-    consts_.emit(*this);
+  UnaryCode(const UnaryDesc& d, const UnaryPlan& p) : KernelFrame(T::bytes), d_(d), p_(p), act_(*this, consts_) {
+    const bool transposes = d.transpose_out || d.op == UnaryOp::transpose;
+    emit_function(transposes ? std::vector<Reg64>{r12, r13} : std::vector<Reg64>{}, [&] {
+      load_args();
+      if (transposes) {
+        transpose();
+      } else switch (d.op) {
+        case UnaryOp::reduce_rows_sum:
+        case UnaryOp::reduce_rows_max: reduce_rows(); break;
+        case UnaryOp::reduce_cols_sum:
+        case UnaryOp::reduce_cols_max: reduce_cols(); break;
+        default:
+          if (p.nontemporal) {
+            streaming();
+          } else {
+            columns();
+          }
+      }
+    });
   }
 
  private:
@@ -69,7 +69,7 @@ class UnaryCode : public weft::jit::CodeBuffer {
 
   Vmm data(int u) const { return Vmm(u); }
   Vmm aux(int u) const { return Vmm(4 + u); }
-  Vmm mask_reg() const { return Vmm(8); }
+  Vmm spare() const { return Vmm(8); }  // of a piecewise tail load
   std::vector<Vmm> scratch() const { return {Vmm(12), Vmm(13), Vmm(14), Vmm(15)}; }
 
   bool uses_aux() const { return d_.op == UnaryOp::relu_bwd; }
@@ -87,9 +87,9 @@ class UnaryCode : public weft::jit::CodeBuffer {
       for (int u = 0; u < n; ++u) store(u * kBytes, data(0), tail, nt);
       return;
     }
-    for (int u = 0; u < n; ++u) load(data(u), ptr[rsi + u * kBytes], tail);
+    for (int u = 0; u < n; ++u) load(data(u), rsi + u * kBytes, tail);
     if (uses_aux() && !aux_is_mask()) {
-      for (int u = 0; u < n; ++u) load(aux(u), ptr[rcx + u * kBytes], tail);
+      for (int u = 0; u < n; ++u) load(aux(u), rcx + u * kBytes, tail);
     }
     const auto s = scratch();
     for (int u = 0; u < n; ++u) {
@@ -107,16 +107,16 @@ class UnaryCode : public weft::jit::CodeBuffer {
     for (int u = 0; u < n; ++u) store(u * kBytes, data(u), tail, nt);
   }
 
-  void load(const Vmm& v, const Address& a, int tail) {
-    if (tail > 0) {
-      load_tail(*this, consts_, v, a, tail, mask_reg());
+  void load(const Vmm& v, const RegExp& at, int tail) {
+    if (tail > 0 && !whole_tail_loads_) {
+      load_tail(*this, v, at, tail, spare());
     } else {
-      vmovups(v, a);
+      vmovups(v, ptr[at]);
     }
   }
   void store(int disp, const Vmm& v, int tail, bool nt) {
     if (tail > 0) {
-      store_tail(*this, rdx, disp, v, tail);
+      store_tail(*this, rdx + disp, v, tail);
     } else if (nt) {
       vmovntps(ptr[rdx + disp], v);
     } else {
@@ -219,18 +219,18 @@ class UnaryCode : public weft::jit::CodeBuffer {
     if (writes_mask()) add(r8, static_cast<std::uint32_t>(mask_ld(d_.m)));
   }
 
+  // The columns; where a later column follows within reach, a partial vector is loaded whole
+  // (whole_tail_columns). Not with ld_in given at call time: the kernel does not check it (the
+  // tensor layer passes 0 for a broadcast input).
   void columns() {
-    if (p_.cols == 1) {
+    const bool may_load_whole = !kOpmaskTails<Vmm> && d_.op != UnaryOp::zero && d_.ld_in != 0;
+    const std::int64_t whole = may_load_whole ? whole_tail_columns(p_.cols, kLanes, p_.tail, d_.ld_in) : 0;
+    emit_column_runs(*this, r11, p_.cols, whole, [&](bool whole_tails) {
+      whole_tail_loads_ = whole_tails;
       column();
-      return;
-    }
-    Label loop;
-    mov(r11, p_.cols);
-    L(loop);
-    column();
-    next_column();
-    dec(r11);
-    jnz(loop, T_NEAR);
+      if (p_.cols > 1) next_column();
+    });
+    whole_tail_loads_ = false;
   }
 
   // ---- large contiguous arrays: non-temporal stores, which need aligned addresses ------------------
@@ -261,27 +261,20 @@ class UnaryCode : public weft::jit::CodeBuffer {
   Address identity() { return max_op() ? consts_.splat_bits(0xff800000u) : consts_.splat(0.0f); }
 
 
-  // AVX-512: sets tail_k() for load_reduce_tail. Called before the reduction loops, whose column
-  // pointer is rax, the register this clobbers.
-  void set_reduce_tail_mask(int tail) {
-    if constexpr (T::is_zmm) {
-      mov(eax, (1u << tail) - 1u);
-      kmovw(tail_k(), eax);
-    }
-  }
+  // Opmask tails: sets tail_k() for load_reduce_tail. Called before the reduction loops, whose
+  // column pointer is rax, the register this clobbers.
+  void set_reduce_tail_mask(int tail) { set_tail_mask<Vmm>(*this, tail, eax); }
 
-  // Partial vector for a reduction: lanes past the tail hold the identity (0 or -inf). AVX-512
-  // needs tail_k() set by set_reduce_tail_mask(tail).
-  void load_reduce_tail(const Vmm& v, const Address& a, int tail) {
-    if constexpr (T::is_zmm) {
+  // Partial vector for a reduction: lanes past the tail hold the identity (0 or -inf). Opmask tails
+  // need tail_k() set by set_reduce_tail_mask(tail).
+  void load_reduce_tail(const Vmm& v, const RegExp& at, int tail) {
+    if constexpr (kOpmaskTails<Vmm>) {
       vmovaps(v, identity());
-      vmovups(v | tail_k(), a);
+      vmovups(v | tail_k(), ptr[at]);
     } else {
-      load_tail(*this, consts_, v, a, tail, mask_reg());
-      if (max_op()) {
-        vmovaps(aux(3), identity());
-        vblendvps(v, aux(3), v, mask_reg());
-      }
+      load_partial(*this, v, at, tail, spare());
+      // The piecewise load zeroes the lanes past the tail: the identity of a sum, not of a max.
+      if (max_op()) vblendps(v, v, identity(), static_cast<std::uint8_t>(0xffu << tail));
     }
   }
 
@@ -300,7 +293,7 @@ class UnaryCode : public weft::jit::CodeBuffer {
       L(loop);
       for (int k = 0; k < n; ++k) {
         if (tail > 0) {
-          load_reduce_tail(aux(k), ptr[rax + k * kBytes], tail);
+          load_reduce_tail(aux(k), rax + k * kBytes, tail);
         } else {
           vmovups(aux(k), ptr[rax + k * kBytes]);
         }
@@ -374,7 +367,7 @@ class UnaryCode : public weft::jit::CodeBuffer {
     }
     for (int k = 0; k < rem; ++k) fold(data(k), load_into(aux(k), ptr[rax + k * kBytes]));
     if (p_.tail > 0) {
-      load_reduce_tail(aux(0), ptr[rax + rem * kBytes], p_.tail);
+      load_reduce_tail(aux(0), rax + rem * kBytes, p_.tail);
       fold(data(u - 1), aux(0));
     }
     for (int k = 1; k < u; ++k) fold(data(0), data(k));
@@ -393,27 +386,27 @@ class UnaryCode : public weft::jit::CodeBuffer {
   // ---- transpose: 8 x 8 blocks in ymm registers (on AVX-512 too: it is shuffle-bound either way) --
 
   // Loads block columns (A rows i0.. of columns j0..j0+nj-1), transposes, stores mi B columns.
-  void transpose_block(int mi, int nj) {
+  // Columns from `first_piecewise` on load only their mi rows (the tail policy); the others load
+  // 8 rows, those past the block landing in transposed rows that are never stored.
+  void transpose_block(int mi, int nj, int first_piecewise = 8) {
     const Ymm r[8] = {ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7};
     const Ymm t[8] = {ymm8, ymm9, ymm10, ymm11, ymm12, ymm13, ymm14, ymm15};
     // Column c of the block: [rsi + c*lda] for c < 4, [rcx + (c-4)*lda] for c >= 4; rax = 3*lda.
-    auto a_col = [&](int c) -> Address {
+    auto a_col = [&](int c) -> RegExp {
       const Reg64& base = c < 4 ? rsi : rcx;
       switch (c % 4) {
-        case 0: return ptr[base];
-        case 1: return ptr[base + r9];
-        case 2: return ptr[base + r9 * 2];
-        default: return ptr[base + rax];
+        case 0: return base;
+        case 1: return base + r9;
+        case 2: return base + r9 * 2;
+        default: return base + rax;
       }
     };
-    if (mi < 8) vmovups(t[0], consts_.tail_mask(mi));
     for (int c = 0; c < 8; ++c) {
       if (c >= nj) {
         vxorps(r[c], r[c], r[c]);
-      } else if (mi < 8) {
-        vmaskmovps(r[c], t[0], a_col(c));
       } else {
-        vmovups(r[c], a_col(c));
+        // Ymm code on every ISA: the piecewise tail (t[0] is free until the shuffles).
+        load_lanes(*this, r[c], a_col(c), c < first_piecewise ? 8 : mi, Xmm(t[0].getIdx()));
       }
     }
     if (d_.transpose_out && d_.op != UnaryOp::copy) {
@@ -440,29 +433,14 @@ class UnaryCode : public weft::jit::CodeBuffer {
     // Row k of the block is B column i0 + k: [rdx + k*ldb] via rdx / r11 (= rdx + 4*ldb), r8 = 3*ldb.
     for (int k = 0; k < mi; ++k) {
       const Reg64& base = k < 4 ? rdx : r11;
-      const int c = k % 4;
-      if (nj == 8) {
-        switch (c) {
-          case 0: vmovups(ptr[base], t[k]); break;
-          case 1: vmovups(ptr[base + r10], t[k]); break;
-          case 2: vmovups(ptr[base + r10 * 2], t[k]); break;
-          default: vmovups(ptr[base + r8], t[k]); break;
-        }
-      } else {
-        // store_tail takes base + disp; form the column address in rdi.
-        switch (c) {
-          case 0: mov(rdi, base); break;
-          case 1: lea(rdi, ptr[base + r10]); break;
-          case 2: lea(rdi, ptr[base + r10 * 2]); break;
-          default: lea(rdi, ptr[base + r8]); break;
-        }
-        store_tail(*this, rdi, 0, t[k], nj);
-      }
+      const RegExp at = k % 4 == 0 ? RegExp(base) : k % 4 == 1 ? base + r10 : k % 4 == 2 ? base + r10 * 2 : base + r8;
+      store_lanes(*this, at, t[k], nj, Xmm(t[k].getIdx()));
     }
   }
 
-  // A row-block loop (over i) for one column block of width nj: rsi/rdx at the block row 0.
-  void transpose_row_blocks(int nj) {
+  // A row-block loop (over i) for one column block of width nj: rsi/rdx at the block row 0. The
+  // partial row block loads its columns from `first_piecewise` on piecewise.
+  void transpose_row_blocks(int nj, int first_piecewise = 8) {
     const std::int64_t full = d_.m / 8;
     const int tail = static_cast<int>(d_.m % 8);
     push(rsi);
@@ -484,54 +462,65 @@ class UnaryCode : public weft::jit::CodeBuffer {
     }
     if (tail > 0) {
       setup();
-      transpose_block(tail, nj);
+      transpose_block(tail, nj, first_piecewise);
     }
     pop(rdx);
     pop(rsi);
   }
 
+  // The first column of A whose partial row block must be loaded piecewise. Loading all 8 rows of
+  // the partial block of column j reads 8 - m % 8 elements past row m, which stay inside A (in
+  // later columns) when (n - 1 - j) * lda >= 8 - m % 8: only the last few columns (at most 7)
+  // need the piecewise loads. An lda given at call time is unchecked by the kernel (the tensor
+  // layer passes 0 for a broadcast input): then every column loads piecewise.
+  std::int64_t first_piecewise_column() const {
+    const int tail = static_cast<int>(d_.m % 8);
+    if (tail == 0) return d_.n;
+    return d_.ld_in == 0 ? 0 : whole_tail_columns(d_.n, 8, tail, d_.ld_in);
+  }
+
+  // Column blocks of 8 in a loop while none of their columns loads piecewise, then the rest one
+  // by one.
   void transpose() {
-    push(r12);
-    push(r13);
     lea(rax, ptr[r9 + r9 * 2]);
     lea(r8, ptr[r10 + r10 * 2]);
     const std::int64_t full = d_.n / 8;
     const int tail = static_cast<int>(d_.n % 8);
-    if (full > 0) {
-      Label loop;
-      mov(r12, full);
-      L(loop);
-      transpose_row_blocks(8);
+    const std::int64_t piecewise = first_piecewise_column();
+    const std::int64_t looped = std::min(full, piecewise / 8);
+    auto next_column_block = [&] {
       lea(rsi, ptr[rsi + r9 * 8]);
       add(rdx, 32);
+    };
+    auto first_piecewise_in = [&](std::int64_t block) {
+      return static_cast<int>(std::clamp<std::int64_t>(piecewise - 8 * block, 0, 8));
+    };
+    if (looped > 0) {
+      Label loop;
+      mov(r12, looped);
+      L(loop);
+      transpose_row_blocks(8);
+      next_column_block();
       dec(r12);
       jnz(loop, T_NEAR);
     }
-    if (tail > 0) transpose_row_blocks(tail);
-    pop(r13);
-    pop(r12);
+    for (std::int64_t block = looped; block < full; ++block) {
+      transpose_row_blocks(8, first_piecewise_in(block));
+      next_column_block();
+    }
+    if (tail > 0) transpose_row_blocks(tail, first_piecewise_in(full));
   }
 
   UnaryDesc d_;
   UnaryPlan p_;
-  ConstantTable consts_;
   ActivationEmitter<Vmm> act_;
+  bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
-
-template <class Vmm>
-std::unique_ptr<weft::jit::CodeBuffer> make(const UnaryDesc& desc, const UnaryPlan& plan) {
-  return weft::jit::emitting("unary " + to_string(desc),
-                             [&] { return std::make_unique<UnaryCode<Vmm>>(desc, plan); });
-}
 
 }  // namespace
 
 std::unique_ptr<weft::jit::CodeBuffer> emit_unary(const UnaryDesc& desc, const UnaryPlan& plan) {
-  switch (plan.isa) {
-    case weft::jit::Isa::avx2: return make<Ymm>(desc, plan);
-    case weft::jit::Isa::avx512: return make<Zmm>(desc, plan);
-    default: throw weft::Error("emit_unary: no code generator for ISA " + std::string(to_string(plan.isa)));
-  }
+  return emit_kernel<UnaryCode>(plan.isa, "unary " + to_string(desc), desc, plan);
 }
 
 }  // namespace weft::tpp::detail

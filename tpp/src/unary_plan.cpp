@@ -2,6 +2,7 @@
 
 #include "activation_emit.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tpp {
@@ -73,7 +74,7 @@ UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   UnaryPlan p;
   p.isa = isa;
-  p.lanes = isa == weft::jit::Isa::avx512 ? 16 : 8;
+  p.lanes = weft::jit::isa_traits(isa).lanes(sizeof(float));
   p.scratch = is_elementwise(d.op) ? detail::activation_scratch(d.op) : 0;
   // Contiguous element-wise work is one long column: fewer loop exits, and eligible for streaming
   // stores. Mask-carrying ops keep their per-column mask layout.

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <weft/jit/cpu.hpp>
+#include <weft/jit/isa_traits.hpp>
 
 #include "weft/jit/error.hpp"
 
@@ -113,9 +114,12 @@ MachineModel MachineModel::current() {
   MachineModel m;
   const jit::CpuFeatures& cpu = jit::cpu_features();
   const jit::Isa isa = jit::selected_isa();
-  // 2 FMA pipes x lanes x 2 flops at ~3 GHz; the reference ISA gets a scalar-ish guess.
-  const double lanes = isa == jit::Isa::avx512 ? 16 : isa == jit::Isa::avx2 ? 8 : 2;
-  m.peak_flops_per_thread = 2 * lanes * 2 * 3.2e9;
+  // 2 vector pipes x lanes x 2 flops (1 without FMA) at ~3 GHz. The reference ISA (SSE2 vectors
+  // of 4 floats, no FMA) comes to the 2 x 4 x 1 flops of a scalar-ish guess; AVX-512 counts its
+  // full 16 lanes even where the datapath is narrower (jit::datapath_bytes), as it always did.
+  const jit::IsaTraits& traits = jit::isa_traits(isa);
+  const double flops_per_pipe = traits.lanes(sizeof(float)) * (traits.fma ? 2.0 : 1.0);
+  m.peak_flops_per_thread = 2 * flops_per_pipe * 3.2e9;
   if (cpu.l1d_bytes) m.cache_bytes[0] = cpu.l1d_bytes;
   if (cpu.l2_bytes) m.cache_bytes[1] = cpu.l2_bytes;
   if (cpu.l3_bytes) m.cache_bytes[2] = cpu.l3_bytes;

@@ -26,11 +26,23 @@ struct CpuFeatures {
   bool amx_tile = false;
   bool amx_bf16 = false;
   std::string model;        // brand string, e.g. "AMD EPYC"
+  bool amd = false;         // vendor AuthenticAMD
+  int family = 0;           // CPUID display family and model, e.g. 0x19 / 0x11 for Zen 4 Genoa
+  int model_number = 0;
+  // Widest vector one FMA pass executes, when known for this family (known_datapath_bytes); 0 when
+  // unknown: assume the full vector. Zen 4 runs AVX-512 on 256-bit pipes (32).
+  int vector_datapath_bytes = 0;
   int logical_cpus = 0;     // as the OS reports them
   std::size_t l1d_bytes = 0;  // per core; 0 when unknown
   std::size_t l2_bytes = 0;   // per core; 0 when unknown
   std::size_t l3_bytes = 0;   // total; 0 when unknown
 };
+
+// The datapath width known for cpu's vendor, family and model, in bytes; 0 when unknown. AMD family
+// 0x17 models below 0x30 (Zen 1, Zen+) split 256-bit instructions in two 128-bit halves; Zen 2
+// (0x17 from 0x30) and family 0x19 (Zen 3, Zen 4) have 256-bit pipes, on which Zen 4 runs a
+// 512-bit instruction in two passes. Zen 5 (0x1A) has either width depending on the part: unknown.
+int known_datapath_bytes(const CpuFeatures& cpu);
 
 // Detected once, then cached.
 const CpuFeatures& cpu_features();
