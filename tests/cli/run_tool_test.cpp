@@ -1,6 +1,8 @@
 // One exit status policy for every program (cli/run_tool.hpp).
 #include "weft/cli/run_tool.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -17,22 +19,25 @@ struct Outcome {
   std::string out, err;
 };
 
-std::string read_all(std::FILE* f) {
-  std::string text;
-  std::rewind(f);
-  char buffer[512];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  std::fclose(f);
-  return text;
-}
+// A stream into memory, read back as a string once closed.
+struct MemoryStream {
+  char* data = nullptr;
+  std::size_t size = 0;
+  std::FILE* file = open_memstream(&data, &size);
+  std::string close() {
+    std::fclose(file);
+    std::string text(data, size);
+    std::free(data);
+    return text;
+  }
+};
 
 template <class Body>
 Outcome run(Body body) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* err = std::tmpfile();
-  const int status = weft::cli::run_tool({"tool", "usage: tool ARGS\n", out, err}, body);
-  return {status, read_all(out), read_all(err)};
+  MemoryStream out, err;
+  const int status = weft::cli::run_tool({"tool", "usage: tool ARGS\n", out.file, err.file}, body);
+  const std::string out_text = out.close();
+  return {status, out_text, err.close()};
 }
 
 TEST(CliRunTool, MapsOutcomesToExitStatusAndMessages) {
