@@ -41,6 +41,15 @@ const weft::cli::Tool kTool{
     "  auto         loop string, blocks, tiles and kbf from the tuning database (weft-tune gemm):\n"
     "               this shape's best, else the nearest tuned shape's, else a heuristic\n"};
 
+// [n_layers] [n_iters] [fuse_bias] [fuse_relu] from position `first` on, where both argument lines
+// have them. Returns the index of n_iters.
+std::size_t read_layers(const SampleArgs& args, GemmFwdConfig& c, std::size_t first) {
+  c.n_layers = static_cast<int>(args.integer(first, "n_layers", 1, 1, 1000));
+  c.fuse_bias = args.switch_at(first + 2, "fuse_bias");
+  c.fuse_relu = args.switch_at(first + 3, "fuse_relu");
+  return first + 1;
+}
+
 // `auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]`: the positions after K shift, since
 // the tuner picks the tiles. Returns the index of n_iters.
 std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
@@ -50,10 +59,7 @@ std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
   c.M = args.integer(1, "M", 0);
   c.N = args.integer(2, "N", 0);
   c.K = args.integer(3, "K", 0);
-  c.n_layers = static_cast<int>(args.integer(4, "n_layers", 1, 1, 1000));
-  c.fuse_bias = args.switch_at(6, "fuse_bias");
-  c.fuse_relu = args.switch_at(7, "fuse_relu");
-  return 5;
+  return read_layers(args, c, 4);
 }
 
 constexpr const char* kForm =
@@ -90,10 +96,7 @@ std::size_t config_from(SampleArgs& args, GemmFwdConfig& c, int argc, char** arg
   parse_gemm_arguments(args, c, argc, argv, 15, kForm);
   if (args.positional()[0] == "auto") return parse_auto(args, c);
   c.kbf = args.integer(7, "kbf", 1);
-  c.n_layers = static_cast<int>(args.integer(8, "n_layers", 1, 1, 1000));
-  c.fuse_bias = args.switch_at(10, "fuse_bias");
-  c.fuse_relu = args.switch_at(11, "fuse_relu");
-  return 9;
+  return read_layers(args, c, 8);
 }
 
 // Replaces an `auto` configuration with the tuning database's choice.

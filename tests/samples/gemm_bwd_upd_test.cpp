@@ -1,3 +1,4 @@
+// The backward GEMM passes against the plain reference, through the pass driver the samples use.
 #include <omp.h>
 
 #include <string>
@@ -13,7 +14,10 @@ namespace {
 
 using namespace weft::samples;
 
+enum class Pass { bwd, upd };
+
 struct Shape {
+  Pass pass;
   std::string loop_string;
   std::int64_t M, N, K, bm, bn, bk, chunks;
   bool private_trans;
@@ -56,37 +60,29 @@ Verdict upd_error(const Shape& s) {
   return pass_error(GemmUpd(c), s.threads);
 }
 
-class GemmBwdCases : public ::testing::TestWithParam<Shape> {};
-TEST_P(GemmBwdCases, MatchesReference) {
-  const Verdict v = bwd_error(GetParam());
-  EXPECT_EQ(v.tolerance, sum_tolerance(GetParam().M));  // sums over M
+class GemmBackwardCases : public ::testing::TestWithParam<Shape> {};
+TEST_P(GemmBackwardCases, MatchesReference) {
+  const Shape& s = GetParam();
+  const Verdict v = s.pass == Pass::bwd ? bwd_error(s) : upd_error(s);
+  EXPECT_EQ(v.tolerance, sum_tolerance(s.pass == Pass::bwd ? s.M : s.N));  // the reduction's length
   EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
 }
 INSTANTIATE_TEST_SUITE_P(
-    Shapes, GemmBwdCases,
-    ::testing::Values(Shape{"aBC", 64, 64, 64, 32, 32, 32, 1, false, 0, 2},
-                      Shape{"ACb", 70, 45, 50, 16, 16, 16, 2, false, 0, 2},   // remainders, 2 chunks
-                      Shape{"ACb", 70, 45, 50, 16, 16, 16, 3, true, 0, 3},    // private transposes
-                      Shape{"A{R:2}C{C:1}b", 33, 40, 65, 8, 16, 16, 2, true, 0, 2},  // grid
-                      Shape{"bcaBCb", 48, 48, 48, 8, 8, 8, 1, false, 0, 1}));
-
-class GemmUpdCases : public ::testing::TestWithParam<Shape> {};
-TEST_P(GemmUpdCases, MatchesReference) {
-  const Verdict v = upd_error(GetParam());
-  EXPECT_EQ(v.tolerance, sum_tolerance(GetParam().N));  // sums over N
-  EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
-}
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, GemmUpdCases,
-    ::testing::Values(Shape{"ABc", 64, 64, 64, 32, 32, 32, 2, false, 0, 2},
-                      Shape{"ABc", 70, 45, 50, 16, 16, 16, 3, true, 0, 2},
+    Shapes, GemmBackwardCases,
+    ::testing::Values(Shape{Pass::bwd, "aBC", 64, 64, 64, 32, 32, 32, 1, false, 0, 2},
+                      Shape{Pass::bwd, "ACb", 70, 45, 50, 16, 16, 16, 2, false, 0, 2},   // remainders, 2 chunks
+                      Shape{Pass::bwd, "ACb", 70, 45, 50, 16, 16, 16, 3, true, 0, 3},    // private transposes
+                      Shape{Pass::bwd, "A{R:2}C{C:1}b", 33, 40, 65, 8, 16, 16, 2, true, 0, 2},  // grid
+                      Shape{Pass::bwd, "bcaBCb", 48, 48, 48, 8, 8, 8, 1, false, 0, 1},
+                      Shape{Pass::upd, "ABc", 64, 64, 64, 32, 32, 32, 2, false, 0, 2},
+                      Shape{Pass::upd, "ABc", 70, 45, 50, 16, 16, 16, 3, true, 0, 2},
                       // Partial filters: work-shared c (copy = thread id) ...
-                      Shape{"abC", 70, 95, 50, 16, 16, 16, 3, false, 2, 2},
-                      Shape{"aBC", 40, 64, 40, 8, 8, 8, 4, true, 4, 4},
+                      Shape{Pass::upd, "abC", 70, 95, 50, 16, 16, 16, 3, false, 2, 2},
+                      Shape{Pass::upd, "aBC", 40, 64, 40, 8, 8, 8, 4, true, 4, 4},
                       // ... and c split over grid columns (copy = column coordinate).
-                      Shape{"aB{R:2}C{C:2}", 40, 70, 33, 8, 8, 8, 9, false, 2, 4},
+                      Shape{Pass::upd, "aB{R:2}C{C:2}", 40, 70, 33, 8, 8, 8, 9, false, 2, 4},
                       // P > 0 but c sequential: no copies, plain beta = 0 first touch.
-                      Shape{"ABc", 33, 33, 33, 8, 8, 8, 2, false, 3, 2}));
+                      Shape{Pass::upd, "ABc", 33, 33, 33, 8, 8, 8, 2, false, 3, 2}));
 
 TEST(GemmBackward, ParallelReductionWithSeveralChunksIsAnError) {
   GemmBwdConfig b;
