@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build git pkg-config
-  libxbyak-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libxbyak-dev libspdlog-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   # peers, measured side by side in the benchmarks
   libxsmm-dev libopenblas-dev libdnnl-dev
 )

@@ -10,12 +10,12 @@
 #
 # Environment: SIZES (each of M, N, K ranges over it), SHAPES (overrides SIZES), THREADS
 # (default: all cores), BUDGET (seconds per shape, default 60), WEFT_TUNE (the tool; default
-# ${WEFT_BUILD_DIR:-build}/tuner/tools/weft-tune), WEFT_TUNING_DB (the database), PLOTS (a
+# ${WEFT_BUILD_DIR:-build}/samples/tuning/weft-tune), WEFT_TUNING_DB (the database), PLOTS (a
 # directory for one SVG per shape), EXTRA (more weft-tune options, e.g. "--bn 32,64").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tool=${WEFT_TUNE:-${WEFT_BUILD_DIR:-build}/tuner/tools/weft-tune}
+tool=${WEFT_TUNE:-${WEFT_BUILD_DIR:-build}/samples/tuning/weft-tune}
 if [[ ! -x "$tool" ]]; then
   echo "tune_gemm_shapes: $tool not found; build the weft-tune target or set WEFT_TUNE" >&2
   exit 2

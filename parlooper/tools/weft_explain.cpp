@@ -6,65 +6,46 @@
 // Without --trace it prints the nest as C-like pseudo code. With --trace it runs the nest on T
 // threads (default: OpenMP's) and prints one line per body call, "tid i0 i1 ...", grouped by
 // ascending tid, each thread's lines in the order it ran them. WEFT_ENGINE picks the engine.
-// Exit status: 0 success; 2 invalid input (an unknown, repeated or malformed option, a bad SPEC or
-// loop_string, a trace this machine cannot hold), the message on stderr; 1 a run-time failure.
+// Exit status (weft/cli/run_tool.hpp): 0 success; 2 invalid input (an unknown, repeated or
+// malformed option, a bad SPEC or loop_string, a trace this machine cannot hold), the message on
+// stderr; 1 a run-time failure.
 #include <omp.h>
 
 #include <atomic>
-#include <cctype>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <exception>
 #include <iostream>
+#include <limits>
 #include <new>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include <weft/cli/command_line.hpp>
+#include <weft/cli/run_tool.hpp>
 
 #include "weft/jit/error.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 
 namespace {
 
+using weft::cli::UsageError;
 using weft::parlooper::DynamicThreadedLoop;
 using weft::parlooper::LoopSpecs;
 
-constexpr const char* kUsage =
+const weft::cli::Tool kTool{
+    "weft-explain",
     "usage: weft-explain [--threads T] [--trace] LOOP_STRING SPEC...\n"
     "  SPEC (one per loop, in order a, b, c, ...): start,end,step[,block0[,block1...]]\n"
     "  --trace      run the nest and print 'tid i0 i1 ...' per body call, grouped by thread\n"
     "  --threads T  threads of the traced run (default: OpenMP's)\n"
     "  WEFT_ENGINE=jit|reference picks the engine\n"
-    "  exit status: 0 success, 1 run-time failure, 2 bad usage\n";
+    "  exit status: 0 success, 1 run-time failure, 2 bad usage\n"};
 
-struct UsageError {
-  std::string message;
-};
-
-long parse_long(std::string_view text, const std::string& what) {
-  const std::string s(text);
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
-    throw UsageError{what + ": '" + s + "' is not an integer"};
-  return value;
-}
-
-LoopSpecs parse_spec(std::string_view text, std::size_t loop) {
+LoopSpecs parse_spec(const std::string& text, std::size_t loop) {
   const std::string what = "SPEC of loop '" + std::string(1, static_cast<char>('a' + loop)) + "'";
-  std::vector<long> fields;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', begin);
-    fields.push_back(parse_long(text.substr(begin, comma == std::string_view::npos ? comma : comma - begin), what));
-    if (comma == std::string_view::npos) break;
-    begin = comma + 1;
-  }
-  if (fields.size() < 3)
-    throw UsageError{what + ": '" + std::string(text) + "' needs start,end,step[,block0[,block1...]]"};
+  const std::vector<long> fields = weft::cli::parse_integer_list(
+      text, what, std::numeric_limits<long>::min(), std::numeric_limits<long>::max());
+  if (fields.size() < 3) throw UsageError(what + ": '" + text + "' needs start,end,step[,block0[,block1...]]");
   LoopSpecs spec{fields[0], fields[1], fields[2]};
   spec.block_size.assign(fields.begin() + 3, fields.end());
   return spec;
@@ -118,42 +99,18 @@ void print_trace(const Trace& trace) {
 }
 
 int explain(int argc, char** argv) {
+  CLI::App app;
   bool trace = false;
   int threads = 0;
-  std::vector<std::string_view> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--trace") {
-      if (trace) throw UsageError{"--trace is given twice"};
-      trace = true;
-    } else if (arg.starts_with("--trace=")) {
-      throw UsageError{"--trace takes no value, got '" + std::string(arg) + "'"};
-    } else if (arg == "--threads" || arg.starts_with("--threads=")) {
-      if (threads != 0) throw UsageError{"--threads is given twice"};
-      std::string_view value;
-      if (arg == "--threads") {
-        if (i + 1 >= argc) throw UsageError{"--threads needs a value"};
-        value = argv[++i];
-      } else {
-        value = arg.substr(10);
-      }
-      const long t = parse_long(value, "--threads");
-      if (t < 1 || t > 4096) throw UsageError{"--threads: " + std::string(value) + " is not in 1..4096"};
-      threads = static_cast<int>(t);
-    } else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg.size() > 1 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
-      // A SPEC may start with a minus sign ("-4,4,1"); a loop_string never does.
-      throw UsageError{"unknown option " + std::string(arg)};
-    } else {
-      positional.push_back(arg);
-    }
-  }
-  if (positional.size() < 2) throw UsageError{"give a LOOP_STRING and one SPEC per loop"};
+  std::vector<std::string> positional;
+  weft::cli::add_flag(app, "--trace", trace, "run the nest and print the indices of every body call");
+  weft::cli::add_threads(app, threads, 1);
+  app.add_option("positional", positional);
+  weft::cli::parse(app, argc, argv);
+  if (positional.size() < 2) throw UsageError("give a LOOP_STRING and one SPEC per loop");
   const std::size_t loops = positional.size() - 1;
   if (loops > static_cast<std::size_t>(weft::parlooper::kMaxLoops))
-    throw UsageError{"at most 26 SPECs (loops a..z), got " + std::to_string(loops)};
+    throw UsageError("at most 26 SPECs (loops a..z), got " + std::to_string(loops));
   std::vector<LoopSpecs> specs;
   for (std::size_t i = 0; i < loops; ++i) specs.push_back(parse_spec(positional[i + 1], i));
 
@@ -163,8 +120,7 @@ int explain(int argc, char** argv) {
     return 0;
   }
   const std::uint64_t bytes = trace_bytes(specs);
-  const std::string what = "weft-explain: the trace (one line per body call, " + std::to_string(loops) +
-                           " indices each)";
+  const std::string what = "the trace (one line per body call, " + std::to_string(loops) + " indices each)";
   weft::require_memory(what, bytes);
   if (threads > 0) omp_set_num_threads(threads);
   Trace result;
@@ -178,21 +134,4 @@ int explain(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return explain(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "weft-explain: " << e.message << "\n" << kUsage;
-    return 2;
-  } catch (const weft::MemoryError& e) {
-    // A trace larger than this machine is bad usage; memory that ran out while tracing is not.
-    std::cerr << e.what() << "\n";
-    return e.reason() == weft::MemoryError::Reason::allocation_failed ? 1 : 2;
-  } catch (const weft::Error& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "weft-explain: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return weft::cli::run_tool(kTool, [&] { return explain(argc, argv); }); }

@@ -5,43 +5,33 @@
 
 #include <weft/jit/error.hpp>
 
-#include "gemm_loops.hpp"
+#include "block_loops.hpp"
 
 namespace weft::samples {
 namespace {
 
-void check_config(const GemmFwdConfig& c) {
-  for (auto [name, value] : {std::pair{"M", c.M}, {"N", c.N}, {"K", c.K}, {"bm", c.bm}, {"bn", c.bn},
-                             {"bk", c.bk}, {"kbf", c.kbf}, {"n_layers", std::int64_t{c.n_layers}}}) {
-    require_positive(name, value);
-  }
+// Validates the configuration (the first thing the constructor does) and returns the K loop's step.
+std::int64_t validated_k_step(const GemmFwdConfig& c) {
+  const std::int64_t step = c.validated_step("kbf", c.kbf, c.k_blocking());
+  require_positive({{"n_layers", c.n_layers}});
   if (c.n_layers > 1 && (c.M != c.K || c.bm != c.bk)) {
     throw Error("an MLP (n_layers > 1) feeds each output into the next layer, so it needs "
                 "M == K and bm == bk");
   }
-}
-
-// Validates the configuration (the first thing the constructor does) and returns the K loop's step.
-std::int64_t validated_k_step(const GemmFwdConfig& c) {
-  check_config(c);
-  return chunk_step((c.K + c.bk - 1) / c.bk, c.kbf);
+  return step;
 }
 
 }  // namespace
 
 GemmFwd::GemmFwd(GemmFwdConfig config)
-    : config_(std::move(config)),
+    : GemmPass(std::move(config)),
       k_step_(validated_k_step(config_)),
-      kernels_({config_.M, config_.bm}, {config_.N, config_.bn}, config_.bk,
-               {.lda = config_.bm, .ldb = config_.bk, .ldc = config_.bm},
+      kernels_(m_blocking(), n_blocking(), config_.bk, {.lda = config_.bm, .ldb = config_.bk, .ldc = config_.bm},
                {.bias = config_.fuse_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none,
                 .relu = config_.fuse_relu,
-                .prefetch_c = output_prefetch(config_.loop_string, 0)}),
-      loop_(make_gemm_loop(config_.loop_string,
-                           {k_blocking().blocks(), m_blocking().blocks(), n_blocking().blocks()},
-                           {k_step_, 1, 1}, {config_.k_blocks, config_.m_blocks, config_.n_blocks})) {
-  require_sequential_reduction(loop_.dynamic().nest(), 0,
-                               (k_blocking().blocks() + k_step_ - 1) / k_step_);
+                .prefetch_c = output_prefetch(config_.loop_string, 3, 0)}),
+      loop_(config_.make_loop({k_step_, 1, 1})) {
+  require_sequential_reduction(loop_.dynamic().nest(), 0, (k_blocking().blocks() + k_step_ - 1) / k_step_);
 }
 
 void GemmFwd::run_layer(const float* input, const float* weight, const float* bias,
@@ -78,16 +68,6 @@ void GemmFwd::run(std::span<float* const> activations, std::span<const float* co
     }
     run_layer(activations[l], weights[l], config_.fuse_bias ? biases[l] : nullptr, activations[l + 1]);
   }
-}
-
-double GemmFwd::flops() const {
-  return 2.0 * static_cast<double>(config_.M) * static_cast<double>(config_.N) *
-         static_cast<double>(config_.K) * config_.n_layers;
-}
-
-std::string GemmFwd::measure_tag(int threads) const {
-  const auto& c = config_;
-  return samples::measure_tag(c.loop_string, {c.M, c.N, c.K, c.bm, c.bn, c.bk}, c.kbf, threads);
 }
 
 }  // namespace weft::samples

@@ -1,7 +1,8 @@
 // The forward GEMM / MLP of the samples, built the way a weft user builds it: a ThreadedLoop over
 // block indices (a = K blocks, b = M blocks, c = N blocks) whose body calls BRGEMM kernels.
 //
-//   GemmFwdConfig cfg{.loop_string = "aBC", .M = 512, .N = 512, .K = 512, .bm = 32, .bn = 32, .bk = 32};
+//   GemmFwdConfig cfg;
+//   cfg.loop_string = "aBC", cfg.M = cfg.N = cfg.K = 512;
 //   GemmFwd gemm(cfg);                       // validates, generates kernels and the loop nest
 //   gemm.run(activations, weights, biases);  // blocked layouts, see blocked_layout.hpp
 //
@@ -14,31 +15,22 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <vector>
 
 #include <weft/parlooper/threaded_loop.hpp>
-#include <weft/tpp/brgemm.hpp>
 
-#include "blocked_layout.hpp"
 #include "brgemm_table.hpp"
 #include "gemm_loops.hpp"
 
 namespace weft::samples {
 
-struct GemmFwdConfig {
-  std::string loop_string = "aBC";
-  std::int64_t M = 0, N = 0, K = 0;
-  std::int64_t bm = 32, bn = 32, bk = 32;
+struct GemmFwdConfig : GemmLoops {
   std::int64_t kbf = 1;  // the K loop is split into kbf batch-reduce chunks
   int n_layers = 1;      // > 1: an MLP, needs M == K and bm == bk
   bool fuse_bias = false;
   bool fuse_relu = false;
-  // Block sizes of the loops' outer occurrences in the loop_string, in units of blocks, outermost
-  // first. Empty: PARLOOPER's rule (products of the first prime factors of the trip counts).
-  std::vector<long> k_blocks, m_blocks, n_blocks;
 };
 
-class GemmFwd {
+class GemmFwd : public GemmPass<GemmFwdConfig> {
  public:
   // Throws weft::Error (LoopStringError for the loop_string) with what is wrong.
   explicit GemmFwd(GemmFwdConfig config);
@@ -49,20 +41,15 @@ class GemmFwd {
   void run(std::span<float* const> activations, std::span<const float* const> weights,
            std::span<const float* const> biases) const;
 
-  const GemmFwdConfig& config() const { return config_; }
-  Blocking m_blocking() const { return {config_.M, config_.bm}; }
-  Blocking n_blocking() const { return {config_.N, config_.bn}; }
-  Blocking k_blocking() const { return {config_.K, config_.bk}; }
   std::int64_t k_step() const { return k_step_; }
-  double flops() const;  // of one run()
+  double flops() const { return config_.flops() * config_.n_layers; }  // of one run()
   // "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<kbf>_threads<T>", the MEASURE tag.
-  std::string measure_tag(int threads) const;
+  std::string measure_tag(int threads) const { return config_.measure_tag(config_.kbf, threads); }
   std::string render_loop() const { return loop_.render(); }
 
  private:
   void run_layer(const float* input, const float* weight, const float* bias, float* output) const;
 
-  GemmFwdConfig config_;
   std::int64_t k_step_ = 1;
   BrgemmTable kernels_;
   parlooper::ThreadedLoop<3> loop_;

@@ -1,50 +1,56 @@
-// The logical loops every GEMM sample declares: a = K blocks, b = M blocks, c = N blocks (in block
-// units), one of them stepping by a batch-reduce chunk, with PARLOOPER's default block sizes for
-// repeated letters unless the user gives them.
+// What the GEMM samples (forward, backward by data, backward by weights) have in common: the
+// configuration of their loops a = K blocks, b = M blocks, c = N blocks, and the accessors every
+// pass offers on it.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <weft/parlooper/threaded_loop.hpp>
-#include <weft/tpp/brgemm.hpp>
+
+#include "blocked_layout.hpp"
 
 namespace weft::samples {
 
-// Blocks per batch-reduce chunk when `blocks` blocks are split into `chunks` chunks (the last
-// chunk may be shorter).
-std::int64_t chunk_step(std::int64_t blocks, std::int64_t chunks);
+// The base of every GEMM sample's configuration.
+struct GemmLoops {
+  std::string loop_string = "aBC";
+  std::int64_t M = 0, N = 0, K = 0;
+  std::int64_t bm = 32, bn = 32, bk = 32;
+  // Block sizes of the loops' outer occurrences in the loop_string, in units of blocks, outermost
+  // first. Empty: PARLOOPER's rule (products of the first prime factors of the trip counts).
+  std::vector<long> k_blocks, m_blocks, n_blocks;
 
-// PARLOOPER's default block sizes for a loop of `trips` iterations of `step`: {p0 * p1 * step,
-// p0 * step} with p0, p1 the first two prime factors of trips (1 when missing).
-std::vector<long> default_loop_blocks(long trips, long step);
+  Blocking m_blocking() const { return {M, bm}; }
+  Blocking n_blocking() const { return {N, bn}; }
+  Blocking k_blocking() const { return {K, bk}; }
+  double flops() const;  // 2 M N K
 
-// ThreadedLoop<3> over (a, b, c) = (K, M, N) blocks [0, trips[i]) with steps[i]; blocks[i] are the
-// block sizes of loop i's outer occurrences (empty: the default above). Throws weft::Error.
-parlooper::ThreadedLoop<3> make_gemm_loop(const std::string& loop_string,
-                                          const std::array<std::int64_t, 3>& trips,
-                                          const std::array<std::int64_t, 3>& steps,
-                                          const std::array<std::vector<long>, 3>& blocks);
+  // Throws weft::Error unless the sizes, the tiles and `chunks` (the sample's name for the number
+  // of batch-reduce chunks of its reduction, e.g. "kbf") are positive. Returns the step of the
+  // reduction loop over `reduction`: blocks per chunk.
+  std::int64_t validated_step(const char* chunks_name, std::int64_t chunks, const Blocking& reduction) const;
+  // The ThreadedLoop<3> over (K, M, N) blocks with these steps.
+  parlooper::ThreadedLoop<3> make_loop(const std::array<std::int64_t, 3>& steps) const;
+  // "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<chunks>_threads<T>", PARLOOPER's MEASURE tag.
+  std::string measure_tag(std::int64_t chunks, int threads) const;
+};
 
-// Throws weft::Error when the reduction loop `loop` (0 = a, 1 = b, 2 = c) of `nest` is parallel
-// while it has more than one iteration: threads would then add into the same output block at the
-// same time, and the first-touch (beta = 0) chunk could run after another one.
-void require_sequential_reduction(const parlooper::LoopNest& nest, int loop, std::int64_t iterations);
+// What every GEMM pass offers on its configuration.
+template <class Config>
+class GemmPass {
+ public:
+  const Config& config() const { return config_; }
+  Blocking m_blocking() const { return config_.m_blocking(); }
+  Blocking n_blocking() const { return config_.n_blocking(); }
+  Blocking k_blocking() const { return config_.k_blocking(); }
 
-// The prefetch hint for a sample's beta = 1 BRGEMM kernels: next_c when the innermost level of
-// loop_string's nest is not the reduction loop `reduction_loop` (0 = a, 1 = b, 2 = c), so that
-// consecutive calls write consecutive output blocks; none otherwise, and for a string that does not
-// parse (make_gemm_loop reports it). Measured on the forward sample, 2048^3 on one thread (Zen 4):
-// 93-96 GFLOPS without, 96-103 with.
-tpp::BrgemmPrefetch output_prefetch(const std::string& loop_string, int reduction_loop);
-
-// Throws weft::Error "<name> must be positive, got <value>" unless value > 0.
-void require_positive(const char* name, std::int64_t value);
-
-// "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<chunks>_threads<T>": the MEASURE tag.
-std::string measure_tag(const std::string& loop_string, const std::array<std::int64_t, 6>& sizes,
-                        std::int64_t chunks, int threads);
+ protected:
+  explicit GemmPass(Config config) : config_(std::move(config)) {}
+  Config config_;
+};
 
 }  // namespace weft::samples

@@ -5,7 +5,7 @@
 
 #include <weft/jit/error.hpp>
 
-#include "gemm_loops.hpp"
+#include "block_loops.hpp"
 
 namespace weft::samples {
 namespace {
@@ -18,10 +18,7 @@ constexpr std::int64_t kMaxReduceStride = std::int64_t{1} << 28;
 std::int64_t blocked_size(const GemmUpdConfig& c);
 
 std::int64_t validated_n_step(const GemmUpdConfig& c) {
-  for (auto [name, value] : {std::pair{"M", c.M}, {"N", c.N}, {"K", c.K}, {"bm", c.bm}, {"bn", c.bn},
-                             {"bk", c.bk}, {"nbf", c.nbf}}) {
-    require_positive(name, value);
-  }
+  const std::int64_t step = c.validated_step("nbf", c.nbf, c.n_blocking());
   if (c.n_partial_filters < 0) throw Error("n_partial_filters must be >= 0");
   if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
     throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
@@ -30,7 +27,7 @@ std::int64_t validated_n_step(const GemmUpdConfig& c) {
                 "reduction TPP, whose stride between copies is at most 2^28 floats; use "
                 "n_partial_filters 0 for this size");
   }
-  return chunk_step((c.N + c.bn - 1) / c.bn, c.nbf);
+  return step;
 }
 
 tpp::UnaryDesc desc(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_in,
@@ -53,11 +50,11 @@ long chunks_of(std::int64_t size) { return static_cast<long>((size + kReduceChun
 }  // namespace
 
 GemmUpd::GemmUpd(GemmUpdConfig config)
-    : config_(std::move(config)),
+    : GemmPass(std::move(config)),
       n_step_(validated_n_step(config_)),
       filter_size_(blocked_size(config_)),
       reduce_chunk_(std::min(kReduceChunk, filter_size_)),
-      transpose_(desc(tpp::UnaryOp::transpose, config_.bk, config_.bn, config_.bk, config_.bn)),
+      input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans),
       zero_chunk_(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_)),
       // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
       // whose columns are the copies, filter_size_ apart.
@@ -75,19 +72,14 @@ GemmUpd::GemmUpd(GemmUpdConfig config)
                {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}),
       accumulate_(m_blocking(), k_blocking(), config_.bn,
                   {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {.accumulate = true}),
-      transpose_loop_({parlooper::LoopSpecs{0L, static_cast<long>(n_blocking().blocks())},
-                       parlooper::LoopSpecs{0L, static_cast<long>(k_blocking().blocks())}},
-                      "AB"),
       partial_loop_({parlooper::LoopSpecs{0L, std::max(1L, static_cast<long>(config_.n_partial_filters))},
                      parlooper::LoopSpecs{0L, chunks_of(filter_size_)}},
                     "AB"),
       reduce_loop_({parlooper::LoopSpecs{0L, chunks_of(filter_size_)}}, "A"),
-      loop_(make_gemm_loop(config_.loop_string,
-                           {k_blocking().blocks(), m_blocking().blocks(), n_blocking().blocks()},
-                           {1, 1, n_step_}, {config_.k_blocks, config_.m_blocks, config_.n_blocks})) {
+      loop_(config_.make_loop({1, 1, n_step_})) {
   if (config_.n_partial_filters == 0) {
-    require_sequential_reduction(loop_.dynamic().nest(), 2,
-                                 (n_blocking().blocks() + n_step_ - 1) / n_step_);
+    require_sequential_reduction(loop_.dynamic().nest(), 2, (n_blocking().blocks() + n_step_ - 1) / n_step_,
+                                 ", or partial filters");
   }
 }
 
@@ -124,24 +116,10 @@ void GemmUpd::reduce_partial_filters(float* grad_weight) const {
 }
 
 void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight) const {
-  if (grad_out == nullptr || input == nullptr || grad_weight == nullptr) {
-    throw Error("GemmUpd::run: null buffer");
-  }
+  if (grad_out == nullptr || input == nullptr || grad_weight == nullptr) throw Error("GemmUpd::run: null buffer");
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
-  const std::int64_t tile = bk * bn;
-  const auto transposed_size = static_cast<std::size_t>(Nb * Kb * tile);
-  auto transpose_tile = [&](float* transposed, std::int64_t in, std::int64_t ik) {
-    transpose_(input + (in * Kb + ik) * tile, transposed + (in * Kb + ik) * tile);
-  };
-
-  if (!config_.private_trans) {
-    shared_transposed_.resize(transposed_size);
-    float* transposed = shared_transposed_.data();
-    transpose_loop_([&](int* ind) { transpose_tile(transposed, ind[0], ind[1]); });
-  } else {
-    private_.reset(transposed_size, static_cast<std::size_t>(Nb * Kb));  // a flag per tile
-  }
+  input_t_.start(input);
   const bool partial = uses_partial_filters();
   if (partial) zero_partial_filters();
   float* copies = partial_filters_.data();
@@ -150,21 +128,12 @@ void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight)
   loop_([&](int* ind) {
     const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
     const std::int64_t count = std::min(n_step_, Nb - in);
-    const float* transposed = shared_transposed_.data();
-    if (config_.private_trans) {
-      const int tid = parlooper::ThreadedLoop<3>::get_tid(ind);
-      float* mine = private_.copy(tid);
-      for (std::int64_t n = in; n < in + count; ++n) {
-        if (private_.first_use(tid, static_cast<std::size_t>(n * Kb + ik))) transpose_tile(mine, n, ik);
-      }
-      transposed = mine;
-    }
     tpp::BrgemmArgs args;
     args.a = grad_out + (in * Mb + im) * bn * bm;
-    args.b = transposed + (in * Kb + ik) * tile;
+    args.b = input_t_.tiles(parlooper::ThreadedLoop<3>::get_tid(ind), in, count, ik) + input_t_.offset(in, ik);
     args.count = count;
     args.stride_a = Mb * bn * bm;
-    args.stride_b = Kb * tile;
+    args.stride_b = Kb * bk * bn;
     const std::int64_t c_offset = (im * Kb + ik) * bk * bm;
     if (partial) {
       const int copy = loop_.get_tid_in_parallel_dim('c', ind);
@@ -183,26 +152,20 @@ void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight)
   if (partial) reduce_partial_filters(grad_weight);
 }
 
-double GemmUpd::flops() const {
-  return 2.0 * static_cast<double>(config_.M) * static_cast<double>(config_.N) *
-         static_cast<double>(config_.K);
+GemmPassLayout GemmUpd::layout() const {
+  return {.left = {m_blocking(), n_blocking(), false, false},
+          .right = {k_blocking(), n_blocking(), false, true},
+          .out = {m_blocking(), k_blocking(), true, false}};
 }
 
 std::string GemmUpd::measure_tag(int threads) const {
   const auto& c = config_;
-  return samples::measure_tag(c.loop_string, {c.M, c.N, c.K, c.bm, c.bn, c.bk}, c.nbf, threads) +
-         "_private_act_trans" + std::to_string(c.private_trans ? 1 : 0) + "_npartialFilters" +
-         std::to_string(c.n_partial_filters);
+  return c.measure_tag(c.nbf, threads) + "_private_act_trans" + std::to_string(c.private_trans ? 1 : 0) +
+         "_npartialFilters" + std::to_string(c.n_partial_filters);
 }
 
 std::uint64_t GemmUpd::run_memory_bytes(int threads) const {
-  const std::uint64_t transposed = weft::bytes_needed(
-      {n_blocking().blocks(), config_.bn, k_blocking().blocks(), config_.bk}, sizeof(float));
-  std::uint64_t bytes = transposed;
-  if (config_.private_trans) {
-    bytes = weft::add_bytes(weft::bytes_needed({threads}, transposed),
-                            weft::bytes_needed({threads, n_blocking().blocks(), k_blocking().blocks()}, 1));
-  }
+  std::uint64_t bytes = input_t_.memory_bytes(threads);
   if (uses_partial_filters())
     bytes = weft::add_bytes(bytes, weft::bytes_needed({config_.n_partial_filters, filter_size_}, sizeof(float)));
   return bytes;

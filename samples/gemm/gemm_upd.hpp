@@ -1,13 +1,14 @@
 // Backward by weights of the forward GEMM: dW = dY x X^T, on ThreadedLoop + BRGEMM, with loops
 // a = K blocks, b = M blocks, c = N blocks (the reduction, stepping by batch-reduce chunks).
 //
-//   GemmUpdConfig cfg{.loop_string = "abC", .M = 512, .N = 512, .K = 512, .n_partial_filters = 2};
+//   GemmUpdConfig cfg;
+//   cfg.loop_string = "abC", cfg.M = cfg.N = cfg.K = 512, cfg.n_partial_filters = 2;
 //   GemmUpd upd(cfg);
 //   upd.run(grad_out, input, grad_weight);
 //
-// Layouts: dY [Nb][Mb][bn][bm], X [Nb][Kb][bn][bk], dW [Mb][Kb][bk][bm]. BRGEMM needs X^T tiles,
-// transposed up front into a shared [Nb][Kb][bk][bn] buffer or (private_trans) by each thread on
-// first use.
+// Layouts: dY [Nb][Mb][bn][bm], X [Nb][Kb][bn][bk], dW [Mb][Kb][bk][bm]. BRGEMM needs X^T tiles
+// (transposed_tiles.hpp): transposed up front into a shared [Nb][Kb][bk][bn] copy or
+// (private_trans) by each thread on first use.
 //
 // Partial filters: when the reduction loop c is parallel, threads working on different N blocks
 // of the same dW block would race. With n_partial_filters = P > 0, the thread whose coordinate
@@ -23,35 +24,30 @@
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/unary.hpp>
 
-#include "blocked_layout.hpp"
 #include "brgemm_table.hpp"
-#include "private_tiles.hpp"
+#include "gemm_loops.hpp"
+#include "gemm_pass.hpp"
+#include "transposed_tiles.hpp"
 
 namespace weft::samples {
 
-struct GemmUpdConfig {
-  std::string loop_string = "aBC";
-  std::int64_t M = 0, N = 0, K = 0;
-  std::int64_t bm = 32, bn = 32, bk = 32;
+struct GemmUpdConfig : GemmLoops {
   std::int64_t nbf = 1;        // the N (reduction) loop is split into nbf batch-reduce chunks
   bool private_trans = false;  // transpose X per thread on first use instead of up front
   std::int64_t n_partial_filters = 0;
-  std::vector<long> k_blocks, m_blocks, n_blocks;
 };
 
-class GemmUpd {
+class GemmUpd : public GemmPass<GemmUpdConfig> {
  public:
   explicit GemmUpd(GemmUpdConfig config);  // throws weft::Error
 
   void run(const float* grad_out, const float* input, float* grad_weight) const;
 
-  const GemmUpdConfig& config() const { return config_; }
-  Blocking m_blocking() const { return {config_.M, config_.bm}; }
-  Blocking n_blocking() const { return {config_.N, config_.bn}; }
-  Blocking k_blocking() const { return {config_.K, config_.bk}; }
+  // dY (M x N), X (K x N, transposed) and dW (M x K), plain and blocked.
+  GemmPassLayout layout() const;
   // Whether the run uses partial filters: P > 0 and the reduction loop c is parallel.
   bool uses_partial_filters() const;
-  double flops() const;
+  double flops() const { return config_.flops(); }
   // PARLOOPER's tag: "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<nbf>_threads<T>_private_act_trans<0|1>_npartialFilters<P>".
   std::string measure_tag(int threads) const;
   // Bytes run() allocates itself (X^T tiles, shared or per thread; partial filters), for a team
@@ -62,20 +58,16 @@ class GemmUpd {
   void zero_partial_filters() const;
   void reduce_partial_filters(float* grad_weight) const;
 
-  GemmUpdConfig config_;
   std::int64_t n_step_;
   std::int64_t filter_size_;       // floats of blocked dW, padding included
   std::int64_t reduce_chunk_;      // floats per reduction task
-  tpp::Unary transpose_;           // one X tile (bk x bn) -> its transpose (bn x bk)
+  TransposedTiles input_t_;        // X tiles (bk x bn) -> X^T tiles, [Nb][Kb]
   tpp::Unary zero_chunk_, reduce_chunk_full_, reduce_chunk_tail_;
   BrgemmTable kernels_;            // beta = 0 on the first chunk
   BrgemmTable accumulate_;         // partial filters: always beta = 1 onto zeroed copies
-  parlooper::ThreadedLoop<2> transpose_loop_;  // (Nb, Kb), "AB"
   parlooper::ThreadedLoop<2> partial_loop_;    // (P, chunks), "AB": zeroing the copies
   parlooper::ThreadedLoop<1> reduce_loop_;     // (chunks), "A"
   parlooper::ThreadedLoop<3> loop_;
-  mutable std::vector<float> shared_transposed_;
-  mutable PrivateTiles private_;
   mutable std::vector<float> partial_filters_;
 };
 

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
+#include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
 #include <weft/jit/error.hpp>
 
+#include "gemm_args.hpp"
 #include "gemm_fwd.hpp"
 #include "gemm_reference.hpp"
-#include "sample_args.hpp"
-#include "sample_driver.hpp"
 #if defined(WEFT_HAVE_TUNER)
 #include "best_gemm_config.hpp"
 #endif
@@ -21,7 +21,8 @@ namespace {
 
 using namespace weft::samples;
 
-constexpr const char* kUsage =
+const weft::cli::Tool kTool{
+    "weft-gemm",
     "usage: weft-gemm LOOP_STRING M N K bm bn bk [kbf] [n_layers] [n_iters] [fuse_bias] [fuse_relu]\n"
     "                 [precision] [use_ping_pong_bufs]\n"
     "       weft-gemm auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]\n"
@@ -38,25 +39,27 @@ constexpr const char* kUsage =
     "  --x-blocks L block sizes in blocks, outermost first (e.g. 8,2), for the repeated letters\n"
     "               of loop x; default: PARLOOPER's prime-factor rule\n"
     "  auto         loop string, blocks, tiles and kbf from the tuning database (weft-tune gemm):\n"
-    "               this shape's best, else the nearest tuned shape's, else a heuristic\n";
+    "               this shape's best, else the nearest tuned shape's, else a heuristic\n"};
+
+// [n_layers] [n_iters] [fuse_bias] [fuse_relu] from position `first` on, where both argument lines
+// have them. Returns the index of n_iters.
+std::size_t read_layers(const SampleArgs& args, GemmFwdConfig& c, std::size_t first) {
+  c.n_layers = static_cast<int>(args.integer(first, "n_layers", 1, 1, 1000));
+  c.fuse_bias = args.switch_at(first + 2, "fuse_bias");
+  c.fuse_relu = args.switch_at(first + 3, "fuse_relu");
+  return first + 1;
+}
 
 // `auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]`: the positions after K shift, since
 // the tuner picks the tiles. Returns the index of n_iters.
 std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
-  static const char* const names[] = {"auto", "M", "N", "K"};
-  if (args.positional.size() < 4) {
-    throw UsageError("missing " + std::string(names[args.positional.size()]) + " (argument " +
-                     std::to_string(args.positional.size() + 1) + "): auto needs M N K");
-  }
+  args.require({"auto", "M", "N", "K"}, ": auto needs M N K");
   args.require_at_most(8, "auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]");
   c.loop_string = "auto";
   c.M = args.integer(1, "M", 0);
   c.N = args.integer(2, "N", 0);
   c.K = args.integer(3, "K", 0);
-  c.n_layers = static_cast<int>(args.integer(4, "n_layers", 1, 1, 1000));
-  c.fuse_bias = args.integer(6, "fuse_bias", 0, 0, 1) != 0;
-  c.fuse_relu = args.integer(7, "fuse_relu", 0, 0, 1) != 0;
-  return 5;
+  return read_layers(args, c, 4);
 }
 
 constexpr const char* kForm =
@@ -67,13 +70,14 @@ constexpr const char* kForm =
 // use_ping_pong_bufs (14) and sparse_frac (15). Returns whether the MLP writes a ring of two
 // output buffers.
 bool parse_parlooper_tail(const SampleArgs& args) {
-  if (args.positional.size() > 14) {
-    throw weft::Error("sparse_frac (argument 15, '" + args.positional[14] +
+  const std::vector<std::string>& positional = args.positional();
+  if (positional.size() > 14) {
+    throw weft::Error("sparse_frac (argument 15, '" + positional[14] +
                 "'): PARLOOPER ran a sparse A through decompressing kernels here, which weft-gemm does "
                 "not have; nothing was run. Drop the argument for a dense GEMM");
   }
-  if (args.positional.size() > 12) {
-    const std::string& precision = args.positional[12];
+  if (positional.size() > 12) {
+    const std::string& precision = positional[12];
     if (precision == "BF16" || precision == "F16" || precision == "BF8" || precision == "INT8") {
       throw weft::Error("precision (argument 13): " + precision +
                   " is not supported yet, weft-gemm computes in FP32 only; nothing was run (an FP32 "
@@ -84,19 +88,15 @@ bool parse_parlooper_tail(const SampleArgs& args) {
                        "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8");
     }
   }
-  return args.integer(13, "use_ping_pong_bufs", 0, 0, 1) != 0;
+  return args.switch_at(13, "use_ping_pong_bufs");
 }
 
-// Fills `c` from the arguments; returns the index of n_iters among the positional arguments.
-std::size_t config_from(const SampleArgs& args, GemmFwdConfig& c) {
-  if (!args.positional.empty() && args.positional[0] == "auto") return parse_auto(args, c);
-  args.require_at_most(15, kForm);
-  parse_gemm_arguments(args, c);
+// Fills `c` from the command line; returns the index of n_iters among the positional arguments.
+std::size_t config_from(SampleArgs& args, GemmFwdConfig& c, int argc, char** argv) {
+  parse_gemm_arguments(args, c, argc, argv, 15, kForm);
+  if (args.positional()[0] == "auto") return parse_auto(args, c);
   c.kbf = args.integer(7, "kbf", 1);
-  c.n_layers = static_cast<int>(args.integer(8, "n_layers", 1, 1, 1000));
-  c.fuse_bias = args.integer(10, "fuse_bias", 0, 0, 1) != 0;
-  c.fuse_relu = args.integer(11, "fuse_relu", 0, 0, 1) != 0;
-  return 9;
+  return read_layers(args, c, 8);
 }
 
 // Replaces an `auto` configuration with the tuning database's choice.
@@ -118,27 +118,23 @@ std::uint64_t memory_needed(const GemmFwd& gemm, bool ring_buffer, bool check) {
   const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
   const std::int64_t layers = c.n_layers;
   const std::int64_t outputs = ring_buffer ? std::min<std::int64_t>(layers, 2) : layers;
-  std::uint64_t bytes = 0;
-  auto add = [&](std::initializer_list<std::int64_t> dims) {
-    bytes = weft::add_bytes(bytes, weft::bytes_needed(dims, sizeof(float)));
-  };
-  add({c.M, c.K});                                                  // A
-  add({c.K, c.N});                                                  // B
-  add({mB.blocks(), mB.block});                                     // bias
-  add({layers + 1, mB.blocks(), mB.block, kB.blocks(), kB.block});  // blocked A, one per layer
-  add({kB.blocks(), kB.block, nB.blocks(), nB.block});              // blocked B
-  add({outputs, nB.blocks(), nB.block, mB.blocks(), mB.block});     // blocked outputs
+  MemoryTally memory;
+  memory.add_floats({c.M, c.K});                                                  // A
+  memory.add_floats({c.K, c.N});                                                  // B
+  memory.add_floats({mB.blocks(), mB.block});                                     // bias
+  memory.add_floats({layers + 1, mB.blocks(), mB.block, kB.blocks(), kB.block});  // blocked A, one per layer
+  memory.add_floats({kB.blocks(), kB.block, nB.blocks(), nB.block});              // blocked B
+  memory.add_floats({outputs, nB.blocks(), nB.block, mB.blocks(), mB.block});     // blocked outputs
   if (check) {
-    add({c.M, c.N});  // the result, unblocked
-    add({c.K, c.N});  // the reference's input
-    add({c.M, c.N});  // the reference's output
+    memory.add_floats({c.M, c.N});  // the result, unblocked
+    memory.add_floats({c.K, c.N});  // the reference's input
+    memory.add_floats({c.M, c.N});  // the reference's output
   }
-  return bytes;
+  return memory.bytes();
 }
 
 // Allocates, runs, times and checks; every allocation happens in here.
-int run_allocated(const GemmFwd& gemm, bool ring_buffer, bool check, std::int64_t warmup,
-                  std::int64_t n_iters, int threads) {
+int run_allocated(const GemmFwd& gemm, bool ring_buffer, const RunSettings& settings) {
   const GemmFwdConfig& config = gemm.config();
   const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
   const std::int64_t M = config.M, N = config.N, K = config.K;
@@ -164,21 +160,13 @@ int run_allocated(const GemmFwd& gemm, bool ring_buffer, bool check, std::int64_
     biases.push_back(bias.data());
   }
 
-  std::printf("weft-gemm: %s, M x N x K = %lld x %lld x %lld, blocks %lld x %lld x %lld, kbf %lld "
-              "(%lld K blocks per batch reduce), layers %d (%d output buffer%s), bias %d, relu %d, "
+  std::printf("%s, kbf %lld (%lld K blocks per batch reduce), layers %d (%d output buffer%s), bias %d, relu %d, "
               "threads %d, isa %s\n",
-              config.loop_string.c_str(), (long long)M, (long long)N, (long long)K,
-              (long long)config.bm, (long long)config.bn, (long long)config.bk, (long long)config.kbf,
-              (long long)gemm.k_step(), config.n_layers, n_outputs, n_outputs == 1 ? "" : "s", config.fuse_bias,
-              config.fuse_relu,
-              threads, std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
+              gemm_header("weft-gemm", config).c_str(), (long long)config.kbf, (long long)gemm.k_step(),
+              config.n_layers, n_outputs, n_outputs == 1 ? "" : "s", config.fuse_bias, config.fuse_relu,
+              settings.threads, std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
 
-  SampleResult result;
-  result.seconds = seconds_per_call([&] { gemm.run(acts, wts, biases); }, warmup, n_iters);
-  result.iterations = n_iters;
-  result.flops = gemm.flops();
-  result.measure_tag = gemm.measure_tag(threads);
-  if (check) {
+  const auto verify = [&] {
     std::vector<float> out(static_cast<std::size_t>(M * N)), ref_in = b, ref_out(out.size());
     from_blocked(acts.back(), out.data(), mB, nB, false);
     for (int l = 0; l < config.n_layers; ++l) {
@@ -186,34 +174,29 @@ int run_allocated(const GemmFwd& gemm, bool ring_buffer, bool check, std::int64_
                      config.fuse_relu, ref_out.data());
       ref_in.swap(ref_out);
     }
-    result.norms = compare(out.data(), ref_in.data(), M * N);
-    result.tolerance = gemm_tolerance(K) * config.n_layers;
-  }
-  return report(result);
+    return Verdict{compare(out.data(), ref_in.data(), M * N), sum_tolerance(K) * config.n_layers};
+  };
+  return measure_and_report(settings, {.run = [&] { gemm.run(acts, wts, biases); },
+                                       .flops = gemm.flops(),
+                                       .measure_tag = gemm.measure_tag(settings.threads),
+                                       .verify = verify});
 }
 
 int run(int argc, char** argv) {
-  reject_bf16_request();
-  const SampleArgs args = SampleArgs::parse(argc, argv, kGemmOptions);
   GemmFwdConfig config;
-  const std::size_t n_iters_index = config_from(args, config);
+  SampleArgs args;
+  const std::size_t n_iters_index = config_from(args, config, argc, argv);
   const bool ring_buffer = config.loop_string != "auto" && parse_parlooper_tail(args);
-  const auto n_iters = args.integer(n_iters_index, "n_iters", 10, 1, 1000000);
-  const bool check = args.option_integer("check", 1, 0, 1) != 0;
-  const auto warmup = args.option_integer("warmup", 1, 0, 1000);
-  const int threads = apply_thread_option(args.option_integer("threads", 0, 0, 4096));
-  resolve_auto(config, threads);
+  const RunSettings settings = args.run_settings(n_iters_index);
+  resolve_auto(config, settings.threads);
 
   const GemmFwd gemm(config);  // validates everything before memory is allocated
-  const std::string what =
-      "weft-gemm with M x N x K = " + std::to_string(config.M) + " x " + std::to_string(config.N) + " x " +
-      std::to_string(config.K) + (config.n_layers > 1 ? ", " + std::to_string(config.n_layers) + " layers" : "") +
-      " (A, B, C, their blocked copies" + (check ? " and the check's reference)" : ")");
-  const std::uint64_t bytes = memory_needed(gemm, ring_buffer, check);
-  weft::require_memory(what, bytes);
-  return weft::allocating(what, bytes, [&] { return run_allocated(gemm, ring_buffer, check, warmup, n_iters, threads); });
+  const std::string layers = config.n_layers > 1 ? ", " + std::to_string(config.n_layers) + " layers" : "";
+  return run_within_memory(gemm_buffers("weft-gemm", config, layers, "A, B, C, their blocked copies", settings.check),
+                           memory_needed(gemm, ring_buffer, settings.check),
+                           [&] { return run_allocated(gemm, ring_buffer, settings); });
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return sample_main("weft-gemm", kUsage, run, argc, argv); }
+int main(int argc, char** argv) { return weft::cli::run_tool(kTool, [&] { return run(argc, argv); }); }

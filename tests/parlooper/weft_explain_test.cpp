@@ -70,21 +70,22 @@ TEST_F(WeftExplain, InvalidInputExitsWithTwoAndAMessage) {
       {"aB 0,2,x 0,2,1", "", "is not an integer"},
       {"aB 0,2,1", "", "beyond the 1 loop"},
       {"aB", "", "give a LOOP_STRING"},
-      {"--threads 0 aB 0,2,1 0,2,1", "", "not in 1..4096"},
+      {"--threads 0 aB 0,2,1 0,2,1", "", "--threads: 0 is outside [1, 4096]"},
       {"--frobnicate aB 0,2,1 0,2,1", "", "unknown option"},
       {"--threads 2 --trace 'A{R:2}B{C:2}' 0,2,1 0,2,1", "", "needs a thread grid"},
       {"aB 0,2,1 0,2,1", "WEFT_ENGINE=fast", "WEFT_ENGINE=fast"},
       {"--threads", "", "--threads needs a value"},
-      {"--threads= aB 0,2,1 0,2,1", "", "--threads: '' is not an integer"},
+      {"--threads= aB 0,2,1 0,2,1", "", "option --threads needs a value"},
       {"--threads 2x aB 0,2,1 0,2,1", "", "--threads: '2x' is not an integer"},
       {"--threads 99999999999999999999 aB 0,2,1 0,2,1", "", "is not an integer"},
-      {"--threads 4097 aB 0,2,1 0,2,1", "", "not in 1..4096"},
+      {"--threads 4097 aB 0,2,1 0,2,1", "", "--threads: 4097 is outside [1, 4096]"},
       {"--threads 2 --threads 3 aB 0,2,1 0,2,1", "", "--threads is given twice"},
       {"--trace --trace aB 0,2,1 0,2,1", "", "--trace is given twice"},
       {"--trace=1 aB 0,2,1 0,2,1", "", "--trace takes no value"},
+      {"--threads --trace aB 0,2,1 0,2,1", "", "option --threads needs a value"},
       {"-t aB 0,2,1 0,2,1", "", "unknown option -t"},
       {"aB 0,2,1 0,2,1 --", "", "unknown option --"},
-      {"a 0,2,1,", "", "SPEC of loop 'a': '' is not an integer"},
+      {"a 0,2,1,", "", "SPEC of loop 'a': '0,2,1,' is not a list of integers"},
       {"a 0,99999999999999999999,1", "", "is not an integer"},
       {"a 0,9999999999,1", "", "beyond the range of int"},
       {"aa 0,8,1,0", "", "block size 0"},
@@ -97,6 +98,14 @@ TEST_F(WeftExplain, InvalidInputExitsWithTwoAndAMessage) {
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << c.args << "\n" << r.out;
+  }
+}
+
+TEST_F(WeftExplain, HelpPrintsTheUsageAndSucceeds) {
+  for (const char* help : {"--help", "-h", "aB 0,2,1 --help"}) {
+    const Result r = explain(help);
+    EXPECT_EQ(r.status, 0) << help << "\n" << r.err;
+    EXPECT_EQ(r.out.rfind("usage: weft-explain", 0), 0u) << help << "\n" << r.out;
   }
 }
 

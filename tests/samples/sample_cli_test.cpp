@@ -113,6 +113,9 @@ TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {
       {fwd, "aBC 64 64 64 32 32 32 1 1 2 2", "fuse_bias: 2 is outside [0, 1]"},
       {fwd, "aBc- 64 64 64 32 32 32", "unexpected character '-'"},
       {fwd, "aBC 64 64 64 32 32 32 --bogus 1", "unknown option --bogus"},
+      {fwd, "aBC 64 64 64 32 32 32 --m-blocks --check 1", "option --m-blocks needs a value"},
+      {fwd, "aBC 64 64 64 32 32 32 --m-blocks 2,,1", "--m-blocks: '2,,1' is not a list of integers"},
+      {bwd, "aBC 64 64 64 32 32 32 --warmup 1", "--warmup is given twice"},  // run() adds --warmup 0
       {fwd, "auto 64 64", "missing K (argument 4)"},
       {fwd, "aBC 64 32 96 32 32 32 1 2", "n_layers > 1"},
       {bwd, "aBC 64 64 64 32 32 32 1 0 1 7", "unexpected argument '7' (argument 11)"},
@@ -126,6 +129,15 @@ TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {
     const Result r = run(c.program, c.args);
     EXPECT_EQ(r.status, 2) << c.program << " " << c.args << "\n" << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << c.program << " " << c.args << "\n" << r.err;
+  }
+}
+
+TEST_F(GemmSampleCli, HelpPrintsTheUsageAndSucceeds) {
+  for (const char* program : {fwd, bwd, upd}) {
+    const Result r = run(program, "--help");
+    EXPECT_EQ(r.status, 0) << program << "\n" << r.err;
+    EXPECT_EQ(r.out.rfind("usage: weft-gemm", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("[--threads T] [--check 0|1] [--warmup W]"), std::string::npos) << r.out;
   }
 }
 

@@ -1,7 +1,7 @@
 // What the tuner tunes: a workload describes its logical loops (per knob setting), how they use
 // memory (for the cost model), its default configuration, and how to run and check one
-// configuration. The GEMM adapter (tuner/tools/gemm_workload.hpp) and the contraction workload
-// (contraction_workload.hpp) implement it; a user's own ThreadedLoop kernel can too.
+// configuration. The GEMM samples' adapter (samples/gemm/gemm_workload.hpp) and the contraction
+// workload (contraction_workload.hpp) implement it; a user's own ThreadedLoop kernel can too.
 //
 //   class MyWorkload : public weft::tuner::Workload { ... };
 //   TuningResult r = tune(MyWorkload{...}, {.threads = 2, .budget_seconds = 10});

@@ -1,12 +1,11 @@
 #include "best_gemm_config.hpp"
 
-#include "gemm_defaults.hpp"
-
 #include <algorithm>
 #include <optional>
 
 #include <weft/jit/error.hpp>
 
+#include "gemm_defaults.hpp"
 #include "gemm_workload.hpp"
 
 namespace weft::tuner {

@@ -6,15 +6,14 @@
 
 #include <weft/jit/error.hpp>
 
-#if __has_include("gemm_workload.hpp")  // the GEMM adapter is built with the samples
+#if defined(WEFT_HAVE_GEMM_TUNING)  // the GEMM workload is built with the tuner
 #include "gemm_workload.hpp"
-#define WEFT_TUNER_HAVE_GEMM 1
 #endif
 
 namespace weft::tuner {
 namespace {
 
-#ifdef WEFT_TUNER_HAVE_GEMM
+#ifdef WEFT_HAVE_GEMM_TUNING
 TEST(GemmWorkload, ShapesBeyondThisMachineSayHowMuchMemoryTheyNeed) {
   try {
     GemmWorkload huge({.M = 1000000, .N = 1000000, .K = 1000000});

@@ -9,7 +9,7 @@
 #include <weft/jit/error.hpp>
 
 #include "blocked_layout.hpp"
-#include "gemm_loops.hpp"
+#include "block_loops.hpp"
 #include "gemm_reference.hpp"
 
 namespace weft::tuner {
@@ -70,11 +70,10 @@ WorkloadKey gemm_key(const GemmShape& shape, int threads) {
 
 GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options)
     : shape_(shape), options_(std::move(options)), data_(std::make_unique<Data>()) {
-  for (auto [name, v] : {std::pair{"M", shape.M}, {"N", shape.N}, {"K", shape.K}})
-    samples::require_positive(name, v);
+  samples::require_positive({{"M", shape.M}, {"N", shape.N}, {"K", shape.K}});
   for (auto* list : {&options_.bm, &options_.bn, &options_.bk, &options_.kbf}) {
     if (list->empty()) throw Error("GemmWorkload: every knob needs at least one value");
-    for (long v : *list) samples::require_positive("GEMM knob", v);
+    for (long v : *list) samples::require_positive({{"GEMM knob", v}});
   }
   // Plain A and B, one blocked copy of each, blocked C and the plain C of a check at least: refuse
   // a shape this machine cannot hold before allocating any of it.
@@ -216,7 +215,7 @@ class GemmRunner : public Runner {
     }
     const samples::ErrorNorms norms =
         samples::compare(got.data(), data_.reference.data(), static_cast<std::int64_t>(got.size()));
-    return {norms.passed(samples::gemm_tolerance(K)), norms.to_string()};
+    return {norms.passed(samples::sum_tolerance(K)), norms.to_string()};
   }
 
  private:

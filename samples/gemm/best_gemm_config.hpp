@@ -1,7 +1,8 @@
 // The configuration `weft-gemm auto` runs: the tuning database's best for this GEMM on this
 // machine (exact shape), else the best of the nearest tuned shape, else a heuristic.
 //
-//   samples::GemmFwdConfig problem{.M = 2048, .N = 2048, .K = 2048};   // shape and epilogue
+//   samples::GemmFwdConfig problem;                  // shape and epilogue
+//   problem.M = problem.N = problem.K = 2048;
 //   GemmChoice choice = best_gemm_config(problem, /*threads=*/2);
 //   GemmFwd gemm(choice.config);          // loop_string, bm/bn/bk, kbf and blocks filled in
 //   std::printf("%s\n", choice.describe().c_str());   // "exact hit in ~/.cache/weft/tuning.jsonl: ..."

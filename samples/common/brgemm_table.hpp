@@ -1,4 +1,4 @@
-// The BRGEMM kernels one blocked GEMM needs: for every combination of (remainder block along M?,
+// The BRGEMM kernels a blocked sample needs for one output tiling: for every combination of (remainder block along M?,
 // remainder block along N?, first chunk of the reduction?, last chunk?). The first chunk is the
 // output block's first touch (beta = 0, unless the table accumulates into existing data); the
 // last chunk carries the fused epilogue (its last touch).
@@ -26,7 +26,7 @@ struct Epilogue {
   bool relu = false;
   bool accumulate = false;  // true: never beta = 0 (C holds partial sums to add to)
   // The beta = 1 kernels' hint (tpp::BrgemmPrefetch): next_c when consecutive calls write
-  // consecutive output blocks (output_prefetch in gemm_loops.hpp).
+  // consecutive output blocks (output_prefetch in block_loops.hpp).
   tpp::BrgemmPrefetch prefetch_c = tpp::BrgemmPrefetch::none;
 };
 

@@ -7,25 +7,26 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <optional>
-#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <weft/cli/command_line.hpp>
+#include <weft/cli/run_tool.hpp>
 #include <weft/jit/error.hpp>
 #include <weft/tuner/contraction_workload.hpp>
 #include <weft/tuner/report.hpp>
 #include <weft/tuner/tuner.hpp>
 
 #include "gemm_workload.hpp"
-#include "tune_cli.hpp"
 
 namespace weft::tuner {
 namespace {
 
 namespace fs = std::filesystem;
+using CliError = cli::UsageError;
 
 constexpr const char* kUsage =
     "usage: weft-tune gemm --M M --N N --K K [options]\n"
@@ -51,13 +52,35 @@ constexpr const char* kUsage =
     "  --dry-run        print the search space and the model's top candidates, measure nothing\n"
     "exit status: 0 success, 1 run-time failure, 2 bad usage\n";
 
-const std::set<std::string> kCommonOptions{"threads", "budget", "spec",  "top-k", "finalists", "block-choices",
-                                           "imbalance", "patience", "plot", "rows", "db"};
-const std::set<std::string> kCommonFlags{"exhaustive", "no-save", "dry-run"};
-
 // GEMM tile sizes: beyond this a tile exceeds any cache many times over, and its padded blocked
 // copies would dwarf the matrices.
 constexpr long kMaxTile = 1 << 16;
+
+// The options every tuning command takes, as given.
+struct RequestOptions {
+  int threads = omp_get_max_threads();
+  double budget = 60, imbalance = 0.10;
+  std::int64_t top_k = 0, finalists = 4, patience = 0, block_choices = 6, rows = 10;
+  std::string spec, plot, db;
+  bool exhaustive = false, no_save = false, dry_run = false;
+};
+
+void add_request_options(CLI::App& app, RequestOptions& o) {
+  cli::add_threads(app, o.threads, 1);
+  cli::add_number(app, "--budget", o.budget, 0.1, 1e6, "seconds for measuring");
+  cli::add_integer(app, "--top-k", o.top_k, 0, 1 << 30, "candidates the cost model keeps");
+  cli::add_integer(app, "--finalists", o.finalists, 0, 1000, "candidates measured thoroughly");
+  cli::add_number(app, "--imbalance", o.imbalance, 0, 100, "prune parallel imbalance above");
+  cli::add_integer(app, "--patience", o.patience, 0, 1 << 30, "stop after N candidates without a gain");
+  cli::add_integer(app, "--block-choices", o.block_choices, 1, 1000, "block sizes per blocking level");
+  cli::add_integer(app, "--rows", o.rows, 1, 100000, "rows of the final table");
+  cli::add_text(app, "--spec", o.spec, "loop specs, ';'-separated");
+  cli::add_text(app, "--plot", o.plot, "SVG plot of the run");
+  cli::add_text(app, "--db", o.db, "tuning database");
+  cli::add_flag(app, "--exhaustive", o.exhaustive, "measure every legal candidate");
+  cli::add_flag(app, "--no-save", o.no_save, "do not store the result");
+  cli::add_flag(app, "--dry-run", o.dry_run, "measure nothing");
+}
 
 struct Request {
   TunerOptions tuner;
@@ -88,30 +111,30 @@ std::vector<LoopSpecification> parse_specs(const std::string& text) {
   return specs;
 }
 
-Request parse_request(const CliArgs& args) {
+Request make_request(const CLI::App& app, const RequestOptions& given) {
   Request r;
   TunerOptions& o = r.tuner;
-  o.threads = static_cast<int>(args.integer("threads", omp_get_max_threads(), 1, 4096));
-  o.budget_seconds = args.real("budget", 60, 0.1, 1e6);
-  o.top_k = static_cast<std::size_t>(args.integer("top-k", 0, 0, 1 << 30));
-  o.finalists = static_cast<std::size_t>(args.integer("finalists", 4, 0, 1000));
-  o.max_imbalance = args.real("imbalance", 0.10, 0, 100);
-  o.patience = static_cast<std::size_t>(args.integer("patience", 0, 0, 1 << 30));
-  o.exhaustive = args.has("exhaustive");
+  o.threads = given.threads;
+  o.budget_seconds = given.budget;
+  o.top_k = static_cast<std::size_t>(given.top_k);
+  o.finalists = static_cast<std::size_t>(given.finalists);
+  o.max_imbalance = given.imbalance;
+  o.patience = static_cast<std::size_t>(given.patience);
+  o.exhaustive = given.exhaustive;
   if (o.exhaustive)
-    for (const char* ignored : {"budget", "top-k", "patience"})
-      if (args.has(ignored))
-        throw CliError(std::string("--") + ignored +
+    for (const char* ignored : {"--budget", "--top-k", "--patience"})
+      if (cli::given(app, ignored))
+        throw CliError(std::string(ignored) +
                        " has no effect with --exhaustive, which measures every candidate without a limit");
-  if (args.has("spec")) o.specs = parse_specs(args.text("spec", ""));
-  o.blocks.max_choices = static_cast<std::size_t>(args.integer("block-choices", 6, 1, 1000));
-  r.rows = static_cast<std::size_t>(args.integer("rows", 10, 1, 100000));
-  r.dry_run = args.has("dry-run");
-  r.plot = args.nonempty_text("plot", "");
-  if (r.dry_run && args.has("plot")) throw CliError("--plot needs a measured run, and --dry-run measures nothing");
-  r.save = !args.has("no-save") && !r.dry_run;
-  r.db = args.has("db") ? TuningDatabase(args.nonempty_text("db", "")) : TuningDatabase();
-  r.db_source = args.has("db") ? "--db" : "the tuning database (give --db PATH or --no-save)";
+  if (cli::given(app, "--spec")) o.specs = parse_specs(given.spec);
+  o.blocks.max_choices = static_cast<std::size_t>(given.block_choices);
+  r.rows = static_cast<std::size_t>(given.rows);
+  r.dry_run = given.dry_run;
+  r.plot = given.plot;
+  if (r.dry_run && !r.plot.empty()) throw CliError("--plot needs a measured run, and --dry-run measures nothing");
+  r.save = !given.no_save && !r.dry_run;
+  r.db = given.db.empty() ? TuningDatabase() : TuningDatabase(given.db);
+  r.db_source = given.db.empty() ? "the tuning database (give --db PATH or --no-save)" : "--db";
   return r;
 }
 
@@ -180,7 +203,7 @@ auto build_workload(Build&& build) {
   }
 }
 
-int run_tuning(const Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
+int measure_and_save(const Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
   const TunerOptions& options = r.tuner;
   std::fprintf(err, "weft-tune: %s on %s\n", workload.key(options.threads).to_string().c_str(),
                MachineFingerprint::current().to_string().c_str());
@@ -210,37 +233,57 @@ int run_tuning(const Workload& workload, const Request& r, std::FILE* out, std::
   return 0;
 }
 
+// What goes wrong once the request is accepted is a run-time failure (exit status 1: a measurement
+// or a write that failed), except a request that leaves nothing to measure, which is bad usage.
+int run_tuning(const Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
+  try {
+    return measure_and_save(workload, r, out, err);
+  } catch (const NoCandidateError& e) {
+    throw Error(std::string(e.what()) +
+                "\n  (nothing to measure: fewer --threads, other tile sizes or loop specs, or a larger "
+                "--imbalance may leave some)");
+  } catch (const MemoryError&) {
+    throw;
+  } catch (const Error& e) {
+    throw std::runtime_error(e.what());
+  }
+}
+
 int gemm_command(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  auto options = kCommonOptions;
-  options.insert({"M", "N", "K", "bm", "bn", "bk", "kbf"});
-  const CliArgs args(argc, argv, 2, options, kCommonFlags);
-  if (args.help_requested()) return std::fputs(kUsage, out), 0;
-  for (const char* required : {"M", "N", "K"})
-    if (!args.has(required)) throw CliError(std::string("gemm needs --") + required);
-  const GemmShape shape{args.integer("M", 0, 1, 1 << 20), args.integer("N", 0, 1, 1 << 20),
-                        args.integer("K", 0, 1, 1 << 20)};
+  CLI::App app;
+  RequestOptions given;
+  std::int64_t M = 0, N = 0, K = 0;
   GemmSearchOptions search;
-  search.bm = args.list("bm", search.bm, 1, kMaxTile);
-  search.bn = args.list("bn", search.bn, 1, kMaxTile);
-  search.bk = args.list("bk", search.bk, 1, kMaxTile);
-  search.kbf = args.list("kbf", search.kbf, 1, kMaxTile);
-  const Request request = parse_request(args);
-  const GemmWorkload workload = build_workload([&] { return GemmWorkload(shape, search); });
+  for (auto [name, size] : {std::pair{"--M", &M}, {"--N", &N}, {"--K", &K}})
+    cli::add_integer(app, name, *size, 1, 1 << 20, "GEMM size");
+  for (auto [name, list] : {std::pair{"--bm", &search.bm}, {"--bn", &search.bn}, {"--bk", &search.bk}, {"--kbf", &search.kbf}})
+    cli::add_integer_list(app, name, *list, 1, kMaxTile, "values to try");
+  add_request_options(app, given);
+  cli::parse(app, argc, argv, 2);
+  for (const char* required : {"--M", "--N", "--K"})
+    if (!cli::given(app, required)) throw CliError(std::string("gemm needs ") + required);
+  const Request request = make_request(app, given);
+  const GemmWorkload workload = build_workload([&] { return GemmWorkload({M, N, K}, search); });
   check_request(workload, request,
-                "every --kbf exceeds the number of K blocks (K = " + std::to_string(shape.K) + " over --bk)");
+                "every --kbf exceeds the number of K blocks (K = " + std::to_string(K) + " over --bk)");
   return run_tuning(workload, request, out, err);
 }
 
 int contraction_command(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  auto options = kCommonOptions;
-  options.insert({"dims", "sizes", "einsum", "prim", "first", "last"});
-  const CliArgs args(argc, argv, 2, options, kCommonFlags);
-  if (args.help_requested()) return std::fputs(kUsage, out), 0;
-  const Request request = parse_request(args);
-  const ContractionProblem problem = build_workload([&] {
-    return parse_contraction_problem(args.text("dims", ""), args.text("einsum", ""), args.text("sizes", ""),
-                                     args.text("prim", "brgemm"), args.text("first", "zero"), args.text("last", "none"));
-  });
+  CLI::App app;
+  RequestOptions given;
+  std::string dims, sizes, einsum, prim = "brgemm", first = "zero", last = "none";
+  cli::add_text(app, "--dims", dims, "dimension types");
+  cli::add_text(app, "--sizes", sizes, "dimension sizes");
+  cli::add_text(app, "--einsum", einsum, "einsum string");
+  cli::add_text(app, "--prim", prim, "main primitive");
+  cli::add_text(app, "--first", first, "first-touch primitive");
+  cli::add_text(app, "--last", last, "last-touch primitive");
+  add_request_options(app, given);
+  cli::parse(app, argc, argv, 2);
+  const Request request = make_request(app, given);
+  const ContractionProblem problem =
+      build_workload([&] { return parse_contraction_problem(dims, einsum, sizes, prim, first, last); });
   const ContractionWorkload workload =
       build_workload([&] { return ContractionWorkload(problem, request.tuner.threads); });
   check_request(workload, request, "the optimizer leaves no loop");
@@ -248,9 +291,11 @@ int contraction_command(int argc, char** argv, std::FILE* out, std::FILE* err) {
 }
 
 int show_command(int argc, char** argv, std::FILE* out) {
-  const CliArgs args(argc, argv, 2, {"db"}, {});
-  if (args.help_requested()) return std::fputs(kUsage, out), 0;
-  const TuningDatabase db = args.has("db") ? TuningDatabase(args.nonempty_text("db", "")) : TuningDatabase();
+  CLI::App app;
+  std::string path;
+  cli::add_text(app, "--db", path, "tuning database");
+  cli::parse(app, argc, argv, 2);
+  const TuningDatabase db = path.empty() ? TuningDatabase() : TuningDatabase(path);
   std::error_code ec;
   if (fs::is_directory(db.path(), ec)) throw CliError("--db " + db.path().string() + ": is a directory");
   const auto contents = db.load();
@@ -264,37 +309,20 @@ int show_command(int argc, char** argv, std::FILE* out) {
   return 0;
 }
 
+int tune_command(int argc, char** argv, std::FILE* out, std::FILE* err) {
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (command == "gemm") return gemm_command(argc, argv, out, err);
+  if (command == "contraction") return contraction_command(argc, argv, out, err);
+  if (command == "show") return show_command(argc, argv, out);
+  if (command == "--help" || command == "-h" || command == "help") throw CLI::CallForHelp();
+  throw CliError(command.empty() ? "missing command (gemm, contraction or show)"
+                                 : "unknown command '" + command + "' (gemm, contraction or show)");
+}
+
 }  // namespace
 
 int weft_tune_main(int argc, char** argv, std::FILE* out, std::FILE* err) {
-  const std::string command = argc > 1 ? argv[1] : "";
-  try {
-    if (command == "gemm") return gemm_command(argc, argv, out, err);
-    if (command == "contraction") return contraction_command(argc, argv, out, err);
-    if (command == "show") return show_command(argc, argv, out);
-    if (command == "--help" || command == "-h" || command == "help") {
-      std::fputs(kUsage, out);
-      return 0;
-    }
-    throw CliError(command.empty() ? "missing command (gemm, contraction or show)"
-                                   : "unknown command '" + command + "' (gemm, contraction or show)");
-  } catch (const CliError& e) {
-    std::fprintf(err, "weft-tune: %s\n%s", e.what(), kUsage);
-    return 2;
-  } catch (const MemoryError& e) {
-    // Sizes beyond 64 bits or this machine are bad usage; an allocation that failed is not.
-    std::fprintf(err, "weft-tune: %s\n", e.what());
-    return e.reason() == MemoryError::Reason::allocation_failed ? 1 : 2;
-  } catch (const NoCandidateError& e) {
-    std::fprintf(err,
-                 "weft-tune: %s\n  (nothing to measure: fewer --threads, other tile sizes or loop specs, or a "
-                 "larger --imbalance may leave some)\n",
-                 e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(err, "weft-tune: %s\n", e.what());
-    return 1;
-  }
+  return cli::run_tool({"weft-tune", kUsage, out, err}, [&] { return tune_command(argc, argv, out, err); });
 }
 
 }  // namespace weft::tuner

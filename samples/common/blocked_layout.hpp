@@ -1,17 +1,17 @@
-// The blocked layouts of the GEMM samples (PARLOOPER's), for C = A x B with column-major plain
-// matrices A (M x K), B (K x N), C (M x N):
+// Blocked layouts of plain matrices, as the samples (and PARLOOPER's) keep their operands: a plain
+// column-major `rows x cols` matrix becomes a grid of column-major tiles, each contiguous, e.g. for
+// the GEMM samples' C = A x B:
 //
-//   A [Mb][Kb][bk][bm]   block (im, ik) is a bm x bk column-major tile, lda = bm
-//   B [Nb][Kb][bn][bk]   block (in, ik) is a bk x bn column-major tile, ldb = bk
-//   C [Nb][Mb][bn][bm]   block (in, im) is a bm x bn column-major tile, ldc = bm
+//   A [Mb][Kb][bk][bm]   block (im, ik) is a bm x bk tile    (rows M, cols K, row-block-major)
+//   B [Nb][Kb][bn][bk]   block (in, ik) is a bk x bn tile    (rows K, cols N)
+//   C [Nb][Mb][bn][bm]   block (in, im) is a bm x bn tile    (rows M, cols N)
 //
 // Why: every BRGEMM operand is a small contiguous tile, and the tiles a batch reduce walks over
 // (A blocks of one block row, B blocks of one block column) sit at a constant stride.
 //
 // Sizes need not be multiples of the blocks: Mb = ceil(M / bm) etc. Storage always holds full
-// blocks. M and N remainders are handled by kernels of the remainder size (the padding rows and
-// columns are never read or written); the K remainder is zero-padded here, which is exact
-// because both padded operands are zero, so the batch reduce keeps one K per block.
+// blocks, and the padding is zero: kernels of the remainder size never touch it, and a zero-padded
+// reduction dimension adds nothing, so a batch reduce keeps one length per block.
 #pragma once
 
 #include <cstdint>
@@ -28,14 +28,13 @@ struct Blocking {
     const std::int64_t rest = size - i * block;
     return rest < block ? rest : block;
   }
+  // Elements including the last block's padding.
+  std::int64_t padded() const { return blocks() * block; }
 };
 
-// Plain column-major `rows x cols` (ld = rows) -> blocked [col blocks][row blocks][bc][br], where
-// the row blocks are `rows_b` and the column blocks `cols_b`. Used for A (rows M, cols K: [Mb][Kb]
-// would be row-block-major, see below), B and C with the orders above. Padding is zero.
-//
-// `row_block_major`: true gives [row blocks][col blocks][bc][br] (A's layout), false gives
-// [col blocks][row blocks][bc][br] (B's and C's layout).
+// Plain column-major `rows x cols` (ld = rows) -> tiles of `rows_b.block x cols_b.block`, zero
+// padded. `row_block_major`: true gives [row blocks][col blocks][bc][br] (A's layout above), false
+// gives [col blocks][row blocks][bc][br] (B's and C's).
 std::vector<float> to_blocked(const float* plain, const Blocking& rows_b, const Blocking& cols_b,
                               bool row_block_major);
 

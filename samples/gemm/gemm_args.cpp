@@ -1,0 +1,46 @@
+#include "gemm_args.hpp"
+
+#include <weft/cli/command_line.hpp>
+
+namespace weft::samples {
+namespace {
+
+std::string sizes(std::int64_t a, std::int64_t b, std::int64_t c) {
+  return std::to_string(a) + " x " + std::to_string(b) + " x " + std::to_string(c);
+}
+
+}  // namespace
+
+void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** argv, std::size_t max,
+                          const char* form) {
+  reject_bf16_request();
+  const char* const what = "block sizes in blocks, outermost first";
+  cli::add_integer_list(args.app(), "--k-blocks", loops.k_blocks, 1, INT32_MAX, what);
+  cli::add_integer_list(args.app(), "--m-blocks", loops.m_blocks, 1, INT32_MAX, what);
+  cli::add_integer_list(args.app(), "--n-blocks", loops.n_blocks, 1, INT32_MAX, what);
+  args.parse(argc, argv);
+  if (!args.positional().empty() && args.positional()[0] == "auto") return;
+  args.require_at_most(max, form);
+  args.require({"LOOP_STRING", "M", "N", "K", "bm", "bn", "bk"},
+               "; the first seven arguments are LOOP_STRING M N K bm bn bk");
+  loops.loop_string = args.positional()[0];
+  loops.M = args.integer(1, "M", 0);
+  loops.N = args.integer(2, "N", 0);
+  loops.K = args.integer(3, "K", 0);
+  loops.bm = args.integer(4, "bm", 0, 1, 4096);
+  loops.bn = args.integer(5, "bn", 0, 1, 4096);
+  loops.bk = args.integer(6, "bk", 0, 1, 4096);
+}
+
+std::string gemm_header(const char* program, const GemmLoops& loops) {
+  return std::string(program) + ": " + loops.loop_string + ", M x N x K = " + sizes(loops.M, loops.N, loops.K) +
+         ", blocks " + sizes(loops.bm, loops.bn, loops.bk);
+}
+
+std::string gemm_buffers(const char* program, const GemmLoops& loops, const std::string& shape_extra,
+                         const std::string& buffers, bool check) {
+  return std::string(program) + " with M x N x K = " + sizes(loops.M, loops.N, loops.K) + shape_extra + " (" +
+         buffers + (check ? " and the check's reference)" : ")");
+}
+
+}  // namespace weft::samples

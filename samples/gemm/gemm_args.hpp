@@ -1,0 +1,30 @@
+// The command line and the printed words every GEMM sample shares: LOOP_STRING M N K bm bn bk at
+// positions 0-6, the --k-blocks / --m-blocks / --n-blocks options, the first words of the header
+// line and of memory messages.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "gemm_loops.hpp"
+#include "sample_args.hpp"
+
+namespace weft::samples {
+
+// Refuses a bf16 request, parses argv into `args` with the GEMM options added, allows at most
+// `max` positional arguments (`form` lists them) and reads LOOP_STRING M N K bm bn bk into `loops`.
+// Positions 7 and up are the sample's own. A first argument "auto" (weft-gemm's tuned mode) is the
+// sample's to read: then only the options are.
+void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** argv, std::size_t max,
+                          const char* form);
+
+// "<program>: <loop_string>, M x N x K = 64 x 64 x 64, blocks 32 x 32 x 32": how the samples'
+// header lines start.
+std::string gemm_header(const char* program, const GemmLoops& loops);
+
+// "<program> with M x N x K = 64 x 64 x 64<shape_extra> (<buffers>[ and the check's reference])":
+// what a memory message names.
+std::string gemm_buffers(const char* program, const GemmLoops& loops, const std::string& shape_extra,
+                         const std::string& buffers, bool check);
+
+}  // namespace weft::samples
