@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "brgemm_emit.hpp"
 #include "activation_emit.hpp"
 #include "kernel_frame.hpp"
 #include "vec_traits.hpp"

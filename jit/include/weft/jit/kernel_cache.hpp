@@ -1,8 +1,8 @@
 // A thread-safe cache of generated things (kernels, loop nests), keyed by a canonical descriptor.
 // Entries live as long as the cache; references to them stay valid.
 //
-//   static weft::jit::KernelCache<BrgemmDesc, BrgemmKernel, BrgemmDescHash> cache;
-//   const BrgemmKernel& k = cache.get_or_create(desc, [&] { return BrgemmKernel(desc); });
+//   static weft::jit::KernelCache<Key, Entry, KeyHash> cache;   // Entry: what is generated for a Key
+//   const Entry& e = cache.get_or_create(key, [&] { return std::make_unique<Entry>(key); });
 #pragma once
 
 #include <cstddef>
