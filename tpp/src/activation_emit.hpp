@@ -53,7 +53,13 @@
 
 namespace weft::tpp::detail {
 
-// Scratch vector registers `op` needs from ActivationEmitter::emit.
+// Switches over UnaryOp in this header list every op: a new op must state its scratch registers
+// and its instruction sequence (or that it has none) before anything compiles.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+
+// Scratch vector registers `op` needs from ActivationEmitter::emit. Every op is listed (no default,
+// -Wswitch an error): a new op that forgot its count would clobber live registers silently.
 constexpr int activation_scratch(UnaryOp op) {
   switch (op) {
     case UnaryOp::relu:
@@ -62,8 +68,21 @@ constexpr int activation_scratch(UnaryOp op) {
     case UnaryOp::sigmoid:
     case UnaryOp::tanh:
     case UnaryOp::gelu: return 3;
-    default: return 0;
+    case UnaryOp::zero:
+    case UnaryOp::copy:
+    case UnaryOp::relu_bwd:
+    case UnaryOp::square:
+    case UnaryOp::sqrt:
+    case UnaryOp::increment:
+    case UnaryOp::decrement:
+    case UnaryOp::scale:
+    case UnaryOp::transpose:
+    case UnaryOp::reduce_rows_sum:
+    case UnaryOp::reduce_rows_max:
+    case UnaryOp::reduce_cols_sum:
+    case UnaryOp::reduce_cols_max: return 0;
   }
+  return 0;  // not an enumerator: validate() rejects the descriptor before any emitter runs
 }
 
 // Polynomial coefficients (minimax in relative error, fitted in 40-digit arithmetic; see docs).
@@ -127,8 +146,17 @@ class ActivationEmitter {
       case UnaryOp::increment: g_.vaddps(x, x, c_.splat(alpha)); return;
       case UnaryOp::decrement: g_.vsubps(x, x, c_.splat(alpha)); return;
       case UnaryOp::scale: g_.vmulps(x, x, c_.splat(alpha)); return;
-      default: return;
+      // Not element-wise (is_elementwise rejected them above). Listed, with no default, so that
+      // a new element-wise op without its sequence here is a compile error, never a silent copy.
+      case UnaryOp::zero:
+      case UnaryOp::relu_bwd:
+      case UnaryOp::transpose:
+      case UnaryOp::reduce_rows_sum:
+      case UnaryOp::reduce_rows_max:
+      case UnaryOp::reduce_cols_sum:
+      case UnaryOp::reduce_cols_max: break;
     }
+    throw weft::Error("activation emitter: no instruction sequence for " + to_string(op));
   }
 
   // The ReLU predicate (x > 0 or NaN) as all-ones lanes in `pass`, for kernels that also need it as
@@ -311,5 +339,7 @@ class ActivationEmitter {
   Xbyak::CodeGenerator& g_;
   ConstantTable& c_;
 };
+
+#pragma GCC diagnostic pop
 
 }  // namespace weft::tpp::detail

@@ -23,6 +23,10 @@ bool is_reduction(UnaryOp op) {
 
 }  // namespace
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch"
+// Every op is listed (no default, -Wswitch an error), so a new op decides here whether it is
+// element-wise (and so may be fused into BRGEMM and run flat) instead of silently not being one.
 bool is_elementwise(UnaryOp op) {
   switch (op) {
     case UnaryOp::copy:
@@ -37,9 +41,17 @@ bool is_elementwise(UnaryOp op) {
     case UnaryOp::increment:
     case UnaryOp::decrement:
     case UnaryOp::scale: return true;
-    default: return false;
+    case UnaryOp::zero:
+    case UnaryOp::relu_bwd:
+    case UnaryOp::transpose:
+    case UnaryOp::reduce_rows_sum:
+    case UnaryOp::reduce_rows_max:
+    case UnaryOp::reduce_cols_sum:
+    case UnaryOp::reduce_cols_max: return false;
   }
+  return false;  // not an enumerator
 }
+#pragma GCC diagnostic pop
 
 void validate(const UnaryDesc& d) {
   if (static_cast<int>(d.op) > static_cast<int>(UnaryOp::reduce_cols_max))
