@@ -1,0 +1,160 @@
+// The convolution samples' shared pieces (samples/conv): shape, blocked layouts, the double
+// precision reference, and the common command line.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <weft/jit/error.hpp>
+
+#include "conv_args.hpp"
+#include "conv_layout.hpp"
+#include "conv_reference.hpp"
+#include "conv_shape.hpp"
+#include "verification.hpp"
+
+namespace {
+
+using namespace weft::samples;
+using ::testing::HasSubstr;
+
+std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  fill_random(v.data(), count, seed);
+  return v;
+}
+
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += double(a[i]) * double(b[i]);
+  return sum;
+}
+
+TEST(ConvShape, DerivesTheOutputAndRejectsWhatHasNone) {
+  const ConvShape resnet_stem{.N = 1, .H = 224, .W = 224, .C = 3, .K = 64, .R = 7, .S = 7,
+                              .stride_h = 2, .stride_w = 2, .pad_h = 3, .pad_w = 3};
+  EXPECT_EQ(resnet_stem.ofh(), 112);
+  EXPECT_EQ(resnet_stem.ofw(), 112);
+  EXPECT_DOUBLE_EQ(resnet_stem.flops(), 2.0 * 3 * 64 * 49 * 112 * 112);
+  EXPECT_NO_THROW(resnet_stem.validate());
+
+  ConvShape bad = resnet_stem;
+  bad.R = 231;
+  EXPECT_THAT([&] { bad.validate(); }, ::testing::ThrowsMessage<weft::Error>(HasSubstr("taller")));
+  bad = resnet_stem;
+  bad.stride_w = 0;
+  EXPECT_THAT([&] { bad.validate(); }, ::testing::ThrowsMessage<weft::Error>(HasSubstr("stride_w")));
+  bad = resnet_stem;
+  bad.pad_h = -1;
+  EXPECT_THAT([&] { bad.validate(); }, ::testing::ThrowsMessage<weft::Error>(HasSubstr("pad_h")));
+}
+
+TEST(ConvLayout, ActivationsRoundTripWithZeroRimsAndChannelPadding) {
+  const ActivationLayout l{.images = 2, .channels = {5, 4}, .h = 3, .w = 4, .pad_h = 1, .pad_w = 2};
+  EXPECT_EQ(l.size(), 2 * 2 * 5 * 8 * 4);
+  std::vector<float> plain(2 * 5 * 3 * 4);
+  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i + 1);
+  const std::vector<float> blocked = nchw_to_blocked(plain.data(), l);
+  EXPECT_EQ(nonzero_rim_elements(blocked.data(), l), 0);
+  // Channel 2 of image 1, pixel (y 1, x 3): padded coordinates (2, 5).
+  EXPECT_EQ(blocked[static_cast<std::size_t>(l.offset(1, 0, 2, 5) + 2)], plain[((1 * 5 + 2) * 3 + 1) * 4 + 3]);
+  // Channel 6 and 7 (padding) of block 1 are zero everywhere.
+  for (std::int64_t y = 0; y < l.padded_h(); ++y)
+    for (std::int64_t x = 0; x < l.padded_w(); ++x)
+      for (std::int64_t c = 1; c < 4; ++c) EXPECT_EQ(blocked[static_cast<std::size_t>(l.offset(0, 1, y, x) + c)], 0.0f);
+  std::vector<float> back(plain.size());
+  blocked_to_nchw(blocked.data(), back.data(), l);
+  EXPECT_EQ(back, plain);
+
+  std::vector<float> dirty = blocked;
+  dirty[static_cast<std::size_t>(l.offset(1, 1, 0, 0))] = 1.0f;        // top rim
+  dirty[static_cast<std::size_t>(l.offset(0, 0, 2, 7) + 3)] = -2.0f;   // right rim
+  EXPECT_EQ(nonzero_rim_elements(dirty.data(), l), 2);
+}
+
+TEST(ConvLayout, FiltersRoundTripAsBkByBcTiles) {
+  const FilterLayout l{.k = {6, 4}, .c = {3, 2}, .r = 2, .s = 3};
+  std::vector<float> kcrs(6 * 3 * 2 * 3);
+  for (std::size_t i = 0; i < kcrs.size(); ++i) kcrs[i] = static_cast<float>(i + 1);
+  const std::vector<float> blocked = kcrs_to_blocked(kcrs.data(), l);
+  EXPECT_EQ(blocked.size(), static_cast<std::size_t>(2 * 2 * 2 * 3 * 2 * 4));
+  // k 5, c 2, r 1, s 2 -> block (1, 1), tap (1, 2), element (c 0, k 1) of the tile.
+  EXPECT_EQ(blocked[static_cast<std::size_t>(l.offset(1, 1, 1, 2) + 0 * 4 + 1)], kcrs[((5 * 3 + 2) * 2 + 1) * 3 + 2]);
+  std::vector<float> back(kcrs.size());
+  blocked_to_kcrs(blocked.data(), back.data(), l);
+  EXPECT_EQ(back, kcrs);
+}
+
+TEST(ConvReference, ForwardMatchesAHandComputedCase) {
+  // One 3x3 image, one channel, a 2x2 filter of ones, stride 1, pad 1: each output is the sum of
+  // the input pixels under the filter, with the padding contributing nothing.
+  const ConvShape s{.N = 1, .H = 3, .W = 3, .C = 1, .K = 1, .R = 2, .S = 2, .pad_h = 1, .pad_w = 1};
+  const std::vector<float> in{1, 2, 3, 4, 5, 6, 7, 8, 9}, w{1, 1, 1, 1};
+  std::vector<float> out(16);
+  conv_fwd_reference(s, in.data(), w.data(), nullptr, false, out.data());
+  EXPECT_EQ(out, (std::vector<float>{1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}));
+  const float bias = -10;
+  conv_fwd_reference(s, in.data(), w.data(), &bias, true, out.data());
+  EXPECT_EQ(out, (std::vector<float>{0, 0, 0, 0, 0, 2, 6, 0, 1, 14, 18, 5, 0, 5, 7, 0}));
+}
+
+// Backward by data and by weights are the adjoints of forward: <fwd(x, w), y> = <x, bwd_data(y, w)>
+// = <w, bwd_weights(x, y)>, for strides, paddings and filters that leave pixels unread.
+TEST(ConvReference, BackwardPassesAreTheAdjointsOfForward) {
+  const std::vector<ConvShape> shapes{
+      {.N = 2, .H = 7, .W = 6, .C = 3, .K = 4, .R = 3, .S = 3, .stride_h = 1, .stride_w = 1, .pad_h = 1, .pad_w = 1},
+      {.N = 1, .H = 9, .W = 8, .C = 2, .K = 3, .R = 3, .S = 2, .stride_h = 2, .stride_w = 3, .pad_h = 0, .pad_w = 1},
+      {.N = 1, .H = 11, .W = 11, .C = 3, .K = 2, .R = 7, .S = 7, .stride_h = 2, .stride_w = 2, .pad_h = 3, .pad_w = 3},
+      {.N = 2, .H = 5, .W = 5, .C = 4, .K = 2, .R = 1, .S = 1, .stride_h = 2, .stride_w = 2, .pad_h = 0, .pad_w = 0}};
+  for (const ConvShape& s : shapes) {
+    SCOPED_TRACE(s.to_string());
+    const auto x = random_floats(s.N * s.C * s.H * s.W, 1);
+    const auto w = random_floats(s.K * s.C * s.R * s.S, 2);
+    const auto y = random_floats(s.N * s.K * s.ofh() * s.ofw(), 3);
+    std::vector<float> fwd(y.size()), gx(x.size()), gw(w.size());
+    conv_fwd_reference(s, x.data(), w.data(), nullptr, false, fwd.data());
+    conv_bwd_data_reference(s, y.data(), w.data(), gx.data());
+    conv_bwd_weights_reference(s, x.data(), y.data(), gw.data());
+    const double forward = dot(fwd, y);
+    EXPECT_NEAR(dot(x, gx), forward, 1e-4 * (1 + std::fabs(forward)));
+    EXPECT_NEAR(dot(w, gw), forward, 1e-4 * (1 + std::fabs(forward)));
+  }
+}
+
+TEST(ConvArgs, ReadsParloopersCommonPrefix) {
+  SampleArgs args;
+  ConvLoops loops;
+  const char* argv[] = {"weft-conv-fwd", "Afgbdced", "2", "56", "56", "64", "64", "3", "3", "1", "1", "1", "1",
+                        "32", "16", "--threads", "1"};
+  parse_conv_arguments(args, loops, 17, const_cast<char**>(argv), 30, "LOOP_STRING ...");
+  EXPECT_EQ(loops.loop_string, "Afgbdced");
+  EXPECT_EQ(loops.shape.N, 2);
+  EXPECT_EQ(loops.shape.C, 64);
+  EXPECT_EQ(loops.shape.R, 3);
+  EXPECT_EQ(loops.shape.pad_w, 1);
+  EXPECT_EQ(loops.bc, 32);
+  EXPECT_EQ(loops.bk, 16);
+  EXPECT_EQ(loops.k_blocking().blocks(), 4);
+  EXPECT_THAT(conv_header("weft-conv-fwd", loops), HasSubstr("N 2 H 56 W 56 C 64 K 64 R 3 S 3 stride 1 1 pad 1 1"));
+}
+
+TEST(ConvArgs, NamesTheMissingOrBadArgument) {
+  {
+    SampleArgs args;
+    ConvLoops loops;
+    const char* argv[] = {"weft-conv-fwd", "Abcdefg", "2", "56", "56", "64", "64", "3", "3", "1", "1", "1", "1", "32"};
+    EXPECT_THAT([&] { parse_conv_arguments(args, loops, 14, const_cast<char**>(argv), 30, "..."); },
+                ::testing::ThrowsMessage<UsageError>(HasSubstr("missing bk (argument 14)")));
+  }
+  {
+    SampleArgs args;
+    ConvLoops loops;
+    const char* argv[] = {"weft-conv-fwd", "Abcdefg", "2", "56", "56", "64", "64", "3", "3", "0", "1", "1", "1", "32", "32"};
+    EXPECT_THAT([&] { parse_conv_arguments(args, loops, 15, const_cast<char**>(argv), 30, "..."); },
+                ::testing::ThrowsMessage<UsageError>(HasSubstr("stride_h")));
+  }
+}
+
+}  // namespace
