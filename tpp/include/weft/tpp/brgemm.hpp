@@ -88,8 +88,9 @@ struct BrgemmDescHash {
   std::size_t operator()(const BrgemmDesc& d) const noexcept;
 };
 
-// "brgemm_m32_n32_k32_lda32_ldb32_ldc32_beta0_strided_relu" ("_b_transposed", then name_suffix(types)
-// appended when B is transposed / the types are not all f32) -- also the name the generated code gets in the perf map and in the log.
+// "brgemm_m32_n32_k32_lda32_ldb32_ldc32_beta0_strided_relu" ("_b_transposed" appended when B is
+// transposed, then name_suffix(types) when the types are not all f32) -- also the name the
+// generated code gets in the perf map and in the log.
 std::string to_string(const BrgemmDesc& d);
 
 // Throws weft::Error naming the offending field when the descriptor cannot be generated (also for
@@ -132,9 +133,9 @@ struct BrgemmColumnBlock {
 // end in a partial vector (`tail` rows, 0 = none); such a panel has count 1. Every panel sweeps all
 // n columns in the given column blocks, with a register tile of (vectors x cols) accumulators.
 //
-// A `dot` panel (m = 1, AVX2, B not transposed) is one row of C: vectors run along k instead, over A's row and B's
-// contiguous columns, one accumulator per column of the tile (times k_split), summed horizontally
-// after the batch. Its `vectors` is 1 (the row), `tail` 0.
+// A `dot` panel (m = 1, AVX2, B not transposed) is one row of C: vectors run along k instead, over
+// A's row and B's contiguous columns, one accumulator per column of the tile (times k_split), summed
+// horizontally after the batch. Its `vectors` is 1 (the row), `tail` 0.
 struct BrgemmPanel {
   int vectors = 0;
   int tail = 0;
@@ -178,7 +179,8 @@ struct BrgemmPlanOptions {
   int max_cols = 0;       // upper bound on the columns of a register tile
   int k_unroll = 0;
   int k_split = 0;
-  int dot = 0;  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes, B not transposed), -1 never, 0 plan's choice
+  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes, B not transposed), -1 never, 0 plan's choice
+  int dot = 0;
 };
 
 // Pure: no allocation of code, no CPU query. Validates first (throws weft::Error for an invalid
