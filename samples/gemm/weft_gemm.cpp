@@ -49,13 +49,6 @@ std::size_t read_layers(const SampleArgs& args, GemmFwdConfig& c, std::size_t fi
   return first + 1;
 }
 
-// `auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]`: the positions after K shift, since
-// the tuner picks the tiles. Returns the index of n_iters.
-std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
-  parse_auto_shape(args, c, 8, "auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]");
-  return read_layers(args, c, 4);
-}
-
 constexpr const char* kForm =
     "LOOP_STRING M N K bm bn bk [kbf] [n_layers] [n_iters] [fuse_bias] [fuse_relu] [precision] "
     "[use_ping_pong_bufs]";
@@ -88,7 +81,9 @@ bool parse_parlooper_tail(const SampleArgs& args) {
 // Fills `c` from the command line; returns the index of n_iters among the positional arguments.
 std::size_t config_from(SampleArgs& args, GemmFwdConfig& c, int argc, char** argv) {
   parse_gemm_arguments(args, c, argc, argv, 15, kForm);
-  if (args.positional()[0] == "auto") return parse_auto(args, c);
+  // auto M N K [n_layers] ...: the positions after K shift, since the tuner picks the tiles.
+  if (parse_auto_shape(args, c, 8, "auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]"))
+    return read_layers(args, c, 4);
   c.kbf = args.integer(7, "kbf", 1);
   return read_layers(args, c, 8);
 }

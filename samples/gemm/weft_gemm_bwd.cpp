@@ -32,15 +32,12 @@ int run(int argc, char** argv) {
   GemmBwdConfig config;
   SampleArgs args;
   parse_gemm_arguments(args, config, argc, argv, 10, "LOOP_STRING M N K bm bn bk [mbf] [private_trans] [n_iters]");
-  std::size_t n_iters_index = 9;
-  if (args.positional()[0] == "auto") {
-    parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
-    n_iters_index = 4;
-  } else {
+  const bool tuned = parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
+  if (!tuned) {
     config.mbf = args.integer(7, "mbf", 1);
     config.private_trans = args.switch_at(8, "private_trans");
   }
-  const RunSettings settings = args.run_settings(n_iters_index);
+  const RunSettings settings = args.run_settings(tuned ? 4 : 9);
   resolve_gemm_auto(config, settings.threads, "weft-gemm-bwd");
   const GemmBwd bwd(config);  // validates everything before memory is allocated
   const char* const transposes = config.private_trans ? "private" : "up-front";

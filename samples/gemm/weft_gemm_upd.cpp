@@ -35,16 +35,13 @@ int run(int argc, char** argv) {
   SampleArgs args;
   parse_gemm_arguments(args, config, argc, argv, 11,
                        "LOOP_STRING M N K bm bn bk [nbf] [private_trans] [n_partial_filters] [n_iters]");
-  std::size_t n_iters_index = 10;
-  if (args.positional()[0] == "auto") {
-    parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
-    n_iters_index = 4;
-  } else {
+  const bool tuned = parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
+  if (!tuned) {
     config.nbf = args.integer(7, "nbf", 1);
     config.private_trans = args.switch_at(8, "private_trans");
     config.n_partial_filters = args.integer(9, "n_partial_filters", 0, 0, 4096);
   }
-  const RunSettings settings = args.run_settings(n_iters_index);
+  const RunSettings settings = args.run_settings(tuned ? 4 : 10);
   resolve_gemm_auto(config, settings.threads, "weft-gemm-upd");
   const GemmUpd upd(config);  // validates everything before memory is allocated
   const bool partial = upd.uses_partial_filters();
