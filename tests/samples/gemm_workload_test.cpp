@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -60,6 +61,8 @@ struct PassCase {
   GemmShape shape;
   GemmSearchOptions search;
 };
+
+void PrintTo(const PassCase& c, std::ostream* os) { *os << c.name; }
 
 class EveryCandidate : public ::testing::TestWithParam<PassCase> {};
 
