@@ -1,7 +1,8 @@
 #include "best_gemm_config.hpp"
 
-#include <algorithm>
 #include <optional>
+#include <type_traits>
+#include <vector>
 
 #include <weft/jit/error.hpp>
 
@@ -11,86 +12,107 @@
 namespace weft::tuner {
 namespace {
 
-// The problem's shape and epilogue with a tuned configuration; nullopt when GemmFwd rejects it.
-std::optional<samples::GemmFwdConfig> apply(const samples::GemmFwdConfig& problem, const TunedConfig& tuned) {
-  samples::GemmFwdConfig c = to_gemm_config(tuned, {problem.M, problem.N, problem.K});
-  c.n_layers = problem.n_layers;
-  c.fuse_bias = problem.fuse_bias;
-  c.fuse_relu = problem.fuse_relu;
-  if (c.n_layers > 1) c.bk = c.bm;  // an MLP feeds outputs back as inputs
+template <class Config>
+constexpr GemmPassKind pass_of() {
+  if constexpr (std::is_same_v<Config, samples::GemmFwdConfig>) return GemmPassKind::fwd;
+  else if constexpr (std::is_same_v<Config, samples::GemmBwdConfig>) return GemmPassKind::bwd;
+  else return GemmPassKind::upd;
+}
+
+template <class Config>
+using PassOf = std::conditional_t<std::is_same_v<Config, samples::GemmFwdConfig>, samples::GemmFwd,
+                                  std::conditional_t<std::is_same_v<Config, samples::GemmBwdConfig>,
+                                                     samples::GemmBwd, samples::GemmUpd>>;
+
+GemmShape shape_of(const samples::GemmLoops& problem, int layers) { return {problem.M, problem.N, problem.K, layers}; }
+
+int layers_of(const samples::GemmFwdConfig& problem) { return problem.n_layers; }
+int layers_of(const samples::GemmLoops&) { return 1; }
+
+// The problem with a tuned configuration; nullopt when the sample rejects it.
+template <class Config>
+std::optional<Config> apply(const Config& problem, const TunedConfig& tuned, int threads) {
+  Config c = to_gemm_pass_config<Config>(tuned, shape_of(problem, layers_of(problem)), threads);
+  if constexpr (std::is_same_v<Config, samples::GemmFwdConfig>) {
+    c.fuse_bias = problem.fuse_bias;
+    c.fuse_relu = problem.fuse_relu;
+    if (c.n_layers > 1) c.bk = c.bm;  // an MLP feeds outputs back as inputs (a single layer's record)
+  }
   try {
-    samples::GemmFwd validate(c);
+    PassOf<Config> validate(c);
     return c;
   } catch (const Error&) {
     return std::nullopt;
   }
 }
 
+// The samples' defaults for the problem's shape.
+template <class Config>
+Config default_config(const Config& problem) {
+  Config c;
+  c.M = problem.M;
+  c.N = problem.N;
+  c.K = problem.K;
+  return c;
+}
+
+template <class Config>
+GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int threads, const TuningDatabase& database) {
+  const int layers = layers_of(problem);
+  std::vector<WorkloadKey> keys{gemm_key(pass_of<Config>(), shape_of(problem, layers), threads)};
+  if (layers > 1) keys.push_back(gemm_key(pass_of<Config>(), shape_of(problem, 1), threads));
+  const TunedLookup found =
+      find_tuned_config(database, keys, [&](const TunedConfig& c) { return apply(problem, c, threads).has_value(); });
+  GemmPassChoice<Config> choice{std::move(heuristic), found.source, found.detail};
+  if (found.config) choice.config = *apply(problem, *found.config, threads);
+  return choice;
+}
+
+std::string extra_knobs(const samples::GemmFwdConfig& c) { return " kbf=" + std::to_string(c.kbf); }
+std::string extra_knobs(const samples::GemmBwdConfig& c) {
+  return " mbf=" + std::to_string(c.mbf) + " private_trans=" + std::to_string(c.private_trans ? 1 : 0);
+}
+std::string extra_knobs(const samples::GemmUpdConfig& c) {
+  return " nbf=" + std::to_string(c.nbf) + " private_trans=" + std::to_string(c.private_trans ? 1 : 0) +
+         " n_partial_filters=" + std::to_string(c.n_partial_filters);
+}
+
 }  // namespace
 
-std::string_view to_string(ConfigSource source) {
-  switch (source) {
-    case ConfigSource::exact: return "exact hit";
-    case ConfigSource::nearest: return "nearest tuned shape";
-    case ConfigSource::heuristic: return "heuristic";
-  }
-  return "?";
+template <class Config>
+std::string GemmPassChoice<Config>::describe() const {
+  return std::string(to_string(source)) + ": " + config.loop_string + " bm=" + std::to_string(config.bm) +
+         " bn=" + std::to_string(config.bn) + " bk=" + std::to_string(config.bk) + extra_knobs(config) + " (" +
+         detail + ")";
 }
 
-std::string GemmChoice::describe() const {
-  return std::string(to_string(source)) + ": " + config.loop_string + " bm=" + std::to_string(config.bm) +
-         " bn=" + std::to_string(config.bn) + " bk=" + std::to_string(config.bk) +
-         " kbf=" + std::to_string(config.kbf) + " (" + detail + ")";
-}
+template struct GemmPassChoice<samples::GemmFwdConfig>;
+template struct GemmPassChoice<samples::GemmBwdConfig>;
+template struct GemmPassChoice<samples::GemmUpdConfig>;
 
 samples::GemmFwdConfig heuristic_gemm_config(const samples::GemmFwdConfig& problem, int threads) {
   samples::GemmFwdConfig c = samples::recommended_gemm_config(problem, threads);
   try {
     samples::GemmFwd validate(c);
   } catch (const Error&) {
-    c = problem;  // the sample's defaults
-    const samples::GemmFwdConfig defaults;
-    c.loop_string = defaults.loop_string;
-    c.bm = c.bn = c.bk = 32;
-    c.kbf = 1;
-    c.k_blocks.clear();
-    c.m_blocks.clear();
-    c.n_blocks.clear();
+    c = default_config(problem);
+    c.n_layers = problem.n_layers;
+    c.fuse_bias = problem.fuse_bias;
+    c.fuse_relu = problem.fuse_relu;
   }
   return c;
 }
 
 GemmChoice best_gemm_config(const samples::GemmFwdConfig& problem, int threads, const TuningDatabase& database) {
-  GemmChoice choice;
-  choice.config = heuristic_gemm_config(problem, threads);
-  const GemmShape shape{problem.M, problem.N, problem.K};
-  TuningDatabase::Lookup hit;
-  try {
-    hit = database.lookup(gemm_key(shape, threads), MachineFingerprint::current());
-  } catch (const Error& e) {
-    choice.detail = std::string("database unreadable: ") + e.what();
-    return choice;
-  }
-  if (hit.match == TuningDatabase::Match::none) {
-    choice.detail = "no record for this machine and " + std::to_string(threads) + " threads in " +
-                    database.path().string();
-    return choice;
-  }
-  TunedConfig tuned = hit.record->config;
-  auto config = apply(problem, tuned);
-  if (!config && hit.match == TuningDatabase::Match::nearest) {
-    tuned.blocks.clear();  // block lists of another shape may not fit this one
-    config = apply(problem, tuned);
-  }
-  if (!config) {
-    choice.detail = "the database's record does not fit this problem: " + hit.record->config.to_string();
-    return choice;
-  }
-  choice.config = *config;
-  choice.source = hit.match == TuningDatabase::Match::exact ? ConfigSource::exact : ConfigSource::nearest;
-  choice.detail = database.path().string() + ": " + hit.record->key.to_string() + ", " +
-                  std::to_string(static_cast<int>(hit.record->gflops)) + " GFLOPS when tuned";
-  return choice;
+  return best_config(problem, heuristic_gemm_config(problem, threads), threads, database);
+}
+
+GemmBwdChoice best_gemm_config(const samples::GemmBwdConfig& problem, int threads, const TuningDatabase& database) {
+  return best_config(problem, default_config(problem), threads, database);
+}
+
+GemmUpdChoice best_gemm_config(const samples::GemmUpdConfig& problem, int threads, const TuningDatabase& database) {
+  return best_config(problem, default_config(problem), threads, database);
 }
 
 }  // namespace weft::tuner

@@ -1,40 +1,53 @@
-// The configuration `weft-gemm auto` runs: the tuning database's best for this GEMM on this
-// machine (exact shape), else the best of the nearest tuned shape, else a heuristic.
+// The configuration the GEMM samples' `auto` mode runs (weft-gemm, weft-gemm-bwd, weft-gemm-upd):
+// the tuning database's best for this pass and shape on this machine (exact shape), else the best
+// of the nearest tuned shape, else a heuristic. The lookup is the tuner's (tuned_lookup.hpp);
+// this file applies its result to the samples' configurations.
 //
-//   samples::GemmFwdConfig problem;                  // shape and epilogue
+//   samples::GemmBwdConfig problem;                  // the shape
 //   problem.M = problem.N = problem.K = 2048;
-//   GemmChoice choice = best_gemm_config(problem, /*threads=*/2);
-//   GemmFwd gemm(choice.config);          // loop_string, bm/bn/bk, kbf and blocks filled in
-//   std::printf("%s\n", choice.describe().c_str());   // "exact hit in ~/.cache/weft/tuning.jsonl: ..."
+//   GemmBwdChoice choice = best_gemm_config(problem, /*threads=*/2);
+//   GemmBwd bwd(choice.config);            // loop_string, bm/bn/bk, mbf, private_trans and blocks filled in
+//   std::printf("%s\n", choice.describe().c_str());   // "exact hit: ... (~/.cache/weft/tuning.jsonl: ...)"
 #pragma once
 
 #include <string>
 
+#include <weft/tuner/tuned_lookup.hpp>
 #include <weft/tuner/tuning_database.hpp>
 
+#include "gemm_bwd.hpp"
 #include "gemm_fwd.hpp"
+#include "gemm_upd.hpp"
 
 namespace weft::tuner {
 
-enum class ConfigSource { exact, nearest, heuristic };
-std::string_view to_string(ConfigSource source);
-
-struct GemmChoice {
-  samples::GemmFwdConfig config;
+template <class Config>
+struct GemmPassChoice {
+  Config config;
   ConfigSource source = ConfigSource::heuristic;
   std::string detail;  // the database path and record, or why the heuristic was used
+  // "<source>: <loop_string> bm=.. bn=.. bk=.. <chunks>=..[ private_trans=..] (<detail>)"
   std::string describe() const;
 };
+using GemmChoice = GemmPassChoice<samples::GemmFwdConfig>;
+using GemmBwdChoice = GemmPassChoice<samples::GemmBwdConfig>;
+using GemmUpdChoice = GemmPassChoice<samples::GemmUpdConfig>;
 
-// `problem` gives M, N, K, n_layers and the fused epilogue (kept); its loop_string, tile sizes,
-// kbf and block lists are replaced. A database record that this shape rejects (e.g. a block list
-// that does not fit) is skipped. Never throws for database trouble (an unreadable file falls back
-// to the heuristic, with the reason in `detail`).
+// `problem` gives M, N, K; for the forward pass also n_layers and the fused epilogue (kept). Its
+// loop_string, tile sizes, chunks, transposes and block lists are replaced. An MLP (n_layers > 1)
+// takes an MLP record (kind gemm_mlp) else a single layer's (gemm_fwd), with bk = bm. A database
+// record that this shape rejects (e.g. a block list that does not fit) is skipped. Never throws
+// for database trouble (an unreadable file falls back to the heuristic, with the reason in `detail`).
 GemmChoice best_gemm_config(const samples::GemmFwdConfig& problem, int threads,
                             const TuningDatabase& database = TuningDatabase());
+GemmBwdChoice best_gemm_config(const samples::GemmBwdConfig& problem, int threads,
+                               const TuningDatabase& database = TuningDatabase());
+GemmUpdChoice best_gemm_config(const samples::GemmUpdConfig& problem, int threads,
+                               const TuningDatabase& database = TuningDatabase());
 
-// The heuristic alone: samples::recommended_gemm_config (gemm_defaults.hpp), else the samples'
-// default ("aBC", 32-cubed tiles, one chunk) where that does not fit the problem.
+// The forward heuristic alone: samples::recommended_gemm_config (gemm_defaults.hpp), else the
+// samples' default ("aBC", 32-cubed tiles, one chunk) where that does not fit the problem. The
+// backward passes' heuristic is that default.
 samples::GemmFwdConfig heuristic_gemm_config(const samples::GemmFwdConfig& problem, int threads);
 
 }  // namespace weft::tuner

@@ -32,6 +32,17 @@ void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** a
   loops.bk = args.integer(6, "bk", 0, 1, 4096);
 }
 
+bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max, const char* form) {
+  if (args.positional().empty() || args.positional()[0] != "auto") return false;
+  args.require({"auto", "M", "N", "K"}, ": auto needs M N K");
+  args.require_at_most(max, form);
+  loops.loop_string = "auto";
+  loops.M = args.integer(1, "M", 0);
+  loops.N = args.integer(2, "N", 0);
+  loops.K = args.integer(3, "K", 0);
+  return true;
+}
+
 std::string gemm_header(const char* program, const GemmLoops& loops) {
   return std::string(program) + ": " + loops.loop_string + ", M x N x K = " + sizes(loops.M, loops.N, loops.K) +
          ", blocks " + sizes(loops.bm, loops.bn, loops.bk);

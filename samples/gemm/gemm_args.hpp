@@ -18,6 +18,12 @@ namespace weft::samples {
 void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form);
 
+// The tuned mode's line, "auto M N K ...": when the first argument is "auto", reads M N K
+// (positions 1-3) into `loops`, marks it "auto" (its loop_string) and returns true; at most `max`
+// positional arguments (`form` lists them). The sample reads its own arguments after K, then
+// resolves the configuration (gemm_auto.hpp). Returns false for any other line.
+bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max, const char* form);
+
 // "<program>: <loop_string>, M x N x K = 64 x 64 x 64, blocks 32 x 32 x 32": how the samples'
 // header lines start.
 std::string gemm_header(const char* program, const GemmLoops& loops);

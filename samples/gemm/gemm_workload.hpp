@@ -1,67 +1,93 @@
-// The samples' forward GEMM (samples/gemm/gemm_fwd.hpp) as a tuner workload: knobs bm, bn, bk
-// (tile sizes) and kbf (batch-reduce chunks of the K loop), loops a = K blocks (a reduction,
-// stepping by a batch-reduce chunk), b = M blocks, c = N blocks.
+// The samples' GEMM passes (samples/gemm/) as tuner workloads: the forward GEMM and its MLP
+// (gemm_fwd.hpp), backward by data (gemm_bwd.hpp) and backward by weights (gemm_upd.hpp). All
+// three compute out = op(left) x op(right) over loops a = K blocks, b = M blocks, c = N blocks;
+// they differ in which loop is the reduction (fwd: a, bwd: b, upd: c), whose batch-reduce chunks
+// the pass's knob sets (kbf, mbf, nbf). Knobs: bm, bn, bk (tiles), the chunks, and for bwd and upd
+// private_trans (transposes per thread on first use). The update pass combines partial results,
+// so its reduction loop c may be parallel: it then gets one dW copy per thread along c.
 //
-//   GemmWorkload gemm({.M = 1024, .N = 1024, .K = 1024});
-//   TuningResult r = tune(gemm, {.threads = 2, .budget_seconds = 30});
-//   samples::GemmFwdConfig cfg = to_gemm_config(r.best.config, {.M = 1024, .N = 1024, .K = 1024});
+//   const GemmShape shape{.M = 1024, .N = 1024, .K = 1024};
+//   GemmWorkload bwd(shape, {}, GemmPassKind::bwd);
+//   TuningResult r = tune(bwd, {.threads = 2, .budget_seconds = 30});
+//   auto cfg = to_gemm_pass_config<samples::GemmBwdConfig>(r.best.config, shape, 2);
 //
-// Inputs are random (fixed seeds) and kept in every blocked layout the knobs need; every candidate
-// is checked once against a double-precision reference (all of C for up to 2^27 multiply-adds,
-// else 2048 sampled entries including the corners and the last block's tail). A shape whose
-// matrices this machine cannot hold throws weft::MemoryError (weft/jit/error.hpp) saying how much
-// memory it needs, before anything is allocated.
+// Inputs are random (fixed seeds), kept plain and in every blocked layout the knobs need; every
+// candidate is checked once against a double-precision reference (all of the output for up to
+// 2^27 multiply-adds, else 16 columns: the first, the last and 14 random ones, every row). A
+// shape whose matrices this machine cannot hold throws weft::MemoryError (weft/jit/error.hpp)
+// saying how much memory it needs, before anything is allocated.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 #include <weft/tuner/workload.hpp>
 
+#include "gemm_bwd.hpp"
 #include "gemm_fwd.hpp"
+#include "gemm_upd.hpp"
 
 namespace weft::tuner {
 
+enum class GemmPassKind { fwd, bwd, upd };
+std::string_view to_string(GemmPassKind pass);  // "fwd", "bwd", "upd"
+// The pass named "fwd", "bwd" or "upd"; throws weft::Error for any other name.
+GemmPassKind parse_gemm_pass(std::string_view name);
+// The knob that splits the pass's reduction into batch-reduce chunks: "kbf", "mbf" or "nbf".
+const char* chunks_knob(GemmPassKind pass);
+
 struct GemmShape {
   std::int64_t M = 0, N = 0, K = 0;
+  int layers = 1;  // > 1: the forward pass is an MLP of that many layers (M == K, bm == bk)
 };
 
 struct GemmSearchOptions {
   std::vector<long> bm{32, 64}, bn{32, 48, 64}, bk{32, 64};
-  // Chunks of the K loop; duplicates (same chunk length) are dropped.
-  std::vector<long> kbf{1, 4, 8, 16};
-  // Empty: a_0_K with b and c blocked 0 or 1 extra times (four specs), as PARLOOPER's GEMM tuner.
+  // Chunks of the pass's reduction loop; values giving the same chunk length are dropped.
+  std::vector<long> chunks{1, 4, 8, 16};
+  std::vector<long> private_trans{0};  // bwd and upd: 0 (up front) and/or 1 (per thread)
+  // Empty: the reduction loop unblocked, the other two blocked 0 or 1 extra times (four specs), as
+  // PARLOOPER's GEMM tuner.
   std::vector<LoopSpecification> specs;
 };
 
-// The GemmFwdConfig of a tuned configuration for `shape` (knobs missing from `config` keep the
-// GemmFwdConfig defaults; empty block lists mean PARLOOPER's default blocking).
-samples::GemmFwdConfig to_gemm_config(const TunedConfig& config, const GemmShape& shape);
+// The workload key: kind "gemm_fwd", "gemm_bwd", "gemm_upd", shape M, N, K; a forward MLP is
+// kind "gemm_mlp" with shape M, N, K, layers.
+WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads);
 
-// The workload key of a forward GEMM: kind "gemm_fwd", shape M, N, K.
-WorkloadKey gemm_key(const GemmShape& shape, int threads);
+// The sample's configuration (samples::GemmFwdConfig, GemmBwdConfig or GemmUpdConfig) of a tuned
+// configuration for `shape` on `threads` threads: knobs missing from `config` keep the sample's
+// defaults, empty block lists mean PARLOOPER's default blocking, a forward config gets
+// shape.layers layers, and an update whose loop c is parallel gets the partial filters it needs.
+template <class Config>
+Config to_gemm_pass_config(const TunedConfig& config, const GemmShape& shape, int threads);
+
+// The dW copies an update on `threads` threads needs for `loop_string`: the parallel degree of
+// its reduction loop c (the team for a work-shared c, the grid ways of a split c), 0 when c is
+// sequential or the string does not parse (the sample reports that).
+std::int64_t partial_filters_for(const std::string& loop_string, int threads);
 
 class GemmWorkload : public Workload {
  public:
-  explicit GemmWorkload(GemmShape shape, GemmSearchOptions options = {});
+  explicit GemmWorkload(GemmShape shape, GemmSearchOptions options = {}, GemmPassKind pass = GemmPassKind::fwd);
   ~GemmWorkload() override;
 
-  WorkloadKey key(int threads) const override { return gemm_key(shape_, threads); }
+  WorkloadKey key(int threads) const override { return gemm_key(pass_, shape_, threads); }
   double flops() const override;
   std::vector<Knobs> knob_choices() const override;
   std::vector<LogicalLoop> loops(const Knobs& knobs) const override;
   std::vector<LoopSpecification> specs(const Knobs& knobs) const override;
   CostInputs cost_inputs(const Knobs& knobs) const override;
+  bool supports_parallel_reduction() const override { return pass_ == GemmPassKind::upd; }
   TunedConfig default_config(int threads) const override;
   std::unique_ptr<Runner> prepare(const TunedConfig& config) const override;
 
   const GemmShape& shape() const { return shape_; }
-  // "GEMM M=.. N=.. K=..", for messages.
+  GemmPassKind pass() const { return pass_; }
+  // "GEMM M=.. N=.. K=..", "GEMM bwd M=..", "MLP of 4 layers M=..", for messages.
   std::string describe() const;
 
   struct Data;  // inputs in plain and blocked layouts, outputs, the reference
@@ -69,6 +95,7 @@ class GemmWorkload : public Workload {
  private:
   GemmShape shape_;
   GemmSearchOptions options_;
+  GemmPassKind pass_;
   std::unique_ptr<Data> data_;
 };
 

@@ -11,11 +11,9 @@
 #include <weft/jit/error.hpp>
 
 #include "gemm_args.hpp"
+#include "gemm_auto.hpp"
 #include "gemm_fwd.hpp"
 #include "gemm_reference.hpp"
-#if defined(WEFT_HAVE_TUNER)
-#include "best_gemm_config.hpp"
-#endif
 
 namespace {
 
@@ -38,8 +36,9 @@ const weft::cli::Tool kTool{
     "               each layer its own, as in PARLOOPER\n"
     "  --x-blocks L block sizes in blocks, outermost first (e.g. 8,2), for the repeated letters\n"
     "               of loop x; default: PARLOOPER's prime-factor rule\n"
-    "  auto         loop string, blocks, tiles and kbf from the tuning database (weft-tune gemm):\n"
-    "               this shape's best, else the nearest tuned shape's, else a heuristic\n"};
+    "  auto         loop string, blocks, tiles and kbf from the tuning database (weft-tune gemm;\n"
+    "               an MLP: weft-tune gemm --layers L): this shape's best, else the nearest tuned\n"
+    "               shape's, else a heuristic\n"};
 
 // [n_layers] [n_iters] [fuse_bias] [fuse_relu] from position `first` on, where both argument lines
 // have them. Returns the index of n_iters.
@@ -48,18 +47,6 @@ std::size_t read_layers(const SampleArgs& args, GemmFwdConfig& c, std::size_t fi
   c.fuse_bias = args.switch_at(first + 2, "fuse_bias");
   c.fuse_relu = args.switch_at(first + 3, "fuse_relu");
   return first + 1;
-}
-
-// `auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]`: the positions after K shift, since
-// the tuner picks the tiles. Returns the index of n_iters.
-std::size_t parse_auto(const SampleArgs& args, GemmFwdConfig& c) {
-  args.require({"auto", "M", "N", "K"}, ": auto needs M N K");
-  args.require_at_most(8, "auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]");
-  c.loop_string = "auto";
-  c.M = args.integer(1, "M", 0);
-  c.N = args.integer(2, "N", 0);
-  c.K = args.integer(3, "K", 0);
-  return read_layers(args, c, 4);
 }
 
 constexpr const char* kForm =
@@ -94,22 +81,11 @@ bool parse_parlooper_tail(const SampleArgs& args) {
 // Fills `c` from the command line; returns the index of n_iters among the positional arguments.
 std::size_t config_from(SampleArgs& args, GemmFwdConfig& c, int argc, char** argv) {
   parse_gemm_arguments(args, c, argc, argv, 15, kForm);
-  if (args.positional()[0] == "auto") return parse_auto(args, c);
+  // auto M N K [n_layers] ...: the positions after K shift, since the tuner picks the tiles.
+  if (parse_auto_shape(args, c, 8, "auto M N K [n_layers] [n_iters] [fuse_bias] [fuse_relu]"))
+    return read_layers(args, c, 4);
   c.kbf = args.integer(7, "kbf", 1);
   return read_layers(args, c, 8);
-}
-
-// Replaces an `auto` configuration with the tuning database's choice.
-void resolve_auto(GemmFwdConfig& config, int threads) {
-  if (config.loop_string != "auto") return;
-#if defined(WEFT_HAVE_TUNER)
-  const auto choice = weft::tuner::best_gemm_config(config, threads);
-  config = choice.config;
-  std::printf("weft-gemm auto: %s\n", choice.describe().c_str());
-#else
-  (void)threads;
-  throw UsageError("auto needs the tuner, which this build does not have");
-#endif
 }
 
 // What run() allocates, for the memory check before any of it is.
@@ -188,7 +164,7 @@ int run(int argc, char** argv) {
   const std::size_t n_iters_index = config_from(args, config, argc, argv);
   const bool ring_buffer = config.loop_string != "auto" && parse_parlooper_tail(args);
   const RunSettings settings = args.run_settings(n_iters_index);
-  resolve_auto(config, settings.threads);
+  resolve_gemm_auto(config, settings.threads, "weft-gemm");
 
   const GemmFwd gemm(config);  // validates everything before memory is allocated
   const std::string layers = config.n_layers > 1 ? ", " + std::to_string(config.n_layers) + " layers" : "";

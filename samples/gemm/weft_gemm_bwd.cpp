@@ -6,6 +6,7 @@
 #include <weft/cli/run_tool.hpp>
 
 #include "gemm_args.hpp"
+#include "gemm_auto.hpp"
 #include "gemm_bwd.hpp"
 #include "gemm_pass.hpp"
 
@@ -16,20 +17,28 @@ using namespace weft::samples;
 const weft::cli::Tool kTool{
     "weft-gemm-bwd",
     "usage: weft-gemm-bwd LOOP_STRING M N K bm bn bk [mbf] [private_trans] [n_iters]\n"
+    "       weft-gemm-bwd auto M N K [n_iters]\n"
     "                     [--threads T] [--check 0|1] [--warmup W]\n"
     "                     [--k-blocks L] [--m-blocks L] [--n-blocks L]\n"
     "  computes dX (K x N) = W^T (K x M) x dY (M x N) over a = K blocks, b = M blocks (the\n"
     "  reduction, split into mbf batch-reduce chunks), c = N blocks\n"
     "  private_trans 1: each thread transposes W on first use (default 0: up front)\n"
+    "  auto         loop string, blocks, tiles, mbf and private_trans from the tuning database\n"
+    "               (weft-tune gemm --pass bwd): this shape's best, else the nearest tuned\n"
+    "               shape's, else the defaults (aBC, 32-cubed tiles, one chunk)\n"
     "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
 
 int run(int argc, char** argv) {
   GemmBwdConfig config;
   SampleArgs args;
   parse_gemm_arguments(args, config, argc, argv, 10, "LOOP_STRING M N K bm bn bk [mbf] [private_trans] [n_iters]");
-  config.mbf = args.integer(7, "mbf", 1);
-  config.private_trans = args.switch_at(8, "private_trans");
-  const RunSettings settings = args.run_settings(9);
+  const bool tuned = parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
+  if (!tuned) {
+    config.mbf = args.integer(7, "mbf", 1);
+    config.private_trans = args.switch_at(8, "private_trans");
+  }
+  const RunSettings settings = args.run_settings(tuned ? 4 : 9);
+  resolve_gemm_auto(config, settings.threads, "weft-gemm-bwd");
   const GemmBwd bwd(config);  // validates everything before memory is allocated
   const char* const transposes = config.private_trans ? "private" : "up-front";
   return run_gemm_pass(

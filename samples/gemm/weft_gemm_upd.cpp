@@ -6,6 +6,7 @@
 #include <weft/cli/run_tool.hpp>
 
 #include "gemm_args.hpp"
+#include "gemm_auto.hpp"
 #include "gemm_pass.hpp"
 #include "gemm_upd.hpp"
 
@@ -16,6 +17,7 @@ using namespace weft::samples;
 const weft::cli::Tool kTool{
     "weft-gemm-upd",
     "usage: weft-gemm-upd LOOP_STRING M N K bm bn bk [nbf] [private_trans] [n_partial_filters] [n_iters]\n"
+    "       weft-gemm-upd auto M N K [n_iters]\n"
     "                     [--threads T] [--check 0|1] [--warmup W]\n"
     "                     [--k-blocks L] [--m-blocks L] [--n-blocks L]\n"
     "  computes dW (M x K) = dY (M x N) x X^T (N x K) over a = K blocks, b = M blocks, c = N blocks\n"
@@ -23,6 +25,9 @@ const weft::cli::Tool kTool{
     "  private_trans 1: each thread transposes X on first use (default 0: up front)\n"
     "  n_partial_filters P > 0 with a parallel c: thread p along c accumulates into copy p of dW,\n"
     "  summed at the end (P must be >= the parallel degree of c)\n"
+    "  auto         loop string, blocks, tiles, nbf and private_trans from the tuning database\n"
+    "               (weft-tune gemm --pass upd), P the parallel degree of c: this shape's best,\n"
+    "               else the nearest tuned shape's, else the defaults (aBC, 32-cubed tiles)\n"
     "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
 
 int run(int argc, char** argv) {
@@ -30,10 +35,14 @@ int run(int argc, char** argv) {
   SampleArgs args;
   parse_gemm_arguments(args, config, argc, argv, 11,
                        "LOOP_STRING M N K bm bn bk [nbf] [private_trans] [n_partial_filters] [n_iters]");
-  config.nbf = args.integer(7, "nbf", 1);
-  config.private_trans = args.switch_at(8, "private_trans");
-  config.n_partial_filters = args.integer(9, "n_partial_filters", 0, 0, 4096);
-  const RunSettings settings = args.run_settings(10);
+  const bool tuned = parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
+  if (!tuned) {
+    config.nbf = args.integer(7, "nbf", 1);
+    config.private_trans = args.switch_at(8, "private_trans");
+    config.n_partial_filters = args.integer(9, "n_partial_filters", 0, 0, 4096);
+  }
+  const RunSettings settings = args.run_settings(tuned ? 4 : 10);
+  resolve_gemm_auto(config, settings.threads, "weft-gemm-upd");
   const GemmUpd upd(config);  // validates everything before memory is allocated
   const bool partial = upd.uses_partial_filters();
   const std::string buffers = std::string("dY, X, dW, their blocked copies, X^T") +

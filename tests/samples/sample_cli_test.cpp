@@ -121,6 +121,8 @@ TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {
       {bwd, "aBC 64 64 64 32 32 32 1 0 1 7", "unexpected argument '7' (argument 11)"},
       {bwd, "aBC 64 64 64 32 32 32 1 2", "private_trans: 2 is outside [0, 1]"},
       {bwd, "aBC 64 64", "missing K (argument 4)"},
+      {bwd, "auto 64 64", "missing K (argument 4)"},
+      {upd, "auto 64 64 64 10 7", "unexpected argument '7' (argument 6): at most 5 positional arguments, auto M N K [n_iters]"},
       {upd, "aBC 64 64 64 32 32 32 1 0 0 1 7", "unexpected argument '7' (argument 12)"},
       {upd, "abC 64 64 64 32 32 32 1 0 -1", "n_partial_filters: -1 is outside"},
       {upd, "abC 64 128 64 32 32 32 4 0 1", "n_partial_filters (1) is smaller"},

@@ -1,5 +1,7 @@
 // weft-tune, run in-process through weft_tune_main: exit status 2 with a message naming the
-// argument for every kind of bad usage, checked before any measuring; 0 for help and dry runs.
+// argument for every kind of bad usage, checked before any measuring; 0 for help and dry runs;
+// the loop strings of specs; a list of strings measured with the real weft-gemm; the backward
+// passes and the MLP tuned into a database that the samples' `auto` mode then reads.
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,8 +12,19 @@
 #include <gtest/gtest.h>
 
 #if __has_include("tune_command.hpp")  // the tool is built with the tuner
+#include <weft/parlooper/loop_string.hpp>
+#include <weft/tuner/search_space.hpp>
+#include <weft/tuner/tuning_database.hpp>
+
+#include "subprocess.hpp"
 #include "tune_command.hpp"
 #define WEFT_TUNER_HAVE_CLI 1
+#endif
+
+#ifndef WEFT_GEMM_PATH
+#define WEFT_GEMM_PATH ""
+#define WEFT_GEMM_BWD_PATH ""
+#define WEFT_GEMM_UPD_PATH ""
 #endif
 
 namespace {
@@ -56,6 +69,17 @@ Result tune(const std::string& args) {
   return r;
 }
 
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 class WeftTuneCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -64,6 +88,14 @@ class WeftTuneCli : public ::testing::Test {
     db_ = (dir_ / "db.jsonl").string();
   }
   void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write_file(const std::string& name, const std::string& text) const {
+    const std::string path = (dir_ / name).string();
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return path;
+  }
 
   fs::path dir_;
   std::string db_;
@@ -75,9 +107,45 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
   };
   const std::string gemm = "gemm --M 64 --N 64 --K 64 ";
   const std::string con = "contraction --dims m,n,k --sizes 8,8,8 ";
+  const std::string strings = write_file("strings.txt", "aBC\n");
+  const std::string no_strings = write_file("empty.txt", "# nothing\n\n");
+  const std::string measure = "measure --strings " + strings + " ";
   const std::vector<Case> cases = {
       {"", "missing command"},
-      {"frobnicate", "unknown command 'frobnicate'"},
+      {gemm + "--pass mlp", "'mlp' is no GEMM pass (fwd, bwd or upd)"},
+      {gemm + "--pass bwd --kbf 2", "--kbf splits the K loop of --pass fwd; --pass bwd takes --mbf"},
+      {gemm + "--nbf 2", "--nbf splits the N loop of --pass upd; --pass fwd takes --kbf"},
+      {gemm + "--pass bwd --mbf 3", "every --mbf exceeds the number of M blocks (M = 64 over --bm)"},
+      {gemm + "--private-trans 1", "--private-trans is for --pass bwd and upd"},
+      {gemm + "--pass upd --private-trans 0,2", "--private-trans: 2 is outside [0, 1]"},
+      {gemm + "--pass upd --layers 2", "--layers runs a forward MLP: it needs --pass fwd, not upd"},
+      {gemm + "--layers 2 --bk 32", "--bk has no effect with --layers"},
+      {gemm + "--layers 0", "--layers: 0 is outside [1, 1000]"},
+      {"gemm --M 64 --N 64 --K 32 --layers 2", "an MLP (layers > 1) feeds each output into the next layer, so it needs M == K"},
+      {"strings", "strings needs --spec"},
+      {"strings --spec a_0_K,b_x_M", "--spec 'a_0_K,b_x_M': loop spec entry 2"},
+      {"strings --spec a_0_K,b_0_M --parlooper --threads 2", "--threads has no effect with --parlooper"},
+      {"strings --spec a_0_K,b_0_M --parlooper --no-grids", "--no-grids has no effect with --parlooper"},
+      {"strings --spec a_0_K --loop-steps 1", "--loop-steps needs --loop-ends"},
+      {"strings --spec a_0_K --block-choices 2", "--block-choices needs --loop-ends"},
+      {"strings --spec a_0_K,b_0_M --loop-ends 4", "--loop-ends has 1 entries; --spec 'a_0_K,b_0_M' has 2 loops"},
+      {"strings --spec a_0_K,b_0_M --loop-ends 4,4 --loop-steps 1", "--loop-steps has 1 entries, --loop-ends 2"},
+      {"strings --spec a_2_K --threads 1 --loop-ends 2", "leaves no loop string for these loops"},
+      {"strings --spec a_0_K --run-length 0", "--run-length: 0 is outside"},
+      {"measure", "measure needs --strings FILE"},
+      {measure, "measure needs the sample's command after --"},
+      {measure + "--", "measure needs the sample's command after --"},
+      {measure + "-- /bin/true 1 2", "the command after -- has no {} where the loop string goes"},
+      {measure + "--placeholder @ -- /bin/true {}", "has no @ where the loop string goes"},
+      {measure + "-- /nonexistent/weft-gemm {}", "'/nonexistent/weft-gemm' is no executable program"},
+      {measure + "-- no-such-program-in-path {}", "'no-such-program-in-path' is no executable program"},
+      {"measure --strings /nonexistent/s.txt -- /bin/true {}", "--strings cannot read the loop strings in /nonexistent/s.txt"},
+      {"measure --strings " + no_strings + " -- /bin/true {}", "holds no loop string"},
+      {measure + "--repeat 0 -- /bin/true {}", "--repeat: 0 is outside"},
+      {measure + "--timeout -1 -- /bin/true {}", "--timeout: -1 is outside"},
+      {measure + "--plot " + (dir_ / "missing" / "p.svg").string() + " -- /bin/true {}", "--plot"},
+      {measure + "--frob -- /bin/true {}", "unknown option --frob"},
+      {"frobnicate", "unknown command 'frobnicate' (gemm, contraction, show, strings or measure)"},
       {"gemm --M 64 --N 64", "gemm needs --K"},
       {"gemm --M --N 64 --K 64", "option --M needs a value"},
       {"gemm --M 64 --N 64 --K", "option --K needs a value"},
@@ -153,7 +221,7 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
 }
 
 TEST_F(WeftTuneCli, HelpAndDryRunSucceed) {
-  for (const char* help : {"--help", "-h", "gemm --help", "contraction -h", "show --help"}) {
+  for (const char* help : {"--help", "-h", "gemm --help", "contraction -h", "show --help", "strings --help", "measure -h"}) {
     const Result r = tune(help);
     EXPECT_EQ(r.status, 0) << help << "\n" << r.err;
     EXPECT_NE(r.out.find("exit status: 0 success, 1 run-time failure, 2 bad usage"), std::string::npos) << help;
@@ -194,6 +262,116 @@ TEST_F(WeftTuneCli, TheWritabilityCheckLeavesNoFileBehind) {
   EXPECT_NE(r.err.find("no legal candidate"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(plot));
   EXPECT_FALSE(fs::exists(db_));
+}
+
+TEST_F(WeftTuneCli, StringsPrintsTheLoopStringsOfSpecsOnePerLine) {
+  const auto spec = weft::tuner::parse_loop_spec("a_0_K,b_0_M,c_0_N");
+  const Result theirs = tune("strings --spec a_0_K,b_0_M,c_0_N --parlooper");
+  EXPECT_EQ(theirs.status, 0) << theirs.err;
+  EXPECT_EQ(lines(theirs.out), weft::tuner::parlooper_loop_strings(spec));
+  EXPECT_EQ(lines(theirs.out).size(), 16u);
+  EXPECT_NE(theirs.err.find("16 loop strings"), std::string::npos) << theirs.err;
+
+  // weft's rules depend on the team; a spec given twice prints its strings once.
+  const Result one = tune("strings --spec a_0_K,b_0_M,c_0_N --threads 1");
+  EXPECT_EQ(lines(one.out), (std::vector<std::string>{"abc", "acb", "bac", "bca", "cab", "cba"}));
+  const Result two = tune("strings --spec a_0_K,b_0_M,c_0_N;a_0_K,b_0_M,c_0_N --threads 2");
+  EXPECT_EQ(lines(two.out), weft::tuner::enumerate_loop_strings(spec, {.threads = 2}));
+
+  // A convolution's 7 loops (forward: the reductions are b = C blocks, f = R, g = S): every
+  // string parses for 7 loops and keeps the reductions sequential, unless the pass combines
+  // partial results (--parallel-reductions).
+  const Result conv = tune("strings --spec a_0_N,b_0_K,c_0_M,d_1_M,e_0_N,f_0_K,g_0_K --threads 2 --no-grids");
+  EXPECT_EQ(conv.status, 0) << conv.err;
+  const auto conv_lines = lines(conv.out);
+  EXPECT_GT(conv_lines.size(), 10000u);
+  for (std::size_t i = 0; i < conv_lines.size(); i += 7) {
+    const auto nest = weft::parlooper::parse_loop_string(conv_lines[i], 7);
+    for (const auto& level : nest.levels)
+      EXPECT_FALSE(level.par != weft::parlooper::ParKind::none && (level.loop == 1 || level.loop >= 5)) << conv_lines[i];
+  }
+  const Result upd = tune("strings --spec a_0_K,b_0_M,c_0_M,d_0_K,e_0_K,f_0_N,g_0_N --threads 2 --parallel-reductions "
+                          "--run-length 1 --no-grids");
+  EXPECT_NE(upd.out.find("A"), std::string::npos);  // the images may be split among the threads
+
+  // With the loops' bounds, every choice of block sizes of the repeated letter, as an inline spec.
+  const Result blocked = tune("strings --spec a_0_K,b_1_M,c_0_N --threads 1 --loop-ends 4,8,4 --block-choices 2");
+  EXPECT_EQ(blocked.status, 0) << blocked.err;
+  const auto blocked_lines = lines(blocked.out);
+  EXPECT_EQ(blocked_lines.size(), 2 * lines(tune("strings --spec a_0_K,b_1_M,c_0_N --threads 1").out).size());
+  for (const std::string& line : blocked_lines) {
+    EXPECT_TRUE(line.find("b[,,,(2)]") != std::string::npos || line.find("b[,,,(4)]") != std::string::npos) << line;
+    EXPECT_EQ(weft::parlooper::parse_loop_string(line, 3).inline_specs.size(), 1u) << line;
+  }
+}
+
+TEST_F(WeftTuneCli, MeasureRanksAFileOfStringsWithTheRealSampleAndListsTheFailedOnes) {
+  if (std::string(WEFT_GEMM_PATH).empty()) GTEST_SKIP() << "the GEMM samples were not built";
+  const std::string strings = write_file("strings.txt",
+                                         "# PARLOOPER's default first\n"
+                                         "aBC\n"
+                                         "\n"
+                                         "b[,,,(2)]aCb   # blocked, inline\n"
+                                         "abx\n"
+                                         "aBC\n");
+  const std::string plot = (dir_ / "ranking.svg").string();
+  const Result r = tune("measure --strings " + strings + " --repeat 2 --plot " + plot + " -- " + WEFT_GEMM_PATH +
+                        " {} 64 64 64 16 16 16 1 1 2 --threads 2 --warmup 0");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("3 loop strings, 2 runs (median) each"), std::string::npos) << r.out;
+  const auto out = lines(r.out);
+  ASSERT_GE(out.size(), 6u) << r.out;
+  EXPECT_NE(out[1].find("vs best"), std::string::npos) << r.out;
+  for (const std::string& row : {out[2], out[3]}) {
+    EXPECT_TRUE(row.find("aBC  (first)") != std::string::npos || row.find("b[,,,(2)]aCb") != std::string::npos) << row;
+    EXPECT_NE(row.find("x "), std::string::npos) << row;
+  }
+  EXPECT_EQ(out[2].find("   1 "), 0u) << r.out;
+  EXPECT_NE(r.out.find("failed: 1 of 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("abx  exit status 2: weft-gemm: loop_string"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("abx: FAILED"), std::string::npos) << r.err;
+  ASSERT_TRUE(fs::exists(plot));
+  EXPECT_GT(fs::file_size(plot), 500u);
+
+  // Nothing measured: the table still says why, and the status is a run-time failure.
+  const std::string bad = write_file("bad.txt", "xyz\n");
+  const Result none = tune("measure --strings " + bad + " -- " + WEFT_GEMM_PATH + " {} 64 64 64 16 16 16");
+  EXPECT_EQ(none.status, 1) << none.err;
+  EXPECT_NE(none.out.find("failed: 1 of 1"), std::string::npos) << none.out;
+}
+
+TEST_F(WeftTuneCli, TunesTheBackwardPassesAndTheMlpForTheSamplesAutoMode) {
+  if (std::string(WEFT_GEMM_PATH).empty()) GTEST_SKIP() << "the GEMM samples were not built";
+  struct Case {
+    std::string tune_args, kind, program;
+  };
+  const std::string small = " --threads 2 --budget 0.2 --top-k 6 --finalists 1 --bn 16 --db " + db_;
+  const std::vector<Case> cases = {
+      {"gemm --M 48 --N 32 --K 64 --pass bwd --bm 16,32 --bk 16 --mbf 1,2 --private-trans 0,1" + small, "gemm_bwd",
+       WEFT_GEMM_BWD_PATH},
+      {"gemm --M 48 --N 32 --K 64 --pass upd --bm 16 --bk 16 --nbf 1,2" + small, "gemm_upd", WEFT_GEMM_UPD_PATH},
+      {"gemm --M 64 --N 32 --K 64 --layers 2 --bm 16,32 --kbf 1" + small, "gemm_mlp", WEFT_GEMM_PATH},
+  };
+  for (const Case& c : cases) {
+    const Result tuned = tune(c.tune_args);
+    ASSERT_EQ(tuned.status, 0) << c.tune_args << "\n" << tuned.err;
+    EXPECT_NE(tuned.out.find("saved to " + db_), std::string::npos) << tuned.out;
+    const auto records = weft::tuner::TuningDatabase(db_).load().records;
+    ASSERT_FALSE(records.empty());
+    const weft::tuner::TuningRecord& record = records.back();
+    EXPECT_EQ(record.key.kind, c.kind);
+
+    // The sample finds the record through WEFT_TUNING_DB, runs it and checks it ("auto M N K"
+    // and the MLP's layers; the backward passes take n_iters there).
+    const std::string M = std::to_string(record.key.shape[0].second);
+    const weft::tuner::ProcessResult run = weft::tuner::run_process(
+        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, c.program, "auto", M, "32", "64", "2", "--threads", "2", "--warmup", "0"},
+        60);
+    EXPECT_EQ(run.exit_status, 0) << c.program << "\n" << run.err;
+    EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " "), std::string::npos)
+        << record.config.to_string() << "\n" << run.out;
+    EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
+  }
 }
 
 #endif  // WEFT_TUNER_HAVE_CLI

@@ -82,7 +82,7 @@ TEST(CostModel, ImbalanceScalesTheEstimate) {
 #ifdef WEFT_TUNER_HAVE_GEMM
 TEST(SearchSpace, GemmSpaceIsDeduplicatedLegalAndRankedByTheModel) {
   GemmWorkload gemm({.M = 96, .N = 64, .K = 64},
-                    {.bm = {32}, .bn = {32}, .bk = {32}, .kbf = {1}, .specs = {parse_loop_spec("a_0_K,b_0_M,c_0_N")}});
+                    {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {parse_loop_spec("a_0_K,b_0_M,c_0_N")}});
   TunerOptions options;
   options.threads = 2;
   const SearchSpace space = build_search_space(gemm, options);
@@ -103,7 +103,7 @@ TEST(SearchSpace, GemmSpaceIsDeduplicatedLegalAndRankedByTheModel) {
 TEST(SearchSpace, CanonicalDuplicatesAreCountedOnce) {
   // Two identical specs enumerate every string twice.
   const auto spec = parse_loop_spec("a_0_K,b_0_M,c_0_N");
-  GemmWorkload gemm({.M = 64, .N = 64, .K = 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .kbf = {1}, .specs = {spec, spec}});
+  GemmWorkload gemm({.M = 64, .N = 64, .K = 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {spec, spec}});
   TunerOptions options;
   options.threads = 2;
   const SearchSpace space = build_search_space(gemm, options);

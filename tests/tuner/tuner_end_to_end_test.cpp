@@ -25,7 +25,7 @@ TEST(TunerEndToEnd, TunesATinyGemmWithinItsBudgetAndFeedsWeftGemmAuto) {
   fs::remove(db_path);
   const TuningDatabase db(db_path);
   const GemmShape shape{96, 80, 64};  // remainder blocks in M and N with 32-tiles
-  GemmWorkload gemm(shape, {.bm = {32, 64}, .bn = {32}, .bk = {32}, .kbf = {1, 2}, .specs = {}});
+  GemmWorkload gemm(shape, {.bm = {32, 64}, .bn = {32}, .bk = {32}, .chunks = {1, 2}, .specs = {}});
   TunerOptions options;
   options.threads = 2;
   options.budget_seconds = 1.5;
@@ -81,7 +81,7 @@ TEST(TunerEndToEnd, WrongResultsAreCaughtNotCrowned) {
       return std::make_unique<Wrong>();
     }
   };
-  Broken w({64, 64, 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .kbf = {1}, .specs = {}});
+  Broken w({64, 64, 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {}});
   TunerOptions options;
   options.threads = 2;
   options.budget_seconds = 0.5;
