@@ -172,7 +172,9 @@ void print_table() {
               cpu_name().c_str());
   std::printf("%-7s %-4s %-18s %-9s %-11s %-6s", "threads", "pass", "layer", "H x W", "C -> K", "RxS/s");
   for (const Implementation& impl : g_implementations) std::printf(" %10s", (impl.name + " GF").c_str());
-  for (std::size_t i = 1; i < n; ++i) std::printf(" %11s", (g_implementations[0].name + "/" + g_implementations[i].name).c_str());
+  for (std::size_t i = 1; i < n; ++i) {
+    std::printf(" %11s", (g_implementations[0].name + "/" + g_implementations[i].name).c_str());
+  }
   std::printf("  chosen\n");
   std::map<std::pair<int, Pass>, Logs> logs;
   for (const Row& r : g_rows) {

@@ -44,50 +44,66 @@ inline dnnl::memory random_memory(Prepared& p, const dnnl::memory::desc& desc, c
   return blocked;
 }
 
+// An input of the primitive: its argument, oneDNN's layout for it and the plain layout its random
+// values are generated in.
+struct Input {
+  int arg;
+  dnnl::memory::desc desc;
+  dims shape;
+  tag plain;
+};
+
+// The primitive of `pd` with random inputs and an output of oneDNN's layout; one run = execute + wait.
+template <class PrimitiveDesc>
+PreparedPass prepared(const std::shared_ptr<Prepared>& p, const PrimitiveDesc& pd, const std::vector<Input>& inputs,
+                      int output_arg, const dnnl::memory::desc& output_desc) {
+  p->primitive = dnnl::primitive(pd);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    p->args[inputs[i].arg] = random_memory(*p, inputs[i].desc, inputs[i].shape, inputs[i].plain, i + 1);
+  }
+  p->args[output_arg] = dnnl::memory(output_desc, p->engine);
+  return {[p] {
+            p->primitive.execute(p->stream, p->args);
+            p->stream.wait();
+          },
+          pd.impl_info_str()};
+}
+
 }  // namespace dnnl_conv
 
 inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
   using namespace dnnl_conv;
-  auto p = std::make_shared<Prepared>();
-  const dims src_dims{N, l.C, l.H, l.W}, wei_dims{l.K, l.C, l.R, l.S}, dst_dims{N, l.K, l.ofh(), l.ofw()};
+  const auto p = std::make_shared<Prepared>();
+  const dims src{N, l.C, l.H, l.W}, wei{l.K, l.C, l.R, l.S}, dst{N, l.K, l.ofh(), l.ofw()};
   const dims strides{l.stride, l.stride}, padding{l.pad, l.pad};
   const auto any = [](const dims& d) { return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::any); };
   const auto algo = dnnl::algorithm::convolution_direct;  // no Winograd: the same work as a direct convolution
   // The forward primitive descriptor also is the hint the backward ones need.
-  const dnnl::convolution_forward::desc fwd_desc(dnnl::prop_kind::forward_training, algo, any(src_dims),
-                                                 any(wei_dims), any(dst_dims), strides, padding, padding);
-  const dnnl::convolution_forward::primitive_desc fwd_pd(fwd_desc, p->engine);
-  std::string info;
+  const dnnl::convolution_forward::desc fwd_desc(dnnl::prop_kind::forward_training, algo, any(src), any(wei), any(dst),
+                                                 strides, padding, padding);
+  const dnnl::convolution_forward::primitive_desc fwd(fwd_desc, p->engine);
   if (pass == Pass::fwd) {
-    p->primitive = dnnl::convolution_forward(fwd_pd);
-    p->args[DNNL_ARG_SRC] = random_memory(*p, fwd_pd.src_desc(), src_dims, tag::nchw, 1);
-    p->args[DNNL_ARG_WEIGHTS] = random_memory(*p, fwd_pd.weights_desc(), wei_dims, tag::oihw, 2);
-    p->args[DNNL_ARG_DST] = dnnl::memory(fwd_pd.dst_desc(), p->engine);
-    info = fwd_pd.impl_info_str();
-  } else if (pass == Pass::bwd) {
-    const dnnl::convolution_backward_data::desc desc(algo, any(src_dims), any(wei_dims), any(dst_dims), strides,
-                                                     padding, padding);
-    const dnnl::convolution_backward_data::primitive_desc pd(desc, p->engine, fwd_pd);
-    p->primitive = dnnl::convolution_backward_data(pd);
-    p->args[DNNL_ARG_DIFF_DST] = random_memory(*p, pd.diff_dst_desc(), dst_dims, tag::nchw, 1);
-    p->args[DNNL_ARG_WEIGHTS] = random_memory(*p, pd.weights_desc(), wei_dims, tag::oihw, 2);
-    p->args[DNNL_ARG_DIFF_SRC] = dnnl::memory(pd.diff_src_desc(), p->engine);
-    info = pd.impl_info_str();
-  } else {
-    const dnnl::convolution_backward_weights::desc desc(algo, any(src_dims), any(wei_dims), any(dst_dims), strides,
-                                                        padding, padding);
-    const dnnl::convolution_backward_weights::primitive_desc pd(desc, p->engine, fwd_pd);
-    p->primitive = dnnl::convolution_backward_weights(pd);
-    p->args[DNNL_ARG_SRC] = random_memory(*p, pd.src_desc(), src_dims, tag::nchw, 1);
-    p->args[DNNL_ARG_DIFF_DST] = random_memory(*p, pd.diff_dst_desc(), dst_dims, tag::nchw, 2);
-    p->args[DNNL_ARG_DIFF_WEIGHTS] = dnnl::memory(pd.diff_weights_desc(), p->engine);
-    info = pd.impl_info_str();
+    return prepared(p, fwd,
+                    {{DNNL_ARG_SRC, fwd.src_desc(), src, tag::nchw},  //
+                     {DNNL_ARG_WEIGHTS, fwd.weights_desc(), wei, tag::oihw}},
+                    DNNL_ARG_DST, fwd.dst_desc());
   }
-  return PreparedPass{[p] {
-                        p->primitive.execute(p->stream, p->args);
-                        p->stream.wait();
-                      },
-                      info};
+  if (pass == Pass::bwd) {
+    const dnnl::convolution_backward_data::primitive_desc bwd(
+        dnnl::convolution_backward_data::desc(algo, any(src), any(wei), any(dst), strides, padding, padding), p->engine,
+        fwd);
+    return prepared(p, bwd,
+                    {{DNNL_ARG_DIFF_DST, bwd.diff_dst_desc(), dst, tag::nchw},  //
+                     {DNNL_ARG_WEIGHTS, bwd.weights_desc(), wei, tag::oihw}},
+                    DNNL_ARG_DIFF_SRC, bwd.diff_src_desc());
+  }
+  const dnnl::convolution_backward_weights::primitive_desc upd(
+      dnnl::convolution_backward_weights::desc(algo, any(src), any(wei), any(dst), strides, padding, padding), p->engine,
+      fwd);
+  return prepared(p, upd,
+                  {{DNNL_ARG_SRC, upd.src_desc(), src, tag::nchw},  //
+                   {DNNL_ARG_DIFF_DST, upd.diff_dst_desc(), dst, tag::nchw}},
+                  DNNL_ARG_DIFF_WEIGHTS, upd.diff_weights_desc());
 }
 
 }  // namespace weft::bench

@@ -120,7 +120,9 @@ UpdChoice read_upd(const Fields& f) {
 void read_pass(const Fields& f, ConvLayer& layer, std::vector<std::string>& seen) {
   if (f.size() == 0) f.fail("an empty part between '|'; expected 'fwd', 'bwd' or 'upd' and its settings");
   const std::string& pass = f.word(0);
-  if (pass != "fwd" && pass != "bwd" && pass != "upd") f.fail("unknown pass '" + pass + "'; the passes are fwd, bwd and upd");
+  if (pass != "fwd" && pass != "bwd" && pass != "upd") {
+    f.fail("unknown pass '" + pass + "'; the passes are fwd, bwd and upd");
+  }
   for (const std::string& p : seen) {
     if (p == pass) f.fail("pass " + pass + " is given twice");
   }
@@ -150,7 +152,8 @@ std::vector<ConvLayer> parse_resnet50_layers(std::istream& in, const std::string
     std::size_t start = 0;
     for (bool first = true;; first = false) {
       const std::size_t bar = text.find('|', start);
-      const Fields part(text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start), where);
+      const std::size_t length = bar == std::string_view::npos ? std::string_view::npos : bar - start;
+      const Fields part(text.substr(start, length), where);
       if (first) {
         read_shape(part, static_cast<int>(layers.size()) + 1, layer);
       } else {

@@ -97,7 +97,8 @@ TEST(Resnet50Layers, MalformedLinesNameFileLineAndFault) {
   const std::string shape = "1 l 14 14 64 64 3 3 1 1 1";
   const std::pair<std::string, std::string> cases[] = {
       {"# only comments\n", "list.txt: no layers"},
-      {"1 l 14 14 64 64 3 3 1 1\n", "list.txt:1: a layer needs 11 fields (id name H W C K R S stride pad count), got 10"},
+      {"1 l 14 14 64 64 3 3 1 1\n",
+       "list.txt:1: a layer needs 11 fields (id name H W C K R S stride pad count), got 10"},
       {"\n1 l 14 14 6x4 64 3 3 1 1 1\n", "list.txt:2: C is '6x4', not an integer"},
       {"1 l 14 14 64 0 3 3 1 1 1\n", "list.txt:1: K is 0, must be at least 1"},
       {"2 l 14 14 64 64 3 3 1 1 1\n", "list.txt:1: ids count up from 1 in file order: expected 1, got 2"},
@@ -120,7 +121,8 @@ TEST(Resnet50Layers, AMissingFileIsAnError) {
     read_resnet50_layers("/nonexistent/resnet50_layers.txt");
     FAIL() << "no error";
   } catch (const weft::Error& e) {
-    EXPECT_THAT(e.what(), testing::HasSubstr("cannot open the ResNet-50 layer list '/nonexistent/resnet50_layers.txt'"));
+    EXPECT_THAT(e.what(),
+                testing::HasSubstr("cannot open the ResNet-50 layer list '/nonexistent/resnet50_layers.txt'"));
   }
 }
 
