@@ -7,9 +7,14 @@
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
 //
 // Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS
-// per implementation and row (default 0.3), --layers=FILE (default: the list in the source tree).
+// per implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
+// --clock=wall|cpu: a round's time is the elapsed time (default), or the process's CPU time divided
+// by the thread count. On a machine shared with other work, elapsed times include the time slices
+// the others get; CPU time leaves those out (OpenMP's waiting threads spin, so unshared, the two
+// agree). Name the clock with the figures.
 //
-// One benchmark per (pass, layer, thread count). In it the implementations take turns, one run
+// One benchmark per (pass, layer, thread count), for the passes the list gives settings for (not
+// conv1's backward by data: training does not need the gradient of the images). In it the implementations take turns, one run
 // each per round (A, B, A, B, ...), for at least 5 rounds and until each has run --min-time, so that
 // the machine's noise hits all of them alike; each one's median round is its GFLOPS counter
 // ("<name>_GFLOPS"), and the first implementation's speed over each other one is "<first>/<other>".
@@ -19,6 +24,8 @@
 // buffers in its own layouts, filled, kernels created; run() does the pass alone), put in
 // implementations() below, first, so that the ratios read weft / oneDNN.
 #include <omp.h>
+
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -56,6 +63,7 @@ std::vector<Implementation> implementations() {
 struct Options {
   std::vector<int> threads;
   double min_time = 0.3;
+  bool cpu_clock = false;
   std::string layers = WEFT_RESNET50_LAYERS;
 };
 
@@ -81,7 +89,19 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double seconds_of(const PreparedPass& p) {
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// The time of one run on the chosen clock (Options::cpu_clock).
+double seconds_of(const PreparedPass& p, int threads) {
+  if (g_options.cpu_clock) {
+    const double t0 = process_cpu_seconds();
+    p.run();
+    return (process_cpu_seconds() - t0) / threads;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   p.run();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -119,7 +139,7 @@ void measure(benchmark::State& state, std::size_t layer_index, Pass pass, int th
                                                round < kMaxRounds);
          ++round) {
       for (std::size_t i = 0; i < prepared.size(); ++i) {
-        times[i].push_back(seconds_of(prepared[i]));
+        times[i].push_back(seconds_of(prepared[i], threads));
         totals[i] += times[i].back();
       }
     }
@@ -168,8 +188,8 @@ double geomean(const std::vector<double>& logs) {
 
 void print_table() {
   const std::size_t n = g_implementations.size();
-  std::printf("\nweft-bench-conv on %s: fp32, batch N = threads; GFLOPS = 2 N C K R S P Q / median time\n",
-              cpu_name().c_str());
+  std::printf("\nweft-bench-conv on %s: fp32, batch N = threads; GFLOPS = 2 N C K R S P Q / median %s time\n",
+              cpu_name().c_str(), g_options.cpu_clock ? "CPU (process CPU time / threads)" : "elapsed");
   std::printf("%-7s %-4s %-18s %-9s %-11s %-6s", "threads", "pass", "layer", "H x W", "C -> K", "RxS/s");
   for (const Implementation& impl : g_implementations) std::printf(" %10s", (impl.name + " GF").c_str());
   for (std::size_t i = 1; i < n; ++i) {
@@ -244,6 +264,13 @@ int main(int argc, char** argv) {
     }
   }
   if (weft::bench::take_flag(argc, argv, "layers", value)) g_options.layers = value;
+  if (weft::bench::take_flag(argc, argv, "clock", value)) {
+    if (value != "wall" && value != "cpu") {
+      std::fprintf(stderr, "weft-bench-conv: --clock is wall or cpu, not '%s'\n", value.c_str());
+      return 2;
+    }
+    g_options.cpu_clock = value == "cpu";
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
@@ -263,6 +290,10 @@ int main(int argc, char** argv) {
     for (Pass pass : {Pass::fwd, Pass::bwd, Pass::upd}) {
       for (std::size_t i = 0; i < g_layers.size(); ++i) {
         const ConvLayer& layer = g_layers[i];
+        const bool listed = pass == Pass::fwd ? layer.fwd.has_value()
+                            : pass == Pass::bwd ? layer.bwd.has_value()
+                                                : layer.upd.has_value();
+        if (!listed) continue;
         char name[96];
         std::snprintf(name, sizeof name, "%s/%02d_%s/threads:%d", weft::bench::pass_name(pass), layer.id,
                       layer.name.c_str(), threads);
