@@ -1,6 +1,7 @@
 #include "resnet50_layers.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -32,13 +33,14 @@ class Fields {
 
   [[noreturn]] void fail(const std::string& what) const { throw Error(where_ + ": " + what); }
 
-  // Word i as an integer >= min; `name` says which field it is.
+  // Word i as an integer in [min, 2^31 - 1] (no sum of sizes overflows); `name` says which field it is.
   std::int64_t integer(std::size_t i, const char* name, std::int64_t min) const {
     const std::string& w = words_[i];
     std::int64_t value = 0;
     const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
     if (ec != std::errc{} || end != w.data() + w.size()) fail(std::string(name) + " is '" + w + "', not an integer");
     if (value < min) fail(std::string(name) + " is " + w + ", must be at least " + std::to_string(min));
+    if (value > INT32_MAX) fail(std::string(name) + " is " + w + ", more than " + std::to_string(INT32_MAX));
     return value;
   }
 

@@ -102,6 +102,7 @@ TEST(Resnet50Layers, MalformedLinesNameFileLineAndFault) {
        "list.txt:1: a layer needs 11 fields (id name H W C K R S stride pad count), got 10"},
       {"\n1 l 14 14 6x4 64 3 3 1 1 1\n", "list.txt:2: C is '6x4', not an integer"},
       {"1 l 14 14 64 0 3 3 1 1 1\n", "list.txt:1: K is 0, must be at least 1"},
+      {"1 l 14 14 64 3000000000 3 3 1 1 1\n", "list.txt:1: K is 3000000000, more than 2147483647"},
       {"2 l 14 14 64 64 3 3 1 1 1\n", "list.txt:1: ids count up from 1 in file order: expected 1, got 2"},
       {"1 l 2 2 64 64 7 7 1 1 1\n", "list.txt:1: the 7x7 filter does not fit in the 2x2 input padded by 1"},
       {shape + " | fwd Abc 64 64 1 1 1 1 1 0\n", "list.txt:1: fwd needs 9 numbers after its loop string (bc bk "},
