@@ -14,7 +14,6 @@
 #include <omp.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -35,6 +34,7 @@ extern "C" void openblas_set_num_threads(int);
 #include "gemm_fwd.hpp"
 #include "gemm_reference.hpp"
 #include "ratio_reporter.hpp"
+#include "take_flag.hpp"
 
 namespace {
 
@@ -138,20 +138,6 @@ void dnnl(benchmark::State& state) {
 }
 #endif
 
-// Pulls "--name=value" out of argv (Google Benchmark rejects flags it does not know).
-bool take_flag(int& argc, char** argv, const char* name, std::string& value) {
-  const std::string prefix = std::string("--") + name + "=";
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
-      value = argv[i] + prefix.size();
-      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
-      --argc;
-      return true;
-    }
-  }
-  return false;
-}
-
 std::vector<long> list_of(const std::string& text) {
   std::vector<long> v;
   for (const char* p = text.c_str(); *p;) {
@@ -167,7 +153,7 @@ std::vector<long> list_of(const std::string& text) {
 
 int main(int argc, char** argv) {
   std::string value;
-  auto take = [&](const char* name) { return take_flag(argc, argv, name, value) && (g_has_override = true); };
+  auto take = [&](const char* name) { return weft::bench::take_flag(argc, argv, name, value) && (g_has_override = true); };
   if (take("loop")) g_override.loop_string = value;
   if (take("bm")) g_override.bm = std::atol(value.c_str());
   if (take("bn")) g_override.bn = std::atol(value.c_str());

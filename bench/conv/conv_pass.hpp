@@ -1,0 +1,38 @@
+// What the convolution benchmark times: one pass of one ResNet-50 layer by one implementation,
+// prepared (buffers in the implementation's own layouts, filled, kernels and primitives created)
+// before any timing, so that run() does the pass and nothing else.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "resnet50_layers.hpp"
+
+namespace weft::bench {
+
+enum class Pass { fwd, bwd, upd };  // forward, backward by data, backward by weights
+
+inline const char* pass_name(Pass p) { return p == Pass::fwd ? "fwd" : p == Pass::bwd ? "bwd" : "upd"; }
+
+struct PreparedPass {
+  std::function<void()> run;  // one complete pass: returns when its results are written
+  std::string info;           // what the implementation chose to run (e.g. oneDNN's impl_info_str)
+};
+
+// An implementation prepares a pass of a layer at batch N, or returns nothing when it does not
+// offer that pass (the bench then leaves it out of that row).
+using PreparePass = std::function<std::optional<PreparedPass>(const samples::ConvLayer&, Pass, std::int64_t N)>;
+
+struct Implementation {
+  std::string name;
+  PreparePass prepare;
+};
+
+// 2 N C K R S P Q: the multiply-adds of each pass (every pass has the same count).
+inline double conv_flops(const samples::ConvLayer& l, std::int64_t N) {
+  return 2.0 * static_cast<double>(N * l.C * l.K * l.R * l.S * l.ofh() * l.ofw());
+}
+
+}  // namespace weft::bench
