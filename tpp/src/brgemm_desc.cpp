@@ -24,6 +24,7 @@ std::size_t BrgemmDescHash::operator()(const BrgemmDesc& d) const noexcept {
   jit::hash_combine(seed, static_cast<int>(d.unary));
   jit::hash_combine(seed, d.unary_alpha);
   jit::hash_combine(seed, static_cast<int>(d.prefetch));
+  jit::hash_combine(seed, d.b_transposed);
   jit::hash_combine(seed, d.types);
   return seed;
 }
@@ -71,7 +72,8 @@ std::string to_string(const BrgemmDesc& d) {
          std::to_string(d.ldc) + "_beta" + std::to_string(d.beta) + "_" + name(d.batch) +
          name(d.bias) + name(d.activation) +
          (d.activation == BrgemmActivation::unary ? to_string(d.unary) : std::string()) +
-         (d.prefetch == BrgemmPrefetch::next_c ? "_prefetch_next_c" : "") + name_suffix(d.types);
+         (d.prefetch == BrgemmPrefetch::next_c ? "_prefetch_next_c" : "") + (d.b_transposed ? "_b_transposed" : "") +
+         name_suffix(d.types);
 }
 
 void validate(const BrgemmDesc& d) {
@@ -79,7 +81,8 @@ void validate(const BrgemmDesc& d) {
   if (d.n < 1) reject(d, "n must be >= 1");
   if (d.k < 1) reject(d, "k must be >= 1");
   if (d.lda < d.m) reject(d, "lda must be >= m");
-  if (d.ldb < d.k) reject(d, "ldb must be >= k");
+  if (!d.b_transposed && d.ldb < d.k) reject(d, "ldb must be >= k");
+  if (d.b_transposed && d.ldb < d.n) reject(d, "ldb must be >= n (b_transposed: B is stored as its n x k transpose)");
   if (d.ldc < d.m) reject(d, "ldc must be >= m");
   if (d.beta != 0 && d.beta != 1) reject(d, "beta must be 0 or 1, got " + std::to_string(d.beta));
   auto in_enum = [&](auto value, auto last, const char* field, const char* names) {
@@ -104,7 +107,8 @@ void validate(const BrgemmDesc& d) {
   // from a base register.
   constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max() / 4;
   if (d.lda > limit / d.k) reject(d, "A spans more than 2 GiB (lda * k)");
-  if (d.ldb > limit / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
+  if (!d.b_transposed && d.ldb > limit / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
+  if (d.b_transposed && d.ldb > limit / d.k) reject(d, "B spans more than 2 GiB (ldb * k, b_transposed)");
   if (d.ldc > limit / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
   if (const std::string why = why_unsupported(d.types); !why.empty()) reject(d, why);
 }

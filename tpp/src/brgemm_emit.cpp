@@ -219,7 +219,7 @@ class BrgemmEmitter : public detail::KernelFrame {
       case BrgemmBatch::strided:
         mov(r_ai, ptr[r_args + field(&BrgemmArgs::a)]);
         add(r_ai, r_row);
-        imul(r_bi, r_col, static_cast<int>(d_.ldb));
+        b_column_offset(r_bi);
         add(r_bi, ptr[r_args + field(&BrgemmArgs::b)]);
         break;
       case BrgemmBatch::offsets:
@@ -247,8 +247,7 @@ class BrgemmEmitter : public detail::KernelFrame {
         mov(r_b, ptr[r_bi]);
         shl(r_b, 2);
         add(r_b, ptr[r_args + field(&BrgemmArgs::b)]);
-        imul(r_tmp, r_col, static_cast<int>(d_.ldb));
-        add(r_b, r_tmp);
+        add_b_column_offset();
         add(r_ai, 8);
         add(r_bi, 8);
         break;
@@ -256,8 +255,7 @@ class BrgemmEmitter : public detail::KernelFrame {
         mov(r_a, ptr[r_ai]);
         add(r_a, r_row);
         mov(r_b, ptr[r_bi]);
-        imul(r_tmp, r_col, static_cast<int>(d_.ldb));
-        add(r_b, r_tmp);
+        add_b_column_offset();
         add(r_ai, 8);
         add(r_bi, 8);
         break;
@@ -267,6 +265,28 @@ class BrgemmEmitter : public detail::KernelFrame {
     jnz(top, T_NEAR);
     L(done);
   }
+
+  // Where B's column n0 starts in B_i, in bytes, from r_col = n0 * 4: n0 * ldb * 4, or with B
+  // transposed n0 * 4 (the k steps are then ldb apart instead: b_k_bytes()).
+  void b_column_offset(const Reg64& to) {
+    if (d_.b_transposed) {
+      mov(to, r_col);
+    } else {
+      imul(to, r_col, static_cast<int>(d_.ldb));
+    }
+  }
+
+  void add_b_column_offset() {
+    if (d_.b_transposed) {
+      add(r_b, r_col);
+    } else {
+      b_column_offset(r_tmp);
+      add(r_b, r_tmp);
+    }
+  }
+
+  std::int64_t b_column_bytes() const { return d_.b_transposed ? 4 : d_.ldb * 4; }
+  std::int64_t b_k_bytes() const { return d_.b_transposed ? d_.ldb * 4 : 4; }
 
   // Adds the partial sums pairwise into partial 0: (0 + 1) + (2 + 3), ...
   void fold_partials(const BrgemmPanel& panel, int cols) {
@@ -296,6 +316,7 @@ class BrgemmEmitter : public detail::KernelFrame {
     const int iterations = main_steps / unroll;
     const int rest = main_steps % unroll;
     const int a_step = static_cast<int>(unroll * d_.lda * 4);
+    const int b_step = static_cast<int>(unroll * b_k_bytes());
     const bool more = rest > 0 || peeled > 0;
     // The loop body starts at a multiple of k_split.
     if (iterations > 1 && unroll % plan_.k_split != 0) throw Error("brgemm plan: k_unroll is not a multiple of k_split");
@@ -306,14 +327,14 @@ class BrgemmEmitter : public detail::KernelFrame {
       L(top);
       k_steps(panel, cols, 0, unroll, false);
       add(r_a, a_step);
-      add(r_b, unroll * 4);
+      add(r_b, b_step);
       dec(r_k);
       jnz(top, T_NEAR);
     } else if (iterations == 1) {
       k_steps(panel, cols, 0, unroll, false);
       if (more) {
         add(r_a, a_step);
-        add(r_b, unroll * 4);
+        add(r_b, b_step);
       }
     }
     if (rest > 0) k_steps(panel, cols, 0, rest, false, after);
@@ -325,13 +346,13 @@ class BrgemmEmitter : public detail::KernelFrame {
   // `base`: the k step r_a / r_b point at, for the choice of partial sums.
   void k_steps(const BrgemmPanel& panel, int cols, int first, int steps, bool partial, int base = 0) {
     const int mv = panel.vectors;
-    const std::int64_t lda_bytes = d_.lda * 4, ldb_bytes = d_.ldb * 4;
+    const std::int64_t lda_bytes = d_.lda * 4, b_column = b_column_bytes(), b_k = b_k_bytes();
     const int operands = mv * cols * plan_.k_split;  // first register after the accumulators
     const bool masked = panel.tail != 0 && (kZmm || partial);
     for (int kk = first; kk < first + steps; ++kk) {
       const int s = (base + kk) % plan_.k_split;
       auto a_disp = [&](int i) { return static_cast<int>(kk * lda_bytes) + i * kVectorBytes; };
-      auto b_addr = [&](int j) { return ptr[r_b + static_cast<int>(j * ldb_bytes) + kk * 4]; };
+      auto b_addr = [&](int j) { return ptr[r_b + static_cast<int>(j * b_column + kk * b_k)]; };
       if (!panel.b_in_registers) {
         for (int i = 0; i < mv; ++i) load(vec(operands + i), r_a, a_disp(i), masked && i == mv - 1);
         const Vec bcast = vec(operands + mv);
@@ -581,8 +602,9 @@ class BrgemmEmitter : public detail::KernelFrame {
 std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan) {
   validate(d);
   for (const BrgemmPanel& p : plan.panels) {
-    if (p.dot && (!jit::isa_traits(plan.isa).brgemm.dot_tiles || d.m != 1 || d.k < plan.lanes || p.vectors != 1))
-      throw Error("brgemm plan '" + to_string(plan) + "': dot tiles need AVX2, m = 1 and k >= 8");
+    if (p.dot && (!jit::isa_traits(plan.isa).brgemm.dot_tiles || d.m != 1 || d.k < plan.lanes || p.vectors != 1 ||
+                  d.b_transposed))
+      throw Error("brgemm plan '" + to_string(plan) + "': dot tiles need AVX2, m = 1, k >= 8 and B not transposed");
     for (const BrgemmColumnBlock& c : p.columns) {
       if (brgemm_tile_registers(plan, p, c.cols) > plan.vector_registers)
         throw Error("brgemm plan '" + to_string(plan) + "' needs more vector registers than " +

@@ -138,7 +138,8 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
   plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : std::min(d.k, defaults.k_unroll), 1, d.k);
 
-  if (defaults.dot_tiles && d.m == 1 && d.k >= plan.lanes && options.dot >= 0) {
+  // Dot tiles load B's columns as vectors along k: with B transposed those are ldb apart.
+  if (defaults.dot_tiles && d.m == 1 && d.k >= plan.lanes && !d.b_transposed && options.dot >= 0) {
     plan_dot(d, options, plan);
     return plan;
   }

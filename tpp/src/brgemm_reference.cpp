@@ -29,6 +29,8 @@ void brgemm_reference(const BrgemmDesc& d, const BrgemmArgs& args) {
   check_args(d, args);
   auto* out = static_cast<float*>(args.c);
   const auto* bias = static_cast<const float*>(args.bias);
+  // Distances in B_i between k steps and between columns.
+  const std::int64_t b_row = d.b_transposed ? d.ldb : 1, b_col = d.b_transposed ? 1 : d.ldb;
   for (std::int64_t j = 0; j < d.n; ++j) {
     for (std::int64_t i = 0; i < d.m; ++i) {
       float& c = out[i + j * d.ldc];
@@ -36,7 +38,7 @@ void brgemm_reference(const BrgemmDesc& d, const BrgemmArgs& args) {
       for (std::int64_t r = 0; r < args.count; ++r) {
         const float* a = batch_entry(d, r, args.a, args.stride_a, args.offsets_a, args.addresses_a);
         const float* b = batch_entry(d, r, args.b, args.stride_b, args.offsets_b, args.addresses_b);
-        for (std::int64_t p = 0; p < d.k; ++p) acc = std::fma(a[i + p * d.lda], b[p + j * d.ldb], acc);
+        for (std::int64_t p = 0; p < d.k; ++p) acc = std::fma(a[i + p * d.lda], b[b_row * p + b_col * j], acc);
       }
       if (d.bias == BrgemmBias::per_row) acc += bias[i];
       if (d.bias == BrgemmBias::per_col) acc += bias[j];

@@ -2,6 +2,9 @@
 //
 //   C(m x n, ldc) = epilogue( beta * C + sum_{i < count} A_i(m x k, lda) * B_i(k x n, ldb) )
 //
+// B_i(kk, j) is b_i[kk + j * ldb]; with BrgemmDesc::b_transposed it is b_i[kk * ldb + j] (B_i given as
+// its transpose, n x k column-major, like libxsmm's 'T' for B).
+//
 // beta in {0, 1}, the shape, the leading dimensions, the batch kind and the epilogue are
 // compile-time properties of a kernel (fields of BrgemmDesc); the pointers, the batch count and the
 // batch strides / offsets / addresses are given at call time in one BrgemmArgs struct.
@@ -62,7 +65,7 @@ enum class BrgemmPrefetch : std::uint8_t { none, next_c };
 
 struct BrgemmDesc {
   std::int32_t m = 0, n = 0, k = 0;
-  std::int64_t lda = 0, ldb = 0, ldc = 0;  // in elements; lda >= m, ldb >= k, ldc >= m
+  std::int64_t lda = 0, ldb = 0, ldc = 0;  // in elements; lda >= m, ldb >= k (n if b_transposed), ldc >= m
   std::int32_t beta = 1;                   // 0: C is written, never read; 1: C is accumulated into
   BrgemmBatch batch = BrgemmBatch::strided;
   BrgemmBias bias = BrgemmBias::none;
@@ -70,6 +73,11 @@ struct BrgemmDesc {
   UnaryOp unary = UnaryOp::copy;  // activation == unary: an element-wise op (is_elementwise)
   float unary_alpha = 0.0f;       // its constant (increment, decrement, scale)
   BrgemmPrefetch prefetch = BrgemmPrefetch::none;
+  // B_i is stored transposed: B_i(kk, j) = b_i[kk * ldb + j], ldb >= n (e.g. a convolution's
+  // weight gradient, where B_i(pixel, channel) has the channels contiguous). The kernels broadcast
+  // B's elements either way, at other addresses; only the m = 1 dot tiles (which load columns of B
+  // as vectors along k) are not planned for it: m = 1 then gets row-panel tiles.
+  bool b_transposed = false;
   // in: A and B; out: C (and the bias); compute: the accumulators. All f32 today (validate).
   DataTypes types = {};
 
@@ -80,8 +88,8 @@ struct BrgemmDescHash {
   std::size_t operator()(const BrgemmDesc& d) const noexcept;
 };
 
-// "brgemm_m32_n32_k32_lda32_ldb32_ldc32_beta0_strided_relu" (name_suffix(types) appended when the
-// types are not all f32) -- also the name the generated code gets in the perf map and in the log.
+// "brgemm_m32_n32_k32_lda32_ldb32_ldc32_beta0_strided_relu" ("_b_transposed", then name_suffix(types)
+// appended when B is transposed / the types are not all f32) -- also the name the generated code gets in the perf map and in the log.
 std::string to_string(const BrgemmDesc& d);
 
 // Throws weft::Error naming the offending field when the descriptor cannot be generated (also for
@@ -124,7 +132,7 @@ struct BrgemmColumnBlock {
 // end in a partial vector (`tail` rows, 0 = none); such a panel has count 1. Every panel sweeps all
 // n columns in the given column blocks, with a register tile of (vectors x cols) accumulators.
 //
-// A `dot` panel (m = 1, AVX2) is one row of C: vectors run along k instead, over A's row and B's
+// A `dot` panel (m = 1, AVX2, B not transposed) is one row of C: vectors run along k instead, over A's row and B's
 // contiguous columns, one accumulator per column of the tile (times k_split), summed horizontally
 // after the batch. Its `vectors` is 1 (the row), `tail` 0.
 struct BrgemmPanel {
@@ -170,7 +178,7 @@ struct BrgemmPlanOptions {
   int max_cols = 0;       // upper bound on the columns of a register tile
   int k_unroll = 0;
   int k_split = 0;
-  int dot = 0;  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes), -1 never, 0 plan's choice
+  int dot = 0;  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes, B not transposed), -1 never, 0 plan's choice
 };
 
 // Pure: no allocation of code, no CPU query. Validates first (throws weft::Error for an invalid
