@@ -145,6 +145,10 @@ std::int64_t ConvUpd::reduction_length() const { return config_.shape.N * config
 
 void ConvUpd::run(const float* input, const float* grad_output, float* grad_filter) const {
   if (input == nullptr || grad_output == nullptr || grad_filter == nullptr) throw Error("ConvUpd::run: null buffer");
+  if (omp_in_parallel()) {
+    throw Error("ConvUpd::run inside an OpenMP parallel region: it opens its own (its partial filters are shared "
+                "by the team it starts)");
+  }
   if (omp_get_max_threads() > team_) {
     throw Error("ConvUpd::run on " + std::to_string(omp_get_max_threads()) + " threads, but it was built for " +
                 std::to_string(team_) + " (its race checks and partial filters count on them): build it with "

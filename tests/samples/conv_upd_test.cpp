@@ -158,6 +158,14 @@ TEST(ConvUpd, BadConfigurationsAreErrors) {
   const ConvUpd upd(config_of("aBcdefg", s, 8, 8));
   std::vector<float> buffer(1024);
   EXPECT_THROW(upd.run(nullptr, buffer.data(), buffer.data()), weft::Error);
+  int refused = 0;
+#pragma omp parallel num_threads(2) reduction(+ : refused)
+  try {
+    upd.run(buffer.data(), buffer.data(), buffer.data());
+  } catch (const weft::Error&) {
+    refused += 1;
+  }
+  EXPECT_EQ(refused, 2);
 }
 
 TEST(ConvUpd, AutomaticRowsAndTag) {
