@@ -125,7 +125,8 @@ ConvUpd::ConvUpd(ConvUpdConfig config)
                                     {1, 1, 1, rows_, config_.shape.ofw(), 1, 1}, {})),
       first_touch_(kernel_desc(config_, 0)),
       accumulate_(kernel_desc(config_, 1)),
-      partial_filters_(filter_layout().size(), partial_copies(config_, loop_.dynamic().nest(), rows_, team_)) {}
+      partial_filters_(config_.bc * config_.bk, filter_layout().size() / (config_.bc * config_.bk),
+                       partial_copies(config_, loop_.dynamic().nest(), rows_, team_)) {}
 
 ActivationLayout ConvUpd::input_layout() const {
   const ConvShape& s = config_.shape;
@@ -160,7 +161,7 @@ void ConvUpd::run(const float* input, const float* grad_output, float* grad_filt
   const std::int64_t out_row = out.padded_w() * out.channels.block;
   const std::int64_t in_rows = stride_h * in.padded_w() * in.channels.block;
   const bool partial = uses_partial_filters();
-  if (partial) partial_filters_.start();
+  if (partial) partial_filters_.start(grad_filter);
 
   loop_([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], h = ind[3], r = ind[5], s = ind[6];
@@ -170,16 +171,16 @@ void ConvUpd::run(const float* input, const float* grad_output, float* grad_filt
     args.count = std::min(rows, ofh - h);
     args.stride_a = out_row;
     args.stride_b = in_rows;
-    const std::int64_t tile = filter.offset(kb, cb, r, s);
+    bool first = n == 0 && h == 0;
     if (partial) {
-      args.c = partial_filters_.copy(parlooper::ThreadedLoop<kLoops>::get_tid(ind)) + tile;
-      accumulate_(args);
+      const std::int64_t tile = ((kb * filter.c.blocks() + cb) * filter.r + r) * filter.s + s;
+      args.c = partial_filters_.tile(parlooper::ThreadedLoop<kLoops>::get_tid(ind), tile, first);
     } else {
-      args.c = grad_filter + tile;
-      (n == 0 && h == 0 ? first_touch_ : accumulate_)(args);
+      args.c = grad_filter + filter.offset(kb, cb, r, s);
     }
+    (first ? first_touch_ : accumulate_)(args);
   });
-  if (partial) partial_filters_.reduce_into(grad_filter);
+  if (partial) partial_filters_.reduce();
 }
 
 std::string ConvUpd::measure_tag(int threads) const {

@@ -26,8 +26,9 @@
 // (a static schedule); then the first touch (n = 0, first rows) has beta = 0 and the others beta = 1.
 // Otherwise (a parallel a, d or e, in collapse or grid mode; or a dynamic schedule inside a
 // reduction loop) threads would add into the same tiles: with use_mb_par_f32 (PARLOOPER's
-// default) each thread accumulates into its own zeroed copy of grad_filter and a parallel
-// reduction adds the copies into grad_filter, inside run(); without it the string is refused.
+// default) each thread accumulates into its own copy of grad_filter (thread 0 into grad_filter
+// itself; partial_sums.hpp), and a parallel reduction adds the copies into grad_filter, inside
+// run(); without it the string is refused.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +68,7 @@ class ConvUpd {
   FilterLayout filter_layout() const;
   std::int64_t rows_per_gemm() const { return rows_; }
   // Whether run() accumulates into per-thread copies (and reduces them).
-  bool uses_partial_filters() const { return partial_filters_.copies() > 0; }
+  bool uses_partial_filters() const { return partial_filters_.copies() > 1; }
   int team() const { return team_; }
   double flops() const { return config_.shape.flops(); }
   // Terms of each grad_filter sum (images x output pixels): what the check's tolerance scales with.

@@ -10,14 +10,17 @@
 namespace weft::samples {
 namespace {
 
-std::int64_t blocked_size(const GemmUpdConfig& c) {
-  return (c.M + c.bm - 1) / c.bm * c.bm * ((c.K + c.bk - 1) / c.bk) * c.bk;
-}
+// Floats per reduction task: large enough to amortize a call, small enough to balance.
+constexpr std::int64_t kReduceChunk = 4096;
+// The largest leading dimension a unary TPP takes: the stride between partial filters.
+constexpr std::int64_t kMaxReduceStride = std::int64_t{1} << 28;
+
+std::int64_t blocked_size(const GemmUpdConfig& c);
 
 std::int64_t validated_n_step(const GemmUpdConfig& c) {
   const std::int64_t step = c.validated_step("nbf", c.nbf, c.n_blocking());
   if (c.n_partial_filters < 0) throw Error("n_partial_filters must be >= 0");
-  if (c.n_partial_filters > 0 && blocked_size(c) > PartialSums::kMaxCopyFloats) {
+  if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
     throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
                 std::to_string(c.M) + " x " + std::to_string(c.K) + ": the copies of dW (" +
                 std::to_string(blocked_size(c)) + " floats each, padding included) are summed by a "
@@ -27,20 +30,52 @@ std::int64_t validated_n_step(const GemmUpdConfig& c) {
   return step;
 }
 
+tpp::UnaryDesc desc(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_in,
+                    std::int64_t ld_out) {
+  tpp::UnaryDesc d;
+  d.op = op;
+  d.m = m;
+  d.n = n;
+  d.ld_in = ld_in;
+  d.ld_out = ld_out;
+  return d;
+}
+
+std::int64_t blocked_size(const GemmUpdConfig& c) {
+  return (c.M + c.bm - 1) / c.bm * c.bm * ((c.K + c.bk - 1) / c.bk) * c.bk;
+}
+
+long chunks_of(std::int64_t size) { return static_cast<long>((size + kReduceChunk - 1) / kReduceChunk); }
+
 }  // namespace
 
 GemmUpd::GemmUpd(GemmUpdConfig config)
     : GemmPass(std::move(config)),
       n_step_(validated_n_step(config_)),
       filter_size_(blocked_size(config_)),
+      reduce_chunk_(std::min(kReduceChunk, filter_size_)),
       input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans),
+      zero_chunk_(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_)),
+      // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
+      // whose columns are the copies, filter_size_ apart.
+      // Without partial filters these kernels never run; their stride then only has to be valid.
+      reduce_chunk_full_(desc(tpp::UnaryOp::reduce_rows_sum, reduce_chunk_,
+                              std::max<std::int64_t>(1, config_.n_partial_filters),
+                              config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0)),
+      reduce_chunk_tail_(desc(tpp::UnaryOp::reduce_rows_sum,
+                              filter_size_ % reduce_chunk_ == 0 ? reduce_chunk_ : filter_size_ % reduce_chunk_,
+                              std::max<std::int64_t>(1, config_.n_partial_filters),
+                              config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0)),
       // dW block (im, ik) = sum over in of dY tile (bm x bn) * X^T tile (bn x bk). The N padding
       // of dY and X is zero, so every tile reduces over a full bn.
       kernels_(m_blocking(), k_blocking(), config_.bn,
                {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}),
       accumulate_(m_blocking(), k_blocking(), config_.bn,
                   {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {.accumulate = true}),
-      partial_filters_(filter_size_, config_.n_partial_filters),
+      partial_loop_({parlooper::LoopSpecs{0L, std::max(1L, static_cast<long>(config_.n_partial_filters))},
+                     parlooper::LoopSpecs{0L, chunks_of(filter_size_)}},
+                    "AB"),
+      reduce_loop_({parlooper::LoopSpecs{0L, chunks_of(filter_size_)}}, "A"),
       loop_(config_.make_loop({1, 1, n_step_})) {
   if (config_.n_partial_filters == 0) {
     require_sequential_reduction(loop_.dynamic().nest(), 2, (n_blocking().blocks() + n_step_ - 1) / n_step_,
@@ -56,13 +91,38 @@ bool GemmUpd::uses_partial_filters() const {
   return false;
 }
 
+void GemmUpd::zero_partial_filters() const {
+  partial_filters_.resize(static_cast<std::size_t>(config_.n_partial_filters * filter_size_));
+  float* copies = partial_filters_.data();
+  partial_loop_([&](int* ind) {
+    const std::int64_t begin = ind[1] * reduce_chunk_;
+    const std::int64_t count = std::min(reduce_chunk_, filter_size_ - begin);
+    float* out = copies + ind[0] * filter_size_ + begin;
+    if (count == reduce_chunk_) {
+      zero_chunk_(nullptr, out);
+    } else {
+      std::fill(out, out + count, 0.0f);  // one short tail per copy
+    }
+  });
+}
+
+void GemmUpd::reduce_partial_filters(float* grad_weight) const {
+  const float* copies = partial_filters_.data();
+  reduce_loop_([&](int* ind) {
+    const std::int64_t begin = ind[0] * reduce_chunk_;
+    const bool tail = begin + reduce_chunk_ > filter_size_;
+    (tail ? reduce_chunk_tail_ : reduce_chunk_full_)(copies + begin, grad_weight + begin);
+  });
+}
+
 void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight) const {
   if (grad_out == nullptr || input == nullptr || grad_weight == nullptr) throw Error("GemmUpd::run: null buffer");
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   input_t_.start(input);
   const bool partial = uses_partial_filters();
-  if (partial) partial_filters_.start();
+  if (partial) zero_partial_filters();
+  float* copies = partial_filters_.data();
   const std::int64_t copies_count = config_.n_partial_filters;
 
   loop_([&](int* ind) {
@@ -82,14 +142,14 @@ void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight)
                     ") is smaller than the parallel degree of loop c (" +
                     std::to_string(loop_.get_loop_parallel_degree('c', ind)) + ")");
       }
-      args.c = partial_filters_.copy(copy) + c_offset;
+      args.c = copies + copy * filter_size_ + c_offset;
       accumulate_.get(im == Mb - 1, ik == Kb - 1, false, false)(args);
     } else {
       args.c = grad_weight + c_offset;
       kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, in + n_step_ >= Nb)(args);
     }
   });
-  if (partial) partial_filters_.reduce_into(grad_weight);
+  if (partial) reduce_partial_filters(grad_weight);
 }
 
 GemmPassLayout GemmUpd::layout() const {
@@ -106,7 +166,8 @@ std::string GemmUpd::measure_tag(int threads) const {
 
 std::uint64_t GemmUpd::run_memory_bytes(int threads) const {
   std::uint64_t bytes = input_t_.memory_bytes(threads);
-  if (uses_partial_filters()) bytes = weft::add_bytes(bytes, partial_filters_.memory_bytes());
+  if (uses_partial_filters())
+    bytes = weft::add_bytes(bytes, weft::bytes_needed({config_.n_partial_filters, filter_size_}, sizeof(float)));
   return bytes;
 }
 

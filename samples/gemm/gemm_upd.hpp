@@ -22,11 +22,11 @@
 #include <vector>
 
 #include <weft/parlooper/threaded_loop.hpp>
+#include <weft/tpp/unary.hpp>
 
 #include "brgemm_table.hpp"
 #include "gemm_loops.hpp"
 #include "gemm_pass.hpp"
-#include "partial_sums.hpp"
 #include "transposed_tiles.hpp"
 
 namespace weft::samples {
@@ -55,13 +55,20 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   std::uint64_t run_memory_bytes(int threads) const;
 
  private:
+  void zero_partial_filters() const;
+  void reduce_partial_filters(float* grad_weight) const;
+
   std::int64_t n_step_;
   std::int64_t filter_size_;       // floats of blocked dW, padding included
+  std::int64_t reduce_chunk_;      // floats per reduction task
   TransposedTiles input_t_;        // X tiles (bk x bn) -> X^T tiles, [Nb][Kb]
+  tpp::Unary zero_chunk_, reduce_chunk_full_, reduce_chunk_tail_;
   BrgemmTable kernels_;            // beta = 0 on the first chunk
   BrgemmTable accumulate_;         // partial filters: always beta = 1 onto zeroed copies
-  PartialSums partial_filters_;    // P copies of dW
+  parlooper::ThreadedLoop<2> partial_loop_;    // (P, chunks), "AB": zeroing the copies
+  parlooper::ThreadedLoop<1> reduce_loop_;     // (chunks), "A"
   parlooper::ThreadedLoop<3> loop_;
+  mutable std::vector<float> partial_filters_;
 };
 
 }  // namespace weft::samples
