@@ -4,6 +4,7 @@
 // weft-conv-upd run as a program.
 #include <omp.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct Case {
   bool partial;                // expected: the run accumulates into partial filters
   std::int64_t h_in_gemm = 0;  // 0: automatic
 };
+
+// gtest prints a case by this (its names list the bytes otherwise).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.loop_string << " " << c.shape.to_string() << " bc " << c.bc << " bk " << c.bk << " threads " << c.threads
+      << " h_in_gemm " << c.h_in_gemm;
+}
 
 ConvUpdConfig config_of(const std::string& loop_string, const ConvShape& shape, std::int64_t bc, std::int64_t bk,
                         std::int64_t h_in_gemm = 0, bool use_mb_par_f32 = true) {
