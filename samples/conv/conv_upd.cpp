@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 
 #include <weft/jit/error.hpp>
 #include <weft/parlooper/loop_string.hpp>
