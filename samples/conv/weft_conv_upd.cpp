@@ -1,0 +1,134 @@
+// weft-conv-upd: backward by weights of a convolution (PARLOOPER's conv_model_upd, FP32) on
+// ThreadedLoop<7> + BRGEMM, verified against a double-precision direct convolution.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <weft/cli/command_line.hpp>
+#include <weft/cli/run_tool.hpp>
+#include <weft/jit/cpu.hpp>
+
+#include "conv_args.hpp"
+#include "conv_layout.hpp"
+#include "conv_reference.hpp"
+#include "conv_upd.hpp"
+#include "sample_driver.hpp"
+
+namespace {
+
+using namespace weft::samples;
+
+constexpr const char* kForm = "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [n_iters] [use_mb_par_f32]";
+// PARLOOPER's FP32 run reads its arguments up to use_mb_par_f32; the bf16 run reads
+// bf16_use_nchw_format at that position and 12 knobs after it.
+constexpr std::size_t kPositional = 16;
+
+const weft::cli::Tool kTool{
+    "weft-conv-upd",
+    std::string("usage: weft-conv-upd ") + kForm +
+        "\n"
+        "                     [--threads T] [--check 0|1] [--warmup W] [--h-in-gemm H]\n"
+        "  computes grad_filter (K x C x R x S) from input (N x C x H x W) and grad_output (N x K x ofh x ofw)\n"
+        "  over PARLOOPER's loops a = N, b = C blocks, c = K blocks, d = output rows, e = output columns\n"
+        "  (one step of ofw), f = R, g = S; a, d and e are the reduction. Each body call is one BRGEMM\n"
+        "  batched over --h-in-gemm output rows (default: all of them, 1 when the string parallelizes d)\n"
+        "  n_iters: timed runs (default 10)\n"
+        "  use_mb_par_f32 1 (default): a string that splits a, d or e among threads accumulates into a\n"
+        "  partial filter per thread, added up at the end of each run; 0: such strings are refused\n"
+        "  physical padding (zero rims in the blocked input); C and K need not be multiples of bc and bk\n"
+        "  FP32 only: PARLOOPER's bf16 knobs (arguments 17 to 28) and USE_BF16 other than 0 are refused;\n"
+        "  auto needs weft-tune conv, which is still to come\n"};
+
+bool tuned(const SampleArgs& args) { return !args.positional().empty() && args.positional()[0] == "auto"; }
+
+void parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, char** argv) {
+  weft::cli::add_integer(args.app(), "--h-in-gemm", config.h_in_gemm, 0, kMaxExtent,
+                         "output rows per BRGEMM (0: all, or 1 when d is parallel)");
+  try {
+    parse_conv_arguments(args, config, argc, argv, SIZE_MAX, kForm);
+  } catch (const UsageError&) {
+    if (!tuned(args)) throw;  // "auto" gets its own message below, whatever else is missing
+  }
+  if (tuned(args)) {
+    throw UsageError("auto (the tuned configuration) needs `weft-tune conv --pass upd`, which weft does not have "
+                     "yet; give LOOP_STRING and the blocks bc bk");
+  }
+  const auto& positional = args.positional();
+  if (positional.size() > kPositional) {
+    throw UsageError("unexpected argument '" + positional[kPositional] + "' (argument " +
+                     std::to_string(kPositional + 1) + "): PARLOOPER's arguments 17 to 28 are bf16 tuning knobs "
+                     "(bf16_fuse_upd_transposes ... logical_padding), and weft's samples run FP32, where "
+                     "PARLOOPER reads no argument after use_mb_par_f32; " + kForm);
+  }
+  config.use_mb_par_f32 = args.integer(15, "use_mb_par_f32", 1, 0, 1) != 0;
+}
+
+std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  fill_random(v.data(), count, seed);
+  return v;
+}
+
+double milliseconds(const std::function<void()>& fn) { return 1e3 * seconds_per_call(fn, 0, 1); }
+
+int run(int argc, char** argv) {
+  ConvUpdConfig config;
+  SampleArgs args;
+  parse_arguments(args, config, argc, argv);
+  const RunSettings settings = args.run_settings(14);
+  const ConvUpd upd(config);  // validates everything before memory is allocated
+  const ConvShape& s = config.shape;
+  const ActivationLayout in_layout = upd.input_layout(), out_layout = upd.grad_output_layout();
+  const FilterLayout filter_layout = upd.filter_layout();
+  const std::int64_t filter_floats = s.K * s.C * s.R * s.S;
+
+  MemoryTally memory;
+  memory.add_floats({s.N, s.C, s.H, s.W});          // input, NCHW
+  memory.add_floats({s.N, s.K, s.ofh(), s.ofw()});  // grad_output, NCHW
+  memory.add_floats({in_layout.size()});
+  memory.add_floats({out_layout.size()});
+  memory.add_floats({filter_layout.size()});
+  memory.add_floats({filter_floats});  // grad_filter, KCRS
+  memory.add_bytes(upd.run_memory_bytes());
+  if (settings.check) memory.add_floats({filter_floats});  // the reference
+  const bool partial = upd.uses_partial_filters();
+  const std::string buffers = std::string("input, grad_output, grad_filter, their blocked copies") +
+                              (partial ? ", a partial filter per thread" : "");
+
+  return run_within_memory(conv_buffers("weft-conv-upd", config, buffers, settings.check), memory.bytes(), [&] {
+    const std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
+    const std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 2);
+    std::vector<float> input_blocked, grad_output_blocked;
+    std::vector<float> grad_filter_blocked(static_cast<std::size_t>(filter_layout.size()));
+    std::vector<float> grad_filter(static_cast<std::size_t>(filter_floats));
+    const double to_blocked_in = milliseconds([&] { input_blocked = nchw_to_blocked(input.data(), in_layout); });
+    const double to_blocked_out =
+        milliseconds([&] { grad_output_blocked = nchw_to_blocked(grad_output.data(), out_layout); });
+    const double to_kcrs =
+        milliseconds([&] { blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout); });
+    std::printf("%s, h_in_gemm %lld, use_mb_par_f32 %d (%s), threads %d, isa %s\n",
+                conv_header("weft-conv-upd", config).c_str(), static_cast<long long>(upd.rows_per_gemm()),
+                config.use_mb_par_f32 ? 1 : 0,
+                partial ? "a partial filter per thread, reduced in each run" : "accumulating into grad_filter",
+                settings.threads, std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
+    std::printf("layout conversions (once, outside the timing): input NCHW -> blocked %.3f ms, grad_output NCHW "
+                "-> blocked %.3f ms, grad_filter blocked -> KCRS %.3f ms\n",
+                to_blocked_in, to_blocked_out, to_kcrs);
+    const auto verify = [&] {
+      std::vector<float> reference(static_cast<std::size_t>(filter_floats));
+      conv_bwd_weights_reference(s, input.data(), grad_output.data(), reference.data());
+      blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout);
+      return Verdict{compare(grad_filter.data(), reference.data(), filter_floats),
+                     sum_tolerance(upd.reduction_length())};
+    };
+    return measure_and_report(
+        settings, {.run = [&] { upd.run(input_blocked.data(), grad_output_blocked.data(), grad_filter_blocked.data()); },
+                   .flops = upd.flops(),
+                   .measure_tag = upd.measure_tag(settings.threads),
+                   .verify = verify});
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return weft::cli::run_tool(kTool, [&] { return run(argc, argv); }); }

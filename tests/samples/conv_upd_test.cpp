@@ -1,0 +1,233 @@
+// The convolution's backward pass by weights (ConvUpd) against the double-precision reference, on
+// small shapes: strides, paddings, filter sizes, C = 3, channel remainders, collapse and grid
+// strings with and without partial filters, 1-4 threads; the strings that would race; and
+// weft-conv-upd run as a program.
+#include <omp.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "conv_layout.hpp"
+#include "conv_reference.hpp"
+#include "conv_upd.hpp"
+#include "run_program.hpp"
+#include "verification.hpp"
+
+namespace {
+
+using namespace weft::samples;
+
+struct Case {
+  std::string loop_string;
+  ConvShape shape;
+  std::int64_t bc, bk;
+  int threads;
+  bool partial;                // expected: the run accumulates into partial filters
+  std::int64_t h_in_gemm = 0;  // 0: automatic
+};
+
+// gtest prints a case by this (its names list the bytes otherwise).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.loop_string << " " << c.shape.to_string() << " bc " << c.bc << " bk " << c.bk << " threads " << c.threads
+      << " h_in_gemm " << c.h_in_gemm;
+}
+
+ConvUpdConfig config_of(const std::string& loop_string, const ConvShape& shape, std::int64_t bc, std::int64_t bk,
+                        std::int64_t h_in_gemm = 0, bool use_mb_par_f32 = true) {
+  ConvUpdConfig c;
+  c.loop_string = loop_string;
+  c.shape = shape;
+  c.bc = bc;
+  c.bk = bk;
+  c.h_in_gemm = h_in_gemm;
+  c.use_mb_par_f32 = use_mb_par_f32;
+  return c;
+}
+
+ConvShape shape(std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t K, std::int64_t RS,
+                std::int64_t stride, std::int64_t pad) {
+  return {.N = N, .H = H, .W = W, .C = C, .K = K, .R = RS, .S = RS,
+          .stride_h = stride, .stride_w = stride, .pad_h = pad, .pad_w = pad};
+}
+
+// The pass run twice on a grad_filter that starts as garbage (the second run must not see the
+// first one's sums), against the reference.
+Verdict upd_error(const ConvUpd& upd) {
+  const ConvShape& s = upd.config().shape;
+  std::vector<float> input(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
+  std::vector<float> grad_output(static_cast<std::size_t>(s.N * s.K * s.ofh() * s.ofw()));
+  fill_random(input.data(), static_cast<std::int64_t>(input.size()), 31);
+  fill_random(grad_output.data(), static_cast<std::int64_t>(grad_output.size()), 32);
+  const std::vector<float> in_blocked = nchw_to_blocked(input.data(), upd.input_layout());
+  const std::vector<float> out_blocked = nchw_to_blocked(grad_output.data(), upd.grad_output_layout());
+  std::vector<float> filter_blocked(static_cast<std::size_t>(upd.filter_layout().size()), 555.0f);
+  upd.run(in_blocked.data(), out_blocked.data(), filter_blocked.data());
+  upd.run(in_blocked.data(), out_blocked.data(), filter_blocked.data());
+
+  std::vector<float> result(static_cast<std::size_t>(s.K * s.C * s.R * s.S)), reference(result.size());
+  blocked_to_kcrs(filter_blocked.data(), result.data(), upd.filter_layout());
+  conv_bwd_weights_reference(s, input.data(), grad_output.data(), reference.data());
+  return {compare(result.data(), reference.data(), static_cast<std::int64_t>(result.size())),
+          sum_tolerance(upd.reduction_length())};
+}
+
+class ConvUpdCases : public ::testing::TestWithParam<Case> {};
+TEST_P(ConvUpdCases, MatchesReference) {
+  const Case& c = GetParam();
+  omp_set_num_threads(c.threads);
+  const ConvUpd upd(config_of(c.loop_string, c.shape, c.bc, c.bk, c.h_in_gemm));
+  EXPECT_EQ(upd.uses_partial_filters(), c.partial);
+  const Verdict v = upd_error(upd);
+  EXPECT_EQ(v.tolerance, sum_tolerance(c.shape.N * c.shape.ofh() * c.shape.ofw()));
+  EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
+}
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvUpdCases,
+    ::testing::Values(
+        // 3x3, stride 1, pad 1: images split among threads (partial filters), or one thread (direct).
+        Case{"Abcdefg", shape(2, 8, 8, 16, 16, 3, 1, 1), 8, 8, 2, true},
+        Case{"Abcdefg", shape(2, 8, 8, 16, 16, 3, 1, 1), 8, 8, 1, false},
+        // Channel blocks shared out: every tile has one owner, direct accumulation.
+        Case{"aBCdefg", shape(2, 8, 8, 16, 16, 3, 1, 1), 8, 8, 2, false},
+        // Stride 2, odd sizes, 3 threads.
+        Case{"aBcdefg", shape(2, 9, 9, 8, 16, 3, 2, 1), 4, 8, 3, false},
+        // 1x1, stride 2, no padding.
+        Case{"abCdefg", shape(1, 10, 10, 16, 8, 1, 2, 0), 8, 4, 2, false},
+        // The 7x7 stem: C = 3 (bc = 3), stride 2, pad 3.
+        Case{"Abcdefg", shape(2, 16, 16, 3, 8, 7, 2, 3), 3, 8, 2, true},
+        Case{"abC{R:2}deF{C:2}g", shape(1, 16, 16, 3, 16, 7, 2, 3), 3, 8, 4, false},
+        // Channel remainders: C = 10 in blocks of 4, K = 13 in blocks of 8.
+        Case{"aBCdefg", shape(2, 7, 6, 10, 13, 3, 1, 1), 4, 8, 4, false},
+        Case{"Abcdefg", shape(3, 7, 6, 10, 13, 3, 1, 1), 4, 8, 4, true},
+        // Grid mode: images over the rows of the grid (partial filters), or only channel blocks.
+        Case{"A{R:2}bC{C:2}defg", shape(2, 6, 6, 8, 16, 3, 1, 1), 8, 8, 4, true},
+        Case{"aB{R:2}C{C:2}defg", shape(2, 6, 6, 16, 16, 3, 1, 1), 8, 8, 4, false},
+        // Output rows in parallel: one row per BRGEMM by default, partial filters.
+        Case{"abcDefg", shape(1, 8, 8, 8, 8, 3, 1, 1), 8, 8, 2, true},
+        // Several rows per BRGEMM with a shorter last batch (8 = 3 + 3 + 2).
+        Case{"aBcdefg", shape(2, 8, 8, 8, 16, 3, 1, 1), 8, 8, 2, false, 3},
+        Case{"abcDefg", shape(1, 8, 8, 8, 16, 3, 1, 1), 8, 8, 3, true, 3},
+        // A dynamic schedule inside the image loop: tiles change hands, so partial filters ...
+        Case{"aBCdefg@schedule(dynamic,1)", shape(2, 6, 6, 16, 16, 3, 1, 1), 8, 8, 2, true},
+        // ... but not when the reduction loops are all inside the work-shared ones.
+        Case{"BCadefg@schedule(dynamic,1)", shape(2, 6, 6, 16, 16, 3, 1, 1), 8, 8, 2, false},
+        // Blocked loops (PARLOOPER's default block sizes), with and without a split reduction.
+        Case{"Afgbdced", shape(2, 8, 8, 16, 16, 3, 1, 1), 8, 8, 2, true, 2},
+        Case{"bcBCadefg", shape(2, 6, 6, 32, 32, 3, 1, 1), 8, 8, 3, false},
+        // One image: a parallel image loop has nothing to share out.
+        Case{"Abcdefg", shape(1, 6, 6, 8, 8, 3, 1, 0), 8, 8, 4, false}));
+
+TEST(ConvUpd, RacingStringsNeedPartialFilters) {
+  omp_set_num_threads(2);
+  const ConvShape s = shape(2, 6, 6, 8, 8, 3, 1, 1);
+  for (const char* racing : {"Abcdefg", "abcDefg", "A{R:2}bcdefg", "aB{R:2}cD{C:2}efg", "aBCdefg@schedule(dynamic)",
+                             "aBCdefg@schedule(runtime)"}) {
+    EXPECT_THROW(ConvUpd(config_of(racing, s, 8, 8, 1, false)), weft::Error) << racing;
+    EXPECT_NO_THROW(ConvUpd(config_of(racing, s, 8, 8, 1, true))) << racing;
+  }
+  // Race-free without partial filters: reductions sequential, or split but of one iteration.
+  for (const char* safe : {"aBCdefg", "aBcdefg@schedule(static,1)", "BCadefg@schedule(dynamic)", "aB{R:2}C{C:1}defg",
+                          "aB{R:2}cD{C:1}efg"}) {
+    const ConvUpd upd(config_of(safe, s, 8, 8, 1, false));
+    EXPECT_FALSE(upd.uses_partial_filters()) << safe;
+  }
+  EXPECT_NO_THROW(ConvUpd(config_of("abcDefg", s, 8, 8, 6, false)));  // d: one batch of all 6 rows
+  omp_set_num_threads(1);  // one thread races with nobody
+  EXPECT_NO_THROW(ConvUpd(config_of("Abcdefg", s, 8, 8, 1, false)));
+}
+
+TEST(ConvUpd, RacingStringsRaceWithoutPartialFilters) {
+  // The check above is not overcautious: the same string with partial filters forced off by a
+  // one-thread build is refused when run on two threads, rather than run wrongly.
+  omp_set_num_threads(1);
+  const ConvUpd upd(config_of("A{R:2}bcdefg", shape(2, 6, 6, 8, 8, 3, 1, 1), 8, 8));
+  EXPECT_FALSE(upd.uses_partial_filters());
+  omp_set_num_threads(2);
+  std::vector<float> in(static_cast<std::size_t>(upd.input_layout().size())),
+      out(static_cast<std::size_t>(upd.grad_output_layout().size())),
+      filter(static_cast<std::size_t>(upd.filter_layout().size()));
+  EXPECT_THROW(upd.run(in.data(), out.data(), filter.data()), weft::Error);
+}
+
+TEST(ConvUpd, BadConfigurationsAreErrors) {
+  omp_set_num_threads(2);
+  const ConvShape s = shape(1, 8, 8, 8, 8, 3, 1, 1);
+  EXPECT_THROW(ConvUpd(config_of("abcdefg", s, 8, 8, 9)), weft::Error);  // h_in_gemm > ofh
+  EXPECT_THROW(ConvUpd(config_of("abcdefg", s, 8, 8, -1)), weft::Error);
+  EXPECT_THROW(ConvUpd(config_of("abcdef", s, 8, 8)), weft::Error);       // a letter missing
+  EXPECT_THROW(ConvUpd(config_of("abcd[0,4,]efg", s, 8, 8)), weft::Error);  // inline bounds
+  EXPECT_NO_THROW(ConvUpd(config_of("abcdd[,,,(4)]efg", s, 8, 8, 2)));     // inline blocks
+  EXPECT_THROW(ConvUpd(config_of("abcdefg", s, 0, 8)), weft::Error);
+  EXPECT_THROW(ConvUpd(config_of("abcdefg", shape(1, 2, 2, 8, 8, 3, 1, 0), 8, 8)), weft::Error);  // R > H
+  const ConvUpd upd(config_of("aBcdefg", s, 8, 8));
+  std::vector<float> buffer(1024);
+  EXPECT_THROW(upd.run(nullptr, buffer.data(), buffer.data()), weft::Error);
+  int refused = 0;
+#pragma omp parallel num_threads(2) reduction(+ : refused)
+  try {
+    upd.run(buffer.data(), buffer.data(), buffer.data());
+  } catch (const weft::Error&) {
+    refused += 1;
+  }
+  EXPECT_EQ(refused, 2);
+}
+
+TEST(ConvUpd, AutomaticRowsAndTag) {
+  omp_set_num_threads(2);
+  const ConvShape s = shape(1, 8, 8, 8, 8, 3, 1, 1);
+  EXPECT_EQ(ConvUpd(config_of("aBcdefg", s, 8, 8)).rows_per_gemm(), 8);  // all rows
+  EXPECT_EQ(ConvUpd(config_of("abcDefg", s, 8, 8)).rows_per_gemm(), 1);  // d shared out
+  const ConvUpd upd(config_of("aBcdefg", s, 8, 8, 4, false));
+  EXPECT_EQ(upd.rows_per_gemm(), 4);
+  EXPECT_EQ(upd.measure_tag(2), "aBcdefg_hg=4_mbpar=0_threads2");
+  EXPECT_EQ(upd.reduction_length(), 64);
+  EXPECT_DOUBLE_EQ(upd.flops(), 2.0 * 8 * 8 * 9 * 64);
+}
+
+#ifndef WEFT_CONV_UPD_PATH
+#define WEFT_CONV_UPD_PATH ""
+#endif
+
+weft::test::ProgramResult run_upd(const std::string& args) {
+  return weft::test::run_program("'" + std::string(WEFT_CONV_UPD_PATH) + "' " + args + " --warmup 0", "weft_conv_upd");
+}
+
+class ConvUpdCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(WEFT_CONV_UPD_PATH).empty()) GTEST_SKIP() << "weft-conv-upd was not built";
+  }
+};
+
+TEST_F(ConvUpdCli, RunsParloopersArguments) {
+  const auto ok = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 --threads 2");
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find("check: PASSED"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("a partial filter per thread"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(" Abcdefg_hg=8_mbpar=1_threads2\n"), std::string::npos) << ok.out;
+  const auto direct = run_upd("aBcdefg 1 8 8 16 16 1 1 2 2 0 0 8 8 --threads 2 --h-in-gemm 2");
+  EXPECT_EQ(direct.status, 0) << direct.err;
+  EXPECT_NE(direct.out.find(" aBcdefg_hg=2_mbpar=1_threads2\n"), std::string::npos) << direct.out;
+}
+
+TEST_F(ConvUpdCli, RefusesWhatItDoesNotDo) {
+  const auto racing = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 0 --threads 2");
+  EXPECT_EQ(racing.status, 2);
+  EXPECT_NE(racing.err.find("use_mb_par_f32"), std::string::npos) << racing.err;
+  const auto bf16 = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 1 1 1 0 0 0 7 4 0 0 1 0");
+  EXPECT_EQ(bf16.status, 2);
+  EXPECT_NE(bf16.err.find("bf16 tuning knobs"), std::string::npos) << bf16.err;
+  for (const char* line : {"auto", "auto 2 8 8 16 16 3 3 1 1 1 1"}) {
+    const auto tuned = run_upd(line);
+    EXPECT_EQ(tuned.status, 2);
+    EXPECT_NE(tuned.err.find("weft-tune conv"), std::string::npos) << tuned.err;
+  }
+  const auto flag = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 2");
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_NE(flag.err.find("use_mb_par_f32"), std::string::npos) << flag.err;
+}
+
+}  // namespace
