@@ -1,5 +1,7 @@
 #include "conv_bwd.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -44,6 +46,28 @@ ActivationLayout grad_input_layout_of(const ConvLoops& c) {
 std::pair<std::int64_t, std::int64_t> gemm_pixels(const ConvShape& s, ConvBwdPath path) {
   if (path == ConvBwdPath::gather) return {s.H, s.W};
   return {s.ofh(), s.ofw()};
+}
+
+// Per-chunk transposes pay off when a thread meets each (C block, K chunk) once per image: every
+// level of b and c is outside every level of d, e, f and g.
+bool chunks_outside_pixels(const LoopNest& nest) {
+  std::size_t last_chunk_level = 0, first_pixel_level = nest.levels.size();
+  for (std::size_t l = 0; l < nest.levels.size(); ++l) {
+    const int loop = nest.levels[l].loop;
+    if (loop == 1 || loop == kLoopC) last_chunk_level = l;
+    if (loop >= kLoopD && first_pixel_level == nest.levels.size()) first_pixel_level = l;
+  }
+  return last_chunk_level < first_pixel_level;
+}
+
+tpp::UnaryDesc tile_transpose(std::int64_t rows, std::int64_t cols) {
+  tpp::UnaryDesc d;
+  d.op = tpp::UnaryOp::transpose;
+  d.m = rows;
+  d.n = cols;
+  d.ld_in = rows;
+  d.ld_out = cols;
+  return d;
 }
 
 bool parallel(const LoopNest& nest, int loop) {
@@ -170,6 +194,7 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
       w_step_(ceil_div(cols_, config_.w_block)),
       filter_t_(config_.bk, config_.bc, config_.k_blocking().blocks(),
                 config_.c_blocking().blocks() * config_.shape.R * config_.shape.S, true, false),
+      transpose_(tile_transpose(config_.bk, config_.bc)),
       loop_(make_block_loop<7>(
           config_.loop_string,
           {config_.shape.N, config_.c_blocking().blocks(), config_.k_blocking().blocks(), rows_, cols_,
@@ -181,6 +206,8 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, bk = config_.bk;
   const LoopNest& nest = loop_.dynamic().nest();
   require_no_race(nest, config_, path_, ceil_div(Kb, k_step_), ceil_div(cols_, w_step_));
+  per_chunk_ = chunks_outside_pixels(nest);
+  tap_stride_ = per_chunk_ ? k_step_ : Kb;
 
   // The gather's batch: for each K block j of a chunk and tap (r, s), the transposed tile and the
   // grad_output pixel that tap reads for the GEMM's first pixel (y, x): row y + pad_h - r, column
@@ -191,7 +218,7 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
     for (std::int64_t j = 0; j < k_step_; ++j) {
       for (std::int64_t r = 0; r < s.R; ++r) {
         for (std::int64_t t = 0; t < s.S; ++t) {
-          offsets_a_.push_back(((r * s.S + t) * Kb + j) * bc * bk);
+          offsets_a_.push_back(((r * s.S + t) * tap_stride_ + j) * bc * bk);
           offsets_b_.push_back(j * plane + ((s.pad_h - r + out.pad_h) * out.padded_w() + s.pad_w - t + out.pad_w) * bk);
         }
       }
@@ -253,29 +280,67 @@ void ConvBwd::run(const float* filter, const float* grad_output, float* grad_inp
   if (filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
     throw Error("ConvBwd::run: null buffer (filter, grad_output and grad_input must all be given)");
   }
-  filter_t_.start(filter);
-  const float* tiles = filter_t_.tiles(0, 0, 0, 0);
+  const float* shared = nullptr;
+  if (per_chunk_) {
+    // The filter may have changed since the last run: every thread transposes afresh.
+    thread_tiles_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+    for (ThreadTiles& t : thread_tiles_) {
+      t.cb = t.kb = -1;
+      t.tiles.resize(static_cast<std::size_t>(chunk_floats()));
+    }
+  } else {
+    filter_t_.start(filter);
+    shared = filter_t_.tiles(0, 0, 0, 0);
+  }
   switch (path_) {
     case ConvBwdPath::gather:
-      return run_gather(tiles, grad_output, grad_input);
+      return run_gather(filter, shared, grad_output, grad_input);
     case ConvBwdPath::scatter_1x1:
-      return run_scatter_1x1(tiles, grad_output, grad_input);
+      return run_scatter_1x1(filter, shared, grad_output, grad_input);
     case ConvBwdPath::scatter_taps:
-      return run_scatter_taps(tiles, grad_output, grad_input);
+      return run_scatter_taps(filter, shared, grad_output, grad_input);
   }
 }
 
-void ConvBwd::run_gather(const float* tiles, const float* grad_output, float* grad_input) const {
+std::int64_t ConvBwd::chunk_floats() const {
+  return k_step_ * config_.shape.R * config_.shape.S * config_.bc * config_.bk;
+}
+
+std::uint64_t ConvBwd::run_memory_bytes(int threads) const {
+  if (!per_chunk_) return filter_t_.memory_bytes(threads);
+  return bytes_needed({threads, k_step_, config_.shape.R, config_.shape.S, config_.bc, config_.bk}, sizeof(float));
+}
+
+const float* ConvBwd::chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
+                                  std::int64_t kb) const {
+  const std::int64_t tile = config_.bc * config_.bk, taps = config_.shape.R * config_.shape.S;
+  const std::int64_t Kb = config_.k_blocking().blocks(), Cb = config_.c_blocking().blocks();
+  if (!per_chunk_) return shared + (cb * taps * Kb + kb) * tile;
+  ThreadTiles& mine = thread_tiles_[static_cast<std::size_t>(tid)];
+  if (mine.cb != cb || mine.kb != kb) {
+    const std::int64_t count = std::min(k_step_, Kb - kb);
+    for (std::int64_t j = 0; j < count; ++j) {
+      const float* source = filter + ((kb + j) * Cb + cb) * taps * tile;  // FilterLayout::offset(kb + j, cb, 0, 0)
+      for (std::int64_t tap = 0; tap < taps; ++tap) {
+        transpose_({.in = source + tap * tile, .out = mine.tiles.data() + (tap * k_step_ + j) * tile});
+      }
+    }
+    mine.cb = cb;
+    mine.kb = kb;
+  }
+  return mine.tiles.data();
+}
+
+void ConvBwd::run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
-  const std::int64_t Kb = config_.k_blocking().blocks(), tile = config_.bc * config_.bk;
-  const std::int64_t taps = config_.shape.R * config_.shape.S, cb_tiles = taps * Kb;
+  const std::int64_t Kb = config_.k_blocking().blocks(), taps = config_.shape.R * config_.shape.S;
   const std::int64_t k_step = k_step_, h_step = h_step_, w_step = w_step_, rows = rows_, cols = cols_;
   const std::int64_t* offsets_a = offsets_a_.data();
   const std::int64_t* offsets_b = offsets_b_.data();
   loop_([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4];
     tpp::BrgemmArgs args;
-    args.a = tiles + (cb * cb_tiles + kb) * tile;
+    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
     args.b = grad_output + out.offset(n, kb, y, x);
     args.c = grad_input + in.offset(n, cb, y + in.pad_h, x + in.pad_w);
     args.count = std::min(k_step, Kb - kb) * taps;
@@ -285,7 +350,8 @@ void ConvBwd::run_gather(const float* tiles, const float* grad_output, float* gr
   });
 }
 
-void ConvBwd::run_scatter_1x1(const float* tiles, const float* grad_output, float* grad_input) const {
+void ConvBwd::run_scatter_1x1(const float* filter, const float* shared, const float* grad_output,
+                              float* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
   const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, tile = bc * config_.bk;
   const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
@@ -304,7 +370,7 @@ void ConvBwd::run_scatter_1x1(const float* tiles, const float* grad_output, floa
       }
     }
     tpp::BrgemmArgs args;
-    args.a = tiles + (cb * Kb + kb) * tile;
+    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
     args.b = grad_output + out.offset(n, kb, p, q);
     args.c = grad_input + in.offset(n, cb, p * sh, q * sw);
     args.count = std::min(k_step, Kb - kb);
@@ -314,13 +380,14 @@ void ConvBwd::run_scatter_1x1(const float* tiles, const float* grad_output, floa
   });
 }
 
-void ConvBwd::run_scatter_taps(const float* tiles, const float* grad_output, float* grad_input) const {
+void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const float* grad_output,
+                               float* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
   const ConvShape& s = config_.shape;
   const std::int64_t Kb = config_.k_blocking().blocks(), tile = config_.bc * config_.bk;
   const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
   const std::int64_t slab = in.padded_h() * in.padded_w() * in.channels.block;
-  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_, R = s.R, S = s.S;
+  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_, S = s.S, tap_stride = tap_stride_;
   const std::int64_t sh = s.stride_h, sw = s.stride_w;
   const auto zero_slab = [&](std::int64_t n, std::int64_t cb) {
     std::memset(grad_input + in.offset(n, cb, 0, 0), 0, static_cast<std::size_t>(slab) * sizeof(float));
@@ -331,7 +398,8 @@ void ConvBwd::run_scatter_taps(const float* tiles, const float* grad_output, flo
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4], r = ind[5], t = ind[6];
     if (zero_in_body && (kb | p | q | r | t) == 0) zero_slab(n, cb);
     tpp::BrgemmArgs args;
-    args.a = tiles + (((cb * R + r) * S + t) * Kb + kb) * tile;
+    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb) +
+             (r * S + t) * tap_stride * tile;
     args.b = grad_output + out.offset(n, kb, p, q);
     args.c = grad_input + in.offset(n, cb, p * sh + r, q * sw + t);
     args.count = std::min(k_step, Kb - kb);

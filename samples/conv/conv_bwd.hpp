@@ -13,10 +13,14 @@
 // the GEMMs' pixels run over: grad_input's at stride 1 (the same as grad_output's for "same"
 // convolutions, PARLOOPER's case), grad_output's at larger strides.
 //
-// The filter tiles are transposed (bk x bc -> bc x bk) by a parallel loop at the start of every run,
-// as PARLOOPER does, into [Cb][R][S][Kb][bk][bc]: for one tap, consecutive K blocks are adjacent.
-// The flip of the "full" correlation is in the BRGEMM offsets, which pair tap (r, s) with the
-// grad_output pixels it reads, so no flipped copy is made. Three paths, by the shape:
+// The filter tiles are transposed (bk x bc -> bc x bk) in every run, since BRGEMM reads A as
+// stored. When the loop string keeps the C blocks and K chunks (b, c) outside the pixels and taps
+// (d, e, f, g), each thread transposes the tiles of the (C block, K chunk) it works on into a
+// scratch of its own, when that pair changes: the tiles stay in cache for the GEMMs that use them,
+// and the filter is read once per image a thread works on. Otherwise, as PARLOOPER does, a parallel
+// loop transposes the whole filter up front into [Cb][R][S][Kb][bk][bc]. The flip of the "full"
+// correlation is in the BRGEMM offsets, which pair tap (r, s) with the grad_output pixels it
+// reads, so no flipped copy is made. Three paths, by the shape:
 //
 //   gather        stride 1: one BRGEMM per grad_input row segment (or h_in_gemm rows), summing over
 //                 the K blocks of a chunk and every tap; grad_output carries rims of R - 1 - pad_h
@@ -41,6 +45,7 @@
 
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
+#include <weft/tpp/unary.hpp>
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
@@ -82,13 +87,26 @@ class ConvBwd {
   // PARLOOPER's tag "<loop_string>_hb=<h_block>_wb=<w_block>_cb=<c_block>_kb=<k_block>_hg=<h_in_gemm>",
   // then "_threads<T>".
   std::string measure_tag(int threads) const;
-  // Bytes run() allocates itself (the transposed filter).
-  std::uint64_t run_memory_bytes(int threads) const { return filter_t_.memory_bytes(threads); }
+  // Whether each thread transposes the tiles of the chunk it works on (else all up front).
+  bool transposes_per_chunk() const { return per_chunk_; }
+  // Bytes run() allocates itself (the transposed tiles), for a team of `threads`.
+  std::uint64_t run_memory_bytes(int threads) const;
 
  private:
-  void run_gather(const float* tiles, const float* grad_output, float* grad_input) const;
-  void run_scatter_1x1(const float* tiles, const float* grad_output, float* grad_input) const;
-  void run_scatter_taps(const float* tiles, const float* grad_output, float* grad_input) const;
+  // A thread's transposed tiles of one (C block, K chunk).
+  struct alignas(64) ThreadTiles {
+    std::int64_t cb = -1, kb = -1;
+    std::vector<float> tiles;
+  };
+
+  // The transposed tiles of C block cb and the K chunk starting at kb: tap t's first K block at
+  // + t * tap_stride_ tiles, the next K blocks one tile apart each.
+  std::int64_t chunk_floats() const;
+  const float* chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
+                           std::int64_t kb) const;
+  void run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
+  void run_scatter_1x1(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
+  void run_scatter_taps(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
   const tpp::Brgemm& kernel(bool rows_tail, bool cols_tail, bool first) const {
     return kernels_[static_cast<std::size_t>((rows_tail ? 4 : 0) | (cols_tail ? 2 : 0) | (first ? 1 : 0))];
   }
@@ -98,7 +116,11 @@ class ConvBwd {
   ActivationLayout grad_output_, grad_input_;
   std::int64_t rows_, cols_;      // what loops d and e run over
   std::int64_t k_step_, h_step_, w_step_;
-  TransposedTiles filter_t_;      // [Kb][Cb R S] tiles bk x bc -> [Cb R S][Kb] tiles bc x bk
+  TransposedTiles filter_t_;      // up front: [Kb][Cb R S] tiles bk x bc -> [Cb R S][Kb] tiles bc x bk
+  tpp::Unary transpose_;          // per chunk: one tile bk x bc -> bc x bk
+  bool per_chunk_;
+  std::int64_t tap_stride_;       // tiles
+  mutable std::vector<ThreadTiles> thread_tiles_;
   std::vector<std::int64_t> offsets_a_, offsets_b_;  // gather: per (K block of a chunk, r, s)
   std::vector<tpp::Brgemm> kernels_;                 // by (rows tail, columns tail, first chunk)
   parlooper::ThreadedLoop<7> loop_;

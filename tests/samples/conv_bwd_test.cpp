@@ -65,8 +65,9 @@ struct Outcome {
   std::int64_t nonzero_padding_channels;  // of grad_input
 };
 
-// Runs the pass twice on a grad_input full of garbage (so every pixel must be written, and the
-// second run must not build on the first), and compares the image with the reference.
+// Runs the pass on a grad_input full of garbage (so every pixel must be written), then again with
+// another filter (so the second run must neither build on the first nor reuse its transposed
+// tiles), and compares the image with the reference of the second.
 Outcome run_case(const ConvBwd& bwd, int threads) {
   omp_set_num_threads(threads);
   const ConvShape& s = bwd.config().shape;
@@ -74,9 +75,11 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
   const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 32);
   const std::vector<float> grad_output_blocked = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
   const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), bwd.filter_layout());
+  const std::vector<float> first_filter = random_floats(bwd.filter_layout().size(), 33);
   const ActivationLayout& in = bwd.grad_input_layout();
   std::vector<float> grad_input(static_cast<std::size_t>(in.size()), 555.0f);
-  for (int i = 0; i < 2; ++i) bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input.data());
+  bwd.run(first_filter.data(), grad_output_blocked.data(), grad_input.data());
+  bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input.data());
 
   const std::int64_t count = s.N * s.C * s.H * s.W;
   std::vector<float> result(static_cast<std::size_t>(count)), reference(result.size());
@@ -134,6 +137,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"grid_rows", "A{R:2}D{C:2}bcefg", shape(2, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2, 4},
         Case{"parlooper_afgbdced", "Afgbdced", shape(2, 6, 16, 16, 3, 1, 1), 8, 8, 2, 1, 1, 2, 1, 3},
         Case{"one_thread", "bcdefga", shape(1, 4, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 1},
+        Case{"images_per_thread", "Abcdefg", shape(3, 4, 16, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 1},
+        Case{"rows_outside_chunks", "Adbcefg", shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
         // Strides > 1 with a 1x1 filter: scatter, pixels no output reads from are zero.
         Case{"s2_1x1", "Abcdefg", shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1},
         Case{"s2_1x1_even", "ABcdefg", shape(1, 8, 8, 16, 1, 2, 0), 8, 8, 1, 2, 1, 2, 1, 3, P::scatter_1x1},
@@ -167,6 +172,20 @@ TEST(ConvBwd, GradOutputRimsAreTheFullCorrelationsBorder) {
   EXPECT_EQ(strided.grad_input_layout().pad_h, 1);   // the forward input's layout
   EXPECT_EQ(strided.grad_input_layout().h, 8);
   EXPECT_EQ(strided.grad_output_layout().h, 4);
+}
+
+TEST(ConvBwd, TransposesPerChunkWhenChunksAreOutsideThePixels) {
+  ConvBwdConfig c;
+  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  c.bc = c.bk = 8;
+  for (const char* s : {"Abcdefg", "ABcdefg", "bcadefg", "A{R:2}B{C:2}cdefg", "acbdGef"}) {
+    c.loop_string = s;
+    EXPECT_TRUE(ConvBwd(c).transposes_per_chunk()) << s;
+  }
+  for (const char* s : {"Adbcefg", "Afgbdced", "abdcefg", "Abcdefgb"}) {
+    c.loop_string = s;
+    EXPECT_FALSE(ConvBwd(c).transposes_per_chunk()) << s;
+  }
 }
 
 TEST(ConvBwd, MeasureTagIsParloopers) {
