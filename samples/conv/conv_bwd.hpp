@@ -38,6 +38,7 @@
 // scatters write into them); the image and its padding channels are the result.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -121,7 +122,19 @@ class ConvBwd {
   bool per_chunk_;
   std::int64_t tap_stride_;       // tiles
   mutable std::vector<ThreadTiles> thread_tiles_;
-  std::vector<std::int64_t> offsets_a_, offsets_b_;  // gather: per (K block of a chunk, r, s)
+  // The gather's batch over a chunk of kc K blocks, entry ((r * S + s) * kc + j) for K block j
+  // and tap (r, s): offsets of A's tile and of B's first pixel; [0] for full chunks, [1] for the
+  // last one when it is shorter.
+  struct GatherBatch {
+    std::vector<std::int64_t> a, b;
+  };
+  std::array<GatherBatch, 2> batches_;
+  // The filter rows [first, first + count) that read grad_output rows other than the rims for the
+  // gather GEMM starting at grad_input row y (by y): the others would add zeros.
+  struct TapRows {
+    std::int64_t first = 0, count = 0;
+  };
+  std::vector<TapRows> tap_rows_;
   std::vector<tpp::Brgemm> kernels_;                 // by (rows tail, columns tail, first chunk)
   parlooper::ThreadedLoop<7> loop_;
   bool zero_in_body_ = true;                          // scatter_taps: else the loop below first
