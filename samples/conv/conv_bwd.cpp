@@ -100,7 +100,7 @@ ConvBwdConfig validated(ConvBwdConfig c) {
     const ActivationLayout out = grad_output_layout_of(c, path), in = grad_input_layout_of(c);
     if (out.padded_w() != in.padded_w()) {
       throw Error("h_in_gemm > 1 needs grad_output rows as long as grad_input rows with their rims, "
-                  "but this shape has " + std::to_string(out.padded_w()) + " (ofw + 2 (S - 1 - pad_w)) and " +
+                  "but this shape has " + std::to_string(out.padded_w()) + " (ofw + its rims) and " +
                   std::to_string(in.padded_w()) + " (W + 2 pad_w) pixels; use h_in_gemm 1 (or a 'same' "
                   "convolution, S = 2 pad_w + 1)");
     }

@@ -71,7 +71,8 @@ class ConvBwd {
  public:
   explicit ConvBwd(ConvBwdConfig config);  // throws weft::Error naming the argument
 
-  // grad_input from grad_output and filter, blocked (the layouts below); callable many times.
+  // grad_input from grad_output and filter, blocked (the layouts below); callable many times, one
+  // call at a time and outside OpenMP parallel regions (it opens its own).
   void run(const float* filter, const float* grad_output, float* grad_input) const;
 
   const ConvBwdConfig& config() const { return config_; }

@@ -243,6 +243,7 @@ TEST(ConvBwd, RefusesWhatWouldRaceOrCannotBeDone) {
   EXPECT_THAT(refusal("Abcddefg", same, [](ConvBwdConfig& c) { c.h_in_gemm = 2, c.h_block = 3; }),
               HasSubstr("h_block 3 must be a multiple of h_in_gemm 2"));
   EXPECT_THAT(refusal("Abcd[0,3,1]efg", same, none), HasSubstr("inline bounds of loop 'd'"));
+  EXPECT_EQ(refusal("Abcd[,,,(2)]defg", same, none), "(accepted)");  // inline block sizes only
   EXPECT_THAT(refusal("Abcdef", same, none), HasSubstr("Abcdef"));  // a missing loop: the parser's caret
   EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.bc = 0; }), HasSubstr("bc must be in"));
 }
