@@ -138,6 +138,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"parlooper_afgbdced", "Afgbdced", shape(2, 6, 16, 16, 3, 1, 1), 8, 8, 2, 1, 1, 2, 1, 3},
         Case{"one_thread", "bcdefga", shape(1, 4, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 1},
         Case{"images_per_thread", "Abcdefg", shape(3, 4, 16, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 1},
+        Case{"images_inside_c_blocks", "BAcdefg", shape(3, 4, 24, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
         Case{"rows_outside_chunks", "Adbcefg", shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
         // Strides > 1 with a 1x1 filter: scatter, pixels no output reads from are zero.
         Case{"s2_1x1", "Abcdefg", shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1},
