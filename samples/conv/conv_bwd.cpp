@@ -1,0 +1,433 @@
+#include "conv_bwd.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstring>
+#include <utility>
+
+#include <weft/jit/error.hpp>
+#include <weft/parlooper/loop_string.hpp>
+
+#include "block_loops.hpp"
+
+namespace weft::samples {
+namespace {
+
+using parlooper::LoopNest;
+
+constexpr int kLoopC = 2, kLoopD = 3, kLoopE = 4, kLoopF = 5, kLoopG = 6;
+
+ConvBwdPath path_of(const ConvShape& s) {
+  if (s.stride_h == 1 && s.stride_w == 1) return ConvBwdPath::gather;
+  return s.R == 1 && s.S == 1 ? ConvBwdPath::scatter_1x1 : ConvBwdPath::scatter_taps;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The rims grad_output needs: the gather path reads R - 1 - pad_h rows (S - 1 - pad_w columns)
+// beyond its edges, the "full" correlation's border; a larger padding needs none (it starts inside).
+ActivationLayout grad_output_layout_of(const ConvLoops& c, ConvBwdPath path) {
+  const ConvShape& s = c.shape;
+  const bool gather = path == ConvBwdPath::gather;
+  return {.images = s.N, .channels = c.k_blocking(), .h = s.ofh(), .w = s.ofw(),
+          .pad_h = gather ? std::max<std::int64_t>(0, s.R - 1 - s.pad_h) : 0,
+          .pad_w = gather ? std::max<std::int64_t>(0, s.S - 1 - s.pad_w) : 0};
+}
+
+ActivationLayout grad_input_layout_of(const ConvLoops& c) {
+  const ConvShape& s = c.shape;
+  return {.images = s.N, .channels = c.c_blocking(), .h = s.H, .w = s.W, .pad_h = s.pad_h, .pad_w = s.pad_w};
+}
+
+// Rows and columns of the pixels the GEMMs run over (loops d and e).
+std::pair<std::int64_t, std::int64_t> gemm_pixels(const ConvShape& s, ConvBwdPath path) {
+  if (path == ConvBwdPath::gather) return {s.H, s.W};
+  return {s.ofh(), s.ofw()};
+}
+
+// Per-chunk transposes pay off when a thread meets each (C block, K chunk) once per image: every
+// level of b and c is outside every level of d, e, f and g.
+bool chunks_outside_pixels(const LoopNest& nest) {
+  std::size_t last_chunk_level = 0, first_pixel_level = nest.levels.size();
+  for (std::size_t l = 0; l < nest.levels.size(); ++l) {
+    const int loop = nest.levels[l].loop;
+    if (loop == 1 || loop == kLoopC) last_chunk_level = l;
+    if (loop >= kLoopD && first_pixel_level == nest.levels.size()) first_pixel_level = l;
+  }
+  return last_chunk_level < first_pixel_level;
+}
+
+bool parallel(const LoopNest& nest, int loop) {
+  return std::any_of(nest.levels.begin(), nest.levels.end(), [&](const parlooper::LoopLevel& l) {
+    return l.loop == loop && l.par != parlooper::ParKind::none;
+  });
+}
+
+std::string letter(int loop) { return std::string(1, static_cast<char>('a' + loop)); }
+std::string upper(int loop) { return std::string(1, static_cast<char>('A' + loop)); }
+
+void require_at_most(const char* name, std::int64_t value, std::int64_t max, const std::string& what) {
+  if (value > max) {
+    throw Error(std::string(name) + " must be at most " + what + " = " + std::to_string(max) + ", got " +
+                std::to_string(value));
+  }
+}
+
+// Everything about the configuration that can be wrong, before anything is generated.
+ConvBwdConfig validated(ConvBwdConfig c) {
+  c.validate();
+  require_positive({{"h_block", c.h_block}, {"w_block", c.w_block}, {"c_block", c.c_block},
+                    {"k_block", c.k_block}, {"h_in_gemm", c.h_in_gemm}});
+  const ConvShape& s = c.shape;
+  const ConvBwdPath path = path_of(s);
+  const auto [rows, cols] = gemm_pixels(s, path);
+  const std::string pixels = path == ConvBwdPath::gather ? "grad_input" : "grad_output";
+  require_at_most("k_block", c.k_block, c.k_blocking().blocks(), "the K blocks, ceil(K / bk)");
+  require_at_most("w_block", c.w_block, cols, "the " + pixels + " columns");
+  require_at_most("h_in_gemm", c.h_in_gemm, rows, "the " + pixels + " rows");
+  if (c.h_in_gemm > 1) {
+    if (path != ConvBwdPath::gather) {
+      throw Error("h_in_gemm > 1 needs stride 1 (got stride " + std::to_string(s.stride_h) + " " +
+                  std::to_string(s.stride_w) + "): a GEMM over several rows writes them as one run of pixels");
+    }
+    if (c.w_block != 1) {
+      throw Error("h_in_gemm > 1 needs w_block 1 (got " + std::to_string(c.w_block) +
+                  "): a GEMM over several rows takes them whole");
+    }
+    const ActivationLayout out = grad_output_layout_of(c, path), in = grad_input_layout_of(c);
+    if (out.padded_w() != in.padded_w()) {
+      throw Error("h_in_gemm > 1 needs grad_output rows as long as grad_input rows with their rims, "
+                  "but this shape has " + std::to_string(out.padded_w()) + " (ofw + its rims) and " +
+                  std::to_string(in.padded_w()) + " (W + 2 pad_w) pixels; use h_in_gemm 1 (or a 'same' "
+                  "convolution, S = 2 pad_w + 1)");
+    }
+    const std::int64_t n = (c.h_in_gemm - 1) * in.padded_w() + cols;
+    if (n > INT32_MAX) throw Error("h_in_gemm " + std::to_string(c.h_in_gemm) + " makes GEMMs too wide");
+  }
+  if (path == ConvBwdPath::gather) {
+    const std::int64_t k_step = chunk_step(c.k_blocking().blocks(), c.k_block);
+    require_memory("weft-conv-bwd's BRGEMM offsets (K blocks per chunk x R x S)",
+                   bytes_needed({k_step, s.R, s.S}, 4 * sizeof(std::int64_t)));
+  }
+  const LoopNest nest = parlooper::parse_loop_string(c.loop_string, 7);
+  for (const auto& spec : nest.inline_specs) {
+    if (spec.has_start || spec.has_end || spec.has_step) {
+      throw Error("loop string '" + c.loop_string + "': inline bounds of loop '" + letter(spec.loop) +
+                  "' would change the convolution's extent; only inline block sizes, e.g. " + letter(spec.loop) +
+                  "[,,,(2)], are allowed here");
+    }
+  }
+  for (const auto& level : nest.levels) {
+    if (level.loop == kLoopD && level.num_occurrences > 1 && c.h_block % c.h_in_gemm != 0) {
+      throw Error("h_block " + std::to_string(c.h_block) + " must be a multiple of h_in_gemm " +
+                  std::to_string(c.h_in_gemm) + " when the loop string blocks loop 'd'");
+    }
+  }
+  return c;
+}
+
+// Threads racing on grad_input, refused: the reduction over K chunks in parallel, and in the
+// scatter over taps, parallel iterations of d, e, f or g whose pixels overlap. Two output rows p
+// and p' (taps r, r') meet in grad_input row p stride_h + r = p' stride_h + r', which needs
+// R > stride_h (and two rows); columns likewise with S and stride_w.
+void require_no_race(const LoopNest& nest, const ConvBwdConfig& c, ConvBwdPath path, std::int64_t chunks,
+                     std::int64_t col_blocks) {
+  require_sequential_reduction(nest, kLoopC, chunks);
+  if (path != ConvBwdPath::scatter_taps) return;
+  const ConvShape& s = c.shape;
+  const bool rows_meet = s.R > s.stride_h && s.ofh() > 1, cols_meet = s.S > s.stride_w && s.ofw() > 1;
+  const struct {
+    int loop;
+    bool races;
+    const char* what;
+  } loops[] = {{kLoopD, rows_meet, "output rows"},
+               {kLoopE, cols_meet && col_blocks > 1, "output column blocks"},
+               {kLoopF, rows_meet, "filter rows"},
+               {kLoopG, cols_meet, "filter columns"}};
+  for (const auto& l : loops) {
+    if (l.races && parallel(nest, l.loop)) {
+      throw Error("loop '" + letter(l.loop) + "' (" + l.what + ") runs in parallel ('" + upper(l.loop) +
+                  "'), but with a " + std::to_string(s.R) + "x" + std::to_string(s.S) + " filter at stride " +
+                  std::to_string(s.stride_h) + " " + std::to_string(s.stride_w) +
+                  " several (output pixel, tap) pairs add into the same grad_input pixels: threads would race. "
+                  "Keep '" + letter(l.loop) + "' lower case.");
+    }
+  }
+}
+
+}  // namespace
+
+const char* to_string(ConvBwdPath path) {
+  switch (path) {
+    case ConvBwdPath::gather:
+      return "gather";
+    case ConvBwdPath::scatter_1x1:
+      return "scatter_1x1";
+    case ConvBwdPath::scatter_taps:
+      return "scatter_taps";
+  }
+  return "?";
+}
+
+ConvBwd::ConvBwd(ConvBwdConfig config)
+    : config_(validated(std::move(config))),
+      path_(path_of(config_.shape)),
+      grad_output_(grad_output_layout_of(config_, path_)),
+      grad_input_(grad_input_layout_of(config_)),
+      rows_(gemm_pixels(config_.shape, path_).first),
+      cols_(gemm_pixels(config_.shape, path_).second),
+      k_step_(chunk_step(config_.k_blocking().blocks(), config_.k_block)),
+      h_step_(config_.h_in_gemm),
+      w_step_(ceil_div(cols_, config_.w_block)),
+      filter_t_(config_.bk, config_.bc, config_.k_blocking().blocks(),
+                config_.c_blocking().blocks() * config_.shape.R * config_.shape.S, true, false),
+      transpose_({.op = tpp::UnaryOp::transpose, .m = config_.bk, .n = config_.bc, .ld_in = config_.bk,
+                  .ld_out = config_.bc}),
+      loop_(make_block_loop<7>(
+          config_.loop_string,
+          {config_.shape.N, config_.c_blocking().blocks(), config_.k_blocking().blocks(), rows_, cols_,
+           config_.shape.R, config_.shape.S},
+          {1, 1, k_step_, h_step_, w_step_, path_ == ConvBwdPath::scatter_taps ? 1 : config_.shape.R,
+           path_ == ConvBwdPath::scatter_taps ? 1 : config_.shape.S},
+          std::array<std::vector<long>, 7>{{{}, {config_.c_block}, {}, {config_.h_block}, {}, {}, {}}})) {
+  const ConvShape& s = config_.shape;
+  const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, bk = config_.bk;
+  const LoopNest& nest = loop_.dynamic().nest();
+  require_no_race(nest, config_, path_, ceil_div(Kb, k_step_), ceil_div(cols_, w_step_));
+  per_chunk_ = chunks_outside_pixels(nest);
+  tap_stride_ = per_chunk_ ? k_step_ : Kb;
+
+  // The gather's batch: for each tap (r, s) and K block j of a chunk, the transposed tile and the
+  // grad_output pixel that tap reads for the GEMM's first pixel (y, x): row y + pad_h - r, column
+  // x + pad_w - s, shifted by the rims. Filter rows whose grad_output rows are rims for every row
+  // of a GEMM (r > y + pad_h, or r < y + pad_h - ofh + 1) are left out of its batch: on small
+  // images they are a good part of the work (7 x 7, 3 x 3: 2 of 21 tap rows).
+  if (path_ == ConvBwdPath::gather) {
+    const ActivationLayout& out = grad_output_;
+    const std::int64_t plane = out.padded_h() * out.padded_w() * bk;
+    const std::int64_t last_chunk = Kb - (ceil_div(Kb, k_step_) - 1) * k_step_;
+    for (std::size_t i = 0; i < batches_.size(); ++i) {
+      const std::int64_t kc = i == 0 ? k_step_ : last_chunk;
+      for (std::int64_t r = 0; r < s.R; ++r) {
+        for (std::int64_t t = 0; t < s.S; ++t) {
+          for (std::int64_t j = 0; j < kc; ++j) {
+            batches_[i].a.push_back(((r * s.S + t) * tap_stride_ + j) * bc * bk);
+            batches_[i].b.push_back(j * plane +
+                                    ((s.pad_h - r + out.pad_h) * out.padded_w() + s.pad_w - t + out.pad_w) * bk);
+          }
+        }
+      }
+    }
+    for (std::int64_t y = 0; y < rows_; ++y) {
+      const std::int64_t last_row = std::min(y + h_step_, rows_) - 1;
+      const std::int64_t first = std::max<std::int64_t>(0, y + s.pad_h - s.ofh() + 1);
+      tap_rows_.push_back({first, std::min(s.R - 1, last_row + s.pad_h) - first + 1});
+    }
+  }
+
+  // Scatters over taps zero grad_input first: in the body on the first visit of an (image, C
+  // block), which is its first tuple when every loop that adds into it runs in order on one
+  // thread; else in a parallel loop of its own before the convolution.
+  if (path_ == ConvBwdPath::scatter_taps) {
+    for (int loop = kLoopC; loop <= kLoopG; ++loop) zero_in_body_ = zero_in_body_ && !parallel(nest, loop);
+    if (!zero_in_body_) {
+      zero_loop_.emplace(std::array<parlooper::LoopSpecs, 2>{parlooper::LoopSpecs{0L, static_cast<long>(s.N)},
+                                                             parlooper::LoopSpecs{0L, static_cast<long>(
+                                                                                          config_.c_blocking().blocks())}},
+                         "AB");
+    }
+  }
+
+  const tpp::BrgemmPrefetch prefetch = output_prefetch(config_.loop_string, 7, kLoopC);
+  const std::int64_t in_pitch = grad_input_.padded_w();
+  const std::int64_t rows_tail = rows_ % h_step_ == 0 ? h_step_ : rows_ % h_step_;
+  const std::int64_t cols_tail = cols_ - (ceil_div(cols_, w_step_) - 1) * w_step_;
+  kernels_.reserve(8);
+  for (int index = 0; index < 8; ++index) {
+    const bool last_rows = index & 4, last_cols = index & 2, first = index & 1;
+    const std::int64_t h = last_rows ? rows_tail : h_step_, w = last_cols ? cols_tail : w_step_;
+    tpp::BrgemmDesc d;
+    d.m = static_cast<std::int32_t>(bc);
+    d.n = static_cast<std::int32_t>((h - 1) * in_pitch + w);
+    d.k = static_cast<std::int32_t>(bk);
+    d.lda = bc;
+    d.ldb = bk;
+    d.ldc = path_ == ConvBwdPath::gather ? bc : s.stride_w * bc;
+    d.beta = first && path_ != ConvBwdPath::scatter_taps ? 0 : 1;
+    d.batch = path_ == ConvBwdPath::gather ? tpp::BrgemmBatch::offsets : tpp::BrgemmBatch::strided;
+    d.prefetch = d.beta == 1 ? prefetch : tpp::BrgemmPrefetch::none;
+    kernels_.emplace_back(d);
+  }
+}
+
+FilterLayout ConvBwd::filter_layout() const {
+  return {.k = config_.k_blocking(), .c = config_.c_blocking(), .r = config_.shape.R, .s = config_.shape.S};
+}
+
+std::int64_t ConvBwd::reduction_terms() const {
+  const ConvShape& s = config_.shape;
+  return s.K * ceil_div(s.R, s.stride_h) * ceil_div(s.S, s.stride_w);
+}
+
+std::string ConvBwd::measure_tag(int threads) const {
+  const ConvBwdConfig& c = config_;
+  return c.loop_string + "_hb=" + std::to_string(c.h_block) + "_wb=" + std::to_string(c.w_block) +
+         "_cb=" + std::to_string(c.c_block) + "_kb=" + std::to_string(c.k_block) + "_hg=" +
+         std::to_string(c.h_in_gemm) + "_threads" + std::to_string(threads);
+}
+
+void ConvBwd::run(const float* filter, const float* grad_output, float* grad_input) const {
+  if (filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
+    throw Error("ConvBwd::run: null buffer (filter, grad_output and grad_input must all be given)");
+  }
+  const float* shared = nullptr;
+  if (per_chunk_) {
+    // The filter may have changed since the last run: every thread transposes afresh.
+    thread_tiles_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+    for (ThreadTiles& t : thread_tiles_) {
+      t.cb = t.kb = -1;
+      t.tiles.resize(static_cast<std::size_t>(chunk_floats()));
+    }
+  } else {
+    filter_t_.start(filter);
+    shared = filter_t_.tiles(0, 0, 0, 0);
+  }
+  switch (path_) {
+    case ConvBwdPath::gather:
+      return run_gather(filter, shared, grad_output, grad_input);
+    case ConvBwdPath::scatter_1x1:
+      return run_scatter_1x1(filter, shared, grad_output, grad_input);
+    case ConvBwdPath::scatter_taps:
+      return run_scatter_taps(filter, shared, grad_output, grad_input);
+  }
+}
+
+std::int64_t ConvBwd::chunk_floats() const {
+  return k_step_ * config_.shape.R * config_.shape.S * config_.bc * config_.bk;
+}
+
+std::uint64_t ConvBwd::run_memory_bytes(int threads) const {
+  if (!per_chunk_) return filter_t_.memory_bytes(threads);
+  return bytes_needed({threads, k_step_, config_.shape.R, config_.shape.S, config_.bc, config_.bk}, sizeof(float));
+}
+
+const float* ConvBwd::chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
+                                  std::int64_t kb) const {
+  const std::int64_t tile = config_.bc * config_.bk, taps = config_.shape.R * config_.shape.S;
+  const std::int64_t Kb = config_.k_blocking().blocks(), Cb = config_.c_blocking().blocks();
+  if (!per_chunk_) return shared + (cb * taps * Kb + kb) * tile;
+  ThreadTiles& mine = thread_tiles_[static_cast<std::size_t>(tid)];
+  if (mine.cb != cb || mine.kb != kb) {
+    const std::int64_t count = std::min(k_step_, Kb - kb);
+    for (std::int64_t j = 0; j < count; ++j) {
+      const float* source = filter + ((kb + j) * Cb + cb) * taps * tile;  // FilterLayout::offset(kb + j, cb, 0, 0)
+      for (std::int64_t tap = 0; tap < taps; ++tap) {
+        transpose_({.in = source + tap * tile, .out = mine.tiles.data() + (tap * k_step_ + j) * tile});
+      }
+    }
+    mine.cb = cb;
+    mine.kb = kb;
+  }
+  return mine.tiles.data();
+}
+
+void ConvBwd::run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const {
+  const ActivationLayout &in = grad_input_, &out = grad_output_;
+  const std::int64_t Kb = config_.k_blocking().blocks(), S = config_.shape.S;
+  const std::int64_t k_step = k_step_, h_step = h_step_, w_step = w_step_, rows = rows_, cols = cols_;
+  const GatherBatch *full = &batches_[0], *last = &batches_[1];
+  const TapRows* tap_rows = tap_rows_.data();
+  loop_([&](int* ind) {
+    const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4];
+    const std::int64_t kc = std::min(k_step, Kb - kb);
+    const GatherBatch& batch = kc == k_step ? *full : *last;
+    const std::int64_t first = tap_rows[y].first * S * kc;
+    tpp::BrgemmArgs args;
+    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
+    args.b = grad_output + out.offset(n, kb, y, x);
+    args.c = grad_input + in.offset(n, cb, y + in.pad_h, x + in.pad_w);
+    args.count = tap_rows[y].count * S * kc;
+    args.offsets_a = batch.a.data() + first;
+    args.offsets_b = batch.b.data() + first;
+    kernel(y + h_step > rows, x + w_step > cols, kb == 0)(args);
+  });
+}
+
+void ConvBwd::run_scatter_1x1(const float* filter, const float* shared, const float* grad_output,
+                              float* grad_input) const {
+  const ActivationLayout &in = grad_input_, &out = grad_output_;
+  const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, tile = bc * config_.bk;
+  const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
+  const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
+  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_;
+  loop_([&](int* ind) {
+    const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4];
+    const bool cols_tail = q + w_step > cols;
+    if (kb == 0) {
+      // The strip of grad_input this output row segment owns: rows [p sh, p sh + sh), columns
+      // [q sw, (q + w) sw); the pixels between the strided ones no output reads from.
+      const std::int64_t x0 = q * sw, x1 = std::min((q + (cols_tail ? cols - q : w_step)) * sw, in.padded_w());
+      const std::int64_t y1 = std::min(p * sh + sh, in.padded_h());
+      for (std::int64_t y = p * sh; y < y1; ++y) {
+        std::memset(grad_input + in.offset(n, cb, y, x0), 0, static_cast<std::size_t>((x1 - x0) * bc) * sizeof(float));
+      }
+    }
+    tpp::BrgemmArgs args;
+    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
+    args.b = grad_output + out.offset(n, kb, p, q);
+    args.c = grad_input + in.offset(n, cb, p * sh, q * sw);
+    args.count = std::min(k_step, Kb - kb);
+    args.stride_a = tile;
+    args.stride_b = plane;
+    kernel(false, cols_tail, kb == 0)(args);
+  });
+}
+
+void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const float* grad_output,
+                               float* grad_input) const {
+  const ActivationLayout &in = grad_input_, &out = grad_output_;
+  const ConvShape& s = config_.shape;
+  const std::int64_t Kb = config_.k_blocking().blocks(), tile = config_.bc * config_.bk;
+  const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
+  const std::int64_t slab = in.padded_h() * in.padded_w() * in.channels.block;
+  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_, S = s.S, tap_stride = tap_stride_;
+  const std::int64_t sh = s.stride_h, sw = s.stride_w;
+  const auto zero_slab = [&](std::int64_t n, std::int64_t cb) {
+    std::memset(grad_input + in.offset(n, cb, 0, 0), 0, static_cast<std::size_t>(slab) * sizeof(float));
+  };
+  if (!zero_in_body_) (*zero_loop_)([&](int* ind) { zero_slab(ind[0], ind[1]); });
+  const bool zero_in_body = zero_in_body_;
+  loop_([&](int* ind) {
+    const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4], r = ind[5], t = ind[6];
+    if (zero_in_body && (kb | p | q | r | t) == 0) zero_slab(n, cb);
+    tpp::BrgemmArgs args;
+    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb) +
+             (r * S + t) * tap_stride * tile;
+    args.b = grad_output + out.offset(n, kb, p, q);
+    args.c = grad_input + in.offset(n, cb, p * sh + r, q * sw + t);
+    args.count = std::min(k_step, Kb - kb);
+    args.stride_a = tile;
+    args.stride_b = plane;
+    kernel(false, q + w_step > cols, false)(args);
+  });
+}
+
+std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv) {
+  parse_conv_arguments(args, config, argc, argv, 20, kConvBwdForm);
+  if (config.loop_string == "auto") {
+    throw UsageError("auto: weft-conv-bwd has no tuned configurations yet; they will come from `weft-tune conv "
+                     "--pass bwd`, which is still to be written. Give a loop string and the blocks (" +
+                     std::string(kConvBwdForm) + ")");
+  }
+  config.h_block = args.integer(14, "h_block", 1, 1, kMaxExtent);
+  config.w_block = args.integer(15, "w_block", 1, 1, kMaxExtent);
+  config.c_block = args.integer(16, "c_block", 1, 1, kMaxExtent);
+  config.k_block = args.integer(17, "k_block", 1, 1, kMaxExtent);
+  config.h_in_gemm = args.integer(18, "h_in_gemm", 1, 1, kMaxExtent);
+  return 19;
+}
+
+}  // namespace weft::samples

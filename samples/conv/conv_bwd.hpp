@@ -1,0 +1,154 @@
+// Backward by data of the convolution (PARLOOPER's conv_model_bwd): grad_input from grad_output and
+// the filter, on ThreadedLoop<7> + BRGEMM.
+//
+//   ConvBwdConfig cfg;
+//   cfg.loop_string = "Abcdefg";
+//   cfg.shape = {.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
+//   const ConvBwd bwd(cfg);                       // validates, generates kernels, builds the loops
+//   bwd.run(filter, grad_output, grad_input);     // blocked buffers, in the layouts below
+//
+// Loops (PARLOOPER's, so its strings work unchanged): a = images, b = C blocks (blocks of c_block),
+// c = K blocks (the reduction: k_block batch-reduce chunks), d = rows (step h_in_gemm, blocks of
+// h_block rows), e = columns (w_block GEMMs per row), f = R, g = S. Rows and columns are those
+// the GEMMs' pixels run over: grad_input's at stride 1 (the same as grad_output's for "same"
+// convolutions, PARLOOPER's case), grad_output's at larger strides.
+//
+// The filter tiles are transposed (bk x bc -> bc x bk) in every run, since BRGEMM reads A as
+// stored. When the loop string keeps the C blocks and K chunks (b, c) outside the pixels and taps
+// (d, e, f, g), each thread transposes the tiles of the (C block, K chunk) it works on into a
+// scratch of its own, when that pair changes: the tiles stay in cache for the GEMMs that use them,
+// and the filter is read once per image a thread works on. Otherwise, as PARLOOPER does, a parallel
+// loop transposes the whole filter up front into [Cb][R][S][Kb][bk][bc]. The flip of the "full"
+// correlation is in the BRGEMM offsets, which pair tap (r, s) with the grad_output pixels it
+// reads, so no flipped copy is made. Three paths, by the shape:
+//
+//   gather        stride 1: one BRGEMM per grad_input row segment (or h_in_gemm rows), summing over
+//                 the K blocks of a chunk and every tap; grad_output carries rims of R - 1 - pad_h
+//                 rows and S - 1 - pad_w columns (when positive) so that taps outside it read zeros.
+//                 The first chunk writes grad_input (beta 0), nothing is zeroed.
+//   scatter_1x1   1x1 filter, a stride > 1: one BRGEMM per grad_output row segment writing every
+//                 stride-th grad_input pixel (ldc = stride_w bc); the strip of grad_input rows and
+//                 columns it owns is zeroed first, so pixels no output reads from end up zero.
+//   scatter_taps  R x S filter, a stride > 1: one BRGEMM per (grad_output row segment, tap) adding
+//                 into the grad_input pixels the tap reads (ldc = stride_w bc), grad_input zeroed
+//                 first. Several (row, tap) pairs add into one grad_input row, so loops d, e, f, g
+//                 may run in parallel only where their iterations write disjoint rows / columns.
+//
+// grad_input's rims are scratch: what they hold after run() is unspecified (h_in_gemm > 1 and the
+// scatters write into them); the image and its padding channels are the result.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <weft/parlooper/threaded_loop.hpp>
+#include <weft/tpp/brgemm.hpp>
+#include <weft/tpp/unary.hpp>
+
+#include "conv_args.hpp"
+#include "conv_layout.hpp"
+#include "sample_args.hpp"
+#include "transposed_tiles.hpp"
+
+namespace weft::samples {
+
+// PARLOOPER's tuning arguments of the backward pass, with its defaults.
+struct ConvBwdConfig : ConvLoops {
+  std::int64_t h_block = 1;    // rows per outer block of loop d (when the string blocks it)
+  std::int64_t w_block = 1;    // GEMMs per row: each takes ceil(columns / w_block) pixels
+  std::int64_t c_block = 1;    // C blocks per outer block of loop b
+  std::int64_t k_block = 1;    // batch-reduce chunks of the K blocks (loop c)
+  std::int64_t h_in_gemm = 1;  // rows per GEMM (stride 1, w_block 1)
+};
+
+enum class ConvBwdPath { gather, scatter_1x1, scatter_taps };
+const char* to_string(ConvBwdPath path);  // "gather", "scatter_1x1", "scatter_taps"
+
+class ConvBwd {
+ public:
+  explicit ConvBwd(ConvBwdConfig config);  // throws weft::Error naming the argument
+
+  // grad_input from grad_output and filter, blocked (the layouts below); callable many times, one
+  // call at a time and outside OpenMP parallel regions (it opens its own).
+  void run(const float* filter, const float* grad_output, float* grad_input) const;
+
+  const ConvBwdConfig& config() const { return config_; }
+  ConvBwdPath path() const { return path_; }
+  // [N][Kb][ofh + 2 rim][ofw + 2 rim][bk]: rims of zeros as the gather path reads them (0 else).
+  const ActivationLayout& grad_output_layout() const { return grad_output_; }
+  // [N][Cb][H + 2 pad_h][W + 2 pad_w][bc]: the forward input's layout.
+  const ActivationLayout& grad_input_layout() const { return grad_input_; }
+  // [Kb][Cb][R][S][bc][bk]: the forward's filter.
+  FilterLayout filter_layout() const;
+  double flops() const { return config_.shape.flops(); }
+  // Terms of the longest grad_input sum (K times the taps that reach one pixel), for tolerances.
+  std::int64_t reduction_terms() const;
+  // PARLOOPER's tag "<loop_string>_hb=<h_block>_wb=<w_block>_cb=<c_block>_kb=<k_block>_hg=<h_in_gemm>",
+  // then "_threads<T>".
+  std::string measure_tag(int threads) const;
+  // Whether each thread transposes the tiles of the chunk it works on (else all up front).
+  bool transposes_per_chunk() const { return per_chunk_; }
+  // Bytes run() allocates itself (the transposed tiles), for a team of `threads`.
+  std::uint64_t run_memory_bytes(int threads) const;
+
+ private:
+  // A thread's transposed tiles of one (C block, K chunk).
+  struct alignas(64) ThreadTiles {
+    std::int64_t cb = -1, kb = -1;
+    std::vector<float> tiles;
+  };
+
+  // The transposed tiles of C block cb and the K chunk starting at kb: tap t's first K block at
+  // + t * tap_stride_ tiles, the next K blocks one tile apart each.
+  std::int64_t chunk_floats() const;
+  const float* chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
+                           std::int64_t kb) const;
+  void run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
+  void run_scatter_1x1(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
+  void run_scatter_taps(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
+  const tpp::Brgemm& kernel(bool rows_tail, bool cols_tail, bool first) const {
+    return kernels_[static_cast<std::size_t>((rows_tail ? 4 : 0) | (cols_tail ? 2 : 0) | (first ? 1 : 0))];
+  }
+
+  ConvBwdConfig config_;
+  ConvBwdPath path_;
+  ActivationLayout grad_output_, grad_input_;
+  std::int64_t rows_, cols_;      // what loops d and e run over
+  std::int64_t k_step_, h_step_, w_step_;
+  TransposedTiles filter_t_;      // up front: [Kb][Cb R S] tiles bk x bc -> [Cb R S][Kb] tiles bc x bk
+  tpp::Unary transpose_;          // per chunk: one tile bk x bc -> bc x bk
+  bool per_chunk_;
+  std::int64_t tap_stride_;       // tiles
+  mutable std::vector<ThreadTiles> thread_tiles_;
+  // The gather's batch over a chunk of kc K blocks, entry ((r * S + s) * kc + j) for K block j
+  // and tap (r, s): offsets of A's tile and of B's first pixel; [0] for full chunks, [1] for the
+  // last one when it is shorter.
+  struct GatherBatch {
+    std::vector<std::int64_t> a, b;
+  };
+  std::array<GatherBatch, 2> batches_;
+  // The filter rows [first, first + count) that read grad_output rows other than the rims for the
+  // gather GEMM starting at grad_input row y (by y): the others would add zeros.
+  struct TapRows {
+    std::int64_t first = 0, count = 0;
+  };
+  std::vector<TapRows> tap_rows_;
+  std::vector<tpp::Brgemm> kernels_;                 // by (rows tail, columns tail, first chunk)
+  parlooper::ThreadedLoop<7> loop_;
+  bool zero_in_body_ = true;                          // scatter_taps: else the loop below first
+  std::optional<parlooper::ThreadedLoop<2>> zero_loop_;
+};
+
+// weft-conv-bwd's command line: PARLOOPER's `loop_string N H W C K R S stride_h stride_w pad_h pad_w
+// bc bk [h_block w_block c_block k_block h_in_gemm [n_iters]]` into `config`; returns the position
+// of n_iters. `auto` is a UsageError (no tuned configurations for this pass yet).
+std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv);
+
+inline constexpr const char* kConvBwdForm =
+    "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [h_block w_block c_block k_block h_in_gemm "
+    "[n_iters]]";
+
+}  // namespace weft::samples

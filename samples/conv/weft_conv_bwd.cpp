@@ -1,0 +1,110 @@
+// weft-conv-bwd: backward by data of the convolution, grad_input from grad_output and the filter, on
+// ThreadedLoop + BRGEMM, verified against a double-precision direct convolution.
+#include <omp.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <weft/cli/run_tool.hpp>
+#include <weft/jit/cpu.hpp>
+
+#include "conv_bwd.hpp"
+#include "conv_reference.hpp"
+#include "sample_driver.hpp"
+#include "verification.hpp"
+
+namespace {
+
+using namespace weft::samples;
+
+const weft::cli::Tool kTool{
+    "weft-conv-bwd",
+    "usage: weft-conv-bwd LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk\n"
+    "                     [h_block w_block c_block k_block h_in_gemm [n_iters]]\n"
+    "                     [--threads T] [--check 0|1] [--warmup W]\n"
+    "  computes grad_input (N x C x H x W) from grad_output (N x K x ofh x ofw) and the filter\n"
+    "  (K x C x R x S) over a = N, b = C blocks (blocks of c_block), c = K blocks (the reduction,\n"
+    "  k_block batch-reduce chunks), d = rows (step h_in_gemm, blocks of h_block rows), e = columns\n"
+    "  (w_block GEMMs per row), f = R, g = S; rows and columns are grad_input's at stride 1,\n"
+    "  grad_output's at larger strides\n"
+    "  defaults: h_block 1, w_block 1, c_block 1, k_block 1, h_in_gemm 1, n_iters 10\n"
+    "  h_in_gemm > 1 needs stride 1, w_block 1 and a 'same' convolution's row length\n"
+    "  auto (tuned configurations) needs `weft-tune conv --pass bwd`, still to come\n"
+    "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
+
+double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }
+
+std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
+
+// Allocates, converts, runs, times and checks; every allocation happens in here.
+int run_allocated(const ConvBwd& bwd, const RunSettings& settings) {
+  const ConvBwdConfig& config = bwd.config();
+  const ConvShape& s = config.shape;
+  const std::int64_t out_count = s.N * s.K * s.ofh() * s.ofw(), in_count = s.N * s.C * s.H * s.W;
+  std::vector<float> grad_output(count(out_count)), filter(count(s.K * s.C * s.R * s.S));
+  fill_random(grad_output.data(), out_count, 1);
+  fill_random(filter.data(), s.K * s.C * s.R * s.S, 2);
+
+  double start = omp_get_wtime();
+  const std::vector<float> grad_output_blocked = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
+  const double output_ms = milliseconds_since(start);
+  start = omp_get_wtime();
+  const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), bwd.filter_layout());
+  const double filter_ms = milliseconds_since(start);
+  std::vector<float> grad_input_blocked(count(bwd.grad_input_layout().size()), 0.0f);
+
+  std::printf("%s, h_block %lld, w_block %lld, c_block %lld, k_block %lld, h_in_gemm %lld, %s path, filter "
+              "transposed %s, threads %d, isa %s\n",
+              conv_header("weft-conv-bwd", config).c_str(), (long long)config.h_block, (long long)config.w_block,
+              (long long)config.c_block, (long long)config.k_block, (long long)config.h_in_gemm,
+              to_string(bwd.path()), bwd.transposes_per_chunk() ? "per chunk" : "up front", settings.threads,
+              std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
+  std::printf("conversions (not timed with the kernel): grad_output NCHW -> blocked %.3f ms, filter KCRS -> "
+              "blocked %.3f ms\n",
+              output_ms, filter_ms);
+
+  const auto verify = [&] {
+    std::vector<float> result(count(in_count)), reference(count(in_count));
+    const double back = omp_get_wtime();
+    blocked_to_nchw(grad_input_blocked.data(), result.data(), bwd.grad_input_layout());
+    std::printf("conversion: grad_input blocked -> NCHW %.3f ms\n", milliseconds_since(back));
+    conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
+    return Verdict{compare(result.data(), reference.data(), in_count), sum_tolerance(bwd.reduction_terms())};
+  };
+  return measure_and_report(
+      settings, {.run = [&] { bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input_blocked.data()); },
+                 .flops = bwd.flops(),
+                 .measure_tag = bwd.measure_tag(settings.threads),
+                 .verify = verify});
+}
+
+int run(int argc, char** argv) {
+  ConvBwdConfig config;
+  SampleArgs args;
+  const std::size_t n_iters_index = parse_conv_bwd_arguments(args, config, argc, argv);
+  const RunSettings settings = args.run_settings(n_iters_index);
+  const ConvBwd bwd(config);  // validates everything before memory is allocated
+
+  const ConvShape& s = config.shape;
+  MemoryTally memory;
+  memory.add_floats({s.N, s.K, s.ofh(), s.ofw()});     // grad_output
+  memory.add_floats({s.K, s.C, s.R, s.S});             // filter
+  for (const ActivationLayout* l : {&bwd.grad_output_layout(), &bwd.grad_input_layout()})
+    memory.add_floats({l->images, l->channels.blocks(), l->padded_h(), l->padded_w(), l->channels.block});
+  memory.add_floats({config.k_blocking().padded(), config.c_blocking().padded(), s.R, s.S});
+  memory.add_bytes(bwd.run_memory_bytes(settings.threads));
+  if (settings.check) {
+    memory.add_floats({s.N, s.C, s.H, s.W});  // the result, unblocked
+    memory.add_floats({s.N, s.C, s.H, s.W});  // the reference
+  }
+  return run_within_memory(
+      conv_buffers("weft-conv-bwd", config,
+                   "grad_output, filter, their blocked copies, the transposed filter, blocked grad_input",
+                   settings.check),
+      memory.bytes(), [&] { return run_allocated(bwd, settings); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return weft::cli::run_tool(kTool, [&] { return run(argc, argv); }); }

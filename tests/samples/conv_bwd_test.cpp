@@ -1,0 +1,310 @@
+// The backward-by-data convolution sample (samples/conv/conv_bwd): every path (gather at stride 1,
+// 1x1 and tap scatters at larger strides) against the double-precision reference on small shapes,
+// its remainders, loop strings (collapse, grid, PARLOOPER's), thread counts, and the configurations
+// it refuses.
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <weft/cli/values.hpp>
+#include <weft/jit/error.hpp>
+
+#include "conv_bwd.hpp"
+#include "conv_layout.hpp"
+#include "conv_reference.hpp"
+#include "verification.hpp"
+
+namespace {
+
+using namespace weft::samples;
+using ::testing::HasSubstr;
+
+struct Case {
+  std::string name;
+  std::string loop_string;
+  ConvShape shape;
+  std::int64_t bc, bk;
+  std::int64_t h_block = 1, w_block = 1, c_block = 1, k_block = 1, h_in_gemm = 1;
+  int threads = 2;
+  ConvBwdPath path = ConvBwdPath::gather;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name << " (" << c.loop_string << ")"; }
+
+ConvBwdConfig config_of(const Case& c) {
+  ConvBwdConfig config;
+  config.loop_string = c.loop_string;
+  config.shape = c.shape;
+  config.bc = c.bc, config.bk = c.bk;
+  config.h_block = c.h_block, config.w_block = c.w_block, config.c_block = c.c_block;
+  config.k_block = c.k_block, config.h_in_gemm = c.h_in_gemm;
+  return config;
+}
+
+ConvShape shape(std::int64_t N, std::int64_t HW, std::int64_t C, std::int64_t K, std::int64_t RS, std::int64_t stride,
+                std::int64_t pad) {
+  return {.N = N, .H = HW, .W = HW, .C = C, .K = K, .R = RS, .S = RS, .stride_h = stride, .stride_w = stride,
+          .pad_h = pad, .pad_w = pad};
+}
+
+std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  fill_random(v.data(), count, seed);
+  return v;
+}
+
+struct Outcome {
+  ErrorNorms norms;
+  double tolerance;
+  std::int64_t nonzero_padding_channels;  // of grad_input
+};
+
+// Runs the pass on a grad_input full of garbage (so every pixel must be written), then again with
+// another filter (so the second run must neither build on the first nor reuse its transposed
+// tiles), and compares the image with the reference of the second.
+Outcome run_case(const ConvBwd& bwd, int threads) {
+  omp_set_num_threads(threads);
+  const ConvShape& s = bwd.config().shape;
+  const std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 31);
+  const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 32);
+  const std::vector<float> grad_output_blocked = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
+  const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), bwd.filter_layout());
+  const std::vector<float> first_filter = random_floats(bwd.filter_layout().size(), 33);
+  const ActivationLayout& in = bwd.grad_input_layout();
+  std::vector<float> grad_input(static_cast<std::size_t>(in.size()), 555.0f);
+  bwd.run(first_filter.data(), grad_output_blocked.data(), grad_input.data());
+  bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input.data());
+
+  const std::int64_t count = s.N * s.C * s.H * s.W;
+  std::vector<float> result(static_cast<std::size_t>(count)), reference(result.size());
+  blocked_to_nchw(grad_input.data(), result.data(), in);
+  conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
+  std::int64_t padding = 0;
+  const std::int64_t bc = in.channels.block;
+  for (std::int64_t n = 0; n < in.images; ++n)
+    for (std::int64_t c = s.C; c < in.channels.padded(); ++c)
+      for (std::int64_t y = 0; y < in.h; ++y)
+        for (std::int64_t x = 0; x < in.w; ++x)
+          padding += grad_input[static_cast<std::size_t>(in.offset(n, c / bc, y + in.pad_h, x + in.pad_w) + c % bc)] != 0;
+  return {compare(result.data(), reference.data(), count), sum_tolerance(bwd.reduction_terms()), padding};
+}
+
+class ConvBwdCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ConvBwdCases, MatchesTheReference) {
+  const Case& c = GetParam();
+  const ConvBwd bwd(config_of(c));
+  EXPECT_EQ(bwd.path(), c.path);
+  const Outcome o = run_case(bwd, c.threads);
+  EXPECT_TRUE(o.norms.passed(o.tolerance)) << o.norms.to_string();
+  EXPECT_EQ(o.nonzero_padding_channels, 0);
+}
+
+using P = ConvBwdPath;
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvBwdCases,
+    ::testing::Values(
+        // Stride 1: the gather, "same" convolutions as PARLOOPER's, and the shapes beyond them.
+        Case{"same3x3", "Abcdefg", shape(2, 6, 16, 16, 3, 1, 1), 8, 8},
+        Case{"pointwise", "Abcdefg", shape(2, 5, 16, 24, 1, 1, 0), 8, 8},
+        Case{"valid3x3", "Abcdefg", shape(1, 7, 8, 8, 3, 1, 0), 8, 8},              // grad_output rims 2
+        Case{"pad3_3x3", "Abcdefg", shape(1, 4, 8, 8, 3, 1, 3), 8, 8},              // pad > R - 1
+        Case{"pad1_1x1", "Abcdefg", shape(1, 4, 8, 8, 1, 1, 1), 8, 8},
+        Case{"same7x7", "Abcdefg", shape(1, 9, 8, 8, 7, 1, 3), 8, 8},
+        Case{"rect", "Abcdefg", {.N = 1, .H = 6, .W = 5, .C = 8, .K = 8, .R = 3, .S = 1, .pad_h = 1}, 8, 8},
+        Case{"channel_remainders", "Abcdefg", shape(2, 5, 10, 13, 3, 1, 1), 4, 8},
+        Case{"first_layer_c3", "Abcdefg", shape(1, 6, 3, 16, 3, 1, 1), 3, 8},
+        Case{"w_block_remainder", "Abcdefg", shape(1, 7, 8, 8, 3, 1, 1), 8, 8, 1, 2},
+        Case{"w_block_all", "Abcdefg", shape(1, 5, 8, 8, 3, 1, 1), 8, 8, 1, 5},
+        Case{"h_in_gemm", "Abcdefg", shape(1, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2},
+        Case{"h_in_gemm_remainder", "Abcdefg", shape(2, 7, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 3},
+        Case{"h_in_gemm_1x1", "Abcdefg", shape(1, 5, 8, 8, 1, 1, 0), 8, 8, 1, 1, 1, 1, 5},
+        Case{"h_in_gemm_1x1_pad", "Abcdefg", shape(1, 4, 8, 8, 1, 1, 1), 8, 8, 1, 1, 1, 1, 3},
+        Case{"k_block_remainder", "Abcdefg", shape(1, 5, 8, 40, 3, 1, 1), 8, 8, 1, 1, 1, 2},
+        Case{"k_block_each", "Abcdefg", shape(1, 5, 8, 24, 3, 1, 1), 8, 8, 1, 1, 1, 3},
+        Case{"c_block_remainder", "aBbcdefg", shape(1, 5, 24, 8, 3, 1, 1), 8, 8, 1, 1, 2},
+        Case{"h_block", "aBdcdefg", shape(1, 7, 8, 16, 3, 1, 1), 8, 8, 4, 1, 1, 1, 2, 3},
+        Case{"collapse", "ABcdefg", shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 3},
+        Case{"collapse_rows", "abcDEfg", shape(1, 6, 8, 16, 3, 1, 1), 8, 8, 1, 2, 1, 2, 1, 4},
+        Case{"parallel_single_chunk", "abCdefg", shape(1, 5, 8, 16, 3, 1, 1), 8, 8},
+        Case{"grid", "A{R:2}B{C:2}cdefg", shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 4},
+        Case{"grid_rows", "A{R:2}D{C:2}bcefg", shape(2, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2, 4},
+        Case{"parlooper_afgbdced", "Afgbdced", shape(2, 6, 16, 16, 3, 1, 1), 8, 8, 2, 1, 1, 2, 1, 3},
+        Case{"one_thread", "bcdefga", shape(1, 4, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 1},
+        Case{"images_per_thread", "Abcdefg", shape(3, 4, 16, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 1},
+        Case{"images_inside_c_blocks", "BAcdefg", shape(3, 4, 24, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
+        Case{"rows_outside_chunks", "Adbcefg", shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
+        // Strides > 1 with a 1x1 filter: scatter, pixels no output reads from are zero.
+        Case{"s2_1x1", "Abcdefg", shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1},
+        Case{"s2_1x1_even", "ABcdefg", shape(1, 8, 8, 16, 1, 2, 0), 8, 8, 1, 2, 1, 2, 1, 3, P::scatter_1x1},
+        Case{"s3_1x1_pad", "abcDEfg", shape(1, 7, 8, 8, 1, 3, 1), 8, 8, 1, 2, 1, 1, 1, 4, P::scatter_1x1},
+        Case{"s2_1x1_remainders", "Abcdefg", shape(1, 9, 10, 13, 1, 2, 0), 4, 8, 1, 2, 1, 2, 1, 2, P::scatter_1x1},
+        Case{"mixed_1x1", "Abcdefg", {.N = 1, .H = 5, .W = 6, .C = 8, .K = 8, .stride_w = 2}, 8, 8, 1, 1, 1, 1, 1, 2,
+             P::scatter_1x1},
+        // Strides > 1 with R x S filters: per-tap scatter.
+        Case{"s2_3x3", "Abcdefg", shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
+        Case{"s2_3x3_blocks", "Afgbcde", shape(1, 8, 16, 24, 3, 2, 1), 8, 8, 1, 2, 1, 2, 1, 2, P::scatter_taps},
+        Case{"s2_7x7_c3", "Abcdefg", shape(1, 12, 3, 16, 7, 2, 3), 3, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
+        Case{"s2_3x3_pad0", "aBcdefg", shape(1, 8, 8, 8, 3, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
+        // R <= stride: rows and columns of distinct iterations never meet, so d..g may run in
+        // parallel (grad_input is then zeroed by a loop of its own).
+        Case{"s2_2x2_parallel", "abcDEFG", shape(1, 8, 8, 8, 2, 2, 0), 8, 8, 1, 1, 1, 1, 1, 4, P::scatter_taps},
+        Case{"s3_3x3_parallel", "abcDGef", shape(2, 9, 8, 8, 3, 3, 1), 8, 8, 1, 1, 1, 1, 1, 3, P::scatter_taps}),
+    [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+TEST(ConvBwd, GradOutputRimsAreTheFullCorrelationsBorder) {
+  ConvBwdConfig c;
+  c.shape = shape(1, 8, 8, 8, 3, 1, 0);
+  c.bc = c.bk = 8;
+  EXPECT_EQ(ConvBwd(c).grad_output_layout().pad_h, 2);  // valid 3x3: R - 1 - pad
+  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  EXPECT_EQ(ConvBwd(c).grad_output_layout().pad_w, 1);  // same: PARLOOPER's pad_out = pad
+  c.shape = shape(1, 8, 8, 8, 3, 1, 3);
+  EXPECT_EQ(ConvBwd(c).grad_output_layout().pad_h, 0);  // pad > R - 1: reads start inside
+  c.shape = shape(1, 8, 8, 8, 3, 2, 1);
+  const ConvBwd strided(c);
+  EXPECT_EQ(strided.grad_output_layout().pad_h, 0);  // the scatter reads real pixels only
+  EXPECT_EQ(strided.grad_input_layout().pad_h, 1);   // the forward input's layout
+  EXPECT_EQ(strided.grad_input_layout().h, 8);
+  EXPECT_EQ(strided.grad_output_layout().h, 4);
+}
+
+TEST(ConvBwd, TransposesPerChunkWhenChunksAreOutsideThePixels) {
+  ConvBwdConfig c;
+  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  c.bc = c.bk = 8;
+  for (const char* s : {"Abcdefg", "ABcdefg", "bcadefg", "A{R:2}B{C:2}cdefg", "acbdGef"}) {
+    c.loop_string = s;
+    EXPECT_TRUE(ConvBwd(c).transposes_per_chunk()) << s;
+  }
+  for (const char* s : {"Adbcefg", "Afgbdced", "abdcefg", "Abcdefgb"}) {
+    c.loop_string = s;
+    EXPECT_FALSE(ConvBwd(c).transposes_per_chunk()) << s;
+  }
+}
+
+TEST(ConvBwd, MeasureTagIsParloopers) {
+  ConvBwdConfig c;
+  c.loop_string = "Afgbdced";
+  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  c.bc = c.bk = 8;
+  c.h_block = 2, c.w_block = 1, c.c_block = 1, c.k_block = 1, c.h_in_gemm = 2;
+  EXPECT_EQ(ConvBwd(c).measure_tag(4), "Afgbdced_hb=2_wb=1_cb=1_kb=1_hg=2_threads4");
+  EXPECT_DOUBLE_EQ(ConvBwd(c).flops(), 2.0 * 8 * 8 * 9 * 8 * 8);
+}
+
+// The configuration of `loop_string` with one field changed, and what constructing it says.
+std::string refusal(const std::string& loop_string, const ConvShape& s, void (*change)(ConvBwdConfig&)) {
+  ConvBwdConfig c;
+  c.loop_string = loop_string;
+  c.shape = s;
+  c.bc = c.bk = 8;
+  change(c);
+  try {
+    ConvBwd bwd(c);
+  } catch (const weft::Error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(ConvBwd, RefusesWhatWouldRaceOrCannotBeDone) {
+  const ConvShape same = shape(1, 6, 8, 32, 3, 1, 1), s2 = shape(1, 8, 8, 8, 3, 2, 1);
+  const auto none = [](ConvBwdConfig&) {};
+  // The reduction over K chunks in parallel.
+  EXPECT_THAT(refusal("abCdefg", same, [](ConvBwdConfig& c) { c.k_block = 2; }),
+              HasSubstr("loop 'c' is the reduction"));
+  // Tap scatter: output rows, column blocks, filter rows / columns that meet in grad_input.
+  EXPECT_THAT(refusal("abcDefg", s2, none), HasSubstr("loop 'd' (output rows) runs in parallel"));
+  EXPECT_THAT(refusal("abcdEfg", s2, [](ConvBwdConfig& c) { c.w_block = 2; }), HasSubstr("loop 'e'"));
+  EXPECT_THAT(refusal("abcdeFg", s2, none), HasSubstr("loop 'f' (filter rows)"));
+  EXPECT_THAT(refusal("abcdefG", s2, none), HasSubstr("loop 'g'"));
+  EXPECT_EQ(refusal("abcdEfg", s2, none), "(accepted)");  // one column block: nothing to meet
+  EXPECT_EQ(refusal("ABcdefg", s2, none), "(accepted)");
+
+  // h_in_gemm and the blocks.
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.h_in_gemm = 7; }),
+              HasSubstr("h_in_gemm must be at most the grad_input rows = 6"));
+  EXPECT_THAT(refusal("Abcdefg", s2, [](ConvBwdConfig& c) { c.h_in_gemm = 2; }), HasSubstr("needs stride 1"));
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.h_in_gemm = 2, c.w_block = 2; }),
+              HasSubstr("needs w_block 1"));
+  EXPECT_THAT(refusal("Abcdefg", shape(1, 6, 8, 8, 3, 1, 0), [](ConvBwdConfig& c) { c.h_in_gemm = 2; }),
+              HasSubstr("as long as grad_input rows"));
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.k_block = 5; }),
+              HasSubstr("k_block must be at most the K blocks"));
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.w_block = 7; }), HasSubstr("w_block must be at most"));
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.h_in_gemm = 0; }),
+              HasSubstr("h_in_gemm must be positive"));
+  EXPECT_THAT(refusal("Abcddefg", same, [](ConvBwdConfig& c) { c.h_in_gemm = 2, c.h_block = 3; }),
+              HasSubstr("h_block 3 must be a multiple of h_in_gemm 2"));
+  EXPECT_THAT(refusal("Abcd[0,3,1]efg", same, none), HasSubstr("inline bounds of loop 'd'"));
+  EXPECT_EQ(refusal("Abcd[,,,(2)]defg", same, none), "(accepted)");  // inline block sizes only
+  EXPECT_THAT(refusal("Abcdef", same, none), HasSubstr("Abcdef"));  // a missing loop: the parser's caret
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.bc = 0; }), HasSubstr("bc must be in"));
+}
+
+TEST(ConvBwd, RunRefusesNullBuffers) {
+  ConvBwdConfig c;
+  c.shape = shape(1, 4, 8, 8, 3, 1, 1);
+  c.bc = c.bk = 8;
+  const ConvBwd bwd(c);
+  std::vector<float> buffer(4096);
+  EXPECT_THAT([&] { bwd.run(nullptr, buffer.data(), buffer.data()); },
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("null buffer")));
+}
+
+// The command line, as weft-conv-bwd reads it.
+ConvBwdConfig parsed(std::vector<std::string> words, std::size_t* n_iters_index = nullptr) {
+  words.insert(words.begin(), "weft-conv-bwd");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  SampleArgs args;
+  ConvBwdConfig config;
+  const std::size_t index = parse_conv_bwd_arguments(args, config, static_cast<int>(argv.size()), argv.data());
+  if (n_iters_index != nullptr) *n_iters_index = index;
+  return config;
+}
+
+TEST(ConvBwdArguments, TakesParloopersOrderAndDefaults) {
+  std::size_t n_iters = 0;
+  const ConvBwdConfig c = parsed({"Afgbdced", "2", "56", "56", "64", "64", "3", "3", "1", "1", "1", "1", "32", "32",
+                                  "4", "2", "3", "2", "2", "7"},
+                                 &n_iters);
+  EXPECT_EQ(c.loop_string, "Afgbdced");
+  EXPECT_EQ(c.shape.N, 2);
+  EXPECT_EQ(c.shape.pad_w, 1);
+  EXPECT_EQ(c.bk, 32);
+  EXPECT_EQ(c.h_block, 4);
+  EXPECT_EQ(c.w_block, 2);
+  EXPECT_EQ(c.c_block, 3);
+  EXPECT_EQ(c.k_block, 2);
+  EXPECT_EQ(c.h_in_gemm, 2);
+  EXPECT_EQ(n_iters, 19u);
+
+  const ConvBwdConfig d = parsed({"Abcdefg", "1", "7", "7", "8", "8", "1", "1", "2", "2", "0", "0", "8", "8"});
+  EXPECT_EQ(d.h_block, 1);
+  EXPECT_EQ(d.w_block, 1);
+  EXPECT_EQ(d.c_block, 1);
+  EXPECT_EQ(d.k_block, 1);
+  EXPECT_EQ(d.h_in_gemm, 1);
+}
+
+TEST(ConvBwdArguments, RefusesAutoAndExtraArguments) {
+  EXPECT_THAT([] { parsed({"auto", "1", "56", "56", "64", "64", "3", "3", "1", "1", "1", "1"}); },
+              ::testing::ThrowsMessage<weft::cli::UsageError>(HasSubstr("weft-tune conv")));
+  EXPECT_THAT([] {
+    parsed({"Abcdefg", "1", "7", "7", "8", "8", "1", "1", "1", "1", "0", "0", "8", "8", "1", "1", "1", "1", "1", "10",
+            "9"});
+  },
+              ::testing::ThrowsMessage<weft::cli::UsageError>(HasSubstr("unexpected argument '9'")));
+  EXPECT_THAT([] { parsed({"Abcdefg", "1", "7", "7", "8", "8", "1", "1", "1", "1", "0", "0", "8", "8", "0"}); },
+              ::testing::ThrowsMessage<weft::cli::UsageError>(HasSubstr("h_block")));
+}
+
+}  // namespace
