@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -63,7 +64,27 @@ std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
 struct Outcome {
   ErrorNorms norms;
   std::int64_t nonzero_rims = 0;
+  // Rim elements that differ from what the output held before the run (h_in_gemm > 1 writes the
+  // left and right rims of the rows its GEMMs span: then only the rows above and below count).
+  std::int64_t changed_rims = 0;
+  bool guard_intact = true;  // the floats past the output's end
 };
+
+constexpr float kGarbage = 777.0f;
+
+std::int64_t changed_rim_elements(const std::vector<float>& output, const ActivationLayout& l, bool rows_only) {
+  std::int64_t changed = 0;
+  for (std::int64_t n = 0; n < l.images; ++n)
+    for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb)
+      for (std::int64_t y = 0; y < l.padded_h(); ++y)
+        for (std::int64_t x = 0; x < l.padded_w(); ++x) {
+          const bool rim_row = y < l.pad_h || y >= l.pad_h + l.h, rim_col = x < l.pad_w || x >= l.pad_w + l.w;
+          if (!rim_row && (rows_only || !rim_col)) continue;
+          for (std::int64_t i = 0; i < l.channels.block; ++i)
+            changed += output[static_cast<std::size_t>(l.offset(n, cb, y, x) + i)] != kGarbage;
+        }
+  return changed;
+}
 
 // Runs the sample twice on random inputs (into an output full of garbage) and compares it with the
 // reference; counts the output's nonzero rim elements.
@@ -77,7 +98,9 @@ Outcome run_against_reference(const ConvFwdConfig& config, int threads) {
   const std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
   const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
   const std::vector<float> bias_blocked = blocked_bias(bias.data(), config.k_blocking());
-  std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size()), 777.0f);
+  // Garbage in the output, and a guard past its end: nothing may read the one or write the other.
+  constexpr std::int64_t guard = 4096;
+  std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size() + guard), kGarbage);
   conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
   conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
 
@@ -86,7 +109,9 @@ Outcome run_against_reference(const ConvFwdConfig& config, int threads) {
   conv_fwd_reference(s, input.data(), filter.data(), config.with_bias ? bias.data() : nullptr, config.with_relu,
                      ref.data());
   return {compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size())),
-          nonzero_rim_elements(output.data(), conv.output_layout())};
+          nonzero_rim_elements(output.data(), conv.output_layout()),
+          changed_rim_elements(output, conv.output_layout(), config.h_in_gemm > 1),
+          std::all_of(output.end() - guard, output.end(), [](float v) { return v == kGarbage; })};
 }
 
 class ConvFwdCases : public ::testing::TestWithParam<Case> {};
@@ -99,7 +124,10 @@ TEST_P(ConvFwdCases, MatchesReference) {
       << outcome.norms.to_string();
   if (c.rims) {
     EXPECT_EQ(outcome.nonzero_rims, 0);
+  } else {
+    EXPECT_EQ(outcome.changed_rims, 0);
   }
+  EXPECT_TRUE(outcome.guard_intact);
 }
 
 // A 3x3 stride 1 pad 1 layer of 2 images, 8 -> 8 channels in blocks of 4, 6 x 6 pixels.
