@@ -85,8 +85,9 @@ void check_rows_in_gemm(const ConvFwdConfig& c) {
                 str(out.padded_w()) + " pixels), which must then step the input by stride_h rows: " +
                 str(out.padded_w()) + " x " + str(col_step) + " input pixels != " + str(row_step) + " x " +
                 str(b.padded_w()) + " (the input's row pitch)" + (c.pack_input ? " (packed)" : "") +
-                ". It holds for stride 1 with the output as wide as the input (R = 2 pad + 1, or 1x1), "
-                "and for a packed strided 1x1 without output rims; else pass h_in_gemm 1");
+                ". It holds for stride 1 with the output rows as wide as the input's (S = 2 pad_w + 1, as 3x3 with "
+                "pad 1, or 1x1 without padding), and for a packed strided 1x1 without output rims; else pass "
+                "h_in_gemm 1");
   }
 }
 

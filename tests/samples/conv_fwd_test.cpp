@@ -17,6 +17,7 @@
 #include <weft/jit/error.hpp>
 
 #include "conv_reference.hpp"
+#include "run_program.hpp"
 #include "verification.hpp"
 
 namespace {
@@ -387,5 +388,39 @@ TEST(ConvFwdArguments, RefusesAutoAndBadArguments) {
               ThrowsMessage<UsageError>(HasSubstr("pack_input")));
   EXPECT_THAT([] { parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4"); }, ThrowsMessage<UsageError>(HasSubstr("bk")));
 }
+
+#ifdef WEFT_CONV_FWD_PATH
+// The program: PARLOOPER's argument lines, the MEASURE tag, the exit status of a refusal.
+weft::test::ProgramResult run_program(const std::string& args) {
+  return weft::test::run_program("'" WEFT_CONV_FWD_PATH "' " + args + " --threads 2 --warmup 0", "weft_conv_fwd");
+}
+
+TEST(ConvFwdProgram, RunsParloopersLinesAndChecksThem) {
+  const auto plain = run_program("Afgbdced 2 8 8 8 8 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2");
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("check: PASSED"));
+  EXPECT_THAT(plain.out, HasSubstr("conversion: input NCHW -> blocked"));
+  EXPECT_THAT(plain.out, HasSubstr(" Afgbdced_hb=1_wb=1_cb=1_kb=1_hg=1_pu=0_threads2\n"));
+  // All 30 arguments: logical padding with the input copy, rims, bias and ReLU.
+  const auto full = run_program("A{R:2}C{C:1}fgbde 2 9 9 5 6 3 3 2 2 1 1 4 4 1 2 2 1 1 0 2 1 1 0 0 0 0 1 1 1");
+  EXPECT_EQ(full.status, 0) << full.err;
+  EXPECT_THAT(full.out, HasSubstr("check: PASSED"));
+  const auto rims = run_program("Abcdefg 1 7 7 4 4 3 3 1 1 1 1 4 4 1 1 1 1 7 0 2 0 0 1 1 1 1 1 1 1");
+  EXPECT_EQ(rims.status, 0) << rims.err;
+  EXPECT_THAT(rims.out, HasSubstr("output rims: 0 elements not zero"));
+  EXPECT_THAT(rims.out, HasSubstr("check: PASSED"));
+}
+
+TEST(ConvFwdProgram, RefusesWithStatusTwo) {
+  for (const char* args : {"auto 1 8 8 4 4 3 3 1 1 1 1",                                    // no tuner yet
+                           "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2 1 0 1",          // pad_h_in vs logical
+                           "aBcdefg 1 8 8 8 4 3 3 1 1 1 1 4 4 1 1 2 1 1 0 2",                // parallel reduction
+                           "Abcdefg 1 8 8 4 4 3 3 2 2 1 1 4 4 1 1 1 1 2 0 2"}) {             // h_in_gemm, stride 2
+    const auto refused = run_program(args);
+    EXPECT_EQ(refused.status, 2) << args << "\n" << refused.out;
+    EXPECT_THAT(refused.err, HasSubstr("weft-conv-fwd: ")) << args;
+  }
+}
+#endif
 
 }  // namespace
