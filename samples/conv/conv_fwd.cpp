@@ -37,7 +37,8 @@ void resolve_rims(ConvFwdConfig& c) {
     } else if (rim.value != expected) {
       throw Error(std::string(rim.name) + " = " + str(rim.value) + " contradicts logical_padding = " +
                   str(c.logical_padding) + ": the blocked tensors' rims follow from it (" +
-                  (c.logical_padding ? "logical padding: no rims, 0" : "physical padding: pad_h / pad_w, " + str(rim.pad)) +
+                  (c.logical_padding ? "logical padding: no rims, 0"
+                                     : "physical padding: pad_h / pad_w, " + str(rim.pad)) +
                   "). PARLOOPER refuses this as well; leave the argument out or pass " + str(expected));
     }
   }
@@ -198,73 +199,80 @@ ConvFwd::ConvFwd(ConvFwdConfig config)
   require_sequential_reduction(nest, kTapR, r_steps);
   require_sequential_reduction(nest, kTapS, s_steps);
   require_fixed_owner(nest, {{kCBlocks, chunks}, {kTapR, r_steps}, {kTapS, s_steps}});
-
-  const std::int64_t bc = config_.bc, ofw = s.ofw();
   if (per_tap_) {
-    // Output column q reads input column q stride_w + s - pad_w, inside the image for q in
-    // [first_col_[s], end_col_[s]).
-    first_col_.resize(static_cast<std::size_t>(s.S));
-    end_col_.resize(first_col_.size());
-    for (std::int64_t t = 0; t < s.S; ++t) {
-      const std::int64_t lo = s.pad_w - t <= 0 ? 0 : (s.pad_w - t + s.stride_w - 1) / s.stride_w;
-      const std::int64_t hi = s.W + s.pad_w - t <= 0 ? 0 : (s.W + s.pad_w - t + s.stride_w - 1) / s.stride_w;
-      first_col_[static_cast<std::size_t>(t)] = std::min(lo, ofw);
-      end_col_[static_cast<std::size_t>(t)] = std::max(std::min(hi, ofw), std::min(lo, ofw));
-    }
-    // The widths a call can have: a whole block, the last block, and the blocks a tap clips (only
-    // those around the image's edges: the blocks in between are whole).
-    slot_of_width_.assign(static_cast<std::size_t>(w_step_ + 1), -1);
-    const std::int64_t last_block = (ofw - 1) / w_step_ * w_step_;
-    add_kernels(w_step_, tpp::BrgemmBatch::strided, bc * s.stride_w);
-    add_kernels(ofw - last_block, tpp::BrgemmBatch::strided, bc * s.stride_w);
-    for (std::size_t t = 0; t < first_col_.size(); ++t) {
-      const std::int64_t lo = first_col_[t], hi = end_col_[t];
-      if (lo >= hi) continue;
-      for (std::int64_t ow : {lo / w_step_ * w_step_, (hi - 1) / w_step_ * w_step_}) {
-        const std::int64_t width = std::min(ow + std::min(w_step_, ofw - ow), hi) - std::max(ow, lo);
-        add_kernels(width, tpp::BrgemmBatch::strided, bc * s.stride_w);
-      }
-    }
+    prepare_per_tap();
   } else {
-    // Slot 0: the whole step; slot 1: the last, shorter one (fewer rows, or fewer columns).
-    const std::int64_t taps = s.R * s.S;
-    const tpp::BrgemmBatch batch = taps == 1 ? tpp::BrgemmBatch::strided : tpp::BrgemmBatch::offsets;
-    const std::int64_t pitch = output_.padded_w(), hg = config_.h_in_gemm, ofh = s.ofh();
-    const std::int64_t tail_rows = ofh % hg, tail_cols = ofw % w_step_;
-    add_kernels((hg - 1) * pitch + w_step_, batch, bc * b_col_step_);
-    add_kernels(tail_rows > 0 ? (tail_rows - 1) * pitch + ofw : tail_cols > 0 ? tail_cols : w_step_, batch,
-                bc * b_col_step_);
-    if (taps > 1) {
-      const ActivationLayout& b = scratch_.images > 0 ? scratch_ : input_;
-      const std::int64_t entries = c_step_ * taps;
-      const std::uint64_t bytes = bytes_needed({entries, 2}, sizeof(std::int64_t));
-      require_memory("the batch-reduce offset tables", bytes);
-      allocating("the batch-reduce offset tables", bytes, [&] {
-        offsets_a_.reserve(static_cast<std::size_t>(entries));
-        offsets_b_.reserve(static_cast<std::size_t>(entries));
-        return 0;
-      });
-      for (std::int64_t cb = 0; cb < c_step_; ++cb) {
-        for (std::int64_t r = 0; r < s.R; ++r) {
-          for (std::int64_t t = 0; t < s.S; ++t) {
-            offsets_a_.push_back(filter_.offset(0, cb, r, t));
-            offsets_b_.push_back(b.offset(0, cb, r, t));
-          }
+    prepare_batch_reduce();
+  }
+}
+
+void ConvFwd::prepare_per_tap() {
+  const ConvShape& s = config_.shape;
+  const std::int64_t ldb = config_.bc * s.stride_w, ofw = s.ofw();
+  // Output column q reads input column q stride_w + s - pad_w, inside the image for q in
+  // [first_col_[s], end_col_[s]).
+  first_col_.resize(static_cast<std::size_t>(s.S));
+  end_col_.resize(first_col_.size());
+  for (std::int64_t t = 0; t < s.S; ++t) {
+    const std::int64_t lo = s.pad_w - t <= 0 ? 0 : (s.pad_w - t + s.stride_w - 1) / s.stride_w;
+    const std::int64_t hi = s.W + s.pad_w - t <= 0 ? 0 : (s.W + s.pad_w - t + s.stride_w - 1) / s.stride_w;
+    first_col_[static_cast<std::size_t>(t)] = std::min(lo, ofw);
+    end_col_[static_cast<std::size_t>(t)] = std::max(std::min(hi, ofw), std::min(lo, ofw));
+  }
+  // The widths a call can have: a whole step, the last step, and the steps a tap clips (only those
+  // at the image's edges: the steps in between are whole).
+  slot_of_width_.assign(static_cast<std::size_t>(w_step_ + 1), -1);
+  add_kernels(w_step_, tpp::BrgemmBatch::strided, ldb);
+  add_kernels(ofw - (ofw - 1) / w_step_ * w_step_, tpp::BrgemmBatch::strided, ldb);
+  for (std::size_t t = 0; t < first_col_.size(); ++t) {
+    const std::int64_t lo = first_col_[t], hi = end_col_[t];
+    if (lo >= hi) continue;
+    for (std::int64_t ow : {lo / w_step_ * w_step_, (hi - 1) / w_step_ * w_step_}) {
+      add_kernels(std::min(ow + std::min(w_step_, ofw - ow), hi) - std::max(ow, lo), tpp::BrgemmBatch::strided, ldb);
+    }
+  }
+}
+
+void ConvFwd::prepare_batch_reduce() {
+  const ConvShape& s = config_.shape;
+  const std::int64_t bc = config_.bc, ofw = s.ofw(), taps = s.R * s.S;
+  // Slot 0: the whole step; slot 1: the last, shorter one (fewer rows, or fewer columns).
+  const tpp::BrgemmBatch batch = taps == 1 ? tpp::BrgemmBatch::strided : tpp::BrgemmBatch::offsets;
+  const std::int64_t pitch = output_.padded_w(), hg = config_.h_in_gemm;
+  const std::int64_t tail_rows = s.ofh() % hg, tail_cols = ofw % w_step_;
+  add_kernels((hg - 1) * pitch + w_step_, batch, bc * b_col_step_);
+  add_kernels(tail_rows > 0 ? (tail_rows - 1) * pitch + ofw : tail_cols > 0 ? tail_cols : w_step_, batch,
+              bc * b_col_step_);
+  if (taps > 1) {
+    const ActivationLayout& b = scratch_.images > 0 ? scratch_ : input_;
+    const std::int64_t entries = c_step_ * taps;
+    const std::uint64_t bytes = bytes_needed({entries, 2}, sizeof(std::int64_t));
+    require_memory("the batch-reduce offset tables", bytes);
+    allocating("the batch-reduce offset tables", bytes, [&] {
+      offsets_a_.reserve(static_cast<std::size_t>(entries));
+      offsets_b_.reserve(static_cast<std::size_t>(entries));
+      return 0;
+    });
+    for (std::int64_t cb = 0; cb < c_step_; ++cb) {
+      for (std::int64_t r = 0; r < s.R; ++r) {
+        for (std::int64_t t = 0; t < s.S; ++t) {
+          offsets_a_.push_back(filter_.offset(0, cb, r, t));
+          offsets_b_.push_back(b.offset(0, cb, r, t));
         }
       }
     }
-    if (scratch_.images > 0) {
-      // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
-      // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
-      tpp::UnaryDesc row{.op = tpp::UnaryOp::copy};
-      if (config_.pack_input) {
-        row.m = bc, row.n = ofw, row.ld_in = bc * s.stride_w, row.ld_out = bc;
-      } else {
-        row.m = s.W * bc, row.n = 1, row.ld_in = row.m, row.ld_out = row.m;
-      }
-      prepare_kernel_.emplace(row);
-      prepare_loop_.emplace(make_block_loop<3>("ABC", {s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}));
+  }
+  if (scratch_.images > 0) {
+    // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
+    // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
+    tpp::UnaryDesc row{.op = tpp::UnaryOp::copy};
+    if (config_.pack_input) {
+      row.m = bc, row.n = ofw, row.ld_in = bc * s.stride_w, row.ld_out = bc;
+    } else {
+      row.m = s.W * bc, row.n = 1, row.ld_in = row.m, row.ld_out = row.m;
     }
+    prepare_kernel_.emplace(row);
+    prepare_loop_.emplace(make_block_loop<3>("ABC", {s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}));
   }
 }
 
@@ -273,7 +281,9 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
   if (width > INT32_MAX) {
     throw Error("one GEMM would span " + str(width) + " output pixels, more than a BRGEMM kernel takes");
   }
-  if (!slot_of_width_.empty()) slot_of_width_[static_cast<std::size_t>(width)] = static_cast<std::int32_t>(kernels_.size() / 4);
+  if (!slot_of_width_.empty()) {
+    slot_of_width_[static_cast<std::size_t>(width)] = static_cast<std::int32_t>(kernels_.size() / 4);
+  }
   for (int index = 0; index < 4; ++index) {
     const bool first = index & 2, last = index & 1;
     tpp::BrgemmDesc d;
@@ -351,7 +361,7 @@ void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout,
     args.offsets_a = offsets_a;
     args.offsets_b = offsets_b;
     args.bias = bias != nullptr ? bias + kb * bk : nullptr;
-    kernels_[static_cast<std::size_t>((rows < hg || cols < w_step ? 4 : 0) + (cb == 0 ? 2 : 0) + (last ? 1 : 0))](args);
+    kernel(rows < hg || cols < w_step ? 1 : 0, cb == 0, last)(args);
     if (last && zero_rims_now) zero_rims(output, n, kb, oh, rows, ow, cols);
   });
 }
@@ -374,7 +384,7 @@ void ConvFwd::run_per_tap(const float* input, const float* filter, const float* 
     args.count = 0;
     args.bias = bias != nullptr ? bias + kb * bk : nullptr;
     // An output block whose first tap does not cover it is zeroed first (beta = 0, nothing summed).
-    if (first && !whole) kernel(cols, true, false)(args);
+    if (first && !whole) kernel(width_slot(cols), true, false)(args);
     if (work) {
       args.a = filter + filter_.offset(kb, cb, r, t);
       args.b = input + input_.offset(n, cb, y, q0 * s.stride_w + t - s.pad_w);
@@ -382,13 +392,13 @@ void ConvFwd::run_per_tap(const float* input, const float* filter, const float* 
       args.count = std::min(c_step, Cb - cb);
       args.stride_a = stride_a;
       args.stride_b = stride_b;
-      kernel(q1 - q0, first && whole, last && whole)(args);
+      kernel(width_slot(q1 - q0), first && whole, last && whole)(args);
     }
     // ... and one whose last tap does not gets its epilogue in place (beta = 1, nothing summed).
     if (last && !whole && epilogue) {
       args.c = output + output_.offset(n, kb, oh, ow);
       args.count = 0;
-      kernel(cols, false, true)(args);
+      kernel(width_slot(cols), false, true)(args);
     }
   });
 }

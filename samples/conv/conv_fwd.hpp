@@ -97,11 +97,14 @@ class ConvFwd {
   std::string render_loop() const { return loop_.render(); }
 
  private:
-  // Per-tap mode: the kernel of a GEMM width, for the first chunk (beta = 0) / the last (epilogue).
-  const tpp::Brgemm& kernel(std::int64_t width, bool first, bool last) const {
-    return kernels_[static_cast<std::size_t>(slot_of_width_[static_cast<std::size_t>(width)] * 4 + (first ? 2 : 0) +
-                                             (last ? 1 : 0))];
+  // The kernel of a slot for the first chunk of an output block (beta = 0) / the last (epilogue).
+  const tpp::Brgemm& kernel(std::int64_t slot, bool first, bool last) const {
+    return kernels_[static_cast<std::size_t>(slot * 4 + (first ? 2 : 0) + (last ? 1 : 0))];
   }
+  std::int64_t width_slot(std::int64_t width) const { return slot_of_width_[static_cast<std::size_t>(width)]; }
+  void prepare_per_tap();
+  void prepare_batch_reduce();
+  // A slot of four kernels of `width` columns (in the per-tap mode, unless that width has one).
   void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb);
   void run_batch_reduce(const float* b, const ActivationLayout& b_layout, const float* filter, const float* bias,
                         float* output) const;

@@ -125,11 +125,13 @@ int run_allocated(const ConvFwd& conv, const RunSettings& settings) {
     const std::vector<float> ref_blocked = nchw_to_blocked(ref.data(), conv.output_layout());
     return Verdict{compare(output_blocked.data(), ref_blocked.data(), conv.output_layout().size()), tolerance};
   };
-  return measure_and_report(
-      settings, {.run = [&] { conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output_blocked.data()); },
-                 .flops = conv.flops(),
-                 .measure_tag = conv.measure_tag(settings.threads),
-                 .verify = verify});
+  const auto run = [&] {
+    conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output_blocked.data());
+  };
+  return measure_and_report(settings, {.run = run,
+                                       .flops = conv.flops(),
+                                       .measure_tag = conv.measure_tag(settings.threads),
+                                       .verify = verify});
 }
 
 int run(int argc, char** argv) {
