@@ -1,0 +1,144 @@
+// The forward convolution of PARLOOPER's conv_model_fwd.cpp, built the way a weft user builds it:
+// a ThreadedLoop<7> over PARLOOPER's logical loops whose body calls BRGEMM kernels on blocked
+// activations and filters (conv_layout.hpp).
+//
+//   ConvFwdConfig cfg;
+//   cfg.loop_string = "Afgbdced";
+//   cfg.shape = {.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
+//   const ConvFwd conv(cfg);                   // validates, generates kernels and the loop nest
+//   conv.run(input, filter, bias, output);     // conv.input_layout(), filter_layout(), output_layout()
+//
+// Loops: a = images, b = C blocks (step Cb / c_block: one batch-reduce chunk), c = K blocks
+// (blocked by k_block), d = output rows (step h_in_gemm, blocked by h_block), e = output columns
+// (step ofw / w_block), f = R, g = S. One body call computes a bk x (columns) output block:
+//
+// - Batch-reduce mode (physical padding, or no padding at all, or logical padding with
+//   input_padding_copy): f and g step by R and S, so one call reduces over the chunk's C blocks and
+//   every tap: strided over C blocks for 1x1 filters, over an offsets table of (C block, r, s)
+//   otherwise. The taps that fall into the padding read the rims' zeros.
+// - Per-tap mode (logical padding with padding and without input_padding_copy): the layouts have no
+//   rims, f and g step by 1, and a call reduces one tap over the chunk's C blocks, with the output
+//   columns clipped to those whose input pixel lies in the image and the rows outside it skipped.
+//   An output block whose first (or last) tap is clipped gets a count = 0 call that writes zero (or
+//   applies the bias / ReLU epilogue in place), so every output element is written exactly as the
+//   reference defines it, for any R, S, stride and padding.
+//
+// The first chunk of an output block (b, f, g all at 0) uses beta = 0 (its first touch), the last
+// one carries the fused bias and ReLU; the reduction loops must therefore run sequentially, in
+// order, on the thread that owns the block (the constructor refuses loop strings that would not).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <weft/parlooper/threaded_loop.hpp>
+#include <weft/tpp/brgemm.hpp>
+#include <weft/tpp/unary.hpp>
+
+#include "conv_args.hpp"
+#include "conv_layout.hpp"
+#include "sample_args.hpp"
+
+namespace weft::samples {
+
+// PARLOOPER's forward arguments after bk, with its defaults.
+struct ConvFwdConfig : ConvLoops {
+  std::int64_t h_block = 1;    // block size of loop d (output rows) at its outer occurrence
+  std::int64_t w_block = 1;    // the output columns are split into w_block GEMMs (step ceil(ofw / w_block))
+  std::int64_t c_block = 1;    // the C blocks are split into c_block batch-reduce chunks
+  std::int64_t k_block = 1;    // block size of loop c (K blocks) at its outer occurrence
+  std::int64_t h_in_gemm = 1;  // output rows per GEMM (over the output's padded row pitch)
+  bool pack_input = false;     // strided 1x1: gather the pixels read into a dense copy first
+  bool logical_padding = false;
+  bool input_padding_copy = false;  // logical padding: copy the input into a padded scratch per run
+  // PARLOOPER's pad_h_in pad_w_in pad_h_out pad_w_out, the rims the blocked input and output hold.
+  // They follow from logical_padding (physical: pad_h / pad_w; logical: 0): kFollowPadding takes
+  // that, and a value that contradicts it is refused (as PARLOOPER does).
+  static constexpr std::int64_t kFollowPadding = -1;
+  std::int64_t pad_h_in = kFollowPadding, pad_w_in = kFollowPadding;
+  std::int64_t pad_h_out = kFollowPadding, pad_w_out = kFollowPadding;
+  bool zero_output_rims = false;  // the run also writes zeros into the output's rims
+  bool with_bias = false;
+  bool with_relu = false;
+};
+
+class ConvFwd {
+ public:
+  // Throws weft::Error (LoopStringError for the loop_string) naming what is wrong.
+  explicit ConvFwd(ConvFwdConfig config);
+
+  // output = relu?(conv(input, filter) + bias?). input: input_layout() (its rims zero when it has
+  // any), filter: filter_layout(), bias: K rounded up to whole bk blocks (blocked_bias), read only
+  // with with_bias; output: output_layout(), whose rims (when it has any) are written with zeros
+  // with zero_output_rims and left unspecified without. Callable many times; not by two threads at
+  // once on one ConvFwd when it uses a scratch buffer (scratch_bytes() > 0).
+  void run(const float* input, const float* filter, const float* bias, float* output) const;
+
+  const ConvFwdConfig& config() const { return config_; }
+  const ActivationLayout& input_layout() const { return input_; }
+  const ActivationLayout& output_layout() const { return output_; }
+  const FilterLayout& filter_layout() const { return filter_; }
+  // Bytes of the scratch buffer run() allocates on its first call: the padded copy of the input
+  // (input_padding_copy) or the packed input (pack_input); 0 without.
+  std::uint64_t scratch_bytes() const;
+
+  double flops() const { return config_.shape.flops(); }
+  // Products summed per output element (the check's tolerance).
+  std::int64_t reduction_terms() const { return config_.shape.C * config_.shape.R * config_.shape.S; }
+  // "<loop_string>_hb=<h_block>_wb=<w_block>_cb=<c_block>_kb=<k_block>_hg=<h_in_gemm>_pu=<pack_input>
+  // _threads<T>": PARLOOPER's tag with our samples' thread suffix.
+  std::string measure_tag(int threads) const;
+  bool per_tap() const { return per_tap_; }
+  std::int64_t c_step() const { return c_step_; }  // C blocks per batch-reduce chunk
+  std::int64_t w_step() const { return w_step_; }  // output columns per GEMM
+  std::string render_loop() const { return loop_.render(); }
+
+ private:
+  // The kernel of a slot for the first chunk of an output block (beta = 0) / the last (epilogue).
+  const tpp::Brgemm& kernel(std::int64_t slot, bool first, bool last) const {
+    return kernels_[static_cast<std::size_t>(slot * 4 + (first ? 2 : 0) + (last ? 1 : 0))];
+  }
+  std::int64_t width_slot(std::int64_t width) const { return slot_of_width_[static_cast<std::size_t>(width)]; }
+  void prepare_per_tap();
+  void prepare_batch_reduce();
+  // A slot of four kernels of `width` columns (in the per-tap mode, unless that width has one).
+  void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb);
+  void run_batch_reduce(const float* b, const ActivationLayout& b_layout, const float* filter, const float* bias,
+                        float* output) const;
+  void run_per_tap(const float* input, const float* filter, const float* bias, float* output) const;
+  void zero_rims(float* output, std::int64_t n, std::int64_t kb, std::int64_t oh, std::int64_t rows,
+                 std::int64_t ow, std::int64_t cols) const;
+
+  ConvFwdConfig config_;
+  bool per_tap_ = false;
+  std::int64_t c_blocks_ = 0, c_step_ = 0, w_step_ = 0;
+  ActivationLayout input_, output_, scratch_;  // scratch_: the padded or packed input, when used
+  FilterLayout filter_;
+  std::int64_t b_row_step_ = 1, b_col_step_ = 1;  // input rows / columns per output row / column
+  std::vector<tpp::Brgemm> kernels_;
+  // Four kernels per slot ([first][last]). Batch-reduce mode: slot 0 the whole step, slot 1 the
+  // last, shorter one; per-tap mode: slot_of_width_[GEMM width] (-1: none).
+  std::vector<std::int32_t> slot_of_width_;
+  std::vector<std::int64_t> offsets_a_, offsets_b_;  // batch-reduce mode with R x S > 1
+  std::vector<std::int64_t> first_col_, end_col_;    // per-tap mode: output columns tap s reads in the image
+  std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
+  std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;
+  parlooper::ThreadedLoop<7> loop_;
+  mutable std::vector<float> scratch_buffer_;
+};
+
+// Reads weft-conv-fwd's command line into `config` (parse_conv_arguments, then PARLOOPER's
+// positions 14-29: h_block w_block c_block k_block h_in_gemm pack_input n_iters logical_padding
+// input_padding_copy pad_h_in pad_w_in pad_h_out pad_w_out zero_output_rims with_bias with_relu)
+// and returns the index of n_iters. Throws UsageError, also for "auto" (no tuner for it yet).
+std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& config, int argc, char** argv);
+
+inline constexpr const char* kConvFwdForm =
+    "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [h_block] [w_block] [c_block] [k_block] "
+    "[h_in_gemm] [pack_input] [n_iters] [logical_padding] [input_padding_copy] [pad_h_in] [pad_w_in] "
+    "[pad_h_out] [pad_w_out] [zero_output_rims] [with_bias] [with_relu]";
+
+}  // namespace weft::samples

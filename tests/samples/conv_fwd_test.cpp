@@ -1,0 +1,426 @@
+// The forward convolution sample (samples/conv/conv_fwd.hpp) against the double-precision
+// reference on small shapes: strides, paddings (physical, logical, logical with an input copy),
+// filters 1x1 to 7x7, a C = 3 first layer, remainders of every blocking, packing, several rows per
+// GEMM, bias and ReLU, the output rims, collapse and grid strings on 1-4 threads; and every refusal.
+#include "conv_fwd.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <weft/jit/error.hpp>
+
+#include "conv_reference.hpp"
+#include "run_program.hpp"
+#include "verification.hpp"
+
+namespace {
+
+using namespace weft::samples;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+struct Case {
+  std::string name = "";
+  std::string loops = "Abcdefg";
+  ConvShape shape;
+  std::int64_t bc = 4, bk = 4;
+  std::int64_t h_block = 1, w_block = 1, c_block = 1, k_block = 1, h_in_gemm = 1;
+  bool pack = false, logical = false, copy = false, rims = false, bias = false, relu = false;
+  int threads = 1;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+ConvFwdConfig config_of(const Case& c) {
+  ConvFwdConfig config;
+  config.loop_string = c.loops;
+  config.shape = c.shape;
+  config.bc = c.bc, config.bk = c.bk;
+  config.h_block = c.h_block, config.w_block = c.w_block, config.c_block = c.c_block, config.k_block = c.k_block;
+  config.h_in_gemm = c.h_in_gemm;
+  config.pack_input = c.pack, config.logical_padding = c.logical, config.input_padding_copy = c.copy;
+  config.zero_output_rims = c.rims, config.with_bias = c.bias, config.with_relu = c.relu;
+  return config;
+}
+
+ConvShape shape(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t k, std::int64_t rs, std::int64_t stride,
+                std::int64_t pad) {
+  return {.N = n, .H = hw, .W = hw, .C = c, .K = k, .R = rs, .S = rs, .stride_h = stride, .stride_w = stride,
+          .pad_h = pad, .pad_w = pad};
+}
+
+std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  fill_random(v.data(), count, seed);
+  return v;
+}
+
+struct Outcome {
+  ErrorNorms norms;
+  std::int64_t nonzero_rims = 0;
+  // Rim elements that differ from what the output held before the run (h_in_gemm > 1 writes the
+  // left and right rims of the rows its GEMMs span: then only the rows above and below count).
+  std::int64_t changed_rims = 0;
+  bool guard_intact = true;  // the floats past the output's end
+};
+
+constexpr float kGarbage = 777.0f;
+
+std::int64_t changed_rim_elements(const std::vector<float>& output, const ActivationLayout& l, bool rows_only) {
+  std::int64_t changed = 0;
+  for (std::int64_t n = 0; n < l.images; ++n)
+    for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb)
+      for (std::int64_t y = 0; y < l.padded_h(); ++y)
+        for (std::int64_t x = 0; x < l.padded_w(); ++x) {
+          const bool rim_row = y < l.pad_h || y >= l.pad_h + l.h, rim_col = x < l.pad_w || x >= l.pad_w + l.w;
+          if (!rim_row && (rows_only || !rim_col)) continue;
+          for (std::int64_t i = 0; i < l.channels.block; ++i)
+            changed += output[static_cast<std::size_t>(l.offset(n, cb, y, x) + i)] != kGarbage;
+        }
+  return changed;
+}
+
+// Runs the sample twice on random inputs (into an output full of garbage) and compares it with the
+// reference; counts the output's nonzero rim elements.
+Outcome run_against_reference(const ConvFwdConfig& config, int threads) {
+  omp_set_num_threads(threads);
+  const ConvFwd conv(config);
+  const ConvShape& s = config.shape;
+  const std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 21);
+  const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 22);
+  const std::vector<float> bias = random_floats(s.K, 23);
+  const std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
+  const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
+  const std::vector<float> bias_blocked = blocked_bias(bias.data(), config.k_blocking());
+  // Garbage in the output, and a guard past its end: nothing may read the one or write the other.
+  constexpr std::int64_t guard = 4096;
+  std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size() + guard), kGarbage);
+  conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
+  conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
+
+  std::vector<float> result(static_cast<std::size_t>(s.N * s.K * s.ofh() * s.ofw())), ref(result.size());
+  blocked_to_nchw(output.data(), result.data(), conv.output_layout());
+  conv_fwd_reference(s, input.data(), filter.data(), config.with_bias ? bias.data() : nullptr, config.with_relu,
+                     ref.data());
+  return {compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size())),
+          nonzero_rim_elements(output.data(), conv.output_layout()),
+          changed_rim_elements(output, conv.output_layout(), config.h_in_gemm > 1),
+          std::all_of(output.end() - guard, output.end(), [](float v) { return v == kGarbage; })};
+}
+
+class ConvFwdCases : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ConvFwdCases, MatchesReference) {
+  const Case& c = GetParam();
+  const ConvFwdConfig config = config_of(c);
+  const Outcome outcome = run_against_reference(config, c.threads);
+  EXPECT_TRUE(outcome.norms.passed(sum_tolerance(c.shape.C * c.shape.R * c.shape.S + 1)))
+      << outcome.norms.to_string();
+  if (c.rims) {
+    EXPECT_EQ(outcome.nonzero_rims, 0);
+  } else {
+    EXPECT_EQ(outcome.changed_rims, 0);
+  }
+  EXPECT_TRUE(outcome.guard_intact);
+}
+
+// A 3x3 stride 1 pad 1 layer of 2 images, 8 -> 8 channels in blocks of 4, 6 x 6 pixels.
+const ConvShape k3x3 = shape(2, 6, 8, 8, 3, 1, 1);
+
+INSTANTIATE_TEST_SUITE_P(
+    Physical, ConvFwdCases,
+    ::testing::Values(
+        Case{.name = "s1p1_3x3", .shape = k3x3, .threads = 2},
+        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = shape(1, 9, 8, 8, 3, 2, 1)},
+        Case{.name = "s1p0_3x3", .shape = shape(1, 7, 8, 4, 3, 1, 0)},
+        Case{.name = "s1p3_3x3", .shape = shape(1, 4, 4, 4, 3, 1, 3)},
+        Case{.name = "s1p0_1x1", .loops = "Afgbcecd", .shape = shape(2, 5, 8, 12, 1, 1, 0), .k_block = 2},
+        Case{.name = "s2p0_1x1", .loops = "Afgbdced", .shape = shape(1, 8, 8, 8, 1, 2, 0)},
+        Case{.name = "s2p1_1x1", .shape = shape(1, 7, 4, 4, 1, 2, 1)},
+        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = shape(1, 16, 3, 8, 7, 2, 3), .bc = 3,
+             .bk = 8, .threads = 2},
+        Case{.name = "channel_remainders", .shape = shape(1, 5, 5, 6, 3, 1, 1)},
+        Case{.name = "rectangular", .shape = {.N = 1, .H = 6, .W = 9, .C = 4, .K = 4, .R = 3, .S = 5, .stride_h = 2,
+                                              .stride_w = 1, .pad_h = 1, .pad_w = 2}},
+        Case{.name = "w_block_remainder", .shape = shape(1, 7, 4, 4, 3, 1, 1), .w_block = 3},
+        Case{.name = "w_block_even_split", .loops = "Afgbdced", .shape = shape(1, 7, 4, 4, 3, 1, 1), .w_block = 2},
+        Case{.name = "c_block_remainder", .loops = "Afgbdced", .shape = shape(1, 5, 12, 4, 3, 1, 1), .c_block = 2},
+        Case{.name = "c_block_1x1", .shape = shape(1, 4, 12, 4, 1, 1, 0), .c_block = 3},
+        Case{.name = "k_block_remainder", .loops = "Afgbcdce", .shape = shape(1, 5, 4, 12, 3, 1, 1), .k_block = 2},
+        Case{.name = "h_block_remainder", .loops = "Afgbdced", .shape = shape(1, 7, 4, 4, 3, 1, 1), .h_block = 3},
+        Case{.name = "h_in_gemm", .loops = "Afgbdced", .shape = shape(1, 8, 4, 4, 3, 1, 1), .h_block = 4,
+             .h_in_gemm = 2},
+        Case{.name = "h_in_gemm_remainder", .shape = shape(1, 7, 8, 4, 3, 1, 1), .c_block = 2, .h_in_gemm = 3},
+        Case{.name = "h_in_gemm_1x1", .shape = shape(2, 5, 4, 8, 1, 1, 0), .h_in_gemm = 5},
+        Case{.name = "pack_input", .loops = "Afgbdced", .shape = shape(2, 8, 8, 8, 1, 2, 0), .pack = true,
+             .threads = 2},
+        Case{.name = "pack_input_h_in_gemm", .shape = shape(1, 14, 8, 4, 1, 2, 0), .h_in_gemm = 3, .pack = true},
+        Case{.name = "pack_input_padded", .shape = shape(1, 7, 4, 4, 1, 2, 1), .pack = true},
+        Case{.name = "bias_relu", .shape = k3x3, .c_block = 2, .bias = true, .relu = true},
+        Case{.name = "bias_relu_1x1", .shape = shape(1, 4, 8, 8, 1, 1, 0), .bias = true, .relu = true},
+        Case{.name = "zero_rims", .shape = k3x3, .c_block = 2, .rims = true, .relu = true},
+        Case{.name = "zero_rims_parallel_columns", .loops = "abcdEfg", .shape = k3x3, .w_block = 3, .rims = true,
+             .threads = 3},
+        Case{.name = "zero_rims_h_in_gemm", .shape = shape(1, 7, 4, 4, 3, 1, 1), .h_in_gemm = 3, .rims = true},
+        Case{.name = "zero_rims_7x7", .shape = shape(1, 9, 3, 4, 7, 2, 3), .bc = 3, .w_block = 2, .rims = true},
+        Case{.name = "collapse", .loops = "ACDbefg", .shape = k3x3, .threads = 4},
+        Case{.name = "collapse_blocked", .loops = "ACDEbfgcd", .shape = shape(2, 6, 8, 12, 3, 1, 1), .h_block = 2,
+             .w_block = 2, .k_block = 2, .threads = 3},
+        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4},
+        Case{.name = "grid_rows_columns", .loops = "A{C:2}D{R:2}fgbce", .shape = k3x3, .relu = true, .threads = 4},
+        Case{.name = "reduction_outside_run", .loops = "bfgACDe", .shape = k3x3, .c_block = 2, .threads = 3},
+        Case{.name = "resnet_string", .loops = "A{C:2}C{R:2}fgbcde", .shape = shape(2, 7, 8, 8, 3, 1, 1),
+             .threads = 4}),
+    [](const auto& test) { return test.param.name; });
+
+INSTANTIATE_TEST_SUITE_P(
+    Logical, ConvFwdCases,
+    ::testing::Values(
+        Case{.name = "s1p1_3x3", .shape = k3x3, .logical = true, .threads = 2},
+        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = shape(1, 9, 8, 8, 3, 2, 1), .logical = true},
+        Case{.name = "s2p1_3x3_even", .shape = shape(1, 8, 4, 4, 3, 2, 1), .logical = true, .bias = true},
+        Case{.name = "s1p3_3x3_rows_without_taps", .shape = shape(1, 4, 4, 4, 3, 1, 3), .logical = true,
+             .bias = true, .relu = true},
+        Case{.name = "s1p2_5x5_w_block", .shape = shape(1, 7, 4, 4, 5, 1, 2), .w_block = 2, .logical = true,
+             .relu = true},
+        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = shape(1, 16, 3, 8, 7, 2, 3), .bc = 3,
+             .bk = 8, .logical = true, .bias = true, .relu = true, .threads = 2},
+        Case{.name = "s1p1_1x1", .shape = shape(1, 5, 4, 4, 1, 1, 1), .logical = true, .bias = true},
+        Case{.name = "rectangular", .shape = {.N = 1, .H = 6, .W = 9, .C = 5, .K = 6, .R = 3, .S = 5, .stride_h = 2,
+                                              .stride_w = 3, .pad_h = 1, .pad_w = 2},
+             .logical = true, .relu = true},
+        Case{.name = "c_block_remainder", .loops = "Afgbdced", .shape = shape(1, 5, 12, 4, 3, 1, 1), .c_block = 2,
+             .logical = true, .bias = true},
+        Case{.name = "taps_outer", .loops = "fgAbcde", .shape = k3x3, .logical = true, .relu = true, .threads = 2},
+        Case{.name = "unpadded", .shape = shape(1, 6, 4, 4, 1, 1, 0), .h_in_gemm = 2, .logical = true},
+        Case{.name = "input_copy", .loops = "Afgbdced", .shape = k3x3, .logical = true, .copy = true, .bias = true,
+             .threads = 2},
+        Case{.name = "input_copy_7x7", .shape = shape(1, 16, 3, 8, 7, 2, 3), .bc = 3, .bk = 8, .logical = true,
+             .copy = true, .relu = true},
+        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .logical = true, .bias = true,
+             .threads = 4}),
+    [](const auto& test) { return test.param.name; });
+
+TEST(ConvFwd, LayoutsFollowThePadding) {
+  ConvFwdConfig config = config_of({.shape = k3x3});
+  const ConvFwd physical(config);
+  EXPECT_EQ(physical.input_layout().pad_h, 1);
+  EXPECT_EQ(physical.output_layout().pad_w, 1);
+  EXPECT_EQ(physical.config().pad_h_out, 1);
+  EXPECT_FALSE(physical.per_tap());
+  EXPECT_EQ(physical.scratch_bytes(), 0u);
+  config.logical_padding = true;
+  const ConvFwd logical(config);
+  EXPECT_EQ(logical.input_layout().pad_h, 0);
+  EXPECT_EQ(logical.output_layout().pad_w, 0);
+  EXPECT_TRUE(logical.per_tap());
+  config.input_padding_copy = true;
+  const ConvFwd copy(config);
+  EXPECT_FALSE(copy.per_tap());
+  EXPECT_EQ(copy.scratch_bytes(), 2u * 2 * 8 * 8 * 4 * sizeof(float));
+  // Explicit rims that agree are taken.
+  config = config_of({.shape = k3x3});
+  config.pad_h_in = config.pad_w_in = config.pad_h_out = config.pad_w_out = 1;
+  EXPECT_NO_THROW(ConvFwd{config});
+}
+
+TEST(ConvFwd, StepsAndTag) {
+  const ConvFwd conv(config_of({.loops = "Afgbdced", .shape = shape(1, 7, 12, 4, 3, 1, 1), .h_block = 2,
+                                .w_block = 2, .c_block = 2, .k_block = 1}));
+  EXPECT_EQ(conv.c_step(), 2);  // 3 C blocks in 2 chunks: 2 + 1
+  EXPECT_EQ(conv.w_step(), 4);  // 7 columns in 2 GEMMs: 4 + 3
+  EXPECT_EQ(conv.measure_tag(2), "Afgbdced_hb=2_wb=2_cb=2_kb=1_hg=1_pu=0_threads2");
+  EXPECT_DOUBLE_EQ(conv.flops(), 2.0 * 12 * 4 * 9 * 7 * 7);
+}
+
+TEST(ConvFwd, ZeroOutputRimsLeavesThemZeroAndWithoutItTheyAreNotWritten) {
+  Case c{.shape = k3x3, .rims = true};
+  EXPECT_EQ(run_against_reference(config_of(c), 2).nonzero_rims, 0);
+  c.rims = false;  // the garbage the output started with stays: the test above can fail
+  EXPECT_GT(run_against_reference(config_of(c), 2).nonzero_rims, 0);
+}
+
+TEST(ConvFwd, RunRefusesNullBuffers) {
+  const ConvFwd conv(config_of({.shape = k3x3, .bias = true}));
+  std::vector<float> in(static_cast<std::size_t>(conv.input_layout().size()));
+  std::vector<float> w(static_cast<std::size_t>(conv.filter_layout().size()));
+  std::vector<float> out(static_cast<std::size_t>(conv.output_layout().size()));
+  EXPECT_THAT([&] { conv.run(in.data(), w.data(), nullptr, out.data()); },
+              ThrowsMessage<weft::Error>(HasSubstr("null bias")));
+  EXPECT_THAT([&] { conv.run(nullptr, w.data(), in.data(), out.data()); },
+              ThrowsMessage<weft::Error>(HasSubstr("null input")));
+}
+
+// The constructor's refusal of `c`, or "" when it accepts it.
+std::string refusal(const Case& c) {
+  try {
+    const ConvFwd conv(config_of(c));
+  } catch (const weft::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConvFwd, RefusesLoopStringsThatRace) {
+  // b is the reduction over C blocks: parallel with 2 chunks would race.
+  EXPECT_THAT(refusal({.loops = "aBcdefg", .shape = k3x3, .c_block = 2}), HasSubstr("loop 'b'"));
+  EXPECT_EQ(refusal({.loops = "aBcdefg", .shape = k3x3}), "");  // one chunk: nothing to race
+  // f and g step over the taps in the per-tap mode only.
+  EXPECT_THAT(refusal({.loops = "abcdeFg", .shape = k3x3, .logical = true}), HasSubstr("loop 'f'"));
+  EXPECT_EQ(refusal({.loops = "abcdeFg", .shape = k3x3}), "");
+  EXPECT_THAT(refusal({.loops = "abcdefG{R:2}", .shape = k3x3, .logical = true}), HasSubstr("loop 'g'"));
+  // A reduction outside a run that deals its iterations anew on every entry.
+  EXPECT_THAT(refusal({.loops = "bAcdefg@schedule(dynamic)", .shape = k3x3, .c_block = 2}),
+              HasSubstr("static schedule"));
+  EXPECT_EQ(refusal({.loops = "bAcdefg@schedule(static,1)", .shape = k3x3, .c_block = 2}), "");
+  EXPECT_EQ(refusal({.loops = "Abcdefg@schedule(dynamic)", .shape = k3x3, .c_block = 2}), "");
+}
+
+TEST(ConvFwd, RefusesWhatCannotBeComputed) {
+  const ConvShape s2 = shape(1, 9, 8, 8, 3, 2, 1);
+  EXPECT_THAT(refusal({.shape = s2, .h_in_gemm = 2}), HasSubstr("row pitch"));
+  EXPECT_THAT(refusal({.shape = shape(1, 8, 4, 4, 1, 2, 0), .h_in_gemm = 2}), HasSubstr("row pitch"));
+  EXPECT_THAT(refusal({.shape = shape(1, 7, 4, 4, 1, 2, 1), .h_in_gemm = 2, .pack = true}), HasSubstr("row pitch"));
+  EXPECT_THAT(refusal({.shape = k3x3, .w_block = 2, .h_in_gemm = 2}), HasSubstr("w_block = 1"));
+  EXPECT_THAT(refusal({.shape = k3x3, .h_in_gemm = 2, .logical = true}), HasSubstr("h_in_gemm = 1"));
+  EXPECT_THAT(refusal({.shape = k3x3, .h_in_gemm = 7}), HasSubstr("only 6"));
+  EXPECT_THAT(refusal({.shape = k3x3, .pack = true}), HasSubstr("nothing to pack"));
+  EXPECT_THAT(refusal({.shape = shape(1, 6, 4, 4, 1, 1, 1), .pack = true, .logical = true}),
+              HasSubstr("physical padding"));
+  EXPECT_THAT(refusal({.shape = shape(1, 6, 4, 4, 1, 1, 0), .pack = true, .logical = true, .copy = true}),
+              HasSubstr("do not go together"));
+  EXPECT_THAT(refusal({.shape = k3x3, .copy = true}), HasSubstr("logical_padding = 1"));
+  EXPECT_THAT(refusal({.shape = k3x3, .c_block = 3}), HasSubstr("at most 2"));
+  EXPECT_THAT(refusal({.shape = k3x3, .w_block = 7}), HasSubstr("at most 6"));
+  EXPECT_THAT(refusal({.shape = k3x3, .k_block = 0}), HasSubstr("k_block must be positive"));
+  EXPECT_THAT(refusal({.shape = k3x3, .bc = 0}), HasSubstr("bc"));
+  // h_block blocks loop d, which steps by h_in_gemm; unused when d appears once (PARLOOPER's
+  // scripts pass h_block 1 with h_in_gemm 4).
+  EXPECT_THAT(refusal({.loops = "Adbcdefg", .shape = shape(1, 8, 4, 4, 3, 1, 1), .h_block = 3, .h_in_gemm = 2}),
+              HasSubstr("multiple of h_in_gemm"));
+  EXPECT_EQ(refusal({.shape = shape(1, 8, 4, 4, 3, 1, 1), .h_block = 1, .h_in_gemm = 4}), "");
+  EXPECT_THAT(refusal({.loops = "a[0,1,]bcdefg", .shape = k3x3}), HasSubstr("inline bounds"));
+  EXPECT_EQ(refusal({.loops = "Ac[,,,(2)]cbdefg", .shape = shape(1, 6, 4, 16, 3, 1, 1)}), "");
+  EXPECT_THAT(refusal({.loops = "Abcdef", .shape = k3x3}), HasSubstr("g"));
+}
+
+TEST(ConvFwd, RefusesRimsThatContradictThePadding) {
+  ConvFwdConfig config = config_of({.shape = k3x3, .logical = true});
+  config.pad_h_in = 1;
+  EXPECT_THAT([&] { ConvFwd{config}; }, ThrowsMessage<weft::Error>(HasSubstr("pad_h_in = 1 contradicts")));
+  config = config_of({.shape = k3x3});
+  config.pad_w_out = 0;
+  EXPECT_THAT([&] { ConvFwd{config}; }, ThrowsMessage<weft::Error>(HasSubstr("pass 1")));
+}
+
+// argv from words, for parse_conv_fwd_arguments.
+struct Argv {
+  explicit Argv(std::vector<std::string> words) : words_(std::move(words)) {
+    words_.insert(words_.begin(), "weft-conv-fwd");
+    for (std::string& w : words_) pointers_.push_back(w.data());
+  }
+  int argc() { return static_cast<int>(pointers_.size()); }
+  char** argv() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> words_;
+  std::vector<char*> pointers_;
+};
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (start < line.size()) {
+    const std::size_t end = line.find(' ', start);
+    words.push_back(line.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return words;
+}
+
+ConvFwdConfig parsed(const std::string& line, std::size_t* n_iters_index = nullptr) {
+  SampleArgs args;
+  ConvFwdConfig config;
+  Argv argv(split(line));
+  const std::size_t index = parse_conv_fwd_arguments(args, config, argv.argc(), argv.argv());
+  if (n_iters_index != nullptr) *n_iters_index = index;
+  return config;
+}
+
+TEST(ConvFwdArguments, TakesParloopersLines) {
+  // run_conv_fwd_sc23_spr_gcc_iomp.sh: up to n_iters.
+  std::size_t n_iters = 0;
+  ConvFwdConfig c = parsed("Afgbdced 56 56 56 64 64 3 3 1 1 1 1 64 64 14 1 1 1 1 0 1000", &n_iters);
+  EXPECT_EQ(c.loop_string, "Afgbdced");
+  EXPECT_EQ(c.shape.N, 56);
+  EXPECT_EQ(c.bk, 64);
+  EXPECT_EQ(c.h_block, 14);
+  EXPECT_EQ(n_iters, 20u);
+  EXPECT_EQ(c.pad_h_in, ConvFwdConfig::kFollowPadding);
+  EXPECT_FALSE(c.logical_padding);
+  // All 30 arguments.
+  c = parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 2 3 1 2 1 0 5 1 1 0 0 0 0 1 1 1");
+  EXPECT_EQ(c.w_block, 3);
+  EXPECT_EQ(c.k_block, 2);
+  EXPECT_TRUE(c.logical_padding && c.input_padding_copy && c.zero_output_rims && c.with_bias && c.with_relu);
+  EXPECT_EQ(c.pad_w_out, 0);
+  // The prefix alone.
+  c = parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4");
+  EXPECT_EQ(c.h_in_gemm, 1);
+  EXPECT_FALSE(c.pack_input);
+}
+
+TEST(ConvFwdArguments, RefusesAutoAndBadArguments) {
+  EXPECT_THAT([] { parsed("auto 1 56 56 64 64 3 3 1 1 1 1"); },
+              ThrowsMessage<UsageError>(HasSubstr("weft-tune conv")));
+  EXPECT_THAT([] { parsed("auto"); }, ThrowsMessage<UsageError>(HasSubstr("weft-tune conv")));
+  EXPECT_THAT([] { parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 0 5 0 0 0 0 0 0 0 0 0 7"); },
+              ThrowsMessage<UsageError>(HasSubstr("argument 31")));
+  EXPECT_THAT([] { parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 2"); },
+              ThrowsMessage<UsageError>(HasSubstr("pack_input")));
+  EXPECT_THAT([] { parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4"); }, ThrowsMessage<UsageError>(HasSubstr("bk")));
+}
+
+#ifdef WEFT_CONV_FWD_PATH
+// The program: PARLOOPER's argument lines, the MEASURE tag, the exit status of a refusal.
+weft::test::ProgramResult run_program(const std::string& args) {
+  return weft::test::run_program("'" WEFT_CONV_FWD_PATH "' " + args + " --threads 2 --warmup 0", "weft_conv_fwd");
+}
+
+TEST(ConvFwdProgram, RunsParloopersLinesAndChecksThem) {
+  const auto plain = run_program("Afgbdced 2 8 8 8 8 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2");
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("check: PASSED"));
+  EXPECT_THAT(plain.out, HasSubstr("conversion: input NCHW -> blocked"));
+  EXPECT_THAT(plain.out, HasSubstr(" Afgbdced_hb=1_wb=1_cb=1_kb=1_hg=1_pu=0_threads2\n"));
+  // All 30 arguments: logical padding with the input copy, rims, bias and ReLU.
+  const auto full = run_program("A{R:2}C{C:1}fgbde 2 9 9 5 6 3 3 2 2 1 1 4 4 1 2 2 1 1 0 2 1 1 0 0 0 0 1 1 1");
+  EXPECT_EQ(full.status, 0) << full.err;
+  EXPECT_THAT(full.out, HasSubstr("check: PASSED"));
+  const auto rims = run_program("Abcdefg 1 7 7 4 4 3 3 1 1 1 1 4 4 1 1 1 1 7 0 2 0 0 1 1 1 1 1 1 1");
+  EXPECT_EQ(rims.status, 0) << rims.err;
+  EXPECT_THAT(rims.out, HasSubstr("output rims: 0 elements not zero"));
+  EXPECT_THAT(rims.out, HasSubstr("check: PASSED"));
+}
+
+TEST(ConvFwdProgram, RefusesWithStatusTwo) {
+  for (const char* args : {"auto 1 8 8 4 4 3 3 1 1 1 1",                                    // no tuner yet
+                           "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2 1 0 1",          // pad_h_in vs logical
+                           "aBcdefg 1 8 8 8 4 3 3 1 1 1 1 4 4 1 1 2 1 1 0 2",                // parallel reduction
+                           "Abcdefg 1 8 8 4 4 3 3 2 2 1 1 4 4 1 1 1 1 2 0 2"}) {             // h_in_gemm, stride 2
+    const auto refused = run_program(args);
+    EXPECT_EQ(refused.status, 2) << args << "\n" << refused.out;
+    EXPECT_THAT(refused.err, HasSubstr("weft-conv-fwd: ")) << args;
+  }
+}
+#endif
+
+}  // namespace
