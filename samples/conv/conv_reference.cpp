@@ -20,6 +20,18 @@ TapRange taps(std::int64_t p, std::int64_t stride, std::int64_t pad, std::int64_
   return {first, last};
 }
 
+// Calls visit(r, s, i) for every tap (r, s) of output pixel (p, q) that lies inside the image,
+// with i the index of the input pixel it reads within one H x W plane.
+template <class Visit>
+void for_each_tap(const ConvShape& sh, std::int64_t p, std::int64_t q, Visit&& visit) {
+  const TapRange rr = taps(p, sh.stride_h, sh.pad_h, sh.R, sh.H);
+  const TapRange sr = taps(q, sh.stride_w, sh.pad_w, sh.S, sh.W);
+  for (std::int64_t r = rr.first; r < rr.last; ++r) {
+    const std::int64_t row = (p * sh.stride_h + r - sh.pad_h) * sh.W + q * sh.stride_w - sh.pad_w;
+    for (std::int64_t s = sr.first; s < sr.last; ++s) visit(r, s, row + s);
+  }
+}
+
 }  // namespace
 
 void conv_fwd_reference(const ConvShape& sh, const float* input, const float* filter, const float* bias, bool relu,
@@ -33,14 +45,11 @@ void conv_fwd_reference(const ConvShape& sh, const float* input, const float* fi
         const float* in = input + (n * sh.C + c) * sh.H * sh.W;
         const float* w = filter + (k * sh.C + c) * sh.R * sh.S;
         for (std::int64_t p = 0; p < P; ++p) {
-          const TapRange rr = taps(p, sh.stride_h, sh.pad_h, sh.R, sh.H);
           for (std::int64_t q = 0; q < Q; ++q) {
-            const TapRange sr = taps(q, sh.stride_w, sh.pad_w, sh.S, sh.W);
             double sum = 0;
-            for (std::int64_t r = rr.first; r < rr.last; ++r) {
-              const std::int64_t row = (p * sh.stride_h + r - sh.pad_h) * sh.W + q * sh.stride_w - sh.pad_w;
-              for (std::int64_t s = sr.first; s < sr.last; ++s) sum += double(in[row + s]) * double(w[r * sh.S + s]);
-            }
+            for_each_tap(sh, p, q, [&](std::int64_t r, std::int64_t s, std::int64_t i) {
+              sum += double(in[i]) * double(w[r * sh.S + s]);
+            });
             acc[static_cast<std::size_t>(p * Q + q)] += sum;
           }
         }
@@ -65,15 +74,11 @@ void conv_bwd_data_reference(const ConvShape& sh, const float* grad_output, cons
         const float* go = grad_output + (n * sh.K + k) * P * Q;
         const float* w = filter + (k * sh.C + c) * sh.R * sh.S;
         for (std::int64_t p = 0; p < P; ++p) {
-          const TapRange rr = taps(p, sh.stride_h, sh.pad_h, sh.R, sh.H);
           for (std::int64_t q = 0; q < Q; ++q) {
-            const TapRange sr = taps(q, sh.stride_w, sh.pad_w, sh.S, sh.W);
             const double g = go[p * Q + q];
-            for (std::int64_t r = rr.first; r < rr.last; ++r) {
-              const std::int64_t row = (p * sh.stride_h + r - sh.pad_h) * sh.W + q * sh.stride_w - sh.pad_w;
-              for (std::int64_t s = sr.first; s < sr.last; ++s)
-                acc[static_cast<std::size_t>(row + s)] += g * double(w[r * sh.S + s]);
-            }
+            for_each_tap(sh, p, q, [&](std::int64_t r, std::int64_t s, std::int64_t i) {
+              acc[static_cast<std::size_t>(i)] += g * double(w[r * sh.S + s]);
+            });
           }
         }
       }
@@ -94,15 +99,11 @@ void conv_bwd_weights_reference(const ConvShape& sh, const float* input, const f
         const float* in = input + (n * sh.C + c) * sh.H * sh.W;
         const float* go = grad_output + (n * sh.K + k) * P * Q;
         for (std::int64_t p = 0; p < P; ++p) {
-          const TapRange rr = taps(p, sh.stride_h, sh.pad_h, sh.R, sh.H);
           for (std::int64_t q = 0; q < Q; ++q) {
-            const TapRange sr = taps(q, sh.stride_w, sh.pad_w, sh.S, sh.W);
             const double g = go[p * Q + q];
-            for (std::int64_t r = rr.first; r < rr.last; ++r) {
-              const std::int64_t row = (p * sh.stride_h + r - sh.pad_h) * sh.W + q * sh.stride_w - sh.pad_w;
-              for (std::int64_t s = sr.first; s < sr.last; ++s)
-                acc[static_cast<std::size_t>(r * sh.S + s)] += g * double(in[row + s]);
-            }
+            for_each_tap(sh, p, q, [&](std::int64_t r, std::int64_t s, std::int64_t i) {
+              acc[static_cast<std::size_t>(r * sh.S + s)] += g * double(in[i]);
+            });
           }
         }
       }

@@ -19,8 +19,12 @@
 #include "conv_layout.hpp"
 #include "conv_reference.hpp"
 #include "verification.hpp"
+#include "conv_test_support.hpp"
 
 namespace {
+
+using weft::samples::test::random_floats;
+using weft::samples::test::square_shape;
 
 using namespace weft::samples;
 using ::testing::HasSubstr;
@@ -47,17 +51,7 @@ ConvBwdConfig config_of(const Case& c) {
   return config;
 }
 
-ConvShape shape(std::int64_t N, std::int64_t HW, std::int64_t C, std::int64_t K, std::int64_t RS, std::int64_t stride,
-                std::int64_t pad) {
-  return {.N = N, .H = HW, .W = HW, .C = C, .K = K, .R = RS, .S = RS, .stride_h = stride, .stride_w = stride,
-          .pad_h = pad, .pad_w = pad};
-}
 
-std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
-  std::vector<float> v(static_cast<std::size_t>(count));
-  fill_random(v.data(), count, seed);
-  return v;
-}
 
 struct Outcome {
   ErrorNorms norms;
@@ -111,63 +105,63 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, ConvBwdCases,
     ::testing::Values(
         // Stride 1: the gather, "same" convolutions as PARLOOPER's, and the shapes beyond them.
-        Case{"same3x3", "Abcdefg", shape(2, 6, 16, 16, 3, 1, 1), 8, 8},
-        Case{"pointwise", "Abcdefg", shape(2, 5, 16, 24, 1, 1, 0), 8, 8},
-        Case{"valid3x3", "Abcdefg", shape(1, 7, 8, 8, 3, 1, 0), 8, 8},              // grad_output rims 2
-        Case{"pad3_3x3", "Abcdefg", shape(1, 4, 8, 8, 3, 1, 3), 8, 8},              // pad > R - 1
-        Case{"pad1_1x1", "Abcdefg", shape(1, 4, 8, 8, 1, 1, 1), 8, 8},
-        Case{"same7x7", "Abcdefg", shape(1, 9, 8, 8, 7, 1, 3), 8, 8},
+        Case{"same3x3", "Abcdefg", square_shape(2, 6, 16, 16, 3, 1, 1), 8, 8},
+        Case{"pointwise", "Abcdefg", square_shape(2, 5, 16, 24, 1, 1, 0), 8, 8},
+        Case{"valid3x3", "Abcdefg", square_shape(1, 7, 8, 8, 3, 1, 0), 8, 8},              // grad_output rims 2
+        Case{"pad3_3x3", "Abcdefg", square_shape(1, 4, 8, 8, 3, 1, 3), 8, 8},              // pad > R - 1
+        Case{"pad1_1x1", "Abcdefg", square_shape(1, 4, 8, 8, 1, 1, 1), 8, 8},
+        Case{"same7x7", "Abcdefg", square_shape(1, 9, 8, 8, 7, 1, 3), 8, 8},
         Case{"rect", "Abcdefg", {.N = 1, .H = 6, .W = 5, .C = 8, .K = 8, .R = 3, .S = 1, .pad_h = 1}, 8, 8},
-        Case{"channel_remainders", "Abcdefg", shape(2, 5, 10, 13, 3, 1, 1), 4, 8},
-        Case{"first_layer_c3", "Abcdefg", shape(1, 6, 3, 16, 3, 1, 1), 3, 8},
-        Case{"w_block_remainder", "Abcdefg", shape(1, 7, 8, 8, 3, 1, 1), 8, 8, 1, 2},
-        Case{"w_block_all", "Abcdefg", shape(1, 5, 8, 8, 3, 1, 1), 8, 8, 1, 5},
-        Case{"h_in_gemm", "Abcdefg", shape(1, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2},
-        Case{"h_in_gemm_remainder", "Abcdefg", shape(2, 7, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 3},
-        Case{"h_in_gemm_1x1", "Abcdefg", shape(1, 5, 8, 8, 1, 1, 0), 8, 8, 1, 1, 1, 1, 5},
-        Case{"h_in_gemm_1x1_pad", "Abcdefg", shape(1, 4, 8, 8, 1, 1, 1), 8, 8, 1, 1, 1, 1, 3},
-        Case{"k_block_remainder", "Abcdefg", shape(1, 5, 8, 40, 3, 1, 1), 8, 8, 1, 1, 1, 2},
-        Case{"k_block_each", "Abcdefg", shape(1, 5, 8, 24, 3, 1, 1), 8, 8, 1, 1, 1, 3},
-        Case{"c_block_remainder", "aBbcdefg", shape(1, 5, 24, 8, 3, 1, 1), 8, 8, 1, 1, 2},
-        Case{"h_block", "aBdcdefg", shape(1, 7, 8, 16, 3, 1, 1), 8, 8, 4, 1, 1, 1, 2, 3},
-        Case{"collapse", "ABcdefg", shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 3},
-        Case{"collapse_rows", "abcDEfg", shape(1, 6, 8, 16, 3, 1, 1), 8, 8, 1, 2, 1, 2, 1, 4},
-        Case{"parallel_single_chunk", "abCdefg", shape(1, 5, 8, 16, 3, 1, 1), 8, 8},
-        Case{"grid", "A{R:2}B{C:2}cdefg", shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 4},
-        Case{"grid_rows", "A{R:2}D{C:2}bcefg", shape(2, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2, 4},
-        Case{"parlooper_afgbdced", "Afgbdced", shape(2, 6, 16, 16, 3, 1, 1), 8, 8, 2, 1, 1, 2, 1, 3},
-        Case{"one_thread", "bcdefga", shape(1, 4, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 1},
-        Case{"images_per_thread", "Abcdefg", shape(3, 4, 16, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 1},
-        Case{"images_inside_c_blocks", "BAcdefg", shape(3, 4, 24, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
-        Case{"rows_outside_chunks", "Adbcefg", shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
+        Case{"channel_remainders", "Abcdefg", square_shape(2, 5, 10, 13, 3, 1, 1), 4, 8},
+        Case{"first_layer_c3", "Abcdefg", square_shape(1, 6, 3, 16, 3, 1, 1), 3, 8},
+        Case{"w_block_remainder", "Abcdefg", square_shape(1, 7, 8, 8, 3, 1, 1), 8, 8, 1, 2},
+        Case{"w_block_all", "Abcdefg", square_shape(1, 5, 8, 8, 3, 1, 1), 8, 8, 1, 5},
+        Case{"h_in_gemm", "Abcdefg", square_shape(1, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2},
+        Case{"h_in_gemm_remainder", "Abcdefg", square_shape(2, 7, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 3},
+        Case{"h_in_gemm_1x1", "Abcdefg", square_shape(1, 5, 8, 8, 1, 1, 0), 8, 8, 1, 1, 1, 1, 5},
+        Case{"h_in_gemm_1x1_pad", "Abcdefg", square_shape(1, 4, 8, 8, 1, 1, 1), 8, 8, 1, 1, 1, 1, 3},
+        Case{"k_block_remainder", "Abcdefg", square_shape(1, 5, 8, 40, 3, 1, 1), 8, 8, 1, 1, 1, 2},
+        Case{"k_block_each", "Abcdefg", square_shape(1, 5, 8, 24, 3, 1, 1), 8, 8, 1, 1, 1, 3},
+        Case{"c_block_remainder", "aBbcdefg", square_shape(1, 5, 24, 8, 3, 1, 1), 8, 8, 1, 1, 2},
+        Case{"h_block", "aBdcdefg", square_shape(1, 7, 8, 16, 3, 1, 1), 8, 8, 4, 1, 1, 1, 2, 3},
+        Case{"collapse", "ABcdefg", square_shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 3},
+        Case{"collapse_rows", "abcDEfg", square_shape(1, 6, 8, 16, 3, 1, 1), 8, 8, 1, 2, 1, 2, 1, 4},
+        Case{"parallel_single_chunk", "abCdefg", square_shape(1, 5, 8, 16, 3, 1, 1), 8, 8},
+        Case{"grid", "A{R:2}B{C:2}cdefg", square_shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 4},
+        Case{"grid_rows", "A{R:2}D{C:2}bcefg", square_shape(2, 6, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 2, 4},
+        Case{"parlooper_afgbdced", "Afgbdced", square_shape(2, 6, 16, 16, 3, 1, 1), 8, 8, 2, 1, 1, 2, 1, 3},
+        Case{"one_thread", "bcdefga", square_shape(1, 4, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 1},
+        Case{"images_per_thread", "Abcdefg", square_shape(3, 4, 16, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 1},
+        Case{"images_inside_c_blocks", "BAcdefg", square_shape(3, 4, 24, 16, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
+        Case{"rows_outside_chunks", "Adbcefg", square_shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2},
         // Strides > 1 with a 1x1 filter: scatter, pixels no output reads from are zero.
-        Case{"s2_1x1", "Abcdefg", shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1},
-        Case{"s2_1x1_even", "ABcdefg", shape(1, 8, 8, 16, 1, 2, 0), 8, 8, 1, 2, 1, 2, 1, 3, P::scatter_1x1},
-        Case{"s3_1x1_pad", "abcDEfg", shape(1, 7, 8, 8, 1, 3, 1), 8, 8, 1, 2, 1, 1, 1, 4, P::scatter_1x1},
-        Case{"s2_1x1_remainders", "Abcdefg", shape(1, 9, 10, 13, 1, 2, 0), 4, 8, 1, 2, 1, 2, 1, 2, P::scatter_1x1},
+        Case{"s2_1x1", "Abcdefg", square_shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1},
+        Case{"s2_1x1_even", "ABcdefg", square_shape(1, 8, 8, 16, 1, 2, 0), 8, 8, 1, 2, 1, 2, 1, 3, P::scatter_1x1},
+        Case{"s3_1x1_pad", "abcDEfg", square_shape(1, 7, 8, 8, 1, 3, 1), 8, 8, 1, 2, 1, 1, 1, 4, P::scatter_1x1},
+        Case{"s2_1x1_remainders", "Abcdefg", square_shape(1, 9, 10, 13, 1, 2, 0), 4, 8, 1, 2, 1, 2, 1, 2, P::scatter_1x1},
         Case{"mixed_1x1", "Abcdefg", {.N = 1, .H = 5, .W = 6, .C = 8, .K = 8, .stride_w = 2}, 8, 8, 1, 1, 1, 1, 1, 2,
              P::scatter_1x1},
         // Strides > 1 with R x S filters: per-tap scatter.
-        Case{"s2_3x3", "Abcdefg", shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
-        Case{"s2_3x3_blocks", "Afgbcde", shape(1, 8, 16, 24, 3, 2, 1), 8, 8, 1, 2, 1, 2, 1, 2, P::scatter_taps},
-        Case{"s2_7x7_c3", "Abcdefg", shape(1, 12, 3, 16, 7, 2, 3), 3, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
-        Case{"s2_3x3_pad0", "aBcdefg", shape(1, 8, 8, 8, 3, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
+        Case{"s2_3x3", "Abcdefg", square_shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
+        Case{"s2_3x3_blocks", "Afgbcde", square_shape(1, 8, 16, 24, 3, 2, 1), 8, 8, 1, 2, 1, 2, 1, 2, P::scatter_taps},
+        Case{"s2_7x7_c3", "Abcdefg", square_shape(1, 12, 3, 16, 7, 2, 3), 3, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
+        Case{"s2_3x3_pad0", "aBcdefg", square_shape(1, 8, 8, 8, 3, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
         // R <= stride: rows and columns of distinct iterations never meet, so d..g may run in
         // parallel (grad_input is then zeroed by a loop of its own).
-        Case{"s2_2x2_parallel", "abcDEFG", shape(1, 8, 8, 8, 2, 2, 0), 8, 8, 1, 1, 1, 1, 1, 4, P::scatter_taps},
-        Case{"s3_3x3_parallel", "abcDGef", shape(2, 9, 8, 8, 3, 3, 1), 8, 8, 1, 1, 1, 1, 1, 3, P::scatter_taps}),
+        Case{"s2_2x2_parallel", "abcDEFG", square_shape(1, 8, 8, 8, 2, 2, 0), 8, 8, 1, 1, 1, 1, 1, 4, P::scatter_taps},
+        Case{"s3_3x3_parallel", "abcDGef", square_shape(2, 9, 8, 8, 3, 3, 1), 8, 8, 1, 1, 1, 1, 1, 3, P::scatter_taps}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
 
 TEST(ConvBwd, GradOutputRimsAreTheFullCorrelationsBorder) {
   ConvBwdConfig c;
-  c.shape = shape(1, 8, 8, 8, 3, 1, 0);
+  c.shape = square_shape(1, 8, 8, 8, 3, 1, 0);
   c.bc = c.bk = 8;
   EXPECT_EQ(ConvBwd(c).grad_output_layout().pad_h, 2);  // valid 3x3: R - 1 - pad
-  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  c.shape = square_shape(1, 8, 8, 8, 3, 1, 1);
   EXPECT_EQ(ConvBwd(c).grad_output_layout().pad_w, 1);  // same: PARLOOPER's pad_out = pad
-  c.shape = shape(1, 8, 8, 8, 3, 1, 3);
+  c.shape = square_shape(1, 8, 8, 8, 3, 1, 3);
   EXPECT_EQ(ConvBwd(c).grad_output_layout().pad_h, 0);  // pad > R - 1: reads start inside
-  c.shape = shape(1, 8, 8, 8, 3, 2, 1);
+  c.shape = square_shape(1, 8, 8, 8, 3, 2, 1);
   const ConvBwd strided(c);
   EXPECT_EQ(strided.grad_output_layout().pad_h, 0);  // the scatter reads real pixels only
   EXPECT_EQ(strided.grad_input_layout().pad_h, 1);   // the forward input's layout
@@ -177,7 +171,7 @@ TEST(ConvBwd, GradOutputRimsAreTheFullCorrelationsBorder) {
 
 TEST(ConvBwd, TransposesPerChunkWhenChunksAreOutsideThePixels) {
   ConvBwdConfig c;
-  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  c.shape = square_shape(1, 8, 8, 8, 3, 1, 1);
   c.bc = c.bk = 8;
   for (const char* s : {"Abcdefg", "ABcdefg", "bcadefg", "A{R:2}B{C:2}cdefg", "acbdGef"}) {
     c.loop_string = s;
@@ -192,7 +186,7 @@ TEST(ConvBwd, TransposesPerChunkWhenChunksAreOutsideThePixels) {
 TEST(ConvBwd, MeasureTagIsParloopers) {
   ConvBwdConfig c;
   c.loop_string = "Afgbdced";
-  c.shape = shape(1, 8, 8, 8, 3, 1, 1);
+  c.shape = square_shape(1, 8, 8, 8, 3, 1, 1);
   c.bc = c.bk = 8;
   c.h_block = 2, c.w_block = 1, c.c_block = 1, c.k_block = 1, c.h_in_gemm = 2;
   EXPECT_EQ(ConvBwd(c).measure_tag(4), "Afgbdced_hb=2_wb=1_cb=1_kb=1_hg=2_threads4");
@@ -215,7 +209,7 @@ std::string refusal(const std::string& loop_string, const ConvShape& s, void (*c
 }
 
 TEST(ConvBwd, RefusesWhatWouldRaceOrCannotBeDone) {
-  const ConvShape same = shape(1, 6, 8, 32, 3, 1, 1), s2 = shape(1, 8, 8, 8, 3, 2, 1);
+  const ConvShape same = square_shape(1, 6, 8, 32, 3, 1, 1), s2 = square_shape(1, 8, 8, 8, 3, 2, 1);
   const auto none = [](ConvBwdConfig&) {};
   // The reduction over K chunks in parallel.
   EXPECT_THAT(refusal("abCdefg", same, [](ConvBwdConfig& c) { c.k_block = 2; }),
@@ -234,7 +228,7 @@ TEST(ConvBwd, RefusesWhatWouldRaceOrCannotBeDone) {
   EXPECT_THAT(refusal("Abcdefg", s2, [](ConvBwdConfig& c) { c.h_in_gemm = 2; }), HasSubstr("needs stride 1"));
   EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.h_in_gemm = 2, c.w_block = 2; }),
               HasSubstr("needs w_block 1"));
-  EXPECT_THAT(refusal("Abcdefg", shape(1, 6, 8, 8, 3, 1, 0), [](ConvBwdConfig& c) { c.h_in_gemm = 2; }),
+  EXPECT_THAT(refusal("Abcdefg", square_shape(1, 6, 8, 8, 3, 1, 0), [](ConvBwdConfig& c) { c.h_in_gemm = 2; }),
               HasSubstr("as long as grad_input rows"));
   EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.k_block = 5; }),
               HasSubstr("k_block must be at most the K blocks"));
@@ -251,7 +245,7 @@ TEST(ConvBwd, RefusesWhatWouldRaceOrCannotBeDone) {
 
 TEST(ConvBwd, RunRefusesNullBuffers) {
   ConvBwdConfig c;
-  c.shape = shape(1, 4, 8, 8, 3, 1, 1);
+  c.shape = square_shape(1, 4, 8, 8, 3, 1, 1);
   c.bc = c.bk = 8;
   const ConvBwd bwd(c);
   std::vector<float> buffer(4096);

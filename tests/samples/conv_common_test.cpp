@@ -13,18 +13,17 @@
 #include "conv_layout.hpp"
 #include "conv_reference.hpp"
 #include "conv_shape.hpp"
+#include "conv_test_support.hpp"
 #include "verification.hpp"
 
 namespace {
 
+using weft::samples::test::random_floats;
+using weft::samples::test::square_shape;
+
 using namespace weft::samples;
 using ::testing::HasSubstr;
 
-std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
-  std::vector<float> v(static_cast<std::size_t>(count));
-  fill_random(v.data(), count, seed);
-  return v;
-}
 
 double dot(const std::vector<float>& a, const std::vector<float>& b) {
   double sum = 0;

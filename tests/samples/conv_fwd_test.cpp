@@ -19,8 +19,12 @@
 #include "conv_reference.hpp"
 #include "run_program.hpp"
 #include "verification.hpp"
+#include "conv_test_support.hpp"
 
 namespace {
+
+using weft::samples::test::random_floats;
+using weft::samples::test::square_shape;
 
 using namespace weft::samples;
 using ::testing::HasSubstr;
@@ -50,17 +54,7 @@ ConvFwdConfig config_of(const Case& c) {
   return config;
 }
 
-ConvShape shape(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t k, std::int64_t rs, std::int64_t stride,
-                std::int64_t pad) {
-  return {.N = n, .H = hw, .W = hw, .C = c, .K = k, .R = rs, .S = rs, .stride_h = stride, .stride_w = stride,
-          .pad_h = pad, .pad_w = pad};
-}
 
-std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
-  std::vector<float> v(static_cast<std::size_t>(count));
-  fill_random(v.data(), count, seed);
-  return v;
-}
 
 struct Outcome {
   ErrorNorms norms;
@@ -132,51 +126,51 @@ TEST_P(ConvFwdCases, MatchesReference) {
 }
 
 // A 3x3 stride 1 pad 1 layer of 2 images, 8 -> 8 channels in blocks of 4, 6 x 6 pixels.
-const ConvShape k3x3 = shape(2, 6, 8, 8, 3, 1, 1);
+const ConvShape k3x3 = square_shape(2, 6, 8, 8, 3, 1, 1);
 
 INSTANTIATE_TEST_SUITE_P(
     Physical, ConvFwdCases,
     ::testing::Values(
         Case{.name = "s1p1_3x3", .shape = k3x3, .threads = 2},
-        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = shape(1, 9, 8, 8, 3, 2, 1)},
-        Case{.name = "s1p0_3x3", .shape = shape(1, 7, 8, 4, 3, 1, 0)},
-        Case{.name = "s1p3_3x3", .shape = shape(1, 4, 4, 4, 3, 1, 3)},
-        Case{.name = "s1p0_1x1", .loops = "Afgbcecd", .shape = shape(2, 5, 8, 12, 1, 1, 0), .k_block = 2},
-        Case{.name = "s2p0_1x1", .loops = "Afgbdced", .shape = shape(1, 8, 8, 8, 1, 2, 0)},
-        Case{.name = "s2p1_1x1", .shape = shape(1, 7, 4, 4, 1, 2, 1)},
-        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = shape(1, 16, 3, 8, 7, 2, 3), .bc = 3,
+        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = square_shape(1, 9, 8, 8, 3, 2, 1)},
+        Case{.name = "s1p0_3x3", .shape = square_shape(1, 7, 8, 4, 3, 1, 0)},
+        Case{.name = "s1p3_3x3", .shape = square_shape(1, 4, 4, 4, 3, 1, 3)},
+        Case{.name = "s1p0_1x1", .loops = "Afgbcecd", .shape = square_shape(2, 5, 8, 12, 1, 1, 0), .k_block = 2},
+        Case{.name = "s2p0_1x1", .loops = "Afgbdced", .shape = square_shape(1, 8, 8, 8, 1, 2, 0)},
+        Case{.name = "s2p1_1x1", .shape = square_shape(1, 7, 4, 4, 1, 2, 1)},
+        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = square_shape(1, 16, 3, 8, 7, 2, 3), .bc = 3,
              .bk = 8, .threads = 2},
-        Case{.name = "channel_remainders", .shape = shape(1, 5, 5, 6, 3, 1, 1)},
+        Case{.name = "channel_remainders", .shape = square_shape(1, 5, 5, 6, 3, 1, 1)},
         Case{.name = "rectangular", .shape = {.N = 1, .H = 6, .W = 9, .C = 4, .K = 4, .R = 3, .S = 5, .stride_h = 2,
                                               .stride_w = 1, .pad_h = 1, .pad_w = 2}},
-        Case{.name = "w_block_remainder", .shape = shape(1, 7, 4, 4, 3, 1, 1), .w_block = 3},
-        Case{.name = "w_block_even_split", .loops = "Afgbdced", .shape = shape(1, 7, 4, 4, 3, 1, 1), .w_block = 2},
-        Case{.name = "c_block_remainder", .loops = "Afgbdced", .shape = shape(1, 5, 12, 4, 3, 1, 1), .c_block = 2},
-        Case{.name = "c_block_1x1", .shape = shape(1, 4, 12, 4, 1, 1, 0), .c_block = 3},
-        Case{.name = "k_block_remainder", .loops = "Afgbcdce", .shape = shape(1, 5, 4, 12, 3, 1, 1), .k_block = 2},
-        Case{.name = "h_block_remainder", .loops = "Afgbdced", .shape = shape(1, 7, 4, 4, 3, 1, 1), .h_block = 3},
-        Case{.name = "h_in_gemm", .loops = "Afgbdced", .shape = shape(1, 8, 4, 4, 3, 1, 1), .h_block = 4,
+        Case{.name = "w_block_remainder", .shape = square_shape(1, 7, 4, 4, 3, 1, 1), .w_block = 3},
+        Case{.name = "w_block_even_split", .loops = "Afgbdced", .shape = square_shape(1, 7, 4, 4, 3, 1, 1), .w_block = 2},
+        Case{.name = "c_block_remainder", .loops = "Afgbdced", .shape = square_shape(1, 5, 12, 4, 3, 1, 1), .c_block = 2},
+        Case{.name = "c_block_1x1", .shape = square_shape(1, 4, 12, 4, 1, 1, 0), .c_block = 3},
+        Case{.name = "k_block_remainder", .loops = "Afgbcdce", .shape = square_shape(1, 5, 4, 12, 3, 1, 1), .k_block = 2},
+        Case{.name = "h_block_remainder", .loops = "Afgbdced", .shape = square_shape(1, 7, 4, 4, 3, 1, 1), .h_block = 3},
+        Case{.name = "h_in_gemm", .loops = "Afgbdced", .shape = square_shape(1, 8, 4, 4, 3, 1, 1), .h_block = 4,
              .h_in_gemm = 2},
-        Case{.name = "h_in_gemm_remainder", .shape = shape(1, 7, 8, 4, 3, 1, 1), .c_block = 2, .h_in_gemm = 3},
-        Case{.name = "h_in_gemm_1x1", .shape = shape(2, 5, 4, 8, 1, 1, 0), .h_in_gemm = 5},
-        Case{.name = "pack_input", .loops = "Afgbdced", .shape = shape(2, 8, 8, 8, 1, 2, 0), .pack = true,
+        Case{.name = "h_in_gemm_remainder", .shape = square_shape(1, 7, 8, 4, 3, 1, 1), .c_block = 2, .h_in_gemm = 3},
+        Case{.name = "h_in_gemm_1x1", .shape = square_shape(2, 5, 4, 8, 1, 1, 0), .h_in_gemm = 5},
+        Case{.name = "pack_input", .loops = "Afgbdced", .shape = square_shape(2, 8, 8, 8, 1, 2, 0), .pack = true,
              .threads = 2},
-        Case{.name = "pack_input_h_in_gemm", .shape = shape(1, 14, 8, 4, 1, 2, 0), .h_in_gemm = 3, .pack = true},
-        Case{.name = "pack_input_padded", .shape = shape(1, 7, 4, 4, 1, 2, 1), .pack = true},
+        Case{.name = "pack_input_h_in_gemm", .shape = square_shape(1, 14, 8, 4, 1, 2, 0), .h_in_gemm = 3, .pack = true},
+        Case{.name = "pack_input_padded", .shape = square_shape(1, 7, 4, 4, 1, 2, 1), .pack = true},
         Case{.name = "bias_relu", .shape = k3x3, .c_block = 2, .bias = true, .relu = true},
-        Case{.name = "bias_relu_1x1", .shape = shape(1, 4, 8, 8, 1, 1, 0), .bias = true, .relu = true},
+        Case{.name = "bias_relu_1x1", .shape = square_shape(1, 4, 8, 8, 1, 1, 0), .bias = true, .relu = true},
         Case{.name = "zero_rims", .shape = k3x3, .c_block = 2, .rims = true, .relu = true},
         Case{.name = "zero_rims_parallel_columns", .loops = "abcdEfg", .shape = k3x3, .w_block = 3, .rims = true,
              .threads = 3},
-        Case{.name = "zero_rims_h_in_gemm", .shape = shape(1, 7, 4, 4, 3, 1, 1), .h_in_gemm = 3, .rims = true},
-        Case{.name = "zero_rims_7x7", .shape = shape(1, 9, 3, 4, 7, 2, 3), .bc = 3, .w_block = 2, .rims = true},
+        Case{.name = "zero_rims_h_in_gemm", .shape = square_shape(1, 7, 4, 4, 3, 1, 1), .h_in_gemm = 3, .rims = true},
+        Case{.name = "zero_rims_7x7", .shape = square_shape(1, 9, 3, 4, 7, 2, 3), .bc = 3, .w_block = 2, .rims = true},
         Case{.name = "collapse", .loops = "ACDbefg", .shape = k3x3, .threads = 4},
-        Case{.name = "collapse_blocked", .loops = "ACDEbfgcd", .shape = shape(2, 6, 8, 12, 3, 1, 1), .h_block = 2,
+        Case{.name = "collapse_blocked", .loops = "ACDEbfgcd", .shape = square_shape(2, 6, 8, 12, 3, 1, 1), .h_block = 2,
              .w_block = 2, .k_block = 2, .threads = 3},
         Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4},
         Case{.name = "grid_rows_columns", .loops = "A{C:2}D{R:2}fgbce", .shape = k3x3, .relu = true, .threads = 4},
         Case{.name = "reduction_outside_run", .loops = "bfgACDe", .shape = k3x3, .c_block = 2, .threads = 3},
-        Case{.name = "resnet_string", .loops = "A{C:2}C{R:2}fgbcde", .shape = shape(2, 7, 8, 8, 3, 1, 1),
+        Case{.name = "resnet_string", .loops = "A{C:2}C{R:2}fgbcde", .shape = square_shape(2, 7, 8, 8, 3, 1, 1),
              .threads = 4}),
     [](const auto& test) { return test.param.name; });
 
@@ -184,25 +178,25 @@ INSTANTIATE_TEST_SUITE_P(
     Logical, ConvFwdCases,
     ::testing::Values(
         Case{.name = "s1p1_3x3", .shape = k3x3, .logical = true, .threads = 2},
-        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = shape(1, 9, 8, 8, 3, 2, 1), .logical = true},
-        Case{.name = "s2p1_3x3_even", .shape = shape(1, 8, 4, 4, 3, 2, 1), .logical = true, .bias = true},
-        Case{.name = "s1p3_3x3_rows_without_taps", .shape = shape(1, 4, 4, 4, 3, 1, 3), .logical = true,
+        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = square_shape(1, 9, 8, 8, 3, 2, 1), .logical = true},
+        Case{.name = "s2p1_3x3_even", .shape = square_shape(1, 8, 4, 4, 3, 2, 1), .logical = true, .bias = true},
+        Case{.name = "s1p3_3x3_rows_without_taps", .shape = square_shape(1, 4, 4, 4, 3, 1, 3), .logical = true,
              .bias = true, .relu = true},
-        Case{.name = "s1p2_5x5_w_block", .shape = shape(1, 7, 4, 4, 5, 1, 2), .w_block = 2, .logical = true,
+        Case{.name = "s1p2_5x5_w_block", .shape = square_shape(1, 7, 4, 4, 5, 1, 2), .w_block = 2, .logical = true,
              .relu = true},
-        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = shape(1, 16, 3, 8, 7, 2, 3), .bc = 3,
+        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = square_shape(1, 16, 3, 8, 7, 2, 3), .bc = 3,
              .bk = 8, .logical = true, .bias = true, .relu = true, .threads = 2},
-        Case{.name = "s1p1_1x1", .shape = shape(1, 5, 4, 4, 1, 1, 1), .logical = true, .bias = true},
+        Case{.name = "s1p1_1x1", .shape = square_shape(1, 5, 4, 4, 1, 1, 1), .logical = true, .bias = true},
         Case{.name = "rectangular", .shape = {.N = 1, .H = 6, .W = 9, .C = 5, .K = 6, .R = 3, .S = 5, .stride_h = 2,
                                               .stride_w = 3, .pad_h = 1, .pad_w = 2},
              .logical = true, .relu = true},
-        Case{.name = "c_block_remainder", .loops = "Afgbdced", .shape = shape(1, 5, 12, 4, 3, 1, 1), .c_block = 2,
+        Case{.name = "c_block_remainder", .loops = "Afgbdced", .shape = square_shape(1, 5, 12, 4, 3, 1, 1), .c_block = 2,
              .logical = true, .bias = true},
         Case{.name = "taps_outer", .loops = "fgAbcde", .shape = k3x3, .logical = true, .relu = true, .threads = 2},
-        Case{.name = "unpadded", .shape = shape(1, 6, 4, 4, 1, 1, 0), .h_in_gemm = 2, .logical = true},
+        Case{.name = "unpadded", .shape = square_shape(1, 6, 4, 4, 1, 1, 0), .h_in_gemm = 2, .logical = true},
         Case{.name = "input_copy", .loops = "Afgbdced", .shape = k3x3, .logical = true, .copy = true, .bias = true,
              .threads = 2},
-        Case{.name = "input_copy_7x7", .shape = shape(1, 16, 3, 8, 7, 2, 3), .bc = 3, .bk = 8, .logical = true,
+        Case{.name = "input_copy_7x7", .shape = square_shape(1, 16, 3, 8, 7, 2, 3), .bc = 3, .bk = 8, .logical = true,
              .copy = true, .relu = true},
         Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .logical = true, .bias = true,
              .threads = 4}),
@@ -232,7 +226,7 @@ TEST(ConvFwd, LayoutsFollowThePadding) {
 }
 
 TEST(ConvFwd, StepsAndTag) {
-  const ConvFwd conv(config_of({.loops = "Afgbdced", .shape = shape(1, 7, 12, 4, 3, 1, 1), .h_block = 2,
+  const ConvFwd conv(config_of({.loops = "Afgbdced", .shape = square_shape(1, 7, 12, 4, 3, 1, 1), .h_block = 2,
                                 .w_block = 2, .c_block = 2, .k_block = 1}));
   EXPECT_EQ(conv.c_step(), 2);  // 3 C blocks in 2 chunks: 2 + 1
   EXPECT_EQ(conv.w_step(), 4);  // 7 columns in 2 GEMMs: 4 + 3
@@ -284,17 +278,17 @@ TEST(ConvFwd, RefusesLoopStringsThatRace) {
 }
 
 TEST(ConvFwd, RefusesWhatCannotBeComputed) {
-  const ConvShape s2 = shape(1, 9, 8, 8, 3, 2, 1);
+  const ConvShape s2 = square_shape(1, 9, 8, 8, 3, 2, 1);
   EXPECT_THAT(refusal({.shape = s2, .h_in_gemm = 2}), HasSubstr("row pitch"));
-  EXPECT_THAT(refusal({.shape = shape(1, 8, 4, 4, 1, 2, 0), .h_in_gemm = 2}), HasSubstr("row pitch"));
-  EXPECT_THAT(refusal({.shape = shape(1, 7, 4, 4, 1, 2, 1), .h_in_gemm = 2, .pack = true}), HasSubstr("row pitch"));
+  EXPECT_THAT(refusal({.shape = square_shape(1, 8, 4, 4, 1, 2, 0), .h_in_gemm = 2}), HasSubstr("row pitch"));
+  EXPECT_THAT(refusal({.shape = square_shape(1, 7, 4, 4, 1, 2, 1), .h_in_gemm = 2, .pack = true}), HasSubstr("row pitch"));
   EXPECT_THAT(refusal({.shape = k3x3, .w_block = 2, .h_in_gemm = 2}), HasSubstr("w_block = 1"));
   EXPECT_THAT(refusal({.shape = k3x3, .h_in_gemm = 2, .logical = true}), HasSubstr("h_in_gemm = 1"));
   EXPECT_THAT(refusal({.shape = k3x3, .h_in_gemm = 7}), HasSubstr("only 6"));
   EXPECT_THAT(refusal({.shape = k3x3, .pack = true}), HasSubstr("nothing to pack"));
-  EXPECT_THAT(refusal({.shape = shape(1, 6, 4, 4, 1, 1, 1), .pack = true, .logical = true}),
+  EXPECT_THAT(refusal({.shape = square_shape(1, 6, 4, 4, 1, 1, 1), .pack = true, .logical = true}),
               HasSubstr("physical padding"));
-  EXPECT_THAT(refusal({.shape = shape(1, 6, 4, 4, 1, 1, 0), .pack = true, .logical = true, .copy = true}),
+  EXPECT_THAT(refusal({.shape = square_shape(1, 6, 4, 4, 1, 1, 0), .pack = true, .logical = true, .copy = true}),
               HasSubstr("do not go together"));
   EXPECT_THAT(refusal({.shape = k3x3, .copy = true}), HasSubstr("logical_padding = 1"));
   EXPECT_THAT(refusal({.shape = k3x3, .c_block = 3}), HasSubstr("at most 2"));
@@ -303,11 +297,11 @@ TEST(ConvFwd, RefusesWhatCannotBeComputed) {
   EXPECT_THAT(refusal({.shape = k3x3, .bc = 0}), HasSubstr("bc"));
   // h_block blocks loop d, which steps by h_in_gemm; unused when d appears once (PARLOOPER's
   // scripts pass h_block 1 with h_in_gemm 4).
-  EXPECT_THAT(refusal({.loops = "Adbcdefg", .shape = shape(1, 8, 4, 4, 3, 1, 1), .h_block = 3, .h_in_gemm = 2}),
+  EXPECT_THAT(refusal({.loops = "Adbcdefg", .shape = square_shape(1, 8, 4, 4, 3, 1, 1), .h_block = 3, .h_in_gemm = 2}),
               HasSubstr("multiple of h_in_gemm"));
-  EXPECT_EQ(refusal({.shape = shape(1, 8, 4, 4, 3, 1, 1), .h_block = 1, .h_in_gemm = 4}), "");
+  EXPECT_EQ(refusal({.shape = square_shape(1, 8, 4, 4, 3, 1, 1), .h_block = 1, .h_in_gemm = 4}), "");
   EXPECT_THAT(refusal({.loops = "a[0,1,]bcdefg", .shape = k3x3}), HasSubstr("inline bounds"));
-  EXPECT_EQ(refusal({.loops = "Ac[,,,(2)]cbdefg", .shape = shape(1, 6, 4, 16, 3, 1, 1)}), "");
+  EXPECT_EQ(refusal({.loops = "Ac[,,,(2)]cbdefg", .shape = square_shape(1, 6, 4, 16, 3, 1, 1)}), "");
   EXPECT_THAT(refusal({.loops = "Abcdef", .shape = k3x3}), HasSubstr("g"));
 }
 
