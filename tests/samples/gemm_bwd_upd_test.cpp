@@ -1,6 +1,8 @@
 // The backward GEMM passes against the plain reference, through the pass driver the samples use.
+#include <cctype>
 #include <omp.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,12 @@ struct Shape {
   std::int64_t partial_filters;  // upd only
   int threads;
 };
+
+// How ctest and failure messages show a case (the default dumps the struct's bytes).
+void PrintTo(const Shape& s, std::ostream* os) {
+  *os << (s.pass == Pass::bwd ? "bwd " : "upd ") << s.loop_string << " M " << s.M << " N " << s.N << " K " << s.K
+      << " tiles " << s.bm << "x" << s.bn << "x" << s.bk << " chunks " << s.chunks << " threads " << s.threads;
+}
 
 template <class Config>
 Config config_of(const Shape& s) {
@@ -82,7 +90,15 @@ INSTANTIATE_TEST_SUITE_P(
                       // ... and c split over grid columns (copy = column coordinate).
                       Shape{Pass::upd, "aB{R:2}C{C:2}", 40, 70, 33, 8, 8, 8, 9, false, 2, 4},
                       // P > 0 but c sequential: no copies, plain beta = 0 first touch.
-                      Shape{Pass::upd, "ABc", 33, 33, 33, 8, 8, 8, 2, false, 3, 2}));
+                      Shape{Pass::upd, "ABc", 33, 33, 33, 8, 8, 8, 2, false, 3, 2}),
+    // "<index>_<pass>_<loop string's letters>": stable names (the default printed the struct's bytes,
+    // a pointer among them, so ctest's names changed from build to build).
+    [](const ::testing::TestParamInfo<Shape>& param_info) {
+      std::string letters;
+      for (char ch : param_info.param.loop_string)
+        if (std::isalnum(static_cast<unsigned char>(ch))) letters += ch;
+      return std::to_string(param_info.index) + (param_info.param.pass == Pass::bwd ? "_bwd_" : "_upd_") + letters;
+    });
 
 TEST(GemmBackward, ParallelReductionWithSeveralChunksIsAnError) {
   GemmBwdConfig b;
