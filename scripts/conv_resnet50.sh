@@ -18,7 +18,9 @@
 # Environment: THREADS (default 1), PIN (a CPU list for taskset; default 1 for one thread, none
 # else), ITERS (timed runs per layer, default 20), CHECK (1: each run is verified against the
 # double-precision reference, default 1), BUILD (default build), OUT (results directory, default
-# conv_resnet50_<pass>_<date>). Exit 1 when a run fails (its output is in OUT/runs.log).
+# conv_resnet50_<pass>_<date>), LIST (the layer list, default samples/conv/resnet50_layers.txt; the
+# oneDNN column comes from the bench run on the same list). Exit 1 when a run fails (its output is
+# in OUT/runs.log).
 set -euo pipefail
 
 pass=${1:-}
@@ -30,7 +32,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 sample=$build/samples/conv/weft-conv-$pass
 bench=$build/bench/weft-bench-conv
-list=$root/samples/conv/resnet50_layers.txt
+list=${LIST:-$root/samples/conv/resnet50_layers.txt}
 threads=${THREADS:-1}
 iters=${ITERS:-20}
 check=${CHECK:-1}
@@ -85,7 +87,7 @@ awk -v pass="$pass" -v T="$threads" '
 declare -A dnnl
 if [[ -x $bench ]] && "$bench" --only=dnnl --benchmark_list_tests=true > /dev/null 2>&1; then
   echo "conv_resnet50: oneDNN's figures from $bench --only=dnnl ..." >&2
-  "${pin[@]}" "$bench" --only=dnnl --threads="$threads" --benchmark_filter="^$pass/" --min-time=0.2 \
+  "${pin[@]}" "$bench" --only=dnnl --threads="$threads" --benchmark_filter="^$pass/" --min-time=0.2 --layers="$list" \
     > "$out/dnnl.log" 2>&1 || true
   while read -r id gf; do dnnl[$id]=$gf; done < <(awk -v pass="$pass" -v T="$threads" \
     '$1 == T && $2 == pass && $3 ~ /^[0-9][0-9]_/ { print substr($3, 1, 2), $7 }' "$out/dnnl.log")
