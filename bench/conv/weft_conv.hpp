@@ -60,6 +60,13 @@ inline samples::ConvShape shape_of(const samples::ConvLayer& l, std::int64_t N) 
           .stride_w = l.stride, .pad_h = l.pad, .pad_w = l.pad};
 }
 
+// A blocked activation tensor as plain NCHW (its rims dropped).
+inline std::vector<float> plain_activations(const std::vector<float>& blocked, const samples::ActivationLayout& o) {
+  std::vector<float> plain(static_cast<std::size_t>(o.images * o.channels.size * o.h * o.w));
+  samples::blocked_to_nchw(blocked.data(), plain.data(), o);
+  return plain;
+}
+
 template <class Config>
 void set_loops(Config& c, const samples::ConvLayer& l, std::int64_t N, const std::string& loop_string,
                std::int64_t bc, std::int64_t bk) {
@@ -100,12 +107,7 @@ inline std::optional<PreparedPass> prepare_fwd(const samples::ConvLayer& l, std:
   s->out.resize(static_cast<std::size_t>(conv.output_layout().size()));
   return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), nullptr, s->out.data()); },
                       conv.measure_tag(threads) + note,
-                      [s] {
-                        const samples::ActivationLayout& o = s->pass->output_layout();
-                        std::vector<float> plain(static_cast<std::size_t>(o.images * o.channels.size * o.h * o.w));
-                        samples::blocked_to_nchw(s->out.data(), plain.data(), o);
-                        return plain;
-                      },
+                      [s] { return plain_activations(s->out, s->pass->output_layout()); },
                       conv.reduction_terms()};
 }
 
@@ -126,12 +128,7 @@ inline std::optional<PreparedPass> prepare_bwd(const samples::ConvLayer& l, std:
   s->out.resize(static_cast<std::size_t>(conv.grad_input_layout().size()));
   return PreparedPass{[s] { s->pass->run(s->in1.data(), s->in0.data(), s->out.data()); },
                       conv.measure_tag(threads) + " " + samples::to_string(conv.path()),
-                      [s] {
-                        const samples::ActivationLayout& o = s->pass->grad_input_layout();
-                        std::vector<float> plain(static_cast<std::size_t>(o.images * o.channels.size * o.h * o.w));
-                        samples::blocked_to_nchw(s->out.data(), plain.data(), o);
-                        return plain;
-                      },
+                      [s] { return plain_activations(s->out, s->pass->grad_input_layout()); },
                       conv.reduction_terms()};
 }
 
