@@ -4,15 +4,19 @@
 //
 //   taskset -c 1 weft-bench-conv                                  1 thread, all layers and passes
 //   OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2
+//   OMP_WAIT_POLICY=active OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2 --clock=cpu
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
 //
 // Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS
 // per implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
 // --only=NAME (measure that implementation alone, weft or dnnl: scripts/conv_resnet50.sh takes
 // oneDNN's figures so), --clock=wall|cpu: a round's time is the elapsed time (default), or the
-// process's CPU time divided by the thread count. On a machine shared with other work, elapsed
-// times include the time slices the others get; CPU time leaves those out (OpenMP's waiting
-// threads spin, so unshared, the two agree). Name the clock with the figures.
+// CPU time of the team's threads divided by their count. On a machine shared with other work,
+// elapsed times include the time slices the others get; CPU time leaves those out. With several
+// threads that needs OMP_WAIT_POLICY=active: by default libgomp's threads sleep once a wait grows
+// long (as when the other thread lost its core) and the sleep counts as no CPU time; active waits
+// spin and count, so unshared, the two clocks agree. The bench warns when that is missing. Name
+// the clock with the figures.
 //
 // One benchmark per (pass, layer, thread count), for the passes the list gives settings for (not
 // conv1's backward by data: training does not need the gradient of the images). In it the implementations take turns, one run
@@ -97,18 +101,27 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double process_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+// The CPU time of the team's threads, each read by the thread itself: a thread's own clock
+// includes the time it has run since the kernel last accounted it, while the process clock
+// (CLOCK_PROCESS_CPUTIME_ID) sees the other threads' time only as of their last scheduler tick,
+// which on runs of a few milliseconds came out up to 2x too low or too high on 2 threads.
+double team_cpu_seconds(int threads) {
+  double sum = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : sum)
+  {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    sum += static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+  return sum;
 }
 
 // The time of one run on the chosen clock (Options::cpu_clock).
 double seconds_of(const PreparedPass& p, int threads) {
   if (g_options.cpu_clock) {
-    const double t0 = process_cpu_seconds();
+    const double t0 = team_cpu_seconds(threads);
     p.run();
-    return (process_cpu_seconds() - t0) / threads;
+    return (team_cpu_seconds(threads) - t0) / threads;
   }
   const auto t0 = std::chrono::steady_clock::now();
   p.run();
@@ -218,7 +231,7 @@ double geomean(const std::vector<double>& logs) {
 void print_table() {
   const std::size_t n = g_implementations.size();
   std::printf("\nweft-bench-conv on %s: fp32, batch N = threads; GFLOPS = 2 N C K R S P Q / median %s time\n",
-              cpu_name().c_str(), g_options.cpu_clock ? "CPU (process CPU time / threads)" : "elapsed");
+              cpu_name().c_str(), g_options.cpu_clock ? "CPU (team's CPU time / threads)" : "elapsed");
   std::printf("%-7s %-4s %-18s %-9s %-11s %-6s", "threads", "pass", "layer", "H x W", "C -> K", "RxS/s");
   for (const Implementation& impl : g_implementations) std::printf(" %10s", (impl.name + " GF").c_str());
   for (std::size_t i = 1; i < n; ++i) {
@@ -303,6 +316,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     g_options.cpu_clock = value == "cpu";
+  }
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  if (g_options.cpu_clock && (wait_policy == nullptr || std::string(wait_policy) != "active") &&
+      std::any_of(g_options.threads.begin(), g_options.threads.end(), [](int t) { return t > 1; })) {
+    std::fprintf(stderr, "weft-bench-conv: warning: --clock=cpu with several threads needs OMP_WAIT_POLICY=active "
+                         "(sleeping waits count as no CPU time: figures too high)\n");
   }
   std::string only;
   if (weft::bench::take_flag(argc, argv, "only", value)) only = value;
