@@ -1,17 +1,22 @@
 // The convolution passes (forward, backward by data, backward by weights) of the 23 distinct
 // ResNet-50 v1.5 layers (samples/conv/resnet50_layers.txt), fp32, batch N = thread count, with every
-// implementation built in (oneDNN 2.6 when found) measured in one process.
+// implementation built in (weft's samples, and oneDNN 2.6 when found) measured in one process.
 //
 //   taskset -c 1 weft-bench-conv                                  1 thread, all layers and passes
 //   OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2
+//   OMP_WAIT_POLICY=active OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2 --clock=cpu
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
 //
 // Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS
 // per implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
-// --clock=wall|cpu: a round's time is the elapsed time (default), or the process's CPU time divided
-// by the thread count. On a machine shared with other work, elapsed times include the time slices
-// the others get; CPU time leaves those out (OpenMP's waiting threads spin, so unshared, the two
-// agree). Name the clock with the figures.
+// --only=NAME (measure that implementation alone, weft or dnnl: scripts/conv_resnet50.sh takes
+// oneDNN's figures so), --clock=wall|cpu: a round's time is the elapsed time (default), or the
+// CPU time of the team's threads divided by their count. On a machine shared with other work,
+// elapsed times include the time slices the others get; CPU time leaves those out. With several
+// threads that needs OMP_WAIT_POLICY=active: by default libgomp's threads sleep once a wait grows
+// long (as when the other thread lost its core) and the sleep counts as no CPU time; active waits
+// spin and count, so unshared, the two clocks agree. The bench warns when that is missing. Name
+// the clock with the figures.
 //
 // One benchmark per (pass, layer, thread count), for the passes the list gives settings for (not
 // conv1's backward by data: training does not need the gradient of the images). In it the implementations take turns, one run
@@ -20,9 +25,12 @@
 // ("<name>_GFLOPS"), and the first implementation's speed over each other one is "<first>/<other>".
 // A table of all rows and the geometric means per pass follows the benchmark output.
 //
-// Adding an implementation (the weft passes): a function that prepares a pass (conv_pass.hpp:
-// buffers in its own layouts, filled, kernels created; run() does the pass alone), put in
-// implementations() below, first, so that the ratios read weft / oneDNN.
+// Implementations: weft's samples (weft_conv.hpp, first, so that the ratios read weft / oneDNN; what
+// it runs per pass is in the row's "chosen" column) and oneDNN. Each prepares a pass (conv_pass.hpp:
+// buffers in its own layouts, filled from the same plain inputs, kernels created; run() does the pass
+// alone). Before the timing every implementation runs once and the results are compared with the
+// first's (relative L2 difference within twice the FP32 tolerance of the pass's sums, else the row
+// fails with the norms; the "rel.diff" column).
 #include <omp.h>
 
 #include <time.h>
@@ -44,6 +52,8 @@
 #include "dnnl_conv.hpp"
 #include "resnet50_layers.hpp"
 #include "take_flag.hpp"
+#include "verification.hpp"
+#include "weft_conv.hpp"
 
 namespace {
 
@@ -54,6 +64,7 @@ using weft::samples::ConvLayer;
 
 std::vector<Implementation> implementations() {
   std::vector<Implementation> list;
+  list.push_back({"weft", weft::bench::prepare_weft});
 #if defined(WEFT_HAVE_DNNL)
   list.push_back({"dnnl", weft::bench::prepare_dnnl});
 #endif
@@ -74,6 +85,7 @@ struct Row {
   int threads;
   std::vector<double> gflops;
   std::vector<std::string> info;
+  double disagreement = -1;  // largest relative L2 difference of a result from the first's (-1: none compared)
 };
 
 std::vector<Implementation> g_implementations;
@@ -89,18 +101,27 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double process_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+// The CPU time of the team's threads, each read by the thread itself: a thread's own clock
+// includes the time it has run since the kernel last accounted it, while the process clock
+// (CLOCK_PROCESS_CPUTIME_ID) sees the other threads' time only as of their last scheduler tick,
+// which on runs of a few milliseconds came out up to 2x too low or too high on 2 threads.
+double team_cpu_seconds(int threads) {
+  double sum = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : sum)
+  {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    sum += static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+  return sum;
 }
 
 // The time of one run on the chosen clock (Options::cpu_clock).
 double seconds_of(const PreparedPass& p, int threads) {
   if (g_options.cpu_clock) {
-    const double t0 = process_cpu_seconds();
+    const double t0 = team_cpu_seconds(threads);
     p.run();
-    return (process_cpu_seconds() - t0) / threads;
+    return (team_cpu_seconds(threads) - t0) / threads;
   }
   const auto t0 = std::chrono::steady_clock::now();
   p.run();
@@ -131,6 +152,27 @@ void measure(benchmark::State& state, std::size_t layer_index, Pass pass, int th
     state.SkipWithError("no implementation offers this pass");
     return;
   }
+  // One run each on the same inputs (conv_pass.hpp), outside the timing: the results must agree.
+  for (const PreparedPass& p : prepared) p.run();
+  if (prepared[0].plain_result) {
+    const std::vector<float> first = prepared[0].plain_result();
+    for (std::size_t j = 1; j < prepared.size(); ++j) {
+      if (!prepared[j].plain_result) continue;
+      const std::vector<float> other = prepared[j].plain_result();
+      const weft::samples::ErrorNorms e =
+          weft::samples::compare(first.data(), other.data(), static_cast<std::int64_t>(other.size()));
+      // Random inputs give a result that is not all zeros: zeros on both sides would agree vacuously.
+      if (other.size() != first.size() || e.max_abs_ref == 0 ||
+          !e.passed(2 * weft::samples::sum_tolerance(prepared[0].reduction_terms))) {
+        state.SkipWithError((g_implementations[offered[0]].name + " and " + g_implementations[offered[j]].name +
+                             " disagree: " + e.to_string())
+                                .c_str());
+        return;
+      }
+      row.disagreement = std::max(row.disagreement, e.l2_rel_error);
+    }
+  }
+  if (row.disagreement >= 0) state.counters["rel_diff"] = row.disagreement;
   std::vector<std::vector<double>> times(prepared.size());
   std::vector<double> totals(prepared.size(), 0.0);
   for (auto _ : state) {
@@ -189,13 +231,13 @@ double geomean(const std::vector<double>& logs) {
 void print_table() {
   const std::size_t n = g_implementations.size();
   std::printf("\nweft-bench-conv on %s: fp32, batch N = threads; GFLOPS = 2 N C K R S P Q / median %s time\n",
-              cpu_name().c_str(), g_options.cpu_clock ? "CPU (process CPU time / threads)" : "elapsed");
+              cpu_name().c_str(), g_options.cpu_clock ? "CPU (team's CPU time / threads)" : "elapsed");
   std::printf("%-7s %-4s %-18s %-9s %-11s %-6s", "threads", "pass", "layer", "H x W", "C -> K", "RxS/s");
   for (const Implementation& impl : g_implementations) std::printf(" %10s", (impl.name + " GF").c_str());
   for (std::size_t i = 1; i < n; ++i) {
     std::printf(" %11s", (g_implementations[0].name + "/" + g_implementations[i].name).c_str());
   }
-  std::printf("  chosen\n");
+  std::printf(" %9s  chosen\n", "rel.diff");
   std::map<std::pair<int, Pass>, Logs> logs;
   for (const Row& r : g_rows) {
     const ConvLayer& l = *r.layer;
@@ -221,7 +263,11 @@ void print_table() {
       std::printf(" %11.3f", both ? r.gflops[0] / r.gflops[i] : 0.0);
       if (both) log.ratio[i].push_back(std::log(r.gflops[0] / r.gflops[i]));
     }
-    std::printf(" %s\n", chosen.c_str());
+    if (r.disagreement >= 0) {
+      std::printf(" %9.1e %s\n", r.disagreement, chosen.c_str());
+    } else {
+      std::printf(" %9s %s\n", "-", chosen.c_str());
+    }
   }
   for (const auto& [key, log] : logs) {
     std::printf("%-7d %-4s %-47s", key.first, weft::bench::pass_name(key.second), "geometric mean");
@@ -271,14 +317,24 @@ int main(int argc, char** argv) {
     }
     g_options.cpu_clock = value == "cpu";
   }
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  if (g_options.cpu_clock && (wait_policy == nullptr || std::string(wait_policy) != "active") &&
+      std::any_of(g_options.threads.begin(), g_options.threads.end(), [](int t) { return t > 1; })) {
+    std::fprintf(stderr, "weft-bench-conv: warning: --clock=cpu with several threads needs OMP_WAIT_POLICY=active "
+                         "(sleeping waits count as no CPU time: figures too high)\n");
+  }
+  std::string only;
+  if (weft::bench::take_flag(argc, argv, "only", value)) only = value;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
   g_implementations = implementations();
-  if (g_implementations.empty()) {
-    std::printf("weft-bench-conv: nothing to measure: this build has no convolution implementation "
-                "(oneDNN was not found)\n");
-    return 0;
+  if (!only.empty()) {
+    std::erase_if(g_implementations, [&](const Implementation& impl) { return impl.name != only; });
+    if (g_implementations.empty()) {
+      std::fprintf(stderr, "weft-bench-conv: --only=%s: no such implementation in this build\n", only.c_str());
+      return 2;
+    }
   }
   try {
     g_layers = weft::samples::read_resnet50_layers(g_options.layers);

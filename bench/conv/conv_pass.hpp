@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "resnet50_layers.hpp"
 
@@ -19,8 +20,16 @@ inline const char* pass_name(Pass p) { return p == Pass::fwd ? "fwd" : p == Pass
 struct PreparedPass {
   std::function<void()> run;  // one complete pass: returns when its results are written
   std::string info;           // what the implementation chose to run (e.g. oneDNN's impl_info_str)
+  // The result of the last run() as a plain tensor (NCHW for activations, KCRS / OIHW for filters),
+  // for comparing implementations on the same inputs; empty: not offered.
+  std::function<std::vector<float>()> plain_result;
+  std::int64_t reduction_terms = 1;  // products summed per result element (the comparison's tolerance)
 };
 
+// Every implementation generates its inputs as the plain tensors fill_random gives with seeds 1 and 2,
+// in the order: fwd src, weights; bwd diff_dst, weights; upd src, diff_dst. Converted into its own
+// layouts while preparing, they are the same inputs everywhere, so results can be compared.
+//
 // An implementation prepares a pass of a layer at batch N, or returns nothing when it does not
 // offer that pass (the bench then leaves it out of that row).
 using PreparePass = std::function<std::optional<PreparedPass>(const samples::ConvLayer&, Pass, std::int64_t N)>;

@@ -1,7 +1,8 @@
 // The oneDNN side of the convolution benchmark: fp32 direct convolution primitives (forward
 // training, backward by data, backward by weights) on the layouts oneDNN picks itself
 // (format_tag::any), created once per layer and pass. The inputs are generated as plain NCHW / OIHW
-// and reordered into those layouts while preparing; the timed run is execute + wait.
+// (seeds 1, 2 in the primitive's input order: conv_pass.hpp) and reordered into those layouts while
+// preparing; the timed run is execute + wait.
 #pragma once
 
 #if defined(WEFT_HAVE_DNNL)
@@ -92,7 +93,16 @@ PreparedPass prepared(const std::shared_ptr<Prepared>& p, const PrimitiveDesc& p
             p->primitive.execute(p->stream, p->args);
             p->stream.wait();
           },
-          info};
+          info,
+          [p, output_arg] {
+            dnnl::memory out = p->args.at(output_arg);
+            const dnnl::memory::desc plain_desc(out.get_desc().dims(), dnnl::memory::data_type::f32, tag::abcd);
+            std::vector<float> plain(plain_desc.get_size() / sizeof(float));
+            dnnl::memory plain_memory(plain_desc, p->engine, plain.data());
+            dnnl::reorder(out, plain_memory).execute(p->stream, out, plain_memory);
+            p->stream.wait();
+            return plain;
+          }};
 }
 
 }  // namespace dnnl_conv

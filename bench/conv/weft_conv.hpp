@@ -1,0 +1,166 @@
+// The weft side of the convolution benchmark: ConvFwd / ConvBwd / ConvUpd (samples/conv/) built for
+// one ResNet-50 layer with PARLOOPER's settings from the layer list where they fit FP32, on buffers
+// in the pass's own blocked layouts; the timed run is the pass's run() alone.
+//
+// Settings per pass:
+// - fwd: the list's loop string and blockings (bc and bk no larger than C and K: conv1's bc = 4 is
+//   PARLOOPER's bf16 padding of C = 3). Grid strings (A{C:14}C{R:4}...) are tuned for its 56 threads;
+//   on another team size they run as the same nest without the grid, `Afgbcde` with the list's
+//   blockings. Padding is physical (the input's rims are part of its layout, written while
+//   preparing), whatever the list's logical_padding says: logical padding with a copy would put that
+//   copy into the timing, and without one the stem computes tap by tap at half the speed.
+// - bwd: the list's line.
+// - upd: the list's strings index PARLOOPER's bf16 update nests, not the FP32 one: `Abcdefg` on one
+//   thread (images and pixels in one BRGEMM chain, no partial filters), `aBCdefg` on more (the C and
+//   K blocks shared out: every tile has one owner, no partial filters to reduce), with the list's bc
+//   and bk.
+// The inputs are the plain tensors oneDNN's side generates (dnnl_conv.hpp: fill_random with seeds
+// 1, 2 in the primitive's input order), converted while preparing, so the two results can be compared.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conv_bwd.hpp"
+#include "conv_fwd.hpp"
+#include "conv_layout.hpp"
+#include "conv_pass.hpp"
+#include "conv_upd.hpp"
+#include "verification.hpp"
+
+namespace weft::bench {
+
+namespace weft_conv {
+
+// Plain random values of `count` elements (the seed as oneDNN's side uses it for the same input).
+inline std::vector<float> plain_random(std::int64_t count, std::uint64_t seed) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  samples::fill_random(v.data(), count, seed);
+  return v;
+}
+
+// The threads a grid string asks for: the product of its {R:n} / {C:n} / {L:n} ways (1 without a grid).
+inline std::int64_t grid_threads(const std::string& loop_string) {
+  std::int64_t threads = 1;
+  for (std::size_t at = loop_string.find(':'); at != std::string::npos; at = loop_string.find(':', at + 1)) {
+    threads *= std::max<std::int64_t>(1, std::strtoll(loop_string.c_str() + at + 1, nullptr, 10));
+  }
+  return threads;
+}
+
+inline samples::ConvShape shape_of(const samples::ConvLayer& l, std::int64_t N) {
+  return {.N = N, .H = l.H, .W = l.W, .C = l.C, .K = l.K, .R = l.R, .S = l.S, .stride_h = l.stride,
+          .stride_w = l.stride, .pad_h = l.pad, .pad_w = l.pad};
+}
+
+// A blocked activation tensor as plain NCHW (its rims dropped).
+inline std::vector<float> plain_activations(const std::vector<float>& blocked, const samples::ActivationLayout& o) {
+  std::vector<float> plain(static_cast<std::size_t>(o.images * o.channels.size * o.h * o.w));
+  samples::blocked_to_nchw(blocked.data(), plain.data(), o);
+  return plain;
+}
+
+template <class Config>
+void set_loops(Config& c, const samples::ConvLayer& l, std::int64_t N, const std::string& loop_string,
+               std::int64_t bc, std::int64_t bk) {
+  c.loop_string = loop_string;
+  c.shape = shape_of(l, N);
+  c.bc = std::min(bc, l.C);
+  c.bk = std::min(bk, l.K);
+}
+
+// One pass's objects and buffers; the timed closure and the result closure share them.
+template <class Pass>
+struct State {
+  std::optional<Pass> pass;
+  std::vector<float> in0, in1, out;
+};
+
+inline std::optional<PreparedPass> prepare_fwd(const samples::ConvLayer& l, std::int64_t N, int threads) {
+  const samples::FwdChoice& f = *l.fwd;
+  samples::ConvFwdConfig c;
+  std::string note;
+  std::string loop_string = f.loop_string;
+  if (grid_threads(loop_string) > 1 && grid_threads(loop_string) != threads) {
+    note = " (listed " + loop_string + " is a grid of " + std::to_string(grid_threads(loop_string)) + " threads)";
+    loop_string = "Afgbcde";
+  }
+  set_loops(c, l, N, loop_string, f.bc, f.bk);
+  c.h_block = f.h_block;
+  c.w_block = f.w_block;
+  c.c_block = f.c_block;
+  c.k_block = f.k_block;
+  c.h_in_gemm = f.h_in_gemm;
+  c.pack_input = f.pack_input != 0;
+  auto s = std::make_shared<State<samples::ConvFwd>>();
+  const samples::ConvFwd& conv = s->pass.emplace(c);
+  const auto src = plain_random(N * l.C * l.H * l.W, 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
+  s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
+  s->in1 = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
+  s->out.resize(static_cast<std::size_t>(conv.output_layout().size()));
+  return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), nullptr, s->out.data()); },
+                      conv.measure_tag(threads) + note,
+                      [s] { return plain_activations(s->out, s->pass->output_layout()); },
+                      conv.reduction_terms()};
+}
+
+inline std::optional<PreparedPass> prepare_bwd(const samples::ConvLayer& l, std::int64_t N, int threads) {
+  const samples::BwdChoice& b = *l.bwd;
+  samples::ConvBwdConfig c;
+  set_loops(c, l, N, b.loop_string, b.bc, b.bk);
+  c.h_block = b.h_block;
+  c.w_block = b.w_block;
+  c.c_block = b.c_block;
+  c.k_block = b.k_block;
+  c.h_in_gemm = b.h_in_gemm;
+  auto s = std::make_shared<State<samples::ConvBwd>>();
+  const samples::ConvBwd& conv = s->pass.emplace(c);
+  const auto dst = plain_random(N * l.K * l.ofh() * l.ofw(), 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
+  s->in0 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
+  s->in1 = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
+  s->out.resize(static_cast<std::size_t>(conv.grad_input_layout().size()));
+  return PreparedPass{[s] { s->pass->run(s->in1.data(), s->in0.data(), s->out.data()); },
+                      conv.measure_tag(threads) + " " + samples::to_string(conv.path()),
+                      [s] { return plain_activations(s->out, s->pass->grad_input_layout()); },
+                      conv.reduction_terms()};
+}
+
+inline std::optional<PreparedPass> prepare_upd(const samples::ConvLayer& l, std::int64_t N, int threads) {
+  samples::ConvUpdConfig c;
+  set_loops(c, l, N, threads == 1 ? "Abcdefg" : "aBCdefg", l.upd->bc, l.upd->bk);
+  auto s = std::make_shared<State<samples::ConvUpd>>();
+  const samples::ConvUpd& conv = s->pass.emplace(c);
+  const auto src = plain_random(N * l.C * l.H * l.W, 1), dst = plain_random(N * l.K * l.ofh() * l.ofw(), 2);
+  s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
+  s->in1 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
+  s->out.resize(static_cast<std::size_t>(conv.filter_layout().size()));
+  return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), s->out.data()); },
+                      conv.measure_tag(threads) + " (FP32 default, not the list's bf16 string)",
+                      [s] {
+                        std::vector<float> plain(static_cast<std::size_t>(
+                            s->pass->config().shape.K * s->pass->config().shape.C * s->pass->config().shape.R *
+                            s->pass->config().shape.S));
+                        samples::blocked_to_kcrs(s->out.data(), plain.data(), s->pass->filter_layout());
+                        return plain;
+                      },
+                      conv.reduction_length()};
+}
+
+}  // namespace weft_conv
+
+// A pass the list does not give settings for is not offered (the bench does not ask for it).
+inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
+  const int threads = omp_get_max_threads();  // the bench sets it (and N = threads) before preparing
+  if (pass == Pass::fwd) return l.fwd ? weft_conv::prepare_fwd(l, N, threads) : std::nullopt;
+  if (pass == Pass::bwd) return l.bwd ? weft_conv::prepare_bwd(l, N, threads) : std::nullopt;
+  return l.upd ? weft_conv::prepare_upd(l, N, threads) : std::nullopt;
+}
+
+}  // namespace weft::bench
