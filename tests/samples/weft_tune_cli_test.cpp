@@ -145,7 +145,7 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
       {measure + "--timeout -1 -- /bin/true {}", "--timeout: -1 is outside"},
       {measure + "--plot " + (dir_ / "missing" / "p.svg").string() + " -- /bin/true {}", "--plot"},
       {measure + "--frob -- /bin/true {}", "unknown option --frob"},
-      {"frobnicate", "unknown command 'frobnicate' (gemm, contraction, show, strings or measure)"},
+      {"frobnicate", "unknown command 'frobnicate' (gemm, conv, contraction, show, strings or measure)"},
       {"gemm --M 64 --N 64", "gemm needs --K"},
       {"gemm --M --N 64 --K 64", "option --M needs a value"},
       {"gemm --M 64 --N 64 --K", "option --K needs a value"},
