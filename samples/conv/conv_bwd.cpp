@@ -1,5 +1,7 @@
 #include "conv_bwd.hpp"
 
+#include "conv_auto.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -417,10 +419,9 @@ void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const f
 
 std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv) {
   parse_conv_arguments(args, config, argc, argv, 20, kConvBwdForm);
-  if (config.loop_string == "auto") {
-    throw UsageError("auto: weft-conv-bwd has no tuned configurations yet; they will come from `weft-tune conv "
-                     "--pass bwd`, which is still to be written. Give a loop string and the blocks (" +
-                     std::string(kConvBwdForm) + ")");
+  if (config.loop_string == "auto") {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
+    args.require_at_most(kConvAutoIters + 1, kConvAutoForm);
+    return kConvAutoIters;
   }
   config.h_block = args.integer(14, "h_block", 1, 1, kMaxExtent);
   config.w_block = args.integer(15, "w_block", 1, 1, kMaxExtent);

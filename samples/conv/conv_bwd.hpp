@@ -144,7 +144,7 @@ class ConvBwd {
 
 // weft-conv-bwd's command line: PARLOOPER's `loop_string N H W C K R S stride_h stride_w pad_h pad_w
 // bc bk [h_block w_block c_block k_block h_in_gemm [n_iters]]` into `config`; returns the position
-// of n_iters. `auto` is a UsageError (no tuned configurations for this pass yet).
+// of n_iters. "auto" reads the shape only (conv_auto.hpp resolves the rest) and returns 12.
 std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv);
 
 inline constexpr const char* kConvBwdForm =

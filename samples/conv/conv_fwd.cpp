@@ -1,5 +1,7 @@
 #include "conv_fwd.hpp"
 
+#include "conv_auto.hpp"
+
 #include <algorithm>
 #include <climits>
 #include <initializer_list>
@@ -423,16 +425,10 @@ void ConvFwd::zero_rims(float* output, std::int64_t n, std::int64_t kb, std::int
 }
 
 std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& c, int argc, char** argv) {
-  const auto tuned = [&] { return !args.positional().empty() && args.positional()[0] == "auto"; };
-  try {
-    parse_conv_arguments(args, c, argc, argv, 30, kConvFwdForm);
-  } catch (const UsageError&) {
-    if (!tuned()) throw;
-  }
-  if (tuned()) {
-    throw UsageError("auto (the tuned configuration) needs `weft-tune conv`, which weft does not have yet; "
-                     "nothing was run. Give a loop string and the blocks instead: " +
-                     std::string(kConvFwdForm));
+  parse_conv_arguments(args, c, argc, argv, 30, kConvFwdForm);
+  if (c.loop_string == "auto") {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
+    args.require_at_most(kConvAutoIters + 1, kConvAutoForm);
+    return kConvAutoIters;
   }
   c.h_block = args.integer(14, "h_block", 1);
   c.w_block = args.integer(15, "w_block", 1);

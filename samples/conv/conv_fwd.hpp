@@ -133,7 +133,8 @@ class ConvFwd {
 // Reads weft-conv-fwd's command line into `config` (parse_conv_arguments, then PARLOOPER's
 // positions 14-29: h_block w_block c_block k_block h_in_gemm pack_input n_iters logical_padding
 // input_padding_copy pad_h_in pad_w_in pad_h_out pad_w_out zero_output_rims with_bias with_relu)
-// and returns the index of n_iters. Throws UsageError, also for "auto" (no tuner for it yet).
+// and returns the index of n_iters. Throws UsageError. "auto N H W C K R S stride_h stride_w pad_h pad_w
+// [n_iters]" reads the shape only (conv_auto.hpp resolves the rest) and returns 12.
 std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& config, int argc, char** argv);
 
 inline constexpr const char* kConvFwdForm =

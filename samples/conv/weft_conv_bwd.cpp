@@ -9,6 +9,7 @@
 #include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
 
+#include "conv_auto.hpp"
 #include "conv_bwd.hpp"
 #include "conv_reference.hpp"
 #include "sample_driver.hpp"
@@ -30,7 +31,9 @@ const weft::cli::Tool kTool{
     "  grad_output's at larger strides\n"
     "  defaults: h_block 1, w_block 1, c_block 1, k_block 1, h_in_gemm 1, n_iters 10\n"
     "  h_in_gemm > 1 needs stride 1, w_block 1 and a 'same' convolution's row length\n"
-    "  auto (tuned configurations) needs `weft-tune conv --pass bwd`, still to come\n"
+    "  weft-conv-bwd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters]: the configuration\n"
+    "  `weft-tune conv --pass bwd` stored for this shape and --threads (else the nearest tuned shape\n"
+    "  the sample accepts, else Abcdefg, bc = bk = 32); WEFT_TUNING_DB names the database\n"
     "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
 
 double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }
@@ -84,6 +87,7 @@ int run(int argc, char** argv) {
   SampleArgs args;
   const std::size_t n_iters_index = parse_conv_bwd_arguments(args, config, argc, argv);
   const RunSettings settings = args.run_settings(n_iters_index);
+  resolve_conv_auto(config, settings.threads, "weft-conv-bwd");
   const ConvBwd bwd(config);  // validates everything before memory is allocated
 
   const ConvShape& s = config.shape;

@@ -12,6 +12,7 @@
 #include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
 
+#include "conv_auto.hpp"
 #include "conv_fwd.hpp"
 #include "conv_reference.hpp"
 
@@ -43,7 +44,10 @@ const weft::cli::Tool kTool{
     "               pad_h / pad_w, logical: 0), a contradicting value is refused\n"
     "  zero_output_rims  1: the run writes zeros into the output's rims (checked)\n"
     "  with_bias with_relu  fused into the last batch-reduce chunk\n"
-    "  auto         the tuned configuration needs `weft-tune conv`, not there yet: refused\n"};
+    "       weft-conv-fwd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"
+    "  auto         the configuration `weft-tune conv --pass fwd` stored for this shape and --threads\n"
+    "               (else the nearest tuned shape the sample accepts, else Abcdefg, bc = bk = 32);\n"
+    "               WEFT_TUNING_DB names the database\n"};
 
 double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }
 
@@ -139,6 +143,7 @@ int run(int argc, char** argv) {
   SampleArgs args;
   const std::size_t n_iters_index = parse_conv_fwd_arguments(args, config, argc, argv);
   const RunSettings settings = args.run_settings(n_iters_index);
+  resolve_conv_auto(config, settings.threads, "weft-conv-fwd");
   const ConvFwd conv(config);  // validates everything before memory is allocated
   return run_within_memory(conv_buffers("weft-conv-fwd", config, "input, filter, output, their blocked copies",
                                         settings.check),

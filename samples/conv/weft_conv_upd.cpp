@@ -11,6 +11,7 @@
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
 #include "conv_reference.hpp"
+#include "conv_auto.hpp"
 #include "conv_upd.hpp"
 #include "sample_driver.hpp"
 
@@ -37,21 +38,21 @@ const weft::cli::Tool kTool{
         "  partial filter per thread, added up at the end of each run; 0: such strings are refused\n"
         "  physical padding (zero rims in the blocked input); C and K need not be multiples of bc and bk\n"
         "  FP32 only: PARLOOPER's bf16 knobs (arguments 17 to 28) and USE_BF16 other than 0 are refused;\n"
-        "  auto needs weft-tune conv, which is still to come\n"};
+        "       weft-conv-upd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"
+        "  auto: the configuration `weft-tune conv --pass upd` stored for this shape and --threads (else\n"
+        "  the nearest tuned shape the sample accepts, else Abcdefg, bc = bk = 32); WEFT_TUNING_DB names\n"
+        "  the database\n"};
 
 bool tuned(const SampleArgs& args) { return !args.positional().empty() && args.positional()[0] == "auto"; }
 
-void parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, char** argv) {
+// Returns the position of n_iters.
+std::size_t parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, char** argv) {
   weft::cli::add_integer(args.app(), "--h-in-gemm", config.h_in_gemm, 0, kMaxExtent,
                          "output rows per BRGEMM (0: all, or 1 when d is parallel)");
-  try {
-    parse_conv_arguments(args, config, argc, argv, SIZE_MAX, kForm);
-  } catch (const UsageError&) {
-    if (!tuned(args)) throw;  // "auto" gets its own message below, whatever else is missing
-  }
-  if (tuned(args)) {
-    throw UsageError("auto (the tuned configuration) needs `weft-tune conv --pass upd`, which weft does not have "
-                     "yet; give LOOP_STRING and the blocks bc bk");
+  parse_conv_arguments(args, config, argc, argv, SIZE_MAX, kForm);
+  if (tuned(args)) {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
+    args.require_at_most(kConvAutoIters + 1, kConvAutoForm);
+    return kConvAutoIters;
   }
   const auto& positional = args.positional();
   if (positional.size() > kPositional) {
@@ -61,6 +62,7 @@ void parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, char** a
                      "PARLOOPER reads no argument after use_mb_par_f32; " + kForm);
   }
   config.use_mb_par_f32 = args.integer(15, "use_mb_par_f32", 1, 0, 1) != 0;
+  return 14;
 }
 
 std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
@@ -74,8 +76,9 @@ double milliseconds(const std::function<void()>& fn) { return 1e3 * seconds_per_
 int run(int argc, char** argv) {
   ConvUpdConfig config;
   SampleArgs args;
-  parse_arguments(args, config, argc, argv);
-  const RunSettings settings = args.run_settings(14);
+  const std::size_t n_iters_index = parse_arguments(args, config, argc, argv);
+  const RunSettings settings = args.run_settings(n_iters_index);
+  resolve_conv_auto(config, settings.threads, "weft-conv-upd");
   const ConvUpd upd(config);  // validates everything before memory is allocated
   const ConvShape& s = config.shape;
   const ActivationLayout in_layout = upd.input_layout(), out_layout = upd.grad_output_layout();

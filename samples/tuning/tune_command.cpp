@@ -14,6 +14,9 @@ constexpr const char* kUsage =
     "usage: weft-tune gemm --M M --N N --K K [--pass fwd|bwd|upd] [--layers L] [options]\n"
     "                 [--bm 32,64] [--bn 32,64] [--bk 32,64] [--kbf|--mbf|--nbf 1,2,4]\n"
     "                 [--private-trans 0,1]\n"
+    "       weft-tune conv --pass fwd|bwd|upd --N N --H H --W W --C C --K K --R R --S S\n"
+    "                 [--stride S | --stride_h S --stride_w S] [--pad P | --pad_h P --pad_w P]\n"
+    "                 [--bc 32,64] [--bk 32,64] [options]\n"
     "       weft-tune contraction --dims m,n,k,m,n,k --sizes 64,25,64,25,64,25 [options]\n"
     "                 [--prim brgemm|gemm] [--first none|zero] [--last none|relu]\n"
     "                 (dense tensors, in0 = [dims with m,k], in1 = [n,k], out = [n,m], row-major)\n"
@@ -25,11 +28,15 @@ constexpr const char* kUsage =
     "gemm: the GEMM samples' passes: fwd (weft-gemm; with --layers L > 1 its MLP, M == K), bwd\n"
     "  (weft-gemm-bwd, chunks --mbf), upd (weft-gemm-upd, chunks --nbf, parallel N loop with\n"
     "  partial filters); --private-trans: transposes per thread (1) or up front (0), bwd and upd\n"
+    "conv: the convolution samples' passes: fwd (weft-conv-fwd; knobs h_in_gemm, w_block, c_block,\n"
+    "  pack_input for strided 1x1; blocks of c and d), bwd (weft-conv-bwd; h_in_gemm, w_block,\n"
+    "  k_block; blocks of b and d), upd (weft-conv-upd; h_in_gemm; parallel reductions with partial\n"
+    "  filters); the programs' `auto` runs the stored result\n"
     "strings: the loop strings of loop specs, one per line (weft's rules, or PARLOOPER's with\n"
     "  --parlooper); --loop-ends adds every choice of block sizes as inline specs (b[,,,(8)])\n"
     "measure: runs PROGRAM once per loop string of FILE ({} replaced by it), reads its MEASURE line\n"
     "  and prints the strings ranked by GFLOPS against the best and the first (the default)\n"
-    "tuning options (gemm, contraction):\n"
+    "tuning options (gemm, conv, contraction):\n"
     "  --threads T      threads (default: OMP_NUM_THREADS or all)\n"
     "  --budget S       seconds for measuring (default 60)\n"
     "  --spec S         loop specs, ';'-separated, e.g. 'a_0_K,b_1_M,c_1_N' (default: the workload's)\n"
@@ -46,11 +53,12 @@ constexpr const char* kUsage =
     "  --dry-run        print the search space and the model's top candidates, measure nothing\n"
     "exit status: 0 success, 1 run-time failure, 2 bad usage\n";
 
-constexpr const char* kCommands = "gemm, contraction, show, strings or measure";
+constexpr const char* kCommands = "gemm, conv, contraction, show, strings or measure";
 
 int tune_command(int argc, char** argv, std::FILE* out, std::FILE* err) {
   const std::string command = argc > 1 ? argv[1] : "";
   if (command == "gemm") return gemm_verb(argc, argv, out, err);
+  if (command == "conv") return conv_verb(argc, argv, out, err);
   if (command == "contraction") return contraction_verb(argc, argv, out, err);
   if (command == "show") return show_verb(argc, argv, out);
   if (command == "strings") return strings_verb(argc, argv, out, err);

@@ -9,6 +9,8 @@ namespace weft::tuner {
 
 // Tunes a GEMM sample's pass (gemm_verb.cpp).
 int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err);
+// Tunes a convolution sample's pass (conv_verb.cpp).
+int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err);
 // Tunes a tensor contraction (contraction_verb.cpp).
 int contraction_verb(int argc, char** argv, std::FILE* out, std::FILE* err);
 // Lists the tuning database (show_verb.cpp).

@@ -372,10 +372,15 @@ TEST(ConvFwdArguments, TakesParloopersLines) {
   EXPECT_FALSE(c.pack_input);
 }
 
-TEST(ConvFwdArguments, RefusesAutoAndBadArguments) {
-  EXPECT_THAT([] { parsed("auto 1 56 56 64 64 3 3 1 1 1 1"); },
-              ThrowsMessage<UsageError>(HasSubstr("weft-tune conv")));
-  EXPECT_THAT([] { parsed("auto"); }, ThrowsMessage<UsageError>(HasSubstr("weft-tune conv")));
+TEST(ConvFwdArguments, AutoTakesTheShapeOnlyAndBadArgumentsAreRefused) {
+  // auto: the shape and n_iters; the rest is the tuner's (conv_auto.hpp, conv_workload_test.cpp).
+  const ConvFwdConfig tuned = parsed("auto 1 56 56 64 64 3 3 1 1 1 1");
+  EXPECT_EQ(tuned.loop_string, "auto");
+  EXPECT_EQ(tuned.shape.H, 56);
+  EXPECT_EQ(tuned.shape.pad_w, 1);
+  EXPECT_THAT([] { parsed("auto"); }, ThrowsMessage<UsageError>(HasSubstr("N")));
+  EXPECT_THAT([] { parsed("auto 1 56 56 64 64 3 3 1 1 1 1 10 4"); },
+              ThrowsMessage<UsageError>(HasSubstr("auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters]")));
   EXPECT_THAT([] { parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 0 5 0 0 0 0 0 0 0 0 0 7"); },
               ThrowsMessage<UsageError>(HasSubstr("argument 31")));
   EXPECT_THAT([] { parsed("Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 2"); },
@@ -406,7 +411,7 @@ TEST(ConvFwdProgram, RunsParloopersLinesAndChecksThem) {
 }
 
 TEST(ConvFwdProgram, RefusesWithStatusTwo) {
-  for (const char* args : {"auto 1 8 8 4 4 3 3 1 1 1 1",                                    // no tuner yet
+  for (const char* args : {"auto 1 8 8 4 4 3 3 1 1 1 1 10 3",                               // auto: shape, n_iters
                            "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2 1 0 1",          // pad_h_in vs logical
                            "aBcdefg 1 8 8 8 4 3 3 1 1 1 1 4 4 1 1 2 1 1 0 2",                // parallel reduction
                            "Abcdefg 1 8 8 4 4 3 3 2 2 1 1 4 4 1 1 1 1 2 0 2"}) {             // h_in_gemm, stride 2

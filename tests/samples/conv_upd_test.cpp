@@ -220,10 +220,10 @@ TEST_F(ConvUpdCli, RefusesWhatItDoesNotDo) {
   const auto bf16 = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 1 1 1 0 0 0 7 4 0 0 1 0");
   EXPECT_EQ(bf16.status, 2);
   EXPECT_NE(bf16.err.find("bf16 tuning knobs"), std::string::npos) << bf16.err;
-  for (const char* line : {"auto", "auto 2 8 8 16 16 3 3 1 1 1 1"}) {
+  // auto takes the shape and n_iters only (the rest is the tuner's: weft_tune_cli_test.cpp).
+  for (const char* line : {"auto", "auto 2 8 8 16 16 3 3 1 1 1 1 10 1"}) {
     const auto tuned = run_upd(line);
-    EXPECT_EQ(tuned.status, 2);
-    EXPECT_NE(tuned.err.find("weft-tune conv"), std::string::npos) << tuned.err;
+    EXPECT_EQ(tuned.status, 2) << line;
   }
   const auto flag = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 2");
   EXPECT_EQ(flag.status, 2);

@@ -145,7 +145,7 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
       {measure + "--timeout -1 -- /bin/true {}", "--timeout: -1 is outside"},
       {measure + "--plot " + (dir_ / "missing" / "p.svg").string() + " -- /bin/true {}", "--plot"},
       {measure + "--frob -- /bin/true {}", "unknown option --frob"},
-      {"frobnicate", "unknown command 'frobnicate' (gemm, contraction, show, strings or measure)"},
+      {"frobnicate", "unknown command 'frobnicate' (gemm, conv, contraction, show, strings or measure)"},
       {"gemm --M 64 --N 64", "gemm needs --K"},
       {"gemm --M --N 64 --K 64", "option --M needs a value"},
       {"gemm --M 64 --N 64 --K", "option --K needs a value"},
@@ -372,6 +372,61 @@ TEST_F(WeftTuneCli, TunesTheBackwardPassesAndTheMlpForTheSamplesAutoMode) {
         << record.config.to_string() << "\n" << run.out;
     EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
   }
+}
+
+TEST_F(WeftTuneCli, ConvUsageErrorsAndDryRun) {
+  const std::string shape = " --N 1 --H 8 --W 8 --C 16 --K 16 --R 3 --S 3 --pad 1";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"conv --pass mlp" + shape, "'mlp' is no convolution pass (fwd, bwd or upd)"},
+      {"conv --N 1 --H 8 --W 8 --C 16 --K 16 --R 3", "conv needs --S"},
+      {"conv" + shape + " --pad_h 1", "--pad and --pad_h both set the same size"},
+      {"conv" + shape + " --stride 0", "--stride: 0 is outside"},
+      {"conv --N 1 --H 2 --W 8 --C 16 --K 16 --R 3 --S 3", "H"},  // the filter does not fit the image
+      {"conv" + shape + " --spec a_0_K,b_0_M,c_0_N", "loops"},
+  };
+  for (const auto& [args, says] : bad) {
+    const Result r = tune(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << args << "\n" << r.err;
+  }
+  const Result dry = tune("conv --pass upd --threads 2 --dry-run" + shape + " --bc 16 --bk 16");
+  EXPECT_EQ(dry.status, 0) << dry.err;
+  EXPECT_NE((dry.out + dry.err).find("conv_upd N=1 H=8"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("abCD"), std::string::npos) << dry.out;  // parallel reductions: partial filters
+}
+
+// A tiny tuning run per pass into a temporary database, then the program's `auto` reading it.
+TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
+#if defined(WEFT_CONV_FWD_PATH) && defined(WEFT_CONV_BWD_PATH) && defined(WEFT_CONV_UPD_PATH)
+  const std::vector<std::pair<std::string, std::string>> passes = {
+      {"fwd", WEFT_CONV_FWD_PATH}, {"bwd", WEFT_CONV_BWD_PATH}, {"upd", WEFT_CONV_UPD_PATH}};
+  for (const auto& [pass, program] : passes) {
+    const Result tuned = tune("conv --pass " + pass + " --N 1 --H 8 --W 8 --C 16 --K 16 --R 3 --S 3 --pad 1 " +
+                              "--bc 16 --bk 16 --threads 1 --budget 0.2 --top-k 4 --finalists 1 --db " + db_);
+    ASSERT_EQ(tuned.status, 0) << pass << "\n" << tuned.err;
+    const auto records = weft::tuner::TuningDatabase(db_).load().records;
+    ASSERT_FALSE(records.empty());
+    const weft::tuner::TuningRecord& record = records.back();
+    EXPECT_EQ(record.key.kind, "conv_" + pass);
+    const weft::tuner::ProcessResult run = weft::tuner::run_process(
+        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, program, "auto", "1", "8", "8", "16", "16", "3", "3", "1", "1", "1",
+         "1", "2", "--threads", "1", "--warmup", "0"},
+        60);
+    EXPECT_EQ(run.exit_status, 0) << program << "\n" << run.err;
+    EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " bc=16 bk=16"), std::string::npos)
+        << record.config.to_string() << "\n" << run.out;
+    EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
+  }
+  // Another shape that nothing near was tuned for: the default, said so.
+  const weft::tuner::ProcessResult other = weft::tuner::run_process(
+      {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, WEFT_CONV_FWD_PATH, "auto", "1", "7", "7", "3", "8", "1", "1", "1", "1",
+       "0", "0", "2", "--threads", "1", "--warmup", "0"},
+      60);
+  EXPECT_EQ(other.exit_status, 0) << other.err;
+  EXPECT_NE(other.out.find("auto: heuristic: Abcdefg bc=32 bk=32"), std::string::npos) << other.out;
+#else
+  GTEST_SKIP() << "the convolution samples were not built";
+#endif
 }
 
 #endif  // WEFT_TUNER_HAVE_CLI

@@ -81,8 +81,10 @@ TEST(CostModel, ImbalanceScalesTheEstimate) {
 
 #ifdef WEFT_TUNER_HAVE_GEMM
 TEST(SearchSpace, GemmSpaceIsDeduplicatedLegalAndRankedByTheModel) {
+  // Two chunks: the reduction loop runs twice, so its place matters (single-trip loops do not
+  // make distinct candidates).
   GemmWorkload gemm({.M = 96, .N = 64, .K = 64},
-                    {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {parse_loop_spec("a_0_K,b_0_M,c_0_N")}});
+                    {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {2}, .specs = {parse_loop_spec("a_0_K,b_0_M,c_0_N")}});
   TunerOptions options;
   options.threads = 2;
   const SearchSpace space = build_search_space(gemm, options);
@@ -103,12 +105,15 @@ TEST(SearchSpace, GemmSpaceIsDeduplicatedLegalAndRankedByTheModel) {
 TEST(SearchSpace, CanonicalDuplicatesAreCountedOnce) {
   // Two identical specs enumerate every string twice.
   const auto spec = parse_loop_spec("a_0_K,b_0_M,c_0_N");
-  GemmWorkload gemm({.M = 64, .N = 64, .K = 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {spec, spec}});
+  GemmWorkload gemm({.M = 64, .N = 64, .K = 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {2}, .specs = {spec, spec}});
   TunerOptions options;
   options.threads = 2;
   const SearchSpace space = build_search_space(gemm, options);
   EXPECT_EQ(space.stats.enumerated, 32u);
   EXPECT_EQ(space.stats.distinct, 16u);
+  // One chunk: loop a runs once, and strings that differ only in where it stands are one.
+  GemmWorkload one_chunk({.M = 64, .N = 64, .K = 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {spec}});
+  EXPECT_EQ(build_search_space(one_chunk, options).stats.distinct, 6u);
 }
 
 #endif  // WEFT_TUNER_HAVE_GEMM

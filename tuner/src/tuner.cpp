@@ -37,9 +37,27 @@ std::vector<std::vector<long>> used_blocks(const LoopNest& nest, std::vector<std
   return blocks;
 }
 
-std::string dedup_key(const LoopNest& nest, const std::vector<std::vector<long>>& blocks,
-                      const Knobs& knobs) {
-  std::string key = nest.canonical + '|';
+// The nest without the sequential, unblocked levels of loops that run once: where such a level
+// stands changes nothing, so strings that differ only there are one candidate (a convolution's
+// seven loops often have three or four of them, which would multiply its space by up to 5040).
+std::string effective_nest(const LoopNest& nest, std::span<const LogicalLoop> loops) {
+  if (!nest.inline_specs.empty()) return nest.canonical;
+  std::string key;
+  for (const auto& level : nest.levels) {
+    const auto x = static_cast<std::size_t>(level.loop);
+    if (level.par == ParKind::none && level.num_occurrences == 1 && !level.barrier_after && x < loops.size() &&
+        loops[x].trips() <= 1)
+      continue;
+    key += static_cast<char>('a' + level.loop);
+    key += std::to_string(level.occurrence) + ':' + std::to_string(static_cast<int>(level.par)) + ':' +
+           std::to_string(level.ways) + (level.barrier_after ? "|" : "") + ',';
+  }
+  return key;
+}
+
+std::string dedup_key(const LoopNest& nest, std::span<const LogicalLoop> loops,
+                      const std::vector<std::vector<long>>& blocks, const Knobs& knobs) {
+  std::string key = effective_nest(nest, loops) + '|';
   for (const auto& b : blocks) {
     for (long v : b) key += std::to_string(v) + ',';
     key += ';';
@@ -145,7 +163,7 @@ SearchSpace build_search_space(const Workload& workload, const TunerOptions& opt
         for_each_block_choice(chains, [&](const std::vector<std::vector<long>>& blocks) {
           ++space.stats.enumerated;
           auto used = used_blocks(nest, blocks);
-          if (!seen.insert(dedup_key(nest, used, knobs)).second) return;
+          if (!seen.insert(dedup_key(nest, loops, used, knobs)).second) return;
           ++space.stats.distinct;
           if (legality_problem(nest, loops, used, threads, string_options.allow_parallel_reduction))
             return;

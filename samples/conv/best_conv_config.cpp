@@ -1,0 +1,98 @@
+#include "best_conv_config.hpp"
+
+#include <optional>
+#include <type_traits>
+
+#include <weft/jit/error.hpp>
+
+#include "conv_workload.hpp"
+
+namespace weft::tuner {
+namespace {
+
+template <class Config>
+constexpr ConvPassKind pass_of() {
+  if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) return ConvPassKind::fwd;
+  else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) return ConvPassKind::bwd;
+  else return ConvPassKind::upd;
+}
+
+// The problem under a tuned (or the default) configuration; nullopt when the sample rejects it.
+template <class Config>
+std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
+  try {
+    Config c;
+    if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) {
+      c = to_conv_fwd_config(tuned, problem.shape);
+      // What the user asked for beyond the tuner's knobs.
+      c.logical_padding = problem.logical_padding;
+      c.input_padding_copy = problem.input_padding_copy;
+      c.pad_h_in = problem.pad_h_in, c.pad_w_in = problem.pad_w_in;
+      c.pad_h_out = problem.pad_h_out, c.pad_w_out = problem.pad_w_out;
+      c.zero_output_rims = problem.zero_output_rims;
+      c.with_bias = problem.with_bias;
+      c.with_relu = problem.with_relu;
+      samples::ConvFwd validate(c);
+    } else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) {
+      c = to_conv_bwd_config(tuned, problem.shape);
+      samples::ConvBwd validate(c);
+    } else {
+      c = to_conv_upd_config(tuned, problem.shape);
+      c.use_mb_par_f32 = problem.use_mb_par_f32;
+      samples::ConvUpd validate(c);
+    }
+    return c;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+template <class Config>
+ConvPassChoice<Config> best_config(const Config& problem, int threads, const TuningDatabase& database) {
+  const WorkloadKey keys[] = {conv_key(pass_of<Config>(), problem.shape, threads)};
+  const TunedLookup found =
+      find_tuned_config(database, keys, [&](const TunedConfig& c) { return apply(problem, c).has_value(); });
+  if (found.config) return {*apply(problem, *found.config), found.source, found.detail};
+  // The default where the sample takes it for this problem, else the problem as given (its own
+  // checks then name what is wrong).
+  const std::optional<Config> fallback = apply(problem, default_conv_config(pass_of<Config>()));
+  Config c = fallback ? *fallback : problem;
+  if (!fallback) c.loop_string = default_conv_config(pass_of<Config>()).loop_string;
+  return {c, found.source, found.detail};
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+std::string knobs_text(const samples::ConvFwdConfig& c) {
+  return " h_in_gemm=" + str(c.h_in_gemm) + " w_block=" + str(c.w_block) + " c_block=" + str(c.c_block) +
+         " k_block=" + str(c.k_block) + " h_block=" + str(c.h_block) + " pack_input=" + str(c.pack_input);
+}
+std::string knobs_text(const samples::ConvBwdConfig& c) {
+  return " h_in_gemm=" + str(c.h_in_gemm) + " w_block=" + str(c.w_block) + " k_block=" + str(c.k_block) +
+         " c_block=" + str(c.c_block) + " h_block=" + str(c.h_block);
+}
+std::string knobs_text(const samples::ConvUpdConfig& c) { return " h_in_gemm=" + str(c.h_in_gemm); }
+
+}  // namespace
+
+template <class Config>
+std::string ConvPassChoice<Config>::describe() const {
+  return std::string(to_string(source)) + ": " + config.loop_string + " bc=" + str(config.bc) + " bk=" + str(config.bk) +
+         knobs_text(config) + " (" + detail + ")";
+}
+
+template struct ConvPassChoice<samples::ConvFwdConfig>;
+template struct ConvPassChoice<samples::ConvBwdConfig>;
+template struct ConvPassChoice<samples::ConvUpdConfig>;
+
+ConvFwdChoice best_conv_config(const samples::ConvFwdConfig& problem, int threads, const TuningDatabase& database) {
+  return best_config(problem, threads, database);
+}
+ConvBwdChoice best_conv_config(const samples::ConvBwdConfig& problem, int threads, const TuningDatabase& database) {
+  return best_config(problem, threads, database);
+}
+ConvUpdChoice best_conv_config(const samples::ConvUpdConfig& problem, int threads, const TuningDatabase& database) {
+  return best_config(problem, threads, database);
+}
+
+}  // namespace weft::tuner

@@ -1,0 +1,48 @@
+// The configuration the convolution samples' `auto` mode runs (weft-conv-fwd, -bwd, -upd): the
+// tuning database's best for the pass, shape and team on this machine (exact shape), else the
+// best of the nearest tuned shape that the sample accepts, else the samples' default
+// (default_conv_config: "Abcdefg", bc = bk = 32). The lookup is the tuner's (tuned_lookup.hpp);
+// this file applies its result to the samples' configurations.
+//
+//   samples::ConvFwdConfig problem;
+//   problem.shape = {.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
+//   ConvFwdChoice choice = best_conv_config(problem, /*threads=*/1);
+//   samples::ConvFwd conv(choice.config);
+//   std::puts(choice.describe().c_str());   // "exact hit: Afgbdced bc=64 bk=64 h_in_gemm=1 ... (<db>: ...)"
+#pragma once
+
+#include <string>
+
+#include <weft/tuner/tuned_lookup.hpp>
+#include <weft/tuner/tuning_database.hpp>
+
+#include "conv_bwd.hpp"
+#include "conv_fwd.hpp"
+#include "conv_upd.hpp"
+
+namespace weft::tuner {
+
+template <class Config>
+struct ConvPassChoice {
+  Config config;
+  ConfigSource source = ConfigSource::heuristic;
+  std::string detail;  // the database path and record, or why the default was used
+  // "<source>: <loop_string> bc=.. bk=.. <the pass's knobs> (<detail>)"
+  std::string describe() const;
+};
+using ConvFwdChoice = ConvPassChoice<samples::ConvFwdConfig>;
+using ConvBwdChoice = ConvPassChoice<samples::ConvBwdConfig>;
+using ConvUpdChoice = ConvPassChoice<samples::ConvUpdConfig>;
+
+// `problem` gives the shape; for the forward pass also the padding mode, rims and fused epilogue
+// (kept). Its loop_string, blocks and tuning knobs are replaced. A record the sample rejects for
+// this shape is skipped. The team is `threads` (the update's partial filters follow OpenMP's team,
+// which must be set before). Never throws for database trouble.
+ConvFwdChoice best_conv_config(const samples::ConvFwdConfig& problem, int threads,
+                               const TuningDatabase& database = TuningDatabase());
+ConvBwdChoice best_conv_config(const samples::ConvBwdConfig& problem, int threads,
+                               const TuningDatabase& database = TuningDatabase());
+ConvUpdChoice best_conv_config(const samples::ConvUpdConfig& problem, int threads,
+                               const TuningDatabase& database = TuningDatabase());
+
+}  // namespace weft::tuner

@@ -1,0 +1,42 @@
+// `auto` in the convolution samples: `weft-conv-<pass> auto N H W C K R S stride_h stride_w pad_h
+// pad_w [n_iters]` runs the tuned configuration for the shape (best_conv_config.hpp) when the
+// sample is built with the tuner (WEFT_HAVE_TUNER); without it, `auto` is bad usage.
+//
+//   const std::size_t n_iters = parse_conv_fwd_arguments(args, config, argc, argv);  // "auto": 12
+//   resolve_conv_auto(config, settings.threads, "weft-conv-fwd");
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+
+#include "sample_args.hpp"
+#if defined(WEFT_HAVE_TUNER)
+#include "best_conv_config.hpp"
+#endif
+
+namespace weft::samples {
+
+// The positional form of `auto` and where its n_iters is.
+inline constexpr const char* kConvAutoForm = "auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters]";
+inline constexpr std::size_t kConvAutoIters = 12;
+
+inline bool is_conv_auto(const SampleArgs& args) { return !args.positional().empty() && args.positional()[0] == "auto"; }
+
+// When config.loop_string is "auto", replaces `config` (ConvFwdConfig, ConvBwdConfig or
+// ConvUpdConfig) by the tuning database's choice for its shape and team and prints
+// "<program> auto: <choice>".
+template <class Config>
+void resolve_conv_auto(Config& config, int threads, const char* program) {
+  if (config.loop_string != "auto") return;
+#if defined(WEFT_HAVE_TUNER)
+  const auto choice = weft::tuner::best_conv_config(config, threads);
+  config = choice.config;
+  std::printf("%s auto: %s\n", program, choice.describe().c_str());
+#else
+  (void)threads;
+  (void)program;
+  throw UsageError("auto needs the tuner, which this build does not have");
+#endif
+}
+
+}  // namespace weft::samples

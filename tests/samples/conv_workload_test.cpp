@@ -1,0 +1,213 @@
+// The convolution passes as tuner workloads: candidates from every knob setting and across the
+// search space right on small shapes (padding, strides, remainders, C = 3), distinct database
+// kinds, the samples' configurations of tuned records, and `auto`'s lookup.
+#include <omp.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <weft/jit/error.hpp>
+
+#if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
+#include <weft/parlooper/loop_string.hpp>
+#include <weft/tuner/tuner.hpp>
+
+#include "best_conv_config.hpp"
+#include "conv_test_support.hpp"
+#include "conv_workload.hpp"
+#endif
+
+namespace weft::tuner {
+namespace {
+
+#ifdef WEFT_HAVE_GEMM_TUNING
+namespace fs = std::filesystem;
+using samples::test::square_shape;
+
+struct PassCase {
+  const char* name;
+  ConvPassKind pass;
+  samples::ConvShape shape;
+  ConvSearchOptions search;
+};
+
+void PrintTo(const PassCase& c, std::ostream* os) { *os << c.name; }
+
+class ConvCandidates : public ::testing::TestWithParam<PassCase> {};
+
+// What the tuner would measure: the first candidates of every knob setting and a spread over the
+// whole space (its 5040+ orders per setting are too many to check in a unit test), each prepared
+// and checked on poisoned outputs against the reference.
+TEST_P(ConvCandidates, PassTheirReferenceCheck) {
+  const PassCase& c = GetParam();
+  const ConvWorkload workload(c.shape, c.pass, c.search);
+  ASSERT_FALSE(workload.knob_choices().empty());
+  TunerOptions options;
+  options.threads = 2;
+  options.blocks.max_choices = 2;
+  const SearchSpace space = build_search_space(workload, options);
+  ASSERT_GT(space.candidates.size(), 100u);
+  omp_set_num_threads(2);  // prepare() takes the team from OpenMP, as under tune()
+  std::map<std::string, int> per_setting;
+  std::size_t checked = 0, blocked = 0, parallel_reductions = 0;
+  const std::size_t stride = space.candidates.size() / 12 + 1;
+  for (std::size_t i = 0; i < space.candidates.size(); ++i) {
+    const TunedConfig& config = space.candidates[i].config;
+    std::string setting;
+    for (const auto& [name, value] : config.knobs) setting += name + "=" + std::to_string(value) + " ";
+    if (per_setting[setting]++ >= 1 && i % stride != 0) continue;
+    for (const auto& level : parlooper::parse_loop_string(config.loop_string, 7).levels)
+      parallel_reductions += level.par != parlooper::ParKind::none &&
+                             workload.loops(config.knobs)[static_cast<std::size_t>(level.loop)].reduction;
+    for (const auto& b : config.blocks) blocked += !b.empty();
+    const CheckResult check = workload.prepare(config)->check();
+    EXPECT_TRUE(check.passed) << c.name << " " << config.to_string() << ": " << check.message;
+    ++checked;
+  }
+  EXPECT_GT(checked, 12u);
+  EXPECT_GE(2 * per_setting.size(), workload.knob_choices().size());  // some only pruned (imbalance)
+  if (c.pass != ConvPassKind::upd) {
+    EXPECT_GT(blocked, 0u);
+  }
+  // Only the update combines partial results, so only its reductions may run in parallel.
+  if (c.pass == ConvPassKind::upd) EXPECT_GT(parallel_reductions, 0u);
+  else EXPECT_EQ(parallel_reductions, 0u);
+  omp_set_num_threads(1);
+  EXPECT_TRUE(workload.prepare(workload.default_config(1))->check().passed);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Passes, ConvCandidates,
+    ::testing::Values(
+        PassCase{"fwd_3x3_pad1", ConvPassKind::fwd, square_shape(2, 8, 40, 24, 3, 1, 1), {.bc = {16, 32}, .bk = {16}, .specs = {}}},
+        PassCase{"fwd_1x1_stride2_c3", ConvPassKind::fwd, square_shape(1, 9, 3, 16, 1, 2, 0), {.bc = {16}, .bk = {8, 16}, .specs = {}}},
+        PassCase{"bwd_3x3_pad1", ConvPassKind::bwd, square_shape(2, 8, 24, 40, 3, 1, 1), {.bc = {16}, .bk = {16, 32}, .specs = {}}},
+        PassCase{"bwd_3x3_stride2", ConvPassKind::bwd, square_shape(1, 9, 16, 16, 3, 2, 1), {.bc = {8, 16}, .bk = {16}, .specs = {}}},
+        PassCase{"upd_3x3_pad1", ConvPassKind::upd, square_shape(2, 8, 24, 16, 3, 1, 1), {.bc = {16}, .bk = {8, 16}, .specs = {}}},
+        PassCase{"upd_1x1_stride2", ConvPassKind::upd, square_shape(2, 9, 16, 24, 1, 2, 0), {.bc = {16}, .bk = {16}, .specs = {}}}),
+    [](const auto& p) { return std::string(p.param.name); });
+
+TEST(ConvWorkload, KnobsFollowTheShape) {
+  // C = 3: one block of all three channels; strided 1x1: pack_input both ways; 7 rows: h_in_gemm 7.
+  const ConvWorkload first(square_shape(1, 14, 3, 64, 1, 2, 0), ConvPassKind::fwd);
+  std::set<long> bcs, packs, rows;
+  for (const Knobs& k : first.knob_choices()) {
+    const TunedConfig c{k, "", {}};
+    bcs.insert(c.knob("bc", -1));
+    packs.insert(c.knob("pack_input", -1));
+    rows.insert(c.knob("h_in_gemm", -1));
+  }
+  EXPECT_EQ(bcs, (std::set<long>{3}));
+  EXPECT_EQ(packs, (std::set<long>{0, 1}));
+  EXPECT_TRUE(rows.count(7)) << "ofh = 7";
+  // Unstrided 3x3: no pack_input; 64 channels: blocks 32 and 64.
+  const ConvWorkload layer(square_shape(1, 14, 64, 64, 3, 1, 1), ConvPassKind::fwd);
+  bcs.clear(), packs.clear();
+  for (const Knobs& k : layer.knob_choices()) {
+    bcs.insert(TunedConfig{k, "", {}}.knob("bc", -1));
+    packs.insert(TunedConfig{k, "", {}}.knob("pack_input", -1));
+  }
+  EXPECT_EQ(bcs, (std::set<long>{32, 64}));
+  EXPECT_EQ(packs, (std::set<long>{0}));
+  EXPECT_LE(layer.knob_choices().size(), 40u);  // small enough to scout each in a minute
+}
+
+TEST(ConvWorkload, PassesAreDistinctWorkloadsWithTheirOwnReductions) {
+  const samples::ConvShape shape = square_shape(1, 56, 64, 64, 3, 1, 1);
+  EXPECT_EQ(conv_key(ConvPassKind::fwd, shape, 2).to_string(),
+            "conv_fwd N=1 H=56 W=56 C=64 K=64 R=3 S=3 stride_h=1 stride_w=1 pad_h=1 pad_w=1 fp32 threads=2");
+  EXPECT_EQ(conv_key(ConvPassKind::bwd, shape, 2).kind, "conv_bwd");
+  EXPECT_EQ(conv_key(ConvPassKind::upd, shape, 2).kind, "conv_upd");
+  EXPECT_NE(conv_key(ConvPassKind::fwd, shape, 1), conv_key(ConvPassKind::fwd, shape, 2));
+  const std::map<ConvPassKind, std::string> reductions{
+      {ConvPassKind::fwd, "bfg"}, {ConvPassKind::bwd, "cfg"}, {ConvPassKind::upd, "ade"}};
+  for (const auto& [pass, letters] : reductions) {
+    const ConvWorkload w(square_shape(1, 8, 16, 16, 3, 1, 1), pass);
+    std::string found;
+    const auto loops = w.loops(w.default_config(1).knobs);
+    ASSERT_EQ(loops.size(), 7u);
+    for (std::size_t x = 0; x < loops.size(); ++x)
+      if (loops[x].reduction) found += static_cast<char>('a' + x);
+    EXPECT_EQ(found, letters) << to_string(pass);
+    EXPECT_EQ(w.supports_parallel_reduction(), pass == ConvPassKind::upd);
+    EXPECT_EQ(w.default_config(1).loop_string, "Abcdefg");
+  }
+  EXPECT_THROW(parse_conv_pass("mlp"), Error);
+  EXPECT_EQ(parse_conv_pass("bwd"), ConvPassKind::bwd);
+}
+
+TEST(ConvWorkload, TunedConfigurationsBecomeTheSamplesConfigurations) {
+  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  const TunedConfig fwd{{{"bc", 64}, {"bk", 32}, {"h_in_gemm", 2}, {"c_block", 2}}, "acdbefgcd", {{}, {}, {1}, {4}}};
+  const samples::ConvFwdConfig f = to_conv_fwd_config(fwd, shape);
+  EXPECT_EQ(f.bc, 64);
+  EXPECT_EQ(f.h_in_gemm, 2);
+  EXPECT_EQ(f.c_block, 2);
+  EXPECT_EQ(f.k_block, 1);
+  EXPECT_EQ(f.h_block, 4);
+  EXPECT_EQ(f.w_block, 1);  // the sample's default
+  const samples::ConvBwdConfig b = to_conv_bwd_config({{{"k_block", 2}}, "abbcdefg", {{}, {1}}}, shape);
+  EXPECT_EQ(b.c_block, 1);
+  EXPECT_EQ(b.k_block, 2);
+  // Blocks the samples cannot take are refused, not dropped.
+  EXPECT_THROW(to_conv_fwd_config({{}, "aabcdefg", {{1}}}, shape), Error);
+  EXPECT_THROW(to_conv_upd_config({{}, "abcddefg", {{}, {}, {}, {2}}}, shape), Error);
+}
+
+class BestConvConfig : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() / ("weft-best-conv-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl");
+    fs::remove(path_);
+  }
+  void TearDown() override { fs::remove(path_); }
+  void add(const WorkloadKey& key, TunedConfig config) const {
+    TuningRecord r;
+    r.key = key;
+    r.machine = MachineFingerprint::current();
+    r.weft_version = std::string(weft_version());
+    r.config = std::move(config);
+    r.gflops = 100;
+    TuningDatabase(path_).append(r);
+  }
+  fs::path path_;
+};
+
+TEST_F(BestConvConfig, ExactNearestAndDefault) {
+  const TuningDatabase db(path_);
+  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  add(conv_key(ConvPassKind::fwd, shape, 1),
+      {{{"bc", 64}, {"bk", 32}, {"h_in_gemm", 2}, {"w_block", 1}, {"c_block", 1}, {"pack_input", 0}}, "acbdefgd", {{}, {}, {}, {4}}});
+  samples::ConvFwdConfig problem;
+  problem.shape = shape;
+  problem.with_relu = true;
+  const ConvFwdChoice exact = best_conv_config(problem, 1, db);
+  EXPECT_EQ(exact.source, ConfigSource::exact) << exact.detail;
+  EXPECT_EQ(exact.config.loop_string, "acbdefgd");
+  EXPECT_EQ(exact.config.h_block, 4);
+  EXPECT_TRUE(exact.config.with_relu);  // the user's, kept
+  EXPECT_EQ(exact.describe().rfind("exact hit: acbdefgd bc=64 bk=32 h_in_gemm=2", 0), 0u) << exact.describe();
+  // A nearby shape takes the record when the sample accepts it.
+  problem.shape = square_shape(1, 16, 64, 64, 3, 1, 1);
+  EXPECT_EQ(best_conv_config(problem, 1, db).source, ConfigSource::nearest);
+  // Another pass, or another team: the samples' default.
+  samples::ConvBwdConfig bwd;
+  bwd.shape = shape;
+  const ConvBwdChoice none = best_conv_config(bwd, 1, db);
+  EXPECT_EQ(none.source, ConfigSource::heuristic);
+  EXPECT_EQ(none.config.loop_string, "Abcdefg");
+  EXPECT_EQ(none.config.bc, 32);
+  problem.shape = shape;
+  EXPECT_EQ(best_conv_config(problem, 2, db).source, ConfigSource::heuristic);
+}
+#endif
+
+}  // namespace
+}  // namespace weft::tuner
