@@ -319,9 +319,9 @@ void ConvBwd::transpose_filter(const float* filter, float* transposed) const {
     throw Error("ConvBwd::transpose_filter: null buffer (filter and transposed must both be given)");
   }
   const std::int64_t tile = config_.bc * config_.bk, Kb = config_.k_blocking().blocks();
-  const std::int64_t taps = config_.c_blocking().blocks() * config_.shape.R * config_.shape.S;
+  const std::int64_t tiles_per_k_block = config_.c_blocking().blocks() * config_.shape.R * config_.shape.S;
   all_tiles_([&](int* ind) {  // FilterLayout: [Kb][Cb R S] tiles -> TransposedFilterLayout: [Cb R S][Kb]
-    transpose_(filter + (ind[0] * taps + ind[1]) * tile, transposed + (ind[1] * Kb + ind[0]) * tile);
+    transpose_(filter + (ind[0] * tiles_per_k_block + ind[1]) * tile, transposed + (ind[1] * Kb + ind[0]) * tile);
   });
 }
 

@@ -65,12 +65,13 @@ int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretrans
     transpose_ms = milliseconds_since(start);
   }
 
+  const char* transposed_when = bwd.transposes_per_chunk() ? "per chunk" : "up front";
+  if (pretransposed) transposed_when = "before the runs";
   std::printf("%s, h_block %lld, w_block %lld, c_block %lld, k_block %lld, h_in_gemm %lld, %s path, filter "
               "transposed %s, threads %d, isa %s\n",
               conv_header("weft-conv-bwd", config).c_str(), (long long)config.h_block, (long long)config.w_block,
               (long long)config.c_block, (long long)config.k_block, (long long)config.h_in_gemm,
-              to_string(bwd.path()),
-              pretransposed ? "before the runs" : bwd.transposes_per_chunk() ? "per chunk" : "up front", settings.threads,
+              to_string(bwd.path()), transposed_when, settings.threads,
               std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
   std::printf("conversions (not timed with the kernel): grad_output NCHW -> blocked %.3f ms, filter KCRS -> "
               "blocked %.3f ms\n",
