@@ -9,7 +9,9 @@
 //   blockings. Padding is physical (the input's rims are part of its layout, written while
 //   preparing), whatever the list's logical_padding says: logical padding with a copy would put that
 //   copy into the timing, and without one the stem computes tap by tap at half the speed.
-// - bwd: the list's line.
+// - bwd: the list's line, on a filter transposed for its BRGEMMs while preparing
+//   (ConvBwd::transpose_filter, then run_transposed), as oneDNN gets its backward filter layout from
+//   a reorder outside the timing.
 // - upd: the list's strings index PARLOOPER's bf16 update nests, not the FP32 one: `Abcdefg` on one
 //   thread (images and pixels in one BRGEMM chain, no partial filters), `aBCdefg` on more (the C and
 //   K blocks shared out: every tile has one owner, no partial filters to reduce), with the list's bc
@@ -124,10 +126,13 @@ inline std::optional<PreparedPass> prepare_bwd(const samples::ConvLayer& l, std:
   const samples::ConvBwd& conv = s->pass.emplace(c);
   const auto dst = plain_random(N * l.K * l.ofh() * l.ofw(), 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
   s->in0 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
-  s->in1 = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
+  const auto blocked_wei = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
+  s->in1.resize(static_cast<std::size_t>(conv.transposed_filter_layout().size()));
+  conv.transpose_filter(blocked_wei.data(), s->in1.data());
   s->out.resize(static_cast<std::size_t>(conv.grad_input_layout().size()));
-  return PreparedPass{[s] { s->pass->run(s->in1.data(), s->in0.data(), s->out.data()); },
-                      conv.measure_tag(threads) + " " + samples::to_string(conv.path()),
+  return PreparedPass{[s] { s->pass->run_transposed(s->in1.data(), s->in0.data(), s->out.data()); },
+                      conv.measure_tag(threads) + " " + samples::to_string(conv.path()) +
+                          " (filter transposed while preparing)",
                       [s] { return plain_activations(s->out, s->pass->grad_input_layout()); },
                       conv.reduction_terms()};
 }

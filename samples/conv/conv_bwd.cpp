@@ -112,7 +112,7 @@ ConvBwdConfig validated(ConvBwdConfig c) {
   if (path == ConvBwdPath::gather) {
     const std::int64_t k_step = chunk_step(c.k_blocking().blocks(), c.k_block);
     require_memory("weft-conv-bwd's BRGEMM offsets (K blocks per chunk x R x S)",
-                   bytes_needed({k_step, s.R, s.S}, 4 * sizeof(std::int64_t)));
+                   bytes_needed({k_step, s.R, s.S}, 8 * sizeof(std::int64_t)));
   }
   const LoopNest nest = parlooper::parse_loop_string(c.loop_string, 7);
   for (const auto& spec : nest.inline_specs) {
@@ -184,10 +184,12 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
       k_step_(chunk_step(config_.k_blocking().blocks(), config_.k_block)),
       h_step_(config_.h_in_gemm),
       w_step_(ceil_div(cols_, config_.w_block)),
-      filter_t_(config_.bk, config_.bc, config_.k_blocking().blocks(),
-                config_.c_blocking().blocks() * config_.shape.R * config_.shape.S, true, false),
       transpose_({.op = tpp::UnaryOp::transpose, .m = config_.bk, .n = config_.bc, .ld_in = config_.bk,
                   .ld_out = config_.bc}),
+      all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(config_.k_blocking().blocks())},
+                  parlooper::LoopSpecs{0L, static_cast<long>(config_.c_blocking().blocks() * config_.shape.R *
+                                                             config_.shape.S)}},
+                 "AB"),
       loop_(make_block_loop<7>(
           config_.loop_string,
           {config_.shape.N, config_.c_blocking().blocks(), config_.k_blocking().blocks(), rows_, cols_,
@@ -200,7 +202,6 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   const LoopNest& nest = loop_.dynamic().nest();
   require_no_race(nest, config_, path_, ceil_div(Kb, k_step_), ceil_div(cols_, w_step_));
   per_chunk_ = chunks_outside_pixels(nest);
-  tap_stride_ = per_chunk_ ? k_step_ : Kb;
 
   // The gather's batch: for each tap (r, s) and K block j of a chunk, the transposed tile and the
   // grad_output pixel that tap reads for the GEMM's first pixel (y, x): row y + pad_h - r, column
@@ -211,14 +212,18 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
     const ActivationLayout& out = grad_output_;
     const std::int64_t plane = out.padded_h() * out.padded_w() * bk;
     const std::int64_t last_chunk = Kb - (ceil_div(Kb, k_step_) - 1) * k_step_;
-    for (std::size_t i = 0; i < batches_.size(); ++i) {
-      const std::int64_t kc = i == 0 ? k_step_ : last_chunk;
-      for (std::int64_t r = 0; r < s.R; ++r) {
-        for (std::int64_t t = 0; t < s.S; ++t) {
-          for (std::int64_t j = 0; j < kc; ++j) {
-            batches_[i].a.push_back(((r * s.S + t) * tap_stride_ + j) * bc * bk);
-            batches_[i].b.push_back(j * plane +
-                                    ((s.pad_h - r + out.pad_h) * out.padded_w() + s.pad_w - t + out.pad_w) * bk);
+    for (std::size_t tiles = 0; tiles < (per_chunk_ ? 2u : 1u); ++tiles) {
+      const std::int64_t tap_tiles = tiles == 0 ? Kb : k_step_;
+      for (std::size_t i = 0; i < 2; ++i) {
+        GatherBatch& batch = batches_[tiles][i];
+        const std::int64_t kc = i == 0 ? k_step_ : last_chunk;
+        for (std::int64_t r = 0; r < s.R; ++r) {
+          for (std::int64_t t = 0; t < s.S; ++t) {
+            for (std::int64_t j = 0; j < kc; ++j) {
+              batch.a.push_back(((r * s.S + t) * tap_tiles + j) * bc * bk);
+              batch.b.push_back(j * plane +
+                                ((s.pad_h - r + out.pad_h) * out.padded_w() + s.pad_w - t + out.pad_w) * bk);
+            }
           }
         }
       }
@@ -269,6 +274,10 @@ FilterLayout ConvBwd::filter_layout() const {
   return {.k = config_.k_blocking(), .c = config_.c_blocking(), .r = config_.shape.R, .s = config_.shape.S};
 }
 
+TransposedFilterLayout ConvBwd::transposed_filter_layout() const {
+  return {.k = config_.k_blocking(), .c = config_.c_blocking(), .r = config_.shape.R, .s = config_.shape.S};
+}
+
 std::int64_t ConvBwd::reduction_terms() const {
   const ConvShape& s = config_.shape;
   return s.K * ceil_div(s.R, s.stride_h) * ceil_div(s.S, s.stride_w);
@@ -285,18 +294,40 @@ void ConvBwd::run(const float* filter, const float* grad_output, float* grad_inp
   if (filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
     throw Error("ConvBwd::run: null buffer (filter, grad_output and grad_input must all be given)");
   }
-  const float* shared = nullptr;
-  if (per_chunk_) {
-    // The filter may have changed since the last run: every thread transposes afresh.
-    thread_tiles_.resize(static_cast<std::size_t>(omp_get_max_threads()));
-    for (ThreadTiles& t : thread_tiles_) {
-      t.cb = t.kb = -1;
-      t.tiles.resize(static_cast<std::size_t>(chunk_floats()));
-    }
-  } else {
-    filter_t_.start(filter);
-    shared = filter_t_.tiles(0, 0, 0, 0);
+  if (!per_chunk_) {
+    transposed_.resize(static_cast<std::size_t>(transposed_filter_layout().size()));
+    transpose_filter(filter, transposed_.data());
+    return run_path(nullptr, transposed_.data(), grad_output, grad_input);
   }
+  // The filter may have changed since the last run: every thread transposes afresh.
+  thread_tiles_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+  for (ThreadTiles& t : thread_tiles_) {
+    t.cb = t.kb = -1;
+    t.tiles.resize(static_cast<std::size_t>(chunk_floats()));
+  }
+  run_path(filter, nullptr, grad_output, grad_input);
+}
+
+void ConvBwd::run_transposed(const float* transposed_filter, const float* grad_output, float* grad_input) const {
+  if (transposed_filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
+    throw Error("ConvBwd::run_transposed: null buffer (transposed_filter, grad_output and grad_input must all be "
+                "given)");
+  }
+  run_path(nullptr, transposed_filter, grad_output, grad_input);
+}
+
+void ConvBwd::transpose_filter(const float* filter, float* transposed) const {
+  if (filter == nullptr || transposed == nullptr) {
+    throw Error("ConvBwd::transpose_filter: null buffer (filter and transposed must both be given)");
+  }
+  const std::int64_t tile = config_.bc * config_.bk, Kb = config_.k_blocking().blocks();
+  const std::int64_t tiles_per_k_block = config_.c_blocking().blocks() * config_.shape.R * config_.shape.S;
+  all_tiles_([&](int* ind) {  // FilterLayout: [Kb][Cb R S] tiles -> TransposedFilterLayout: [Cb R S][Kb]
+    transpose_(filter + (ind[0] * tiles_per_k_block + ind[1]) * tile, transposed + (ind[1] * Kb + ind[0]) * tile);
+  });
+}
+
+void ConvBwd::run_path(const float* filter, const float* shared, const float* grad_output, float* grad_input) const {
   switch (path_) {
     case ConvBwdPath::gather:
       return run_gather(filter, shared, grad_output, grad_input);
@@ -312,7 +343,7 @@ std::int64_t ConvBwd::chunk_floats() const {
 }
 
 std::uint64_t ConvBwd::run_memory_bytes(int threads) const {
-  if (!per_chunk_) return filter_t_.memory_bytes(threads);
+  if (!per_chunk_) return bytes_needed({transposed_filter_layout().size()}, sizeof(float));
   return bytes_needed({threads, k_step_, config_.shape.R, config_.shape.S, config_.bc, config_.bk}, sizeof(float));
 }
 
@@ -320,7 +351,7 @@ const float* ConvBwd::chunk_tiles(const float* filter, const float* shared, int 
                                   std::int64_t kb) const {
   const std::int64_t tile = config_.bc * config_.bk, taps = config_.shape.R * config_.shape.S;
   const std::int64_t Kb = config_.k_blocking().blocks(), Cb = config_.c_blocking().blocks();
-  if (!per_chunk_) return shared + (cb * taps * Kb + kb) * tile;
+  if (shared != nullptr) return shared + (cb * taps * Kb + kb) * tile;
   ThreadTiles& mine = thread_tiles_[static_cast<std::size_t>(tid)];
   if (mine.cb != cb || mine.kb != kb) {
     const std::int64_t count = std::min(k_step_, Kb - kb);
@@ -340,7 +371,8 @@ void ConvBwd::run_gather(const float* filter, const float* shared, const float* 
   const ActivationLayout &in = grad_input_, &out = grad_output_;
   const std::int64_t Kb = config_.k_blocking().blocks(), S = config_.shape.S;
   const std::int64_t k_step = k_step_, h_step = h_step_, w_step = w_step_, rows = rows_, cols = cols_;
-  const GatherBatch *full = &batches_[0], *last = &batches_[1];
+  const std::array<GatherBatch, 2>& batches = batches_[shared != nullptr ? 0 : 1];
+  const GatherBatch *full = &batches[0], *last = &batches[1];
   const TapRows* tap_rows = tap_rows_.data();
   loop_([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4];
@@ -395,7 +427,8 @@ void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const f
   const std::int64_t Kb = config_.k_blocking().blocks(), tile = config_.bc * config_.bk;
   const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
   const std::int64_t slab = in.padded_h() * in.padded_w() * in.channels.block;
-  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_, S = s.S, tap_stride = tap_stride_;
+  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_, S = s.S;
+  const std::int64_t tap_tiles = tap_stride(shared);
   const std::int64_t sh = s.stride_h, sw = s.stride_w;
   const auto zero_slab = [&](std::int64_t n, std::int64_t cb) {
     std::memset(grad_input + in.offset(n, cb, 0, 0), 0, static_cast<std::size_t>(slab) * sizeof(float));
@@ -407,7 +440,7 @@ void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const f
     if (zero_in_body && (kb | p | q | r | t) == 0) zero_slab(n, cb);
     tpp::BrgemmArgs args;
     args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb) +
-             (r * S + t) * tap_stride * tile;
+             (r * S + t) * tap_tiles * tile;
     args.b = grad_output + out.offset(n, kb, p, q);
     args.c = grad_input + in.offset(n, cb, p * sh + r, q * sw + t);
     args.count = std::min(k_step, Kb - kb);

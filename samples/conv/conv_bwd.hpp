@@ -13,14 +13,21 @@
 // the GEMMs' pixels run over: grad_input's at stride 1 (the same as grad_output's for "same"
 // convolutions, PARLOOPER's case), grad_output's at larger strides.
 //
-// The filter tiles are transposed (bk x bc -> bc x bk) in every run, since BRGEMM reads A as
+// run() transposes the filter tiles (bk x bc -> bc x bk) in every run, since BRGEMM reads A as
 // stored. When the loop string keeps the C blocks and K chunks (b, c) outside the pixels and taps
 // (d, e, f, g), each thread transposes the tiles of the (C block, K chunk) it works on into a
 // scratch of its own, when that pair changes: the tiles stay in cache for the GEMMs that use them,
 // and the filter is read once per image a thread works on. Otherwise, as PARLOOPER does, a parallel
 // loop transposes the whole filter up front into [Cb][R][S][Kb][bk][bc]. The flip of the "full"
 // correlation is in the BRGEMM offsets, which pair tap (r, s) with the grad_output pixels it
-// reads, so no flipped copy is made. Three paths, by the shape:
+// reads, so no flipped copy is made. A caller whose weights change less often than it runs (a
+// training step runs the pass once per weight update, a benchmark many times) transposes once:
+//
+//   std::vector<float> wt(bwd.transposed_filter_layout().size());
+//   bwd.transpose_filter(filter, wt.data());                 // when the filter changes
+//   bwd.run_transposed(wt.data(), grad_output, grad_input);  // no transposes inside
+//
+// Three paths, by the shape:
 //
 //   gather        stride 1: one BRGEMM per grad_input row segment (or h_in_gemm rows), summing over
 //                 the K blocks of a chunk and every tap; grad_output carries rims of R - 1 - pad_h
@@ -51,9 +58,23 @@
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
 #include "sample_args.hpp"
-#include "transposed_tiles.hpp"
 
 namespace weft::samples {
+
+// The filter as the backward BRGEMMs read it: [Cb][R][S][Kb][bk][bc], the forward filter's tiles
+// transposed, so that the K blocks of one tap, which a batch-reduce runs over, are contiguous.
+struct TransposedFilterLayout {
+  Blocking k;  // K and bk
+  Blocking c;  // C and bc
+  std::int64_t r = 1, s = 1;
+
+  std::int64_t size() const { return k.blocks() * c.blocks() * r * s * c.block * k.block; }
+  // Offset of the tile of tap (ir, is) of blocks (kb, cb); element (ic, ik) of the tile is at
+  // + ik * bc + ic (a column-major bc x bk matrix, lda = bc).
+  std::int64_t offset(std::int64_t kb, std::int64_t cb, std::int64_t ir, std::int64_t is) const {
+    return (((cb * r + ir) * s + is) * k.blocks() + kb) * c.block * k.block;
+  }
+};
 
 // PARLOOPER's tuning arguments of the backward pass, with its defaults.
 struct ConvBwdConfig : ConvLoops {
@@ -74,6 +95,11 @@ class ConvBwd {
   // grad_input from grad_output and filter, blocked (the layouts below); callable many times, one
   // call at a time and outside OpenMP parallel regions (it opens its own).
   void run(const float* filter, const float* grad_output, float* grad_input) const;
+  // run() on a filter transposed by transpose_filter(): the same result, without the transposes.
+  void run_transposed(const float* transposed_filter, const float* grad_output, float* grad_input) const;
+  // filter (filter_layout()) -> transposed (transposed_filter_layout()), every tile, by a parallel
+  // loop; same calling rules as run().
+  void transpose_filter(const float* filter, float* transposed) const;
 
   const ConvBwdConfig& config() const { return config_; }
   ConvBwdPath path() const { return path_; }
@@ -83,15 +109,18 @@ class ConvBwd {
   const ActivationLayout& grad_input_layout() const { return grad_input_; }
   // [Kb][Cb][R][S][bc][bk]: the forward's filter.
   FilterLayout filter_layout() const;
+  // [Cb][R][S][Kb][bk][bc]: what run_transposed() takes.
+  TransposedFilterLayout transposed_filter_layout() const;
   double flops() const { return config_.shape.flops(); }
   // Terms of the longest grad_input sum (K times the taps that reach one pixel), for tolerances.
   std::int64_t reduction_terms() const;
   // PARLOOPER's tag "<loop_string>_hb=<h_block>_wb=<w_block>_cb=<c_block>_kb=<k_block>_hg=<h_in_gemm>",
   // then "_threads<T>".
   std::string measure_tag(int threads) const;
-  // Whether each thread transposes the tiles of the chunk it works on (else all up front).
+  // Whether run() has each thread transpose the tiles of the chunk it works on (else all up front).
   bool transposes_per_chunk() const { return per_chunk_; }
-  // Bytes run() allocates itself (the transposed tiles), for a team of `threads`.
+  // Bytes run() allocates itself (the transposed tiles), for a team of `threads`; run_transposed()
+  // allocates nothing.
   std::uint64_t run_memory_bytes(int threads) const;
 
  private:
@@ -101,11 +130,16 @@ class ConvBwd {
     std::vector<float> tiles;
   };
 
-  // The transposed tiles of C block cb and the K chunk starting at kb: tap t's first K block at
-  // + t * tap_stride_ tiles, the next K blocks one tile apart each.
+  // The transposed tiles of C block cb and the K chunk starting at kb, tap t's first K block at
+  // + t * tap_stride(shared) tiles, the next K blocks one tile apart each: in `shared` (the whole
+  // filter transposed) when given, else transposed from `filter` into the thread's scratch.
   std::int64_t chunk_floats() const;
   const float* chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
                            std::int64_t kb) const;
+  std::int64_t tap_stride(const float* shared) const {
+    return shared != nullptr ? config_.k_blocking().blocks() : k_step_;
+  }
+  void run_path(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
   void run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
   void run_scatter_1x1(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
   void run_scatter_taps(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
@@ -118,18 +152,19 @@ class ConvBwd {
   ActivationLayout grad_output_, grad_input_;
   std::int64_t rows_, cols_;      // what loops d and e run over
   std::int64_t k_step_, h_step_, w_step_;
-  TransposedTiles filter_t_;      // up front: [Kb][Cb R S] tiles bk x bc -> [Cb R S][Kb] tiles bc x bk
-  tpp::Unary transpose_;          // per chunk: one tile bk x bc -> bc x bk
+  tpp::Unary transpose_;                    // one tile bk x bc -> bc x bk
+  parlooper::ThreadedLoop<2> all_tiles_;    // transpose_filter: (K block, C block R S tap), "AB"
   bool per_chunk_;
-  std::int64_t tap_stride_;       // tiles
   mutable std::vector<ThreadTiles> thread_tiles_;
+  mutable std::vector<float> transposed_;   // run() up front: the whole filter transposed
   // The gather's batch over a chunk of kc K blocks, entry ((r * S + s) * kc + j) for K block j
   // and tap (r, s): offsets of A's tile and of B's first pixel; [0] for full chunks, [1] for the
-  // last one when it is shorter.
+  // last one when it is shorter; batches_[0] for the whole filter transposed, batches_[1] for a
+  // thread's chunk (per_chunk_ only).
   struct GatherBatch {
     std::vector<std::int64_t> a, b;
   };
-  std::array<GatherBatch, 2> batches_;
+  std::array<std::array<GatherBatch, 2>, 2> batches_;
   // The filter rows [first, first + count) that read grad_output rows other than the rims for the
   // gather GEMM starting at grad_input row y (by y): the others would add zeros.
   struct TapRows {

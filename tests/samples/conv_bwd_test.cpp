@@ -1,7 +1,7 @@
 // The backward-by-data convolution sample (samples/conv/conv_bwd): every path (gather at stride 1,
 // 1x1 and tap scatters at larger strides) against the double-precision reference on small shapes,
-// its remainders, loop strings (collapse, grid, PARLOOPER's), thread counts, and the configurations
-// it refuses.
+// its remainders, loop strings (collapse, grid, PARLOOPER's), thread counts, run() and
+// run_transposed() alike, and the configurations it refuses.
 #include <omp.h>
 
 #include <cmath>
@@ -18,6 +18,7 @@
 #include "conv_bwd.hpp"
 #include "conv_layout.hpp"
 #include "conv_reference.hpp"
+#include "run_program.hpp"
 #include "verification.hpp"
 #include "conv_test_support.hpp"
 
@@ -54,14 +55,25 @@ ConvBwdConfig config_of(const Case& c) {
 
 
 struct Outcome {
-  ErrorNorms norms;
+  ErrorNorms norms, transposed_norms;  // run(), run_transposed() against the reference
   double tolerance;
   std::int64_t nonzero_padding_channels;  // of grad_input
+  std::int64_t transposed_differs;        // grad_input elements where run_transposed() differs from run()
 };
+
+// The image of blocked grad_input, as NCHW.
+std::vector<float> image_of(const std::vector<float>& grad_input, const ConvBwd& bwd) {
+  const ConvShape& s = bwd.config().shape;
+  std::vector<float> image(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
+  blocked_to_nchw(grad_input.data(), image.data(), bwd.grad_input_layout());
+  return image;
+}
 
 // Runs the pass on a grad_input full of garbage (so every pixel must be written), then again with
 // another filter (so the second run must neither build on the first nor reuse its transposed
-// tiles), and compares the image with the reference of the second.
+// tiles), and compares the image with the reference of the second; likewise run_transposed() on
+// the two filters transposed (a run that kept the first one's tiles, or read the filter
+// untransposed, would fail).
 Outcome run_case(const ConvBwd& bwd, int threads) {
   omp_set_num_threads(threads);
   const ConvShape& s = bwd.config().shape;
@@ -75,10 +87,19 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
   bwd.run(first_filter.data(), grad_output_blocked.data(), grad_input.data());
   bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input.data());
 
+  std::vector<float> transposed(static_cast<std::size_t>(bwd.transposed_filter_layout().size()));
+  std::vector<float> grad_input_t(static_cast<std::size_t>(in.size()), 555.0f);
+  bwd.transpose_filter(first_filter.data(), transposed.data());
+  bwd.run_transposed(transposed.data(), grad_output_blocked.data(), grad_input_t.data());
+  bwd.transpose_filter(filter_blocked.data(), transposed.data());
+  bwd.run_transposed(transposed.data(), grad_output_blocked.data(), grad_input_t.data());
+
   const std::int64_t count = s.N * s.C * s.H * s.W;
-  std::vector<float> result(static_cast<std::size_t>(count)), reference(result.size());
-  blocked_to_nchw(grad_input.data(), result.data(), in);
+  const std::vector<float> result = image_of(grad_input, bwd), result_t = image_of(grad_input_t, bwd);
+  std::vector<float> reference(result.size());
   conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
+  std::int64_t differs = 0;
+  for (std::size_t i = 0; i < result.size(); ++i) differs += result[i] != result_t[i];
   std::int64_t padding = 0;
   const std::int64_t bc = in.channels.block;
   for (std::int64_t n = 0; n < in.images; ++n)
@@ -86,7 +107,8 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
       for (std::int64_t y = 0; y < in.h; ++y)
         for (std::int64_t x = 0; x < in.w; ++x)
           padding += grad_input[static_cast<std::size_t>(in.offset(n, c / bc, y + in.pad_h, x + in.pad_w) + c % bc)] != 0;
-  return {compare(result.data(), reference.data(), count), sum_tolerance(bwd.reduction_terms()), padding};
+  return {compare(result.data(), reference.data(), count), compare(result_t.data(), reference.data(), count),
+          sum_tolerance(bwd.reduction_terms()), padding, differs};
 }
 
 class ConvBwdCases : public ::testing::TestWithParam<Case> {};
@@ -97,7 +119,10 @@ TEST_P(ConvBwdCases, MatchesTheReference) {
   EXPECT_EQ(bwd.path(), c.path);
   const Outcome o = run_case(bwd, c.threads);
   EXPECT_TRUE(o.norms.passed(o.tolerance)) << o.norms.to_string();
+  EXPECT_TRUE(o.transposed_norms.passed(o.tolerance)) << "run_transposed: " << o.transposed_norms.to_string();
   EXPECT_EQ(o.nonzero_padding_channels, 0);
+  // The same tiles and batch order as run()'s, only read from elsewhere: the same sums.
+  EXPECT_EQ(o.transposed_differs, 0);
 }
 
 using P = ConvBwdPath;
@@ -183,6 +208,56 @@ TEST(ConvBwd, TransposesPerChunkWhenChunksAreOutsideThePixels) {
   }
 }
 
+// Tile (kb, cb, r, s) of the filter, transposed, at the layout's offset: element (ic, ik) at
+// + ik * bc + ic. Channel remainders (C = 5, K = 7) and blocks bc != bk catch a swapped index.
+TEST(ConvBwd, TransposedFilterLayoutHoldsTheTilesTransposed) {
+  ConvBwdConfig c;
+  c.loop_string = "Adbcefg";
+  c.shape = square_shape(1, 6, 5, 7, 3, 1, 1);
+  c.bc = 2, c.bk = 4;
+  const ConvBwd bwd(c);
+  const FilterLayout f = bwd.filter_layout();
+  const TransposedFilterLayout t = bwd.transposed_filter_layout();
+  ASSERT_EQ(t.size(), f.size());
+  std::vector<float> filter(static_cast<std::size_t>(f.size()));
+  for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<float>(i);
+  std::vector<float> transposed(filter.size(), -1.0f);
+  omp_set_num_threads(2);
+  bwd.transpose_filter(filter.data(), transposed.data());
+  std::int64_t wrong = 0;
+  for (std::int64_t kb = 0; kb < f.k.blocks(); ++kb)
+    for (std::int64_t cb = 0; cb < f.c.blocks(); ++cb)
+      for (std::int64_t r = 0; r < 3; ++r)
+        for (std::int64_t s = 0; s < 3; ++s)
+          for (std::int64_t ic = 0; ic < c.bc; ++ic)
+            for (std::int64_t ik = 0; ik < c.bk; ++ik)
+              wrong += transposed[static_cast<std::size_t>(t.offset(kb, cb, r, s) + ik * c.bc + ic)] !=
+                       filter[static_cast<std::size_t>(f.offset(kb, cb, r, s) + ic * c.bk + ik)];
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(t.offset(1, 0, 0, 0), c.bc * c.bk);  // the K blocks of a tap are neighbours
+}
+
+// run_transposed() reads the filter as given: handed the untransposed one, it is wrong (the
+// comparison in run_case can fail).
+TEST(ConvBwd, RunTransposedOnTheUntransposedFilterIsWrong) {
+  ConvBwdConfig c;
+  c.shape = square_shape(1, 5, 8, 8, 3, 1, 1);
+  c.bc = c.bk = 8;
+  const ConvBwd bwd(c);
+  const ConvShape& s = c.shape;
+  const std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 41);
+  const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 42);
+  const std::vector<float> go = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
+  const std::vector<float> w = kcrs_to_blocked(filter.data(), bwd.filter_layout());
+  std::vector<float> gi(static_cast<std::size_t>(bwd.grad_input_layout().size()));
+  bwd.run_transposed(w.data(), go.data(), gi.data());
+  std::vector<float> reference(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
+  conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
+  const std::vector<float> result = image_of(gi, bwd);
+  EXPECT_FALSE(compare(result.data(), reference.data(), static_cast<std::int64_t>(result.size()))
+                   .passed(sum_tolerance(bwd.reduction_terms())));
+}
+
 TEST(ConvBwd, MeasureTagIsParloopers) {
   ConvBwdConfig c;
   c.loop_string = "Afgbdced";
@@ -251,6 +326,10 @@ TEST(ConvBwd, RunRefusesNullBuffers) {
   std::vector<float> buffer(4096);
   EXPECT_THAT([&] { bwd.run(nullptr, buffer.data(), buffer.data()); },
               ::testing::ThrowsMessage<weft::Error>(HasSubstr("null buffer")));
+  EXPECT_THAT([&] { bwd.run_transposed(buffer.data(), nullptr, buffer.data()); },
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::run_transposed: null buffer")));
+  EXPECT_THAT([&] { bwd.transpose_filter(buffer.data(), nullptr); },
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::transpose_filter: null buffer")));
 }
 
 // The command line, as weft-conv-bwd reads it.
@@ -301,5 +380,27 @@ TEST(ConvBwdArguments, AutoTakesTheShapeOnlyAndExtraArgumentsAreRefused) {
   EXPECT_THAT([] { parsed({"Abcdefg", "1", "7", "7", "8", "8", "1", "1", "1", "1", "0", "0", "8", "8", "0"}); },
               ::testing::ThrowsMessage<weft::cli::UsageError>(HasSubstr("h_block")));
 }
+
+#ifdef WEFT_CONV_BWD_PATH
+weft::test::ProgramResult run_program(const std::string& args) {
+  return weft::test::run_program("'" WEFT_CONV_BWD_PATH "' " + args + " --threads 2 --warmup 0", "weft_conv_bwd");
+}
+
+// --pretransposed 1 times run_transposed(): the transpose on a line of its own, the same check.
+TEST(ConvBwdProgram, PretransposedRunsOnTheFilterTransposedBefore) {
+  for (const char* line : {"Abcdefg 2 8 8 8 16 3 3 1 1 1 1 8 8", "Afgbdced 1 8 8 16 8 3 3 2 2 1 1 8 8",
+                           "Adbcefg 1 8 8 8 8 1 1 2 2 0 0 8 8"}) {
+    const auto plain = run_program(std::string(line) + " 1 1 1 1 1 2");
+    EXPECT_EQ(plain.status, 0) << line << "\n" << plain.err;
+    EXPECT_THAT(plain.out, ::testing::Not(HasSubstr("filter transpose ("))) << line;
+    const auto pre = run_program(std::string(line) + " 1 1 1 1 1 2 --pretransposed 1");
+    EXPECT_EQ(pre.status, 0) << line << "\n" << pre.err;
+    EXPECT_THAT(pre.out, HasSubstr("filter transposed before the runs")) << line;
+    EXPECT_THAT(pre.out, HasSubstr("filter transpose (not timed with the kernel): blocked -> transposed")) << line;
+    EXPECT_THAT(pre.out, HasSubstr("check: PASSED")) << line;
+  }
+  EXPECT_EQ(run_program("Abcdefg 1 8 8 8 8 3 3 1 1 1 1 8 8 --pretransposed 2").status, 2);
+}
+#endif
 
 }  // namespace
