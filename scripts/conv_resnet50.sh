@@ -53,6 +53,10 @@ elif [[ $threads == 1 ]]; then
 fi
 export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
 mkdir -p "$out"
+# Backward by data runs on the filter transposed before the timed runs, as the bench does (oneDNN's
+# backward weights layout comes from a reorder outside its timing too).
+pass_options=()
+if [[ $pass == bwd ]]; then pass_options=(--pretransposed 1); fi
 
 # The sample's arguments per layer: "id name shape loop args..." lines, one per layer with this pass.
 awk -v pass="$pass" -v T="$threads" '
@@ -99,7 +103,7 @@ printf '%-2s %-15s %-22s %-22s %8s %8s %7s\n' id layer "HxW C->K RxS/stride" "lo
   | tee "$out/table.txt"
 while IFS='|' read -r id name shape loop args; do
   # shellcheck disable=SC2086 # args is the sample's argument list
-  if ! run=$("${pin[@]}" "$sample" $args "$iters" --threads "$threads" --check "$check" 2>&1); then
+  if ! run=$("${pin[@]}" "$sample" $args "$iters" --threads "$threads" --check "$check" "${pass_options[@]}" 2>&1); then
     failed=1
   fi
   printf '%s\n$ %s %s %s\n%s\n' "----- $id $name" "$sample" "$args" "$iters" "$run" >> "$out/runs.log"
