@@ -73,17 +73,29 @@ std::string knobs_text(const samples::ConvBwdConfig& c) {
 }
 std::string knobs_text(const samples::ConvUpdConfig& c) { return " h_in_gemm=" + str(c.h_in_gemm); }
 
-}  // namespace
-
+// "<source>: <loop_string> <tiles> <the pass's knobs> (<detail>)"
 template <class Config>
-std::string ConvPassChoice<Config>::describe() const {
-  return std::string(to_string(source)) + ": " + config.loop_string + " bc=" + str(config.bc) + " bk=" + str(config.bk) +
-         knobs_text(config) + " (" + detail + ")";
+std::string describe_choice(const TunedChoice<Config>& choice) {
+  const Config& config = choice.config;
+  return std::string(to_string(choice.source)) + ": " + config.loop_string + " bc=" + str(config.bc) +
+         " bk=" + str(config.bk) + knobs_text(config) + " (" + choice.detail + ")";
 }
 
-template struct ConvPassChoice<samples::ConvFwdConfig>;
-template struct ConvPassChoice<samples::ConvBwdConfig>;
-template struct ConvPassChoice<samples::ConvUpdConfig>;
+}  // namespace
+
+template <>
+std::string TunedChoice<samples::ConvFwdConfig>::describe() const {
+  return describe_choice(*this);
+}
+template <>
+std::string TunedChoice<samples::ConvBwdConfig>::describe() const {
+  return describe_choice(*this);
+}
+template <>
+std::string TunedChoice<samples::ConvUpdConfig>::describe() const {
+  return describe_choice(*this);
+}
+
 
 ConvFwdChoice best_conv_config(const samples::ConvFwdConfig& problem, int threads, const TuningDatabase& database) {
   return best_config(problem, threads, database);

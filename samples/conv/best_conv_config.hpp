@@ -23,13 +23,13 @@
 namespace weft::tuner {
 
 template <class Config>
-struct ConvPassChoice {
-  Config config;
-  ConfigSource source = ConfigSource::heuristic;
-  std::string detail;  // the database path and record, or why the default was used
-  // "<source>: <loop_string> bc=.. bk=.. <the pass's knobs> (<detail>)"
-  std::string describe() const;
-};
+using ConvPassChoice = TunedChoice<Config>;
+template <>
+std::string TunedChoice<samples::ConvFwdConfig>::describe() const;
+template <>
+std::string TunedChoice<samples::ConvBwdConfig>::describe() const;
+template <>
+std::string TunedChoice<samples::ConvUpdConfig>::describe() const;
 using ConvFwdChoice = ConvPassChoice<samples::ConvFwdConfig>;
 using ConvBwdChoice = ConvPassChoice<samples::ConvBwdConfig>;
 using ConvUpdChoice = ConvPassChoice<samples::ConvUpdConfig>;

@@ -77,18 +77,30 @@ std::string extra_knobs(const samples::GemmUpdConfig& c) {
          " n_partial_filters=" + std::to_string(c.n_partial_filters);
 }
 
-}  // namespace
-
+// "<source>: <loop_string> <tiles> <the pass's knobs> (<detail>)"
 template <class Config>
-std::string GemmPassChoice<Config>::describe() const {
-  return std::string(to_string(source)) + ": " + config.loop_string + " bm=" + std::to_string(config.bm) +
+std::string describe_choice(const TunedChoice<Config>& choice) {
+  const Config& config = choice.config;
+  return std::string(to_string(choice.source)) + ": " + config.loop_string + " bm=" + std::to_string(config.bm) +
          " bn=" + std::to_string(config.bn) + " bk=" + std::to_string(config.bk) + extra_knobs(config) + " (" +
-         detail + ")";
+         choice.detail + ")";
 }
 
-template struct GemmPassChoice<samples::GemmFwdConfig>;
-template struct GemmPassChoice<samples::GemmBwdConfig>;
-template struct GemmPassChoice<samples::GemmUpdConfig>;
+}  // namespace
+
+template <>
+std::string TunedChoice<samples::GemmFwdConfig>::describe() const {
+  return describe_choice(*this);
+}
+template <>
+std::string TunedChoice<samples::GemmBwdConfig>::describe() const {
+  return describe_choice(*this);
+}
+template <>
+std::string TunedChoice<samples::GemmUpdConfig>::describe() const {
+  return describe_choice(*this);
+}
+
 
 samples::GemmFwdConfig heuristic_gemm_config(const samples::GemmFwdConfig& problem, int threads) {
   samples::GemmFwdConfig c = samples::recommended_gemm_config(problem, threads);

@@ -22,13 +22,13 @@
 namespace weft::tuner {
 
 template <class Config>
-struct GemmPassChoice {
-  Config config;
-  ConfigSource source = ConfigSource::heuristic;
-  std::string detail;  // the database path and record, or why the heuristic was used
-  // "<source>: <loop_string> bm=.. bn=.. bk=.. <chunks>=..[ private_trans=..] (<detail>)"
-  std::string describe() const;
-};
+using GemmPassChoice = TunedChoice<Config>;
+template <>
+std::string TunedChoice<samples::GemmFwdConfig>::describe() const;
+template <>
+std::string TunedChoice<samples::GemmBwdConfig>::describe() const;
+template <>
+std::string TunedChoice<samples::GemmUpdConfig>::describe() const;
 using GemmChoice = GemmPassChoice<samples::GemmFwdConfig>;
 using GemmBwdChoice = GemmPassChoice<samples::GemmBwdConfig>;
 using GemmUpdChoice = GemmPassChoice<samples::GemmUpdConfig>;

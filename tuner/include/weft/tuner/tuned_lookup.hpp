@@ -26,6 +26,17 @@ namespace weft::tuner {
 enum class ConfigSource { exact, nearest, heuristic };
 std::string_view to_string(ConfigSource source);  // "exact hit", "nearest tuned shape", "heuristic"
 
+// The configuration a sample's `auto` mode runs, and where it came from. Each sample declares and
+// defines describe() for its configurations (an explicit specialization per Config):
+// "<source>: <loop_string> <tiles and knobs> (<detail>)".
+template <class Config>
+struct TunedChoice {
+  Config config;
+  ConfigSource source = ConfigSource::heuristic;
+  std::string detail;  // the database path and record, or why the default was used
+  std::string describe() const;
+};
+
 struct TunedLookup {
   ConfigSource source = ConfigSource::heuristic;
   std::optional<TunedConfig> config;  // set unless heuristic
