@@ -7,9 +7,9 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdio>
 
 #include "sample_args.hpp"
+#include "tuned_auto.hpp"
 #if defined(WEFT_HAVE_TUNER)
 #include "best_conv_config.hpp"
 #endif
@@ -27,15 +27,12 @@ inline bool is_conv_auto(const SampleArgs& args) { return !args.positional().emp
 // "<program> auto: <choice>".
 template <class Config>
 void resolve_conv_auto(Config& config, int threads, const char* program) {
-  if (config.loop_string != "auto") return;
 #if defined(WEFT_HAVE_TUNER)
-  const auto choice = weft::tuner::best_conv_config(config, threads);
-  config = choice.config;
-  std::printf("%s auto: %s\n", program, choice.describe().c_str());
+  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::tuner::best_conv_config(c, t); });
 #else
   (void)threads;
   (void)program;
-  throw UsageError("auto needs the tuner, which this build does not have");
+  refuse_auto_without_tuner(config);
 #endif
 }
 

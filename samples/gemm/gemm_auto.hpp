@@ -5,9 +5,9 @@
 //   resolve_gemm_auto(config, settings.threads, "weft-gemm-bwd");
 #pragma once
 
-#include <cstdio>
 
 #include "sample_args.hpp"
+#include "tuned_auto.hpp"
 #if defined(WEFT_HAVE_TUNER)
 #include "best_gemm_config.hpp"
 #endif
@@ -19,15 +19,12 @@ namespace weft::samples {
 // "<program> auto: <choice>".
 template <class Config>
 void resolve_gemm_auto(Config& config, int threads, const char* program) {
-  if (config.loop_string != "auto") return;
 #if defined(WEFT_HAVE_TUNER)
-  const auto choice = weft::tuner::best_gemm_config(config, threads);
-  config = choice.config;
-  std::printf("%s auto: %s\n", program, choice.describe().c_str());
+  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::tuner::best_gemm_config(c, t); });
 #else
   (void)threads;
   (void)program;
-  throw UsageError("auto needs the tuner, which this build does not have");
+  refuse_auto_without_tuner(config);
 #endif
 }
 
