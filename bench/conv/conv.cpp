@@ -9,8 +9,8 @@
 //
 // Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS
 // per implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
-// --only=NAME (measure that implementation alone, weft or dnnl: scripts/conv_resnet50.sh takes
-// oneDNN's figures so), --clock=wall|cpu: a round's time is the elapsed time (default), or the
+// --only=NAMES (measure those implementations alone, comma-separated: weft, weft_auto, dnnl;
+// scripts/conv_resnet50.sh takes oneDNN's figures so), --clock=wall|cpu: a round's time is the elapsed time (default), or the
 // CPU time of the team's threads divided by their count. On a machine shared with other work,
 // elapsed times include the time slices the others get; CPU time leaves those out. With several
 // threads that needs OMP_WAIT_POLICY=active: by default libgomp's threads sleep once a wait grows
@@ -22,11 +22,13 @@
 // conv1's backward by data: training does not need the gradient of the images). In it the implementations take turns, one run
 // each per round (A, B, A, B, ...), for at least 5 rounds and until each has run --min-time, so that
 // the machine's noise hits all of them alike; each one's median round is its GFLOPS counter
-// ("<name>_GFLOPS"), and the first implementation's speed over each other one is "<first>/<other>".
+// ("<name>_GFLOPS"), and each implementation's speed over the peer's (the last one, oneDNN when
+// built) is "<name>/<peer>".
 // A table of all rows and the geometric means per pass follows the benchmark output.
 //
-// Implementations: weft's samples (weft_conv.hpp, first, so that the ratios read weft / oneDNN; what
-// it runs per pass is in the row's "chosen" column) and oneDNN. Each prepares a pass (conv_pass.hpp:
+// Implementations: weft's samples on the layer list's settings ("weft", untuned), the same samples
+// on the tuning database's configuration ("weft_auto", what `auto` runs; built with the tuner) and
+// oneDNN, the peer (weft_conv.hpp, dnnl_conv.hpp; what each runs is in the row's "chosen" column). Each prepares a pass (conv_pass.hpp:
 // buffers in its own layouts, filled from the same plain inputs, kernels created; run() does the pass
 // alone). Before the timing every implementation runs once and the results are compared with the
 // first's (relative L2 difference within twice the FP32 tolerance of the pass's sums, else the row
@@ -65,6 +67,9 @@ using weft::samples::ConvLayer;
 std::vector<Implementation> implementations() {
   std::vector<Implementation> list;
   list.push_back({"weft", weft::bench::prepare_weft});
+#if defined(WEFT_HAVE_TUNER)
+  list.push_back({"weft_auto", weft::bench::prepare_weft_auto});
+#endif
 #if defined(WEFT_HAVE_DNNL)
   list.push_back({"dnnl", weft::bench::prepare_dnnl});
 #endif
@@ -195,9 +200,11 @@ void measure(benchmark::State& state, std::size_t layer_index, Pass pass, int th
     state.counters[g_implementations[i].name + "_GFLOPS"] = row.gflops[i];
     label += (label.empty() ? "" : " ") + g_implementations[i].name + ":" + row.info[i];
   }
-  for (std::size_t j = 1; j < prepared.size(); ++j) {
-    state.counters[g_implementations[offered[0]].name + "/" + g_implementations[offered[j]].name] =
-        median(times[j]) / median(times[0]);
+  const std::size_t peer = g_implementations.size() - 1;
+  for (std::size_t i = 0; i < peer; ++i) {
+    if (row.gflops[i] > 0 && row.gflops[peer] > 0) {
+      state.counters[g_implementations[i].name + "/" + g_implementations[peer].name] = row.gflops[i] / row.gflops[peer];
+    }
   }
   state.SetLabel(label);
   g_rows.push_back(std::move(row));
@@ -217,10 +224,14 @@ std::string cpu_name() {
 }
 
 // The logarithms of one (threads, pass)'s figures, for their geometric means: per implementation,
-// its GFLOPS and (from the second on) the first one's ratio to it.
+// its GFLOPS and (but the peer's) its ratio to the peer.
 struct Logs {
   std::vector<std::vector<double>> gflops, ratio;
 };
+
+double lowest(const std::vector<double>& logs) {
+  return logs.empty() ? 0.0 : std::exp(*std::min_element(logs.begin(), logs.end()));
+}
 
 double geomean(const std::vector<double>& logs) {
   double sum = 0;
@@ -234,8 +245,10 @@ void print_table() {
               cpu_name().c_str(), g_options.cpu_clock ? "CPU (team's CPU time / threads)" : "elapsed");
   std::printf("%-7s %-4s %-18s %-9s %-11s %-6s", "threads", "pass", "layer", "H x W", "C -> K", "RxS/s");
   for (const Implementation& impl : g_implementations) std::printf(" %10s", (impl.name + " GF").c_str());
-  for (std::size_t i = 1; i < n; ++i) {
-    std::printf(" %11s", (g_implementations[0].name + "/" + g_implementations[i].name).c_str());
+  // The peer (the last implementation) is what the others' ratios divide by.
+  const std::size_t peer = n - 1;
+  for (std::size_t i = 0; i < peer; ++i) {
+    std::printf(" %15s", (g_implementations[i].name + "/" + g_implementations[peer].name).c_str());
   }
   std::printf(" %9s  chosen\n", "rel.diff");
   std::map<std::pair<int, Pass>, Logs> logs;
@@ -258,10 +271,10 @@ void print_table() {
       if (r.gflops[i] > 0) log.gflops[i].push_back(std::log(r.gflops[i]));
       if (!r.info[i].empty()) chosen += " " + g_implementations[i].name + ":" + r.info[i];
     }
-    for (std::size_t i = 1; i < n; ++i) {
-      const bool both = r.gflops[0] > 0 && r.gflops[i] > 0;
-      std::printf(" %11.3f", both ? r.gflops[0] / r.gflops[i] : 0.0);
-      if (both) log.ratio[i].push_back(std::log(r.gflops[0] / r.gflops[i]));
+    for (std::size_t i = 0; i < peer; ++i) {
+      const bool both = r.gflops[i] > 0 && r.gflops[peer] > 0;
+      std::printf(" %15.3f", both ? r.gflops[i] / r.gflops[peer] : 0.0);
+      if (both) log.ratio[i].push_back(std::log(r.gflops[i] / r.gflops[peer]));
     }
     if (r.disagreement >= 0) {
       std::printf(" %9.1e %s\n", r.disagreement, chosen.c_str());
@@ -272,16 +285,29 @@ void print_table() {
   for (const auto& [key, log] : logs) {
     std::printf("%-7d %-4s %-47s", key.first, weft::bench::pass_name(key.second), "geometric mean");
     for (std::size_t i = 0; i < n; ++i) std::printf(" %10.1f", geomean(log.gflops[i]));
-    for (std::size_t i = 1; i < n; ++i) std::printf(" %11.3f", geomean(log.ratio[i]));
+    for (std::size_t i = 0; i < peer; ++i) std::printf(" %15.3f", geomean(log.ratio[i]));
+    std::printf("\n");
+    if (peer == 0) continue;
+    std::printf("%-7d %-4s %-47s", key.first, weft::bench::pass_name(key.second), "lowest ratio");
+    for (std::size_t i = 0; i < n; ++i) std::printf(" %10s", "");
+    for (std::size_t i = 0; i < peer; ++i) std::printf(" %15.3f", lowest(log.ratio[i]));
     std::printf("\n");
   }
 }
 
-std::vector<int> thread_counts(const std::string& text) {
-  std::vector<int> counts;
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::vector<int> thread_counts(const std::string& text) {
+  std::vector<int> counts;
+  for (const std::string& item : split_commas(text)) {
     char* end = nullptr;
     const long n = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || n < 1 || n > 4096) {
@@ -290,7 +316,6 @@ std::vector<int> thread_counts(const std::string& text) {
       std::exit(2);
     }
     counts.push_back(static_cast<int>(n));
-    start = comma + 1;
   }
   return counts;
 }
@@ -330,11 +355,19 @@ int main(int argc, char** argv) {
 
   g_implementations = implementations();
   if (!only.empty()) {
-    std::erase_if(g_implementations, [&](const Implementation& impl) { return impl.name != only; });
-    if (g_implementations.empty()) {
-      std::fprintf(stderr, "weft-bench-conv: --only=%s: no such implementation in this build\n", only.c_str());
-      return 2;
+    const std::vector<std::string> names = split_commas(only);
+    for (const std::string& name : names) {
+      if (std::none_of(g_implementations.begin(), g_implementations.end(),
+                       [&](const Implementation& impl) { return impl.name == name; })) {
+        std::fprintf(stderr, "weft-bench-conv: --only: no implementation '%s' in this build (it has:", name.c_str());
+        for (const Implementation& impl : g_implementations) std::fprintf(stderr, " %s", impl.name.c_str());
+        std::fprintf(stderr, ")\n");
+        return 2;
+      }
     }
+    std::erase_if(g_implementations, [&](const Implementation& impl) {
+      return std::find(names.begin(), names.end(), impl.name) == names.end();
+    });
   }
   try {
     g_layers = weft::samples::read_resnet50_layers(g_options.layers);

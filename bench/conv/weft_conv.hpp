@@ -16,6 +16,9 @@
 //   thread (images and pixels in one BRGEMM chain, no partial filters), `aBCdefg` on more (the C and
 //   K blocks shared out: every tile has one owner, no partial filters to reduce), with the list's bc
 //   and bk.
+// weft_auto (built with the tuner): the configuration the samples' `auto` runs for the layer's shape
+// and team (the tuning database's; scripts/tune_conv_resnet50.sh fills it), same padding and
+// buffers; its note names the source (exact hit, nearest tuned shape, heuristic = untuned default).
 // The inputs are the plain tensors oneDNN's side generates (dnnl_conv.hpp: fill_random with seeds
 // 1, 2 in the primitive's input order), converted while preparing, so the two results can be compared.
 #pragma once
@@ -36,6 +39,9 @@
 #include "conv_pass.hpp"
 #include "conv_upd.hpp"
 #include "verification.hpp"
+#if defined(WEFT_HAVE_TUNER)
+#include "best_conv_config.hpp"
+#endif
 
 namespace weft::bench {
 
@@ -85,10 +91,10 @@ struct State {
   std::vector<float> in0, in1, out;
 };
 
-inline std::optional<PreparedPass> prepare_fwd(const samples::ConvLayer& l, std::int64_t N, int threads) {
-  const samples::FwdChoice& f = *l.fwd;
+// The list's settings per pass (see the top of this file); `note` says what was changed.
+inline samples::ConvFwdConfig list_config(const samples::ConvLayer& l, const samples::FwdChoice& f, std::int64_t N,
+                                          int threads, std::string& note) {
   samples::ConvFwdConfig c;
-  std::string note;
   std::string loop_string = f.loop_string;
   if (grid_threads(loop_string) > 1 && grid_threads(loop_string) != threads) {
     note = " (listed " + loop_string + " is a grid of " + std::to_string(grid_threads(loop_string)) + " threads)";
@@ -101,9 +107,34 @@ inline std::optional<PreparedPass> prepare_fwd(const samples::ConvLayer& l, std:
   c.k_block = f.k_block;
   c.h_in_gemm = f.h_in_gemm;
   c.pack_input = f.pack_input != 0;
+  return c;
+}
+
+inline samples::ConvBwdConfig list_config(const samples::ConvLayer& l, const samples::BwdChoice& b, std::int64_t N,
+                                          int, std::string&) {
+  samples::ConvBwdConfig c;
+  set_loops(c, l, N, b.loop_string, b.bc, b.bk);
+  c.h_block = b.h_block;
+  c.w_block = b.w_block;
+  c.c_block = b.c_block;
+  c.k_block = b.k_block;
+  c.h_in_gemm = b.h_in_gemm;
+  return c;
+}
+
+inline samples::ConvUpdConfig list_config(const samples::ConvLayer& l, const samples::UpdChoice& u, std::int64_t N,
+                                          int threads, std::string& note) {
+  samples::ConvUpdConfig c;
+  set_loops(c, l, N, threads == 1 ? "Abcdefg" : "aBCdefg", u.bc, u.bk);
+  note = " (FP32 default, not the list's bf16 string)";
+  return c;
+}
+
+inline std::optional<PreparedPass> prepare(const samples::ConvFwdConfig& c, int threads, const std::string& note) {
+  const samples::ConvShape& l = c.shape;
   auto s = std::make_shared<State<samples::ConvFwd>>();
   const samples::ConvFwd& conv = s->pass.emplace(c);
-  const auto src = plain_random(N * l.C * l.H * l.W, 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
+  const auto src = plain_random(l.N * l.C * l.H * l.W, 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
   s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
   s->in1 = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
   s->out.resize(static_cast<std::size_t>(conv.output_layout().size()));
@@ -113,18 +144,11 @@ inline std::optional<PreparedPass> prepare_fwd(const samples::ConvLayer& l, std:
                       conv.reduction_terms()};
 }
 
-inline std::optional<PreparedPass> prepare_bwd(const samples::ConvLayer& l, std::int64_t N, int threads) {
-  const samples::BwdChoice& b = *l.bwd;
-  samples::ConvBwdConfig c;
-  set_loops(c, l, N, b.loop_string, b.bc, b.bk);
-  c.h_block = b.h_block;
-  c.w_block = b.w_block;
-  c.c_block = b.c_block;
-  c.k_block = b.k_block;
-  c.h_in_gemm = b.h_in_gemm;
+inline std::optional<PreparedPass> prepare(const samples::ConvBwdConfig& c, int threads, const std::string& note) {
+  const samples::ConvShape& l = c.shape;
   auto s = std::make_shared<State<samples::ConvBwd>>();
   const samples::ConvBwd& conv = s->pass.emplace(c);
-  const auto dst = plain_random(N * l.K * l.ofh() * l.ofw(), 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
+  const auto dst = plain_random(l.N * l.K * l.ofh() * l.ofw(), 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
   s->in0 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
   const auto blocked_wei = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
   s->in1.resize(static_cast<std::size_t>(conv.transposed_filter_layout().size()));
@@ -132,40 +156,73 @@ inline std::optional<PreparedPass> prepare_bwd(const samples::ConvLayer& l, std:
   s->out.resize(static_cast<std::size_t>(conv.grad_input_layout().size()));
   return PreparedPass{[s] { s->pass->run_transposed(s->in1.data(), s->in0.data(), s->out.data()); },
                       conv.measure_tag(threads) + " " + samples::to_string(conv.path()) +
-                          " (filter transposed while preparing)",
+                          " (filter transposed while preparing)" + note,
                       [s] { return plain_activations(s->out, s->pass->grad_input_layout()); },
                       conv.reduction_terms()};
 }
 
-inline std::optional<PreparedPass> prepare_upd(const samples::ConvLayer& l, std::int64_t N, int threads) {
-  samples::ConvUpdConfig c;
-  set_loops(c, l, N, threads == 1 ? "Abcdefg" : "aBCdefg", l.upd->bc, l.upd->bk);
+inline std::optional<PreparedPass> prepare(const samples::ConvUpdConfig& c, int threads, const std::string& note) {
+  const samples::ConvShape& l = c.shape;
   auto s = std::make_shared<State<samples::ConvUpd>>();
   const samples::ConvUpd& conv = s->pass.emplace(c);
-  const auto src = plain_random(N * l.C * l.H * l.W, 1), dst = plain_random(N * l.K * l.ofh() * l.ofw(), 2);
+  const auto src = plain_random(l.N * l.C * l.H * l.W, 1), dst = plain_random(l.N * l.K * l.ofh() * l.ofw(), 2);
   s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
   s->in1 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
   s->out.resize(static_cast<std::size_t>(conv.filter_layout().size()));
   return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), s->out.data()); },
-                      conv.measure_tag(threads) + " (FP32 default, not the list's bf16 string)",
+                      conv.measure_tag(threads) + note,
                       [s] {
-                        std::vector<float> plain(static_cast<std::size_t>(
-                            s->pass->config().shape.K * s->pass->config().shape.C * s->pass->config().shape.R *
-                            s->pass->config().shape.S));
+                        const samples::ConvShape& shape = s->pass->config().shape;
+                        std::vector<float> plain(static_cast<std::size_t>(shape.K * shape.C * shape.R * shape.S));
                         samples::blocked_to_kcrs(s->out.data(), plain.data(), s->pass->filter_layout());
                         return plain;
                       },
                       conv.reduction_length()};
 }
 
+// A pass on the list's settings for it; nothing when the list has no settings for the pass.
+template <class Choice>
+std::optional<PreparedPass> prepare_listed(const samples::ConvLayer& l, const std::optional<Choice>& choice,
+                                           std::int64_t N, int threads) {
+  if (!choice) return std::nullopt;
+  std::string note;
+  const auto config = list_config(l, *choice, N, threads, note);
+  return prepare(config, threads, note);
+}
+
+#if defined(WEFT_HAVE_TUNER)
+// The pass as the samples' `auto` runs it: the tuning database's choice for the shape and team
+// (best_conv_config.hpp), physical padding as in the listed column; the source (exact hit,
+// nearest tuned shape, heuristic) leads the row's note.
+template <class Config, class Choice>
+std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std::optional<Choice>& listed,
+                                          std::int64_t N, int threads) {
+  if (!listed) return std::nullopt;
+  Config problem;
+  problem.shape = shape_of(l, N);
+  const auto choice = weft::tuner::best_conv_config(problem, threads);
+  return prepare(choice.config, threads, " (" + std::string(weft::tuner::to_string(choice.source)) + ")");
+}
+#endif
+
 }  // namespace weft_conv
 
 // A pass the list does not give settings for is not offered (the bench does not ask for it).
 inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
   const int threads = omp_get_max_threads();  // the bench sets it (and N = threads) before preparing
-  if (pass == Pass::fwd) return l.fwd ? weft_conv::prepare_fwd(l, N, threads) : std::nullopt;
-  if (pass == Pass::bwd) return l.bwd ? weft_conv::prepare_bwd(l, N, threads) : std::nullopt;
-  return l.upd ? weft_conv::prepare_upd(l, N, threads) : std::nullopt;
+  if (pass == Pass::fwd) return weft_conv::prepare_listed(l, l.fwd, N, threads);
+  if (pass == Pass::bwd) return weft_conv::prepare_listed(l, l.bwd, N, threads);
+  return weft_conv::prepare_listed(l, l.upd, N, threads);
 }
+
+#if defined(WEFT_HAVE_TUNER)
+// weft_auto: the tuned configuration (the passes the list has, so that its rows are the same).
+inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
+  const int threads = omp_get_max_threads();
+  if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads);
+  if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads);
+  return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads);
+}
+#endif
 
 }  // namespace weft::bench

@@ -57,8 +57,9 @@ samples::ConvFwdConfig to_conv_fwd_config(const TunedConfig& config, const sampl
 samples::ConvBwdConfig to_conv_bwd_config(const TunedConfig& config, const samples::ConvShape& shape);
 samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const samples::ConvShape& shape);
 
-// What the samples run without tuning: "Abcdefg", bc = bk = 32, every knob at the sample's default.
-TunedConfig default_conv_config(ConvPassKind pass);
+// What the samples run without tuning: "Abcdefg", bc = min(32, C), bk = min(32, K), every other knob
+// at the sample's default.
+TunedConfig default_conv_config(ConvPassKind pass, const samples::ConvShape& shape);
 
 class ConvWorkload : public Workload {
  public:
@@ -74,7 +75,7 @@ class ConvWorkload : public Workload {
   std::vector<LoopSpecification> specs(const Knobs& knobs) const override;
   CostInputs cost_inputs(const Knobs& knobs) const override;
   bool supports_parallel_reduction() const override { return pass_ == ConvPassKind::upd; }
-  TunedConfig default_config(int) const override { return default_conv_config(pass_); }
+  TunedConfig default_config(int) const override { return default_conv_config(pass_, shape_); }
   std::unique_ptr<Runner> prepare(const TunedConfig& config) const override;
 
   const samples::ConvShape& shape() const { return shape_; }

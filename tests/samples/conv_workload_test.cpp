@@ -207,6 +207,30 @@ TEST_F(BestConvConfig, ExactNearestAndDefault) {
   problem.shape = shape;
   EXPECT_EQ(best_conv_config(problem, 2, db).source, ConfigSource::heuristic);
 }
+
+// Padding 0 (every 1x1 layer) is part of the key; such records were never found (a zero made the
+// shape distance infinite), so `auto` ran the default on them.
+TEST_F(BestConvConfig, FindsOneByOneLayersWithoutPadding) {
+  const TuningDatabase db(path_);
+  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 1, 1, 0);
+  add(conv_key(ConvPassKind::upd, shape, 1), {{{"bc", 32}, {"bk", 32}, {"h_in_gemm", 14}}, "abcdefg", {}});
+  samples::ConvUpdConfig problem;
+  problem.shape = shape;
+  const ConvUpdChoice found = best_conv_config(problem, 1, db);
+  EXPECT_EQ(found.source, ConfigSource::exact) << found.detail;
+  EXPECT_EQ(found.config.h_in_gemm, 14);
+}
+
+// Untuned, the default's blocks shrink to the channels: conv1 (C = 3) in blocks of 32 multiplied
+// 29 zero channels into every sum.
+TEST_F(BestConvConfig, DefaultBlocksAreNoLargerThanTheChannels) {
+  samples::ConvFwdConfig problem;
+  problem.shape = square_shape(1, 16, 3, 16, 7, 2, 3);
+  const ConvFwdChoice stem = best_conv_config(problem, 1, TuningDatabase(path_));
+  EXPECT_EQ(stem.source, ConfigSource::heuristic);
+  EXPECT_EQ(stem.config.bc, 3);
+  EXPECT_EQ(stem.config.bk, 16);
+}
 #endif
 
 }  // namespace

@@ -74,6 +74,28 @@ TEST_F(TuningDatabaseTest, LookupPrefersExactThenNearestAndTheFastest) {
   EXPECT_EQ(db.lookup(other_threads, here).match, TuningDatabase::Match::none);
 }
 
+// A convolution's key holds its padding, 0 for 1x1 layers: a zero used to make every distance
+// infinite, so such shapes were never found, not even exactly.
+TEST_F(TuningDatabaseTest, FindsShapesWithZeroSizesExactlyAndNearest) {
+  const TuningDatabase db(path_);
+  const auto conv = [](long h, long pad, std::string loop) {
+    TuningRecord r = record(512, 100, std::move(loop));
+    r.key = {.kind = "conv_bwd", .shape = {{"H", h}, {"pad", pad}}, .dtype = "fp32", .threads = 1};
+    return r;
+  };
+  db.append(conv(56, 0, "acdbefg"));
+  db.append(conv(56, 1, "Abcdefg"));
+  const MachineFingerprint here = MachineFingerprint::current();
+  const auto exact = db.lookup(conv(56, 0, "").key, here);
+  ASSERT_EQ(exact.match, TuningDatabase::Match::exact);
+  EXPECT_EQ(exact.record->config.loop_string, "acdbefg");
+  const auto near = db.lookup(conv(28, 0, "").key, here);
+  ASSERT_EQ(near.match, TuningDatabase::Match::nearest);
+  EXPECT_EQ(near.record->config.loop_string, "acdbefg");
+  EXPECT_EQ(db.lookup(conv(56, 1, "").key, here).record->config.loop_string, "Abcdefg");
+  EXPECT_EQ(db.lookup(conv(56, 2, "").key, here).record->config.loop_string, "Abcdefg");  // 2 is nearer 1 than 0
+}
+
 TEST_F(TuningDatabaseTest, IgnoresOtherMachinesAndVersions) {
   const TuningDatabase db(path_);
   TuningRecord elsewhere = record(512, 500);

@@ -64,9 +64,12 @@ double shape_distance(const WorkloadKey& a, const WorkloadKey& b) {
   if (a.shape.size() != b.shape.size()) return INFINITY;
   double d = 0;
   for (std::size_t i = 0; i < a.shape.size(); ++i) {
-    if (a.shape[i].first != b.shape[i].first || a.shape[i].second <= 0 || b.shape[i].second <= 0)
-      return INFINITY;
-    d += std::abs(std::log(static_cast<double>(a.shape[i].second) / static_cast<double>(b.shape[i].second)));
+    const long x = a.shape[i].second, y = b.shape[i].second;
+    if (a.shape[i].first != b.shape[i].first || x < 0 || y < 0) return INFINITY;
+    if (x == y) continue;  // equal sizes, zeros too (a convolution's padding 0): an exact match
+    // Sizes are compared by ratio; with a zero among them (padding 0 vs 1) by the ratio of size + 1.
+    const double shift = x == 0 || y == 0 ? 1.0 : 0.0;
+    d += std::abs(std::log((static_cast<double>(x) + shift) / (static_cast<double>(y) + shift)));
   }
   return d;
 }
