@@ -15,7 +15,11 @@
 # threads and pinning) when the bench is built with oneDNN; otherwise it reads "-". The two are
 # separate processes, not interleaved: on a loaded machine compare with weft-bench-conv instead.
 #
-# Environment: THREADS (default 1), PIN (a CPU list for taskset; default 1 for one thread, none
+# AUTO=1 runs each layer as `weft-conv-<pass> auto <shape>`: the tuning database's configuration
+# (scripts/tune_conv_resnet50.sh fills it; the loop string column shows what `auto` took, marked
+# "*" where it was no exact hit).
+#
+# Environment: THREADS (default 1), AUTO (0 or 1, default 0), PIN (a CPU list for taskset; default 1 for one thread, none
 # else), ITERS (timed runs per layer, default 20), CHECK (1: each run is verified against the
 # double-precision reference, default 1), BUILD (default build), OUT (results directory, default
 # conv_resnet50_<pass>_<date>), LIST (the layer list, default samples/conv/resnet50_layers.txt; the
@@ -25,7 +29,7 @@ set -euo pipefail
 
 pass=${1:-}
 if [[ $# -ne 1 || ! $pass =~ ^(fwd|bwd|upd)$ ]]; then
-  echo "usage: [THREADS=T] [PIN=cpus] [ITERS=n] [CHECK=0|1] [BUILD=dir] [OUT=dir] $0 fwd|bwd|upd" >&2
+  echo "usage: [THREADS=T] [AUTO=0|1] [PIN=cpus] [ITERS=n] [CHECK=0|1] [BUILD=dir] [OUT=dir] $0 fwd|bwd|upd" >&2
   exit 2
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,25 +37,21 @@ build=${BUILD:-build}
 sample=$build/samples/conv/weft-conv-$pass
 bench=$build/bench/weft-bench-conv
 list=${LIST:-$root/samples/conv/resnet50_layers.txt}
-threads=${THREADS:-1}
 iters=${ITERS:-20}
 check=${CHECK:-1}
+auto=${AUTO:-0}
+if [[ ! $auto =~ ^[01]$ ]]; then
+  echo "conv_resnet50: AUTO must be 0 or 1, not '$auto'" >&2
+  exit 2
+fi
 out=${OUT:-conv_resnet50_${pass}_$(date +%Y%m%d_%H%M%S)}
 if [[ ! -x $sample ]]; then
   echo "conv_resnet50: $sample not found; build the weft-conv-$pass target or set BUILD" >&2
   exit 2
 fi
-if [[ ! $threads =~ ^[1-9][0-9]*$ ]]; then
-  echo "conv_resnet50: THREADS must be a positive integer, not '$threads'" >&2
-  exit 2
-fi
-pin=()
-if [[ -n ${PIN:-} ]]; then
-  pin=(taskset -c "$PIN")
-elif [[ $threads == 1 ]]; then
-  pin=(taskset -c 1)
-fi
-export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
+# shellcheck source=scripts/resnet50_team.sh
+source "$root/scripts/resnet50_team.sh"
+resnet50_team conv_resnet50
 mkdir -p "$out"
 # Backward by data runs on the filter transposed before the timed runs, as the bench does (oneDNN's
 # backward weights layout comes from a reorder outside its timing too).
@@ -84,7 +84,7 @@ awk -v pass="$pass" -v T="$threads" '
       args = sprintf("%s %s %d %d", loop, shape, bc, bk)
     }
     shape_text = sprintf("%dx%d %d->%d %dx%d/%d", H, W, C, K, R, S, st)
-    printf "%02d|%s|%s|%s|%s\n", l[1], l[2], shape_text, loop, args
+    printf "%02d|%s|%s|%s|%s|%s\n", l[1], l[2], shape_text, loop, args, shape
   }' "$list" > "$out/layers.txt"
 
 # oneDNN's GFLOPS per layer id, from the bench's table (rows: threads pass NN_name ... dnnl GF ...).
@@ -101,7 +101,8 @@ fi
 failed=0
 printf '%-2s %-15s %-22s %-22s %8s %8s %7s\n' id layer "HxW C->K RxS/stride" "loop string" GFLOPS oneDNN ratio \
   | tee "$out/table.txt"
-while IFS='|' read -r id name shape loop args; do
+while IFS='|' read -r id name shape loop args shape_args; do
+  if [[ $auto == 1 ]]; then args="auto $shape_args"; fi
   # shellcheck disable=SC2086 # args is the sample's argument list
   if ! run=$("${pin[@]}" "$sample" $args "$iters" --threads "$threads" --check "$check" "${pass_options[@]}" 2>&1); then
     failed=1
@@ -109,6 +110,10 @@ while IFS='|' read -r id name shape loop args; do
   printf '%s\n$ %s %s %s\n%s\n' "----- $id $name" "$sample" "$args" "$iters" "$run" >> "$out/runs.log"
   gf=$(awk '/^MEASURE /{ print $2 }' <<< "$run" | tail -1)
   gf=${gf:-0}
+  if [[ $auto == 1 ]]; then  # "weft-conv-fwd auto: exact hit: <loop string> bc=.. ..."
+    loop=$(sed -n 's/^weft-conv-[a-z]* auto: \([a-z ]*\): \([^ ]*\) .*/\1|\2/p' <<< "$run" | head -1)
+    if [[ ${loop%%|*} == "exact hit" ]]; then loop=${loop#*|}; else loop="${loop#*|}*"; fi
+  fi
   ref=${dnnl[$id]:-}
   ratio=-
   [[ -n $ref && $gf != 0 ]] && ratio=$(awk -v a="$gf" -v b="$ref" 'BEGIN { printf "%.3f", a / b }')

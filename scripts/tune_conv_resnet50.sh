@@ -23,7 +23,6 @@ if [[ ! -x "$tool" ]]; then
   exit 2
 fi
 list=${LIST:-$root/samples/conv/resnet50_layers.txt}
-threads=${THREADS:-1}
 budget=${BUDGET:-30}
 read -r -a passes <<< "${PASSES:-fwd bwd upd}"
 for pass in "${passes[@]}"; do
@@ -32,17 +31,9 @@ for pass in "${passes[@]}"; do
     exit 2
   fi
 done
-if [[ ! $threads =~ ^[1-9][0-9]*$ ]]; then
-  echo "tune_conv_resnet50: THREADS must be a positive integer, not '$threads'" >&2
-  exit 2
-fi
-pin=()
-if [[ -n ${PIN:-} ]]; then
-  pin=(taskset -c "$PIN")
-elif [[ $threads == 1 ]]; then
-  pin=(taskset -c 1)
-fi
-export OMP_NUM_THREADS=$threads OMP_PROC_BIND=${OMP_PROC_BIND:-close} OMP_PLACES=${OMP_PLACES:-cores}
+# shellcheck source=scripts/resnet50_team.sh
+source "$root/scripts/resnet50_team.sh"
+resnet50_team tune_conv_resnet50
 
 summary=()
 failed=0
