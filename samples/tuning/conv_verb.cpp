@@ -33,6 +33,9 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   cli::add_text(app, "--pass", pass_name, "fwd, bwd or upd");
   for (auto [name, list] : {std::pair{"--bc", &search.bc}, {"--bk", &search.bk}})
     cli::add_integer_list(app, name, *list, 1, 4096, "channel blocks to try");
+  // A layer of a network starts with the previous layer's data in the private caches (and
+  // weft-bench-conv interleaves oneDNN): convolutions tune cold unless asked otherwise.
+  given.caches = "cold";
   add_request_options(app, given);
   cli::parse(app, argc, argv, 2);
   for (const char* required : {"--N", "--H", "--W", "--C", "--K", "--R", "--S"})

@@ -50,6 +50,8 @@ constexpr const char* kUsage =
     "  --rows N         rows of the final table (default 10)\n"
     "  --db PATH        tuning database (default $WEFT_TUNING_DB or ~/.cache/weft/tuning.jsonl)\n"
     "  --no-save        do not store the result\n"
+    "  --caches warm|cold  runs back to back (warm), or each after writes that evict the L2s and\n"
+    "                   up to 64 MiB of L3 (cold: a network's layer); default warm, conv cold\n"
     "  --dry-run        print the search space and the model's top candidates, measure nothing\n"
     "exit status: 0 success, 1 run-time failure, 2 bad usage\n";
 

@@ -27,6 +27,7 @@ void add_request_options(CLI::App& app, RequestOptions& o) {
   cli::add_text(app, "--spec", o.spec, "loop specs, ';'-separated");
   cli::add_text(app, "--plot", o.plot, "SVG plot of the run");
   cli::add_text(app, "--db", o.db, "tuning database");
+  cli::add_text(app, "--caches", o.caches, "warm: runs back to back; cold: the caches evicted before each run");
   cli::add_flag(app, "--exhaustive", o.exhaustive, "measure every legal candidate");
   cli::add_flag(app, "--no-save", o.no_save, "do not store the result");
   cli::add_flag(app, "--dry-run", o.dry_run, "measure nothing");
@@ -61,6 +62,9 @@ Request make_request(const CLI::App& app, const RequestOptions& given) {
   o.max_imbalance = given.imbalance;
   o.patience = static_cast<std::size_t>(given.patience);
   o.exhaustive = given.exhaustive;
+  if (given.caches != "warm" && given.caches != "cold")
+    throw CliError("--caches is warm or cold, not '" + given.caches + "'");
+  o.cold_caches = given.caches == "cold";
   if (o.exhaustive)
     for (const char* ignored : {"--budget", "--top-k", "--patience"})
       if (cli::given(app, ignored))

@@ -38,6 +38,7 @@ struct RequestOptions {
   double budget = 60, imbalance = 0.10;
   std::int64_t top_k = 0, finalists = 4, patience = 0, block_choices = 6, rows = 10;
   std::string spec, plot, db;
+  std::string caches = "warm";  // warm or cold (TunerOptions::cold_caches); a verb may set its default
   bool exhaustive = false, no_save = false, dry_run = false;
 };
 

@@ -67,6 +67,26 @@ TEST(TunerEndToEnd, TunesATinyGemmWithinItsBudgetAndFeedsWeftGemmAuto) {
   fs::remove(db_path);
 }
 
+// --caches cold: every timed run follows an eviction, and the record says how it was measured.
+TEST(TunerEndToEnd, ColdCachesAreMeasuredAndRecorded) {
+  GemmWorkload gemm({64, 64, 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {}});
+  TunerOptions options;
+  options.threads = 2;
+  options.budget_seconds = 0.3;
+  options.top_k = 4;
+  options.cold_caches = true;
+  options.machine.cache_bytes[1] = 64 << 10;  // small buffers keep the test short
+  options.machine.cache_bytes[2] = 1 << 20;
+  options.quick = {.warmup = 1, .min_repetitions = 2, .max_repetitions = 4, .min_seconds = 0, .abort_ratio = 0};
+  options.thorough = options.quick;
+  const TuningResult result = tune(gemm, options);
+  EXPECT_TRUE(result.cold_caches);
+  EXPECT_GT(result.best.thorough_gflops, 0);
+  EXPECT_NE(result.record().tuner.find(", cold caches"), std::string::npos) << result.record().tuner;
+  options.cold_caches = false;
+  EXPECT_EQ(tune(gemm, options).record().tuner.find("cold"), std::string::npos);
+}
+
 TEST(TunerEndToEnd, WrongResultsAreCaughtNotCrowned) {
   // A workload whose candidates (except the default) compute garbage: the tuner must not pick one.
   class Broken : public GemmWorkload {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <functional>
+#include <optional>
 #include <unordered_set>
 
 #include <weft/parlooper/loop_string.hpp>
@@ -194,8 +195,9 @@ TuningRecord TuningResult::record() const {
   r.default_gflops = baseline.gflops();
   r.unix_time = static_cast<std::int64_t>(std::time(nullptr));
   char text[200];
-  std::snprintf(text, sizeof text, "%zu enumerated, %zu kept, %zu measured, %.1f s%s", stats.enumerated,
-                stats.kept, measured.size(), seconds, stopped_early ? ", stopped early" : "");
+  std::snprintf(text, sizeof text, "%zu enumerated, %zu kept, %zu measured, %.1f s%s%s", stats.enumerated,
+                stats.kept, measured.size(), seconds, stopped_early ? ", stopped early" : "",
+                cold_caches ? ", cold caches" : "");
   r.tuner = text;
   return r;
 }
@@ -212,6 +214,9 @@ TuningResult tune(const Workload& workload, const TunerOptions& options, const P
 
   TuningResult result;
   result.key = workload.key(threads);
+  result.cold_caches = options.cold_caches;
+  std::optional<CacheEvictor> evict;
+  if (options.cold_caches) evict.emplace(threads, options.machine.cache_bytes[1], options.machine.cache_bytes[2]);
   SearchSpace space = build_search_space(workload, options);
   result.stats = space.stats;
   result.search_seconds = now() - start;
@@ -244,8 +249,14 @@ TuningResult tune(const Workload& workload, const TunerOptions& options, const P
           return 0;
         }
       }
+      // Before each run, outside its timing: the outputs restored, then the caches evicted.
       std::function<void()> reset;
-      if (runner->needs_reset()) reset = [&] { runner->reset(); };
+      if (runner->needs_reset() || evict) {
+        reset = [&] {
+          if (runner->needs_reset()) runner->reset();
+          if (evict) (*evict)();
+        };
+      }
       const Measurement m = measure([&] { runner->run(); }, reset, how, reference_seconds);
       r.aborted = m.aborted;
       return m.median_seconds;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "weft/jit/error.hpp"
+#include "weft/tuner/cache_eviction.hpp"
 #include "weft/tuner/cost_model.hpp"
 #include "weft/tuner/measurement.hpp"
 #include "weft/tuner/tuning_database.hpp"
@@ -34,6 +35,9 @@ struct TunerOptions {
   // (0: from the number kept).
   std::size_t patience = 0;
   bool exhaustive = false;       // no model cut, no budget, no early stopping: the reference search
+  // Before every timed run the team writes buffers of twice its L2s and the L3 (cache_eviction.hpp):
+  // runs start with cold caches, as a layer in a network or in an interleaved benchmark does.
+  bool cold_caches = false;
   std::vector<LoopSpecification> specs;  // empty: the workload's
   LoopStringOptions loop_strings{};      // threads is set from `threads`
   BlockOptions blocks{};
@@ -92,6 +96,7 @@ struct TuningResult {
   double search_seconds = 0;              // enumeration + pruning + model
   bool stopped_early = false;
   bool budget_exhausted = false;
+  bool cold_caches = false;               // measured with TunerOptions::cold_caches
 
   double speedup_over_default() const {
     return baseline.gflops() > 0 ? best.gflops() / baseline.gflops() : 0;
