@@ -2,9 +2,7 @@
 // search space right on small shapes (padding, strides, remainders, C = 3), distinct database
 // kinds, the samples' configurations of tuned records, and `auto`'s lookup.
 #include <omp.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <map>
 #include <ostream>
 #include <set>
@@ -19,6 +17,7 @@
 #include <weft/tuner/tuner.hpp>
 
 #include "best_conv_config.hpp"
+#include "temporary_tuning_database.hpp"
 #include "conv_test_support.hpp"
 #include "conv_workload.hpp"
 #endif
@@ -27,7 +26,6 @@ namespace weft::tuner {
 namespace {
 
 #ifdef WEFT_HAVE_GEMM_TUNING
-namespace fs = std::filesystem;
 using samples::test::square_shape;
 
 struct PassCase {
@@ -160,25 +158,7 @@ TEST(ConvWorkload, TunedConfigurationsBecomeTheSamplesConfigurations) {
   EXPECT_THROW(to_conv_upd_config({{}, "abcddefg", {{}, {}, {}, {2}}}, shape), Error);
 }
 
-class BestConvConfig : public ::testing::Test {
- protected:
-  void SetUp() override {
-    path_ = fs::temp_directory_path() / ("weft-best-conv-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl");
-    fs::remove(path_);
-  }
-  void TearDown() override { fs::remove(path_); }
-  void add(const WorkloadKey& key, TunedConfig config) const {
-    TuningRecord r;
-    r.key = key;
-    r.machine = MachineFingerprint::current();
-    r.weft_version = std::string(weft_version());
-    r.config = std::move(config);
-    r.gflops = 100;
-    TuningDatabase(path_).append(r);
-  }
-  fs::path path_;
-};
+using BestConvConfig = test::TemporaryTuningDatabase;
 
 TEST_F(BestConvConfig, ExactNearestAndDefault) {
   const TuningDatabase db(path_);

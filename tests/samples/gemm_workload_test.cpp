@@ -3,9 +3,7 @@
 // with remainders, distinct database kinds, and the tuned configurations the samples' `auto`
 // mode runs.
 #include <omp.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <ostream>
 #include <string>
 
@@ -18,6 +16,7 @@
 #include <weft/tuner/tuner.hpp>
 
 #include "best_gemm_config.hpp"
+#include "temporary_tuning_database.hpp"
 #include "gemm_workload.hpp"
 #endif
 
@@ -25,7 +24,6 @@ namespace weft::tuner {
 namespace {
 
 #ifdef WEFT_HAVE_GEMM_TUNING
-namespace fs = std::filesystem;
 
 TEST(GemmWorkload, ShapesBeyondThisMachineSayHowMuchMemoryTheyNeed) {
   try {
@@ -149,25 +147,7 @@ TEST(GemmWorkload, TheUpdateGetsOneFilterCopyPerThreadAlongItsReduction) {
   EXPECT_EQ(c.bn, 32);  // the sample's default
 }
 
-class BestGemmConfig : public ::testing::Test {
- protected:
-  void SetUp() override {
-    path_ = fs::temp_directory_path() / ("weft-best-gemm-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl");
-    fs::remove(path_);
-  }
-  void TearDown() override { fs::remove(path_); }
-  void add(const WorkloadKey& key, TunedConfig config) const {
-    TuningRecord r;
-    r.key = key;
-    r.machine = MachineFingerprint::current();
-    r.weft_version = std::string(weft_version());
-    r.config = std::move(config);
-    r.gflops = 100;
-    TuningDatabase(path_).append(r);
-  }
-  fs::path path_;
-};
+using BestGemmConfig = test::TemporaryTuningDatabase;
 
 TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
   const TuningDatabase db(path_);
