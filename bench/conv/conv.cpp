@@ -1,38 +1,40 @@
 // The convolution passes (forward, backward by data, backward by weights) of the 23 distinct
-// ResNet-50 v1.5 layers (samples/conv/resnet50_layers.txt), fp32, batch N = thread count, with every
-// implementation built in (weft's samples, and oneDNN 2.6 when found) measured in one process.
+// ResNet-50 v1.5 layers (samples/conv/resnet50_layers.txt), fp32, batch N = thread count, with
+// every implementation built in (weft's samples, and oneDNN 2.6 when found) measured in one
+// process.
 //
 //   taskset -c 1 weft-bench-conv                                  1 thread, all layers and passes
 //   OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2
 //   OMP_WAIT_POLICY=active OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2 --clock=cpu
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
+//   WEFT_TUNING_DB=bench/conv/tuned_zen4.jsonl weft-bench-conv ...   the weft_auto column's database
 //
-// Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS
-// per implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
+// Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS per
+// implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
 // --only=NAMES (measure those implementations alone, comma-separated: weft, weft_auto, dnnl;
-// scripts/conv_resnet50.sh takes oneDNN's figures so), --clock=wall|cpu: a round's time is the elapsed time (default), or the
-// CPU time of the team's threads divided by their count. On a machine shared with other work,
-// elapsed times include the time slices the others get; CPU time leaves those out. With several
-// threads that needs OMP_WAIT_POLICY=active: by default libgomp's threads sleep once a wait grows
-// long (as when the other thread lost its core) and the sleep counts as no CPU time; active waits
-// spin and count, so unshared, the two clocks agree. The bench warns when that is missing. Name
-// the clock with the figures.
+// scripts/conv_resnet50.sh takes oneDNN's figures so), --clock=wall|cpu: a round's time is the
+// elapsed time (default), or the CPU time of the team's threads divided by their count. On a
+// machine shared with other work, elapsed times include the time slices the others get; CPU time
+// leaves those out. With several threads that needs OMP_WAIT_POLICY=active: by default libgomp's
+// threads sleep once a wait grows long (as when the other thread lost its core) and the sleep
+// counts as no CPU time; active waits spin and count, so unshared, the two clocks agree. The bench
+// warns when that is missing. Name the clock with the figures.
 //
 // One benchmark per (pass, layer, thread count), for the passes the list gives settings for (not
-// conv1's backward by data: training does not need the gradient of the images). In it the implementations take turns, one run
-// each per round (A, B, A, B, ...), for at least 5 rounds and until each has run --min-time, so that
-// the machine's noise hits all of them alike; each one's median round is its GFLOPS counter
-// ("<name>_GFLOPS"), and each implementation's speed over the peer's (the last one, oneDNN when
-// built) is "<name>/<peer>".
-// A table of all rows and the geometric means per pass follows the benchmark output.
+// conv1's backward by data: training does not need the gradient of the images). In it the
+// implementations take turns, one run each per round (A, B, C, A, B, C, ...), for at least 5 rounds
+// and until each has run --min-time, so that the machine's noise hits all of them alike; each one's
+// median round is its GFLOPS counter ("<name>_GFLOPS"), and each implementation's speed over the
+// peer's (the last one, oneDNN when built) is "<name>/<peer>". A table of all rows, the geometric
+// means per pass and the lowest ratios follow the benchmark output.
 //
 // Implementations: weft's samples on the layer list's settings ("weft", untuned), the same samples
 // on the tuning database's configuration ("weft_auto", what `auto` runs; built with the tuner) and
-// oneDNN, the peer (weft_conv.hpp, dnnl_conv.hpp; what each runs is in the row's "chosen" column). Each prepares a pass (conv_pass.hpp:
-// buffers in its own layouts, filled from the same plain inputs, kernels created; run() does the pass
-// alone). Before the timing every implementation runs once and the results are compared with the
-// first's (relative L2 difference within twice the FP32 tolerance of the pass's sums, else the row
-// fails with the norms; the "rel.diff" column).
+// oneDNN, the peer (weft_conv.hpp, dnnl_conv.hpp; what each runs is in the row's "chosen" column).
+// Each prepares a pass (conv_pass.hpp: buffers in its own layouts, filled from the same plain
+// inputs, kernels created; run() does the pass alone). Before the timing every implementation runs
+// once and the results are compared with the first's (relative L2 difference within twice the FP32
+// tolerance of the pass's sums, else the row fails with the norms; the "rel.diff" column).
 #include <omp.h>
 
 #include <time.h>
