@@ -255,12 +255,42 @@ void ConvFwd::prepare_batch_reduce() {
       offsets_b_.reserve(static_cast<std::size_t>(entries));
       return 0;
     });
-    for (std::int64_t cb = 0; cb < c_step_; ++cb) {
-      for (std::int64_t r = 0; r < s.R; ++r) {
-        for (std::int64_t t = 0; t < s.S; ++t) {
-          offsets_a_.push_back(filter_.offset(0, cb, r, t));
-          offsets_b_.push_back(b.offset(0, cb, r, t));
+    const auto add_taps = [&](std::int64_t r_begin, std::int64_t r_end, std::vector<std::int64_t>& offsets_a,
+                              std::vector<std::int64_t>& offsets_b) {
+      for (std::int64_t cb = 0; cb < c_step_; ++cb) {
+        for (std::int64_t r = r_begin; r < r_end; ++r) {
+          for (std::int64_t t = 0; t < s.S; ++t) {
+            offsets_a.push_back(filter_.offset(0, cb, r, t));
+            offsets_b.push_back(b.offset(0, cb, r, t));
+          }
         }
+      }
+    };
+    add_taps(0, s.R, offsets_a_, offsets_b_);
+    if (hg == 1 && b.pad_h > 0) {
+      // Output row oh's window starts at padded input row oh * row_step; the image's rows are
+      // [pad_h, pad_h + H). Every row keeps at least one filter row, or none is shortened.
+      std::vector<std::int32_t> table(static_cast<std::size_t>(s.ofh()), -1);
+      bool every_row_keeps_one = true;
+      for (std::int64_t oh = 0; oh < s.ofh(); ++oh) {
+        const std::int64_t top = oh * b_row_step_;
+        const std::int64_t r_begin = std::max<std::int64_t>(0, b.pad_h - top);
+        const std::int64_t r_end = std::min<std::int64_t>(s.R, b.pad_h + s.H - top);
+        if (r_begin >= r_end) every_row_keeps_one = false;
+        if (r_begin == 0 && r_end == s.R) continue;
+        auto same = std::find_if(rim_row_taps_.begin(), rim_row_taps_.end(),
+                                 [&](const RimRowTaps& t) { return t.r_begin == r_begin && t.r_end == r_end; });
+        if (same == rim_row_taps_.end()) {
+          RimRowTaps taps_kept{r_begin, r_end, {}, {}};
+          add_taps(r_begin, r_end, taps_kept.offsets_a, taps_kept.offsets_b);
+          same = rim_row_taps_.insert(rim_row_taps_.end(), std::move(taps_kept));
+        }
+        table[static_cast<std::size_t>(oh)] = static_cast<std::int32_t>(same - rim_row_taps_.begin());
+      }
+      if (every_row_keeps_one && !rim_row_taps_.empty()) {
+        rim_row_table_ = std::move(table);
+      } else {
+        rim_row_taps_.clear();
       }
     }
   }
@@ -362,6 +392,14 @@ void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout,
     args.stride_b = stride_b;
     args.offsets_a = offsets_a;
     args.offsets_b = offsets_b;
+    if (!rim_row_table_.empty()) {
+      if (const std::int32_t i = rim_row_table_[static_cast<std::size_t>(oh)]; i >= 0) {
+        const RimRowTaps& kept = rim_row_taps_[static_cast<std::size_t>(i)];
+        args.count = std::min(c_step, Cb - cb) * (kept.r_end - kept.r_begin) * s.S;
+        args.offsets_a = kept.offsets_a.data();
+        args.offsets_b = kept.offsets_b.data();
+      }
+    }
     args.bias = bias != nullptr ? bias + kb * bk : nullptr;
     kernel(rows < hg || cols < w_step ? 1 : 0, cb == 0, last)(args);
     if (last && zero_rims_now) zero_rims(output, n, kb, oh, rows, ow, cols);

@@ -15,7 +15,9 @@
 // - Batch-reduce mode (physical padding, or no padding at all, or logical padding with
 //   input_padding_copy): f and g step by R and S, so one call reduces over the chunk's C blocks and
 //   every tap: strided over C blocks for 1x1 filters, over an offsets table of (C block, r, s)
-//   otherwise. The taps that fall into the padding read the rims' zeros.
+//   otherwise. The taps that fall into the padding read the rims' zeros, except the rim rows'
+//   with h_in_gemm 1: an output row whose window reaches into them reduces over its other filter
+//   rows only (PARLOOPER's avoid_rim_fmas for rows; the input's rim rows are then not read).
 // - Per-tap mode (logical padding with padding and without input_padding_copy): the layouts have no
 //   rims, f and g step by 1, and a call reduces one tap over the chunk's C blocks, with the output
 //   columns clipped to those whose input pixel lies in the image and the rows outside it skipped.
@@ -123,6 +125,16 @@ class ConvFwd {
   // last, shorter one; per-tap mode: slot_of_width_[GEMM width] (-1: none).
   std::vector<std::int32_t> slot_of_width_;
   std::vector<std::int64_t> offsets_a_, offsets_b_;  // batch-reduce mode with R x S > 1
+  // Batch-reduce mode with R x S > 1 and h_in_gemm 1: the output rows whose window reaches into the
+  // input's rim rows reduce over their other taps only (PARLOOPER's avoid_rim_fmas, rows): the
+  // left-out products are multiplications by the rims' zeros. Tables of the shortened tap lists,
+  // and per output row the index of its table (-1: all taps; empty: no row is shortened).
+  struct RimRowTaps {
+    std::int64_t r_begin = 0, r_end = 0;  // the filter rows that stay
+    std::vector<std::int64_t> offsets_a, offsets_b;
+  };
+  std::vector<RimRowTaps> rim_row_taps_;
+  std::vector<std::int32_t> rim_row_table_;
   std::vector<std::int64_t> first_col_, end_col_;    // per-tap mode: output columns tap s reads in the image
   std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
   std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;

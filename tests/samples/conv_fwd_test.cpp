@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <ostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -232,6 +233,47 @@ TEST(ConvFwd, StepsAndTag) {
   EXPECT_EQ(conv.w_step(), 4);  // 7 columns in 2 GEMMs: 4 + 3
   EXPECT_EQ(conv.measure_tag(2), "Afgbdced_hb=2_wb=2_cb=2_kb=1_hg=1_pu=0_threads2");
   EXPECT_DOUBLE_EQ(conv.flops(), 2.0 * 12 * 4 * 9 * 7 * 7);
+}
+
+// avoid_rim_fmas for rows: with one output row per GEMM, the rows whose window reaches into the
+// input's rim rows reduce over their other filter rows, so the rim rows are never read. NaN there
+// shows it: read, it would poison the output (as it does with two rows per GEMM, which must read
+// them: that half shows the test can fail).
+TEST(ConvFwd, OneRowPerGemmSkipsTheTapsOnRimRows) {
+  for (const ConvShape& shape : {square_shape(1, 7, 12, 8, 3, 1, 1), square_shape(2, 9, 4, 8, 3, 2, 1),
+                                 square_shape(1, 11, 3, 8, 7, 2, 3), square_shape(1, 6, 4, 4, 5, 1, 2)}) {
+    // Several rows per GEMM need stride 1 and S = 2 pad + 1 (ConvFwd's check).
+    const bool rows_fit = shape.stride_h == 1 && shape.S == 2 * shape.pad_w + 1;
+    for (const std::int64_t h_in_gemm : {1, 2}) {
+      if (h_in_gemm > 1 && !rows_fit) continue;
+      ConvFwdConfig config = config_of({.shape = shape, .h_in_gemm = h_in_gemm});
+      config.bc = std::min<std::int64_t>(config.bc, shape.C);
+      const ConvFwd conv(config);
+      const std::vector<float> input = random_floats(shape.N * shape.C * shape.H * shape.W, 31);
+      const std::vector<float> filter = random_floats(shape.K * shape.C * shape.R * shape.S, 32);
+      std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
+      const ActivationLayout& l = conv.input_layout();
+      for (std::int64_t n = 0; n < l.images; ++n)
+        for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb)
+          for (std::int64_t y = 0; y < l.padded_h(); ++y)
+            if (y < l.pad_h || y >= l.pad_h + l.h)
+              std::fill_n(input_blocked.begin() + l.offset(n, cb, y, 0), l.padded_w() * l.channels.block,
+                          std::numeric_limits<float>::quiet_NaN());
+      const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
+      std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size()));
+      conv.run(input_blocked.data(), filter_blocked.data(), nullptr, output.data());
+      std::vector<float> result(static_cast<std::size_t>(shape.N * shape.K * shape.ofh() * shape.ofw())),
+          ref(result.size());
+      blocked_to_nchw(output.data(), result.data(), conv.output_layout());
+      conv_fwd_reference(shape, input.data(), filter.data(), nullptr, false, ref.data());
+      const ErrorNorms e = compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size()));
+      if (h_in_gemm == 1) {
+        EXPECT_TRUE(e.passed(sum_tolerance(conv.reduction_terms()))) << shape.H << "x" << shape.R << ": " << e.to_string();
+      } else {
+        EXPECT_GT(e.non_finite, 0) << shape.H << "x" << shape.R << ": two rows per GEMM read the rim rows";
+      }
+    }
+  }
 }
 
 TEST(ConvFwd, ZeroOutputRimsLeavesThemZeroAndWithoutItTheyAreNotWritten) {
