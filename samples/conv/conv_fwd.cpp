@@ -250,47 +250,48 @@ void ConvFwd::prepare_batch_reduce() {
     const std::int64_t entries = c_step_ * taps;
     const std::uint64_t bytes = bytes_needed({entries, 2}, sizeof(std::int64_t));
     require_memory("the batch-reduce offset tables", bytes);
-    allocating("the batch-reduce offset tables", bytes, [&] {
-      offsets_a_.reserve(static_cast<std::size_t>(entries));
-      offsets_b_.reserve(static_cast<std::size_t>(entries));
-      return 0;
-    });
-    const auto add_taps = [&](std::int64_t r_begin, std::int64_t r_end, std::vector<std::int64_t>& offsets_a,
-                              std::vector<std::int64_t>& offsets_b) {
+    // The offsets of filter rows [r_begin, r_end) of every tap column, C block by C block.
+    const auto tap_list = [&](std::int64_t r_begin, std::int64_t r_end) {
+      TapList list{(r_end - r_begin) * s.S, {}, {}};
+      allocating("the batch-reduce offset tables", bytes, [&] {
+        list.offsets_a.reserve(static_cast<std::size_t>(c_step_ * list.taps_per_block));
+        list.offsets_b.reserve(static_cast<std::size_t>(c_step_ * list.taps_per_block));
+        return 0;
+      });
       for (std::int64_t cb = 0; cb < c_step_; ++cb) {
         for (std::int64_t r = r_begin; r < r_end; ++r) {
           for (std::int64_t t = 0; t < s.S; ++t) {
-            offsets_a.push_back(filter_.offset(0, cb, r, t));
-            offsets_b.push_back(b.offset(0, cb, r, t));
+            list.offsets_a.push_back(filter_.offset(0, cb, r, t));
+            list.offsets_b.push_back(b.offset(0, cb, r, t));
           }
         }
       }
+      return list;
     };
-    add_taps(0, s.R, offsets_a_, offsets_b_);
+    tap_lists_.push_back(tap_list(0, s.R));
+    tap_list_of_row_.assign(static_cast<std::size_t>(s.ofh()), 0);
     if (hg == 1 && b.pad_h > 0) {
       // Output row oh's window starts at padded input row oh * row_step; the image's rows are
-      // [pad_h, pad_h + H). Every row keeps at least one filter row, or none is shortened.
-      std::vector<std::int32_t> table(static_cast<std::size_t>(s.ofh()), -1);
+      // [pad_h, pad_h + H). Rows reaching into the rims get a list without the rim's filter rows,
+      // unless some row would keep none (then every row keeps every tap).
+      std::vector<std::int32_t> list_of_row(tap_list_of_row_.size(), 0);
+      std::vector<std::pair<std::int64_t, std::int64_t>> ranges{{0, s.R}};  // of tap_lists_
       bool every_row_keeps_one = true;
       for (std::int64_t oh = 0; oh < s.ofh(); ++oh) {
         const std::int64_t top = oh * b_row_step_;
-        const std::int64_t r_begin = std::max<std::int64_t>(0, b.pad_h - top);
-        const std::int64_t r_end = std::min<std::int64_t>(s.R, b.pad_h + s.H - top);
-        if (r_begin >= r_end) every_row_keeps_one = false;
-        if (r_begin == 0 && r_end == s.R) continue;
-        auto same = std::find_if(rim_row_taps_.begin(), rim_row_taps_.end(),
-                                 [&](const RimRowTaps& t) { return t.r_begin == r_begin && t.r_end == r_end; });
-        if (same == rim_row_taps_.end()) {
-          RimRowTaps taps_kept{r_begin, r_end, {}, {}};
-          add_taps(r_begin, r_end, taps_kept.offsets_a, taps_kept.offsets_b);
-          same = rim_row_taps_.insert(rim_row_taps_.end(), std::move(taps_kept));
+        const std::pair range{std::max<std::int64_t>(0, b.pad_h - top), std::min<std::int64_t>(s.R, b.pad_h + s.H - top)};
+        every_row_keeps_one = every_row_keeps_one && range.first < range.second;
+        auto same = std::find(ranges.begin(), ranges.end(), range);
+        if (same == ranges.end()) {
+          tap_lists_.push_back(tap_list(range.first, range.second));
+          same = ranges.insert(ranges.end(), range);
         }
-        table[static_cast<std::size_t>(oh)] = static_cast<std::int32_t>(same - rim_row_taps_.begin());
+        list_of_row[static_cast<std::size_t>(oh)] = static_cast<std::int32_t>(same - ranges.begin());
       }
-      if (every_row_keeps_one && !rim_row_taps_.empty()) {
-        rim_row_table_ = std::move(table);
+      if (every_row_keeps_one) {
+        tap_list_of_row_ = std::move(list_of_row);
       } else {
-        rim_row_taps_.clear();
+        tap_lists_.resize(1);
       }
     }
   }
@@ -377,8 +378,8 @@ void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout,
   const std::int64_t row_step = b_row_step_, col_step = b_col_step_, pad_h = output_.pad_h, pad_w = output_.pad_w;
   const std::int64_t stride_a = taps * config_.bc * bk, stride_b = padded_plane(b_layout);
   const bool zero_rims_now = config_.zero_output_rims && (pad_h > 0 || pad_w > 0);
-  const std::int64_t* offsets_a = offsets_a_.data();
-  const std::int64_t* offsets_b = offsets_b_.data();
+  const TapList* tap_lists = tap_lists_.empty() ? nullptr : tap_lists_.data();  // none for 1x1 (strided)
+  const std::int32_t* tap_list_of_row = tap_list_of_row_.data();
   loop_([&](int* ind) {
     const std::int64_t n = ind[kImages], cb = ind[kCBlocks], kb = ind[kKBlocks], oh = ind[kRows], ow = ind[kCols];
     const std::int64_t rows = std::min(hg, ofh - oh), cols = std::min(w_step, ofw - ow);
@@ -390,15 +391,11 @@ void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout,
     args.count = std::min(c_step, Cb - cb) * taps;
     args.stride_a = stride_a;
     args.stride_b = stride_b;
-    args.offsets_a = offsets_a;
-    args.offsets_b = offsets_b;
-    if (!rim_row_table_.empty()) {
-      if (const std::int32_t i = rim_row_table_[static_cast<std::size_t>(oh)]; i >= 0) {
-        const RimRowTaps& kept = rim_row_taps_[static_cast<std::size_t>(i)];
-        args.count = std::min(c_step, Cb - cb) * (kept.r_end - kept.r_begin) * s.S;
-        args.offsets_a = kept.offsets_a.data();
-        args.offsets_b = kept.offsets_b.data();
-      }
+    if (tap_lists != nullptr) {
+      const TapList& list = tap_lists[tap_list_of_row[oh]];
+      args.count = std::min(c_step, Cb - cb) * list.taps_per_block;
+      args.offsets_a = list.offsets_a.data();
+      args.offsets_b = list.offsets_b.data();
     }
     args.bias = bias != nullptr ? bias + kb * bk : nullptr;
     kernel(rows < hg || cols < w_step ? 1 : 0, cb == 0, last)(args);

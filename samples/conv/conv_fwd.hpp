@@ -124,17 +124,16 @@ class ConvFwd {
   // Four kernels per slot ([first][last]). Batch-reduce mode: slot 0 the whole step, slot 1 the
   // last, shorter one; per-tap mode: slot_of_width_[GEMM width] (-1: none).
   std::vector<std::int32_t> slot_of_width_;
-  std::vector<std::int64_t> offsets_a_, offsets_b_;  // batch-reduce mode with R x S > 1
-  // Batch-reduce mode with R x S > 1 and h_in_gemm 1: the output rows whose window reaches into the
-  // input's rim rows reduce over their other taps only (PARLOOPER's avoid_rim_fmas, rows): the
-  // left-out products are multiplications by the rims' zeros. Tables of the shortened tap lists,
-  // and per output row the index of its table (-1: all taps; empty: no row is shortened).
-  struct RimRowTaps {
-    std::int64_t r_begin = 0, r_end = 0;  // the filter rows that stay
+  // Batch-reduce mode with R x S > 1: offset tables of (C block, r, s) per chunk, [0] every tap;
+  // with h_in_gemm 1 also lists without the filter rows that read the input's rim rows (PARLOOPER's
+  // avoid_rim_fmas, rows: those products are multiplications by the rims' zeros), and per output
+  // row the list it reduces over.
+  struct TapList {
+    std::int64_t taps_per_block = 0;  // entries per C block
     std::vector<std::int64_t> offsets_a, offsets_b;
   };
-  std::vector<RimRowTaps> rim_row_taps_;
-  std::vector<std::int32_t> rim_row_table_;
+  std::vector<TapList> tap_lists_;
+  std::vector<std::int32_t> tap_list_of_row_;
   std::vector<std::int64_t> first_col_, end_col_;    // per-tap mode: output columns tap s reads in the image
   std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
   std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;

@@ -251,9 +251,10 @@ TuningResult tune(const Workload& workload, const TunerOptions& options, const P
       }
       // Before each run, outside its timing: the outputs restored, then the caches evicted.
       std::function<void()> reset;
-      if (runner->needs_reset() || evict) {
+      const bool reset_outputs = runner->needs_reset();
+      if (reset_outputs || evict) {
         reset = [&] {
-          if (runner->needs_reset()) runner->reset();
+          if (reset_outputs) runner->reset();
           if (evict) (*evict)();
         };
       }
