@@ -14,6 +14,7 @@
 #include <weft/parlooper/loop_string.hpp>
 
 #include "block_loops.hpp"
+#include "rim_taps.hpp"
 
 namespace weft::samples {
 namespace {
@@ -207,22 +208,33 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   // grad_output pixel that tap reads for the GEMM's first pixel (y, x): row y + pad_h - r, column
   // x + pad_w - s, shifted by the rims. Filter rows whose grad_output rows are rims for every row
   // of a GEMM (r > y + pad_h, or r < y + pad_h - ofh + 1) are left out of its batch: on small
-  // images they are a good part of the work (7 x 7, 3 x 3: 2 of 21 tap rows).
+  // images they are a good part of the work (7 x 7, 3 x 3: 2 of 21 tap rows). With one row per
+  // GEMM, filter columns likewise (PARLOOPER's avoid_rim_fmas): the edge columns, whose taps reach
+  // into grad_output's rims, are GEMMs down the image over their own batches.
   if (path_ == ConvBwdPath::gather) {
     const ActivationLayout& out = grad_output_;
     const std::int64_t plane = out.padded_h() * out.padded_w() * bk;
     const std::int64_t last_chunk = Kb - (ceil_div(Kb, k_step_) - 1) * k_step_;
-    for (std::size_t tiles = 0; tiles < (per_chunk_ ? 2u : 1u); ++tiles) {
+    RimTaps cols = rim_taps(cols_, s.S, h_step_ == 1 && s.S > 1, [&](std::int64_t x) {
+      return TapRange{std::max<std::int64_t>(0, x + s.pad_w - s.ofw() + 1), std::min(s.S, x + s.pad_w + 1)};
+    });
+    if (cols.saved_share() < kEdgeColumnsMinSavedShare) cols = every_tap(cols_, s.S);
+    col_ranges_ = static_cast<std::int64_t>(cols.ranges.size());
+    for (std::size_t tiles = 0; tiles < 2; ++tiles) {
       const std::int64_t tap_tiles = tiles == 0 ? Kb : k_step_;
       for (std::size_t i = 0; i < 2; ++i) {
-        GatherBatch& batch = batches_[tiles][i];
         const std::int64_t kc = i == 0 ? k_step_ : last_chunk;
-        for (std::int64_t r = 0; r < s.R; ++r) {
-          for (std::int64_t t = 0; t < s.S; ++t) {
-            for (std::int64_t j = 0; j < kc; ++j) {
-              batch.a.push_back(((r * s.S + t) * tap_tiles + j) * bc * bk);
-              batch.b.push_back(j * plane +
-                                ((s.pad_h - r + out.pad_h) * out.padded_w() + s.pad_w - t + out.pad_w) * bk);
+        for (const TapRange& range : cols.ranges) {
+          GatherBatch& batch = batches_.emplace_back();
+          batch.per_filter_row = (range.second - range.first) * kc;
+          if (tiles == 1 && !per_chunk_) continue;
+          for (std::int64_t r = 0; r < s.R; ++r) {
+            for (std::int64_t t = range.first; t < range.second; ++t) {
+              for (std::int64_t j = 0; j < kc; ++j) {
+                batch.a.push_back(((r * s.S + t) * tap_tiles + j) * bc * bk);
+                batch.b.push_back(j * plane +
+                                  ((s.pad_h - r + out.pad_h) * out.padded_w() + s.pad_w - t + out.pad_w) * bk);
+              }
             }
           }
         }
@@ -233,6 +245,7 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
       const std::int64_t first = std::max<std::int64_t>(0, y + s.pad_h - s.ofh() + 1);
       tap_rows_.push_back({first, std::min(s.R - 1, last_row + s.pad_h) - first + 1});
     }
+    prepare_gather_pieces(cols);
   }
 
   // Scatters over taps zero grad_input first: in the body on the first visit of an (image, C
@@ -266,6 +279,69 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
     d.beta = first && path_ != ConvBwdPath::scatter_taps ? 0 : 1;
     d.batch = path_ == ConvBwdPath::gather ? tpp::BrgemmBatch::offsets : tpp::BrgemmBatch::strided;
     d.prefetch = d.beta == 1 ? prefetch : tpp::BrgemmPrefetch::none;
+    kernels_.emplace_back(d);
+  }
+  for (const GatherSlot& slot : gather_slots_) add_gather_kernels(slot, prefetch);
+}
+
+void ConvBwd::prepare_gather_pieces(const RimTaps& cols) {
+  // Without edge columns a column block is one GEMM (slot 0, or 1 for the last, shorter block);
+  // with them, its interior columns are one along the row and each edge column one down the
+  // image, computed by the last row of each chunk of a run of rows with the same filter rows
+  // (TapRows; edge_chunks).
+  for (std::int64_t x = 0; x < cols_; x += w_step_) {
+    first_piece_.push_back(static_cast<std::int32_t>(pieces_.size()));
+    first_edge_col_.push_back(static_cast<std::int32_t>(edge_cols_.size()));
+    const std::int64_t end = std::min(x + w_step_, cols_);
+    if (!cols.cuts()) {
+      pieces_.push_back({.col = x, .slot = end < x + w_step_ ? 1 : 0, .col_range = 0});
+      continue;
+    }
+    std::int64_t q = x;
+    for (; q < end && cols.of_position[static_cast<std::size_t>(q)] != 0; ++q)
+      edge_cols_.push_back({.col = q, .slot = 0, .col_range = cols.of_position[static_cast<std::size_t>(q)]});
+    const std::int64_t interior = q;
+    while (q < end && cols.of_position[static_cast<std::size_t>(q)] == 0) ++q;
+    if (q > interior) pieces_.push_back({.col = interior, .slot = gather_slot(q - interior, false), .col_range = 0});
+    for (; q < end; ++q)
+      edge_cols_.push_back({.col = q, .slot = 0, .col_range = cols.of_position[static_cast<std::size_t>(q)]});
+  }
+  first_piece_.push_back(static_cast<std::int32_t>(pieces_.size()));
+  first_edge_col_.push_back(static_cast<std::int32_t>(edge_cols_.size()));
+  edge_rows_.assign(static_cast<std::size_t>(rows_), 0);
+  if (edge_cols_.empty()) return;
+  edge_rows_ = edge_chunks(rows_, kEdgeColumnsMaxRows, [&](std::int64_t y) {
+    const TapRows &here = tap_rows_[static_cast<std::size_t>(y)], &next = tap_rows_[static_cast<std::size_t>(y + 1)];
+    return next.first == here.first && next.count == here.count;
+  });
+  for (const std::int32_t chunk : edge_rows_) {
+    if (chunk == 0) continue;
+    if (edge_slot_of_rows_.size() <= static_cast<std::size_t>(chunk)) {
+      edge_slot_of_rows_.resize(static_cast<std::size_t>(chunk + 1), -1);
+    }
+    edge_slot_of_rows_[static_cast<std::size_t>(chunk)] = gather_slot(chunk, true);
+  }
+}
+
+std::int32_t ConvBwd::gather_slot(std::int64_t pixels, bool down) {
+  const GatherSlot slot{pixels, down};
+  auto same = std::find(gather_slots_.begin(), gather_slots_.end(), slot);
+  if (same == gather_slots_.end()) same = gather_slots_.insert(gather_slots_.end(), slot);
+  return static_cast<std::int32_t>(4 + (same - gather_slots_.begin()));  // after the 4 slots of kernels_
+}
+
+void ConvBwd::add_gather_kernels(const GatherSlot& slot, tpp::BrgemmPrefetch prefetch) {
+  for (int first = 0; first < 2; ++first) {
+    tpp::BrgemmDesc d;
+    d.m = static_cast<std::int32_t>(config_.bc);
+    d.n = static_cast<std::int32_t>(slot.pixels);
+    d.k = static_cast<std::int32_t>(config_.bk);
+    d.lda = config_.bc;
+    d.ldb = slot.down ? grad_output_.padded_w() * config_.bk : config_.bk;
+    d.ldc = slot.down ? grad_input_.padded_w() * config_.bc : config_.bc;
+    d.beta = first ? 0 : 1;
+    d.batch = tpp::BrgemmBatch::offsets;
+    d.prefetch = d.beta == 1 && !slot.down ? prefetch : tpp::BrgemmPrefetch::none;
     kernels_.emplace_back(d);
   }
 }
@@ -369,24 +445,43 @@ const float* ConvBwd::chunk_tiles(const float* filter, const float* shared, int 
 
 void ConvBwd::run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
-  const std::int64_t Kb = config_.k_blocking().blocks(), S = config_.shape.S;
-  const std::int64_t k_step = k_step_, h_step = h_step_, w_step = w_step_, rows = rows_, cols = cols_;
-  const std::array<GatherBatch, 2>& batches = batches_[shared != nullptr ? 0 : 1];
-  const GatherBatch *full = &batches[0], *last = &batches[1];
+  const std::int64_t Kb = config_.k_blocking().blocks(), k_step = k_step_, h_step = h_step_, w_step = w_step_;
+  const std::int64_t rows = rows_, col_ranges = col_ranges_;
+  // batches_[(tiles * 2 + chunk) * col_ranges + column range]: tiles 0 the whole filter transposed,
+  // 1 a thread's chunk; chunk 0 full, 1 the last, shorter one.
+  const GatherBatch* batches = batches_.data() + (shared != nullptr ? 0 : 2 * col_ranges);
   const TapRows* tap_rows = tap_rows_.data();
+  const Piece *pieces = pieces_.data(), *edge_cols = edge_cols_.data();
+  const std::int32_t *first_piece = first_piece_.data(), *first_edge_col = first_edge_col_.data();
+  const std::int32_t *edge_rows = edge_rows_.data(), *edge_slot_of_rows = edge_slot_of_rows_.data();
   loop_([&](int* ind) {
-    const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4];
+    const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4], block = x / w_step;
     const std::int64_t kc = std::min(k_step, Kb - kb);
-    const GatherBatch& batch = kc == k_step ? *full : *last;
-    const std::int64_t first = tap_rows[y].first * S * kc;
+    const GatherBatch* chunk_batches = batches + (kc == k_step ? 0 : col_ranges);
+    const TapRows taps = tap_rows[y];
     tpp::BrgemmArgs args;
     args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
-    args.b = grad_output + out.offset(n, kb, y, x);
-    args.c = grad_input + in.offset(n, cb, y + in.pad_h, x + in.pad_w);
-    args.count = tap_rows[y].count * S * kc;
-    args.offsets_a = batch.a.data() + first;
-    args.offsets_b = batch.b.data() + first;
-    kernel(y + h_step > rows, x + w_step > cols, kb == 0)(args);
+    // The GEMM from pixel (row, col) over the filter rows of `taps` and the columns of `range`.
+    const auto gemm = [&](std::int64_t row, std::int64_t col, std::int64_t range, std::int64_t slot) {
+      const GatherBatch& batch = chunk_batches[range];
+      const std::int64_t first = taps.first * batch.per_filter_row;
+      args.b = grad_output + out.offset(n, kb, row, col);
+      args.c = grad_input + in.offset(n, cb, row + in.pad_h, col + in.pad_w);
+      args.count = taps.count * batch.per_filter_row;
+      args.offsets_a = batch.a.data() + first;
+      args.offsets_b = batch.b.data() + first;
+      kernels_[static_cast<std::size_t>(slot * 2 + (kb == 0 ? 1 : 0))](args);
+    };
+    // Slots 0-3 are (rows tail, columns tail); h_step > 1 has one piece per row (slot 0 or 1).
+    const std::int64_t rows_tail = y + h_step > rows ? 2 : 0;
+    for (std::int32_t p = first_piece[block]; p < first_piece[block + 1]; ++p) {
+      gemm(y, pieces[p].col, pieces[p].col_range, pieces[p].slot + (pieces[p].slot < 2 ? rows_tail : 0));
+    }
+    if (const std::int64_t run = edge_rows[y]; run > 0) {
+      for (std::int32_t e = first_edge_col[block]; e < first_edge_col[block + 1]; ++e) {
+        gemm(y - run + 1, edge_cols[e].col, edge_cols[e].col_range, edge_slot_of_rows[run]);
+      }
+    }
   });
 }
 

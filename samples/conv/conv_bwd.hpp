@@ -57,6 +57,7 @@
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
+#include "rim_taps.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {
@@ -157,21 +158,47 @@ class ConvBwd {
   bool per_chunk_;
   mutable std::vector<ThreadTiles> thread_tiles_;
   mutable std::vector<float> transposed_;   // run() up front: the whole filter transposed
-  // The gather's batch over a chunk of kc K blocks, entry ((r * S + s) * kc + j) for K block j
-  // and tap (r, s): offsets of A's tile and of B's first pixel; [0] for full chunks, [1] for the
-  // last one when it is shorter; batches_[0] for the whole filter transposed, batches_[1] for a
-  // thread's chunk (per_chunk_ only).
+  // The gather's batches over a chunk of kc K blocks and a range of filter columns [t0, t1),
+  // entry ((r * (t1 - t0) + s - t0) * kc + j) for K block j and tap (r, s): offsets of A's tile and
+  // of B's first pixel. batches_[(tiles * 2 + chunk) * col_ranges_ + column range]: tiles 0 for
+  // the whole filter transposed, 1 for a thread's chunk (per_chunk_ only, else empty); chunk 0 for
+  // full chunks, 1 for the last one when it is shorter; column range 0 every filter column, the
+  // others those of edge columns (h_in_gemm 1).
   struct GatherBatch {
+    std::int64_t per_filter_row = 0;  // entries per filter row
     std::vector<std::int64_t> a, b;
   };
-  std::array<std::array<GatherBatch, 2>, 2> batches_;
+  std::vector<GatherBatch> batches_;
+  std::int64_t col_ranges_ = 1;
   // The filter rows [first, first + count) that read grad_output rows other than the rims for the
   // gather GEMM starting at grad_input row y (by y): the others would add zeros.
   struct TapRows {
     std::int64_t first = 0, count = 0;
   };
   std::vector<TapRows> tap_rows_;
-  std::vector<tpp::Brgemm> kernels_;                 // by (rows tail, columns tail, first chunk)
+  // The gather's GEMMs of column block x / w_step: along the row, pieces_[first_piece_[block] ..
+  // first_piece_[block + 1]) (the whole block, or its columns with every filter column); and its
+  // edge columns edge_cols_[first_edge_col_[block] ..), GEMMs down the image that row y computes
+  // for the edge_rows_[y] rows up to it (0: none), with the kernels of slot edge_slot_of_rows_[rows].
+  struct Piece {
+    std::int64_t col = 0;
+    std::int32_t slot = 0, col_range = 0;
+  };
+  std::vector<Piece> pieces_, edge_cols_;
+  std::vector<std::int32_t> first_piece_, first_edge_col_, edge_rows_, edge_slot_of_rows_;
+  // Kernels of the gather's slots past the first four: `pixels` wide along a row, or down the image.
+  struct GatherSlot {
+    std::int64_t pixels = 0;
+    bool down = false;
+    bool operator==(const GatherSlot&) const = default;
+  };
+  std::vector<GatherSlot> gather_slots_;
+  void prepare_gather_pieces(const RimTaps& cols);
+  std::int32_t gather_slot(std::int64_t pixels, bool down);
+  void add_gather_kernels(const GatherSlot& slot, tpp::BrgemmPrefetch prefetch);
+  // Slots of two kernels (not first chunk, first chunk): slots 0-3 by (rows tail, columns tail),
+  // then gather_slots_.
+  std::vector<tpp::Brgemm> kernels_;
   parlooper::ThreadedLoop<7> loop_;
   bool zero_in_body_ = true;                          // scatter_taps: else the loop below first
   std::optional<parlooper::ThreadedLoop<2>> zero_loop_;

@@ -11,6 +11,7 @@
 #include <weft/parlooper/loop_string.hpp>
 
 #include "block_loops.hpp"
+#include "rim_taps.hpp"
 
 namespace weft::samples {
 namespace {
@@ -173,6 +174,15 @@ void require_fixed_owner(const LoopNest& nest, std::initializer_list<std::pair<i
 
 std::int64_t padded_plane(const ActivationLayout& l) { return l.padded_h() * l.padded_w() * l.channels.block; }
 
+// The taps of one axis (rows or columns) that read the image, for output position i whose window
+// starts at padded input position i * step (the image at [pad, pad + extent)).
+RimTaps image_taps(std::int64_t positions, std::int64_t step, std::int64_t pad, std::int64_t extent,
+                   std::int64_t taps, bool skip) {
+  return rim_taps(positions, taps, skip && pad > 0, [&](std::int64_t i) {
+    return TapRange{std::max<std::int64_t>(0, pad - i * step), std::min(taps, pad + extent - i * step)};
+  });
+}
+
 }  // namespace
 
 ConvFwd::ConvFwd(ConvFwdConfig config)
@@ -237,84 +247,123 @@ void ConvFwd::prepare_per_tap() {
 
 void ConvFwd::prepare_batch_reduce() {
   const ConvShape& s = config_.shape;
-  const std::int64_t bc = config_.bc, ofw = s.ofw(), taps = s.R * s.S;
-  // Slot 0: the whole step; slot 1: the last, shorter one (fewer rows, or fewer columns).
+  const std::int64_t bc = config_.bc, ofh = s.ofh(), ofw = s.ofw(), taps = s.R * s.S, hg = config_.h_in_gemm;
   const tpp::BrgemmBatch batch = taps == 1 ? tpp::BrgemmBatch::strided : tpp::BrgemmBatch::offsets;
-  const std::int64_t pitch = output_.padded_w(), hg = config_.h_in_gemm;
-  const std::int64_t tail_rows = s.ofh() % hg, tail_cols = ofw % w_step_;
-  add_kernels((hg - 1) * pitch + w_step_, batch, bc * b_col_step_);
-  add_kernels(tail_rows > 0 ? (tail_rows - 1) * pitch + ofw : tail_cols > 0 ? tail_cols : w_step_, batch,
-              bc * b_col_step_);
+  const ActivationLayout& b = scratch_.images > 0 ? scratch_ : input_;
+  const std::int64_t ldb = bc * b_col_step_;
+  // avoid_rim_fmas needs one output row per GEMM (a GEMM over several rows runs through the rims
+  // between them) and offset tables (R x S > 1).
+  const bool skip_rims = hg == 1 && taps > 1;
+  const RimTaps rows = image_taps(ofh, b_row_step_, b.pad_h, s.H, s.R, skip_rims);
+  RimTaps cols = image_taps(ofw, b_col_step_, b.pad_w, s.W, s.S, skip_rims);
+  if (cols.saved_share() < kEdgeColumnsMinSavedShare) cols = every_tap(ofw, s.S);
+  row_range_of_row_ = rows.of_position;
+  col_ranges_ = static_cast<std::int32_t>(cols.ranges.size());
   if (taps > 1) {
-    const ActivationLayout& b = scratch_.images > 0 ? scratch_ : input_;
-    const std::int64_t entries = c_step_ * taps;
-    const std::uint64_t bytes = bytes_needed({entries, 2}, sizeof(std::int64_t));
+    const std::uint64_t bytes = bytes_needed({c_step_, taps, 2}, sizeof(std::int64_t));
     require_memory("the batch-reduce offset tables", bytes);
-    // The offsets of filter rows [r_begin, r_end) of every tap column, C block by C block.
-    const auto tap_list = [&](std::int64_t r_begin, std::int64_t r_end) {
-      TapList list{(r_end - r_begin) * s.S, {}, {}};
+    // The offsets of the taps in filter rows r and columns t of the ranges, C block by C block.
+    const auto tap_list = [&](TapRange r, TapRange t) {
+      TapList list{(r.second - r.first) * (t.second - t.first), {}, {}};
       allocating("the batch-reduce offset tables", bytes, [&] {
         list.offsets_a.reserve(static_cast<std::size_t>(c_step_ * list.taps_per_block));
         list.offsets_b.reserve(static_cast<std::size_t>(c_step_ * list.taps_per_block));
         return 0;
       });
       for (std::int64_t cb = 0; cb < c_step_; ++cb) {
-        for (std::int64_t r = r_begin; r < r_end; ++r) {
-          for (std::int64_t t = 0; t < s.S; ++t) {
-            list.offsets_a.push_back(filter_.offset(0, cb, r, t));
-            list.offsets_b.push_back(b.offset(0, cb, r, t));
+        for (std::int64_t ir = r.first; ir < r.second; ++ir) {
+          for (std::int64_t is = t.first; is < t.second; ++is) {
+            list.offsets_a.push_back(filter_.offset(0, cb, ir, is));
+            list.offsets_b.push_back(b.offset(0, cb, ir, is));
           }
         }
       }
       return list;
     };
-    tap_lists_.push_back(tap_list(0, s.R));
-    tap_list_of_row_.assign(static_cast<std::size_t>(s.ofh()), 0);
-    if (hg == 1 && b.pad_h > 0) {
-      // Output row oh's window starts at padded input row oh * row_step; the image's rows are
-      // [pad_h, pad_h + H). Rows reaching into the rims get a list without the rim's filter rows,
-      // unless some row would keep none (then every row keeps every tap).
-      std::vector<std::int32_t> list_of_row(tap_list_of_row_.size(), 0);
-      std::vector<std::pair<std::int64_t, std::int64_t>> ranges{{0, s.R}};  // of tap_lists_
-      bool every_row_keeps_one = true;
-      for (std::int64_t oh = 0; oh < s.ofh(); ++oh) {
-        const std::int64_t top = oh * b_row_step_;
-        const std::pair range{std::max<std::int64_t>(0, b.pad_h - top), std::min<std::int64_t>(s.R, b.pad_h + s.H - top)};
-        every_row_keeps_one = every_row_keeps_one && range.first < range.second;
-        auto same = std::find(ranges.begin(), ranges.end(), range);
-        if (same == ranges.end()) {
-          tap_lists_.push_back(tap_list(range.first, range.second));
-          same = ranges.insert(ranges.end(), range);
-        }
-        list_of_row[static_cast<std::size_t>(oh)] = static_cast<std::int32_t>(same - ranges.begin());
+    for (const auto& r : rows.ranges)
+      for (const auto& t : cols.ranges) tap_lists_.push_back(tap_list(r, t));
+  }
+  if (hg > 1) {
+    // One column block (w_block 1). Slot 0: h_in_gemm rows; slot 1: the last, shorter row block.
+    const std::int64_t pitch = output_.padded_w(), tail_rows = ofh % hg;
+    add_kernels((hg - 1) * pitch + w_step_, batch, ldb);
+    add_kernels(tail_rows > 0 ? (tail_rows - 1) * pitch + ofw : w_step_, batch, ldb);
+    row_pieces_ = {Piece{.col = 0, .width = ofw, .slot = 0, .col_range = 0}};
+    first_row_piece_ = {0, 1};
+    first_edge_col_ = {0, 0};
+    edge_rows_.assign(static_cast<std::size_t>(ofh), 0);
+    return prepare_scratch();
+  }
+  // A column block's GEMMs along its row: the columns whose taps are all in the image (range 0).
+  // Its edge columns (other ranges) are GEMMs down the image instead, one per edge column over a
+  // run of rows with one range of filter rows: a GEMM one column wide would load a vector of the
+  // filter per multiply-add (rims on both sides of 7 x 7 images: 2 of 7 columns).
+  slot_of_width_.assign(static_cast<std::size_t>(w_step_ + 1), -1);
+  for (std::int64_t ow = 0; ow < ofw; ow += w_step_) {
+    first_row_piece_.push_back(static_cast<std::int32_t>(row_pieces_.size()));
+    first_edge_col_.push_back(static_cast<std::int32_t>(edge_cols_.size()));
+    const std::int64_t end = std::min(ow + w_step_, ofw);
+    std::int64_t q = ow;
+    for (; q < end && cols.of_position[static_cast<std::size_t>(q)] != 0; ++q)
+      edge_cols_.push_back({.col = q, .col_range = cols.of_position[static_cast<std::size_t>(q)]});
+    const std::int64_t interior = q;
+    for (; q < end && cols.of_position[static_cast<std::size_t>(q)] == 0; ++q) {
+    }
+    if (q > interior) {
+      add_kernels(q - interior, batch, ldb);
+      row_pieces_.push_back({.col = interior, .width = q - interior,
+                             .slot = static_cast<std::int32_t>(width_slot(q - interior)), .col_range = 0});
+    }
+    for (; q < end; ++q) edge_cols_.push_back({.col = q, .col_range = cols.of_position[static_cast<std::size_t>(q)]});
+  }
+  first_row_piece_.push_back(static_cast<std::int32_t>(row_pieces_.size()));
+  first_edge_col_.push_back(static_cast<std::int32_t>(edge_cols_.size()));
+  // Each chunk of a run of rows with one range of filter rows has its edge columns computed by its
+  // last row, when that row computes its own: every (row, column block) is one body call per
+  // (image, C chunk, K block), and the chunk's edge pixels are written by that call alone.
+  edge_rows_.assign(static_cast<std::size_t>(ofh), 0);
+  if (!edge_cols_.empty()) {
+    edge_rows_ = edge_chunks(ofh, kEdgeColumnsMaxRows, [&](std::int64_t oh) {
+      return rows.of_position[static_cast<std::size_t>(oh + 1)] == rows.of_position[static_cast<std::size_t>(oh)];
+    });
+    const std::int64_t down_ldb = b_row_step_ * b.padded_w() * bc, down_ldc = output_.padded_w() * config_.bk;
+    for (const std::int32_t chunk : edge_rows_) {
+      if (chunk == 0) continue;
+      if (edge_slot_of_rows_.size() <= static_cast<std::size_t>(chunk)) {
+        edge_slot_of_rows_.resize(static_cast<std::size_t>(chunk + 1), -1);
       }
-      if (every_row_keeps_one) {
-        tap_list_of_row_ = std::move(list_of_row);
-      } else {
-        tap_lists_.resize(1);
+      std::int32_t& slot = edge_slot_of_rows_[static_cast<std::size_t>(chunk)];
+      if (slot < 0) {
+        slot = static_cast<std::int32_t>(kernels_.size() / 4);
+        add_kernels(chunk, batch, down_ldb, down_ldc);
       }
     }
   }
-  if (scratch_.images > 0) {
-    // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
-    // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
-    tpp::UnaryDesc row{.op = tpp::UnaryOp::copy};
-    if (config_.pack_input) {
-      row.m = bc, row.n = ofw, row.ld_in = bc * s.stride_w, row.ld_out = bc;
-    } else {
-      row.m = s.W * bc, row.n = 1, row.ld_in = row.m, row.ld_out = row.m;
-    }
-    prepare_kernel_.emplace(row);
-    prepare_loop_.emplace(make_block_loop<3>("ABC", {s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}));
-  }
+  prepare_scratch();
 }
 
-void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb) {
-  if (!slot_of_width_.empty() && slot_of_width_[static_cast<std::size_t>(width)] >= 0) return;
+void ConvFwd::prepare_scratch() {
+  if (scratch_.images == 0) return;
+  // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
+  // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
+  const ConvShape& s = config_.shape;
+  tpp::UnaryDesc row{.op = tpp::UnaryOp::copy};
+  if (config_.pack_input) {
+    row.m = config_.bc, row.n = s.ofw(), row.ld_in = config_.bc * s.stride_w, row.ld_out = config_.bc;
+  } else {
+    row.m = s.W * config_.bc, row.n = 1, row.ld_in = row.m, row.ld_out = row.m;
+  }
+  prepare_kernel_.emplace(row);
+  prepare_loop_.emplace(make_block_loop<3>("ABC", {s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}));
+}
+
+void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc) {
+  const bool along_row = ldc == 0;
+  if (along_row && !slot_of_width_.empty() && slot_of_width_[static_cast<std::size_t>(width)] >= 0) return;
   if (width > INT32_MAX) {
     throw Error("one GEMM would span " + str(width) + " output pixels, more than a BRGEMM kernel takes");
   }
-  if (!slot_of_width_.empty()) {
+  if (along_row && !slot_of_width_.empty()) {
     slot_of_width_[static_cast<std::size_t>(width)] = static_cast<std::int32_t>(kernels_.size() / 4);
   }
   for (int index = 0; index < 4; ++index) {
@@ -325,7 +374,7 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
     d.k = static_cast<std::int32_t>(config_.bc);
     d.lda = config_.bk;
     d.ldb = ldb;
-    d.ldc = config_.bk;
+    d.ldc = along_row ? config_.bk : ldc;
     d.beta = first ? 0 : 1;
     d.batch = batch;
     d.bias = last && config_.with_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none;
@@ -379,27 +428,43 @@ void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout,
   const std::int64_t stride_a = taps * config_.bc * bk, stride_b = padded_plane(b_layout);
   const bool zero_rims_now = config_.zero_output_rims && (pad_h > 0 || pad_w > 0);
   const TapList* tap_lists = tap_lists_.empty() ? nullptr : tap_lists_.data();  // none for 1x1 (strided)
-  const std::int32_t* tap_list_of_row = tap_list_of_row_.data();
+  const std::int32_t *row_range_of_row = row_range_of_row_.data(), *edge_rows = edge_rows_.data();
+  const std::int32_t col_ranges = col_ranges_, *edge_slot_of_rows = edge_slot_of_rows_.data();
+  const Piece* row_pieces = row_pieces_.data();
+  const EdgeColumn* edge_cols = edge_cols_.data();
+  const std::int32_t *first_row_piece = first_row_piece_.data(), *first_edge_col = first_edge_col_.data();
   loop_([&](int* ind) {
     const std::int64_t n = ind[kImages], cb = ind[kCBlocks], kb = ind[kKBlocks], oh = ind[kRows], ow = ind[kCols];
-    const std::int64_t rows = std::min(hg, ofh - oh), cols = std::min(w_step, ofw - ow);
-    const bool last = cb + c_step >= Cb;
+    const std::int64_t rows = std::min(hg, ofh - oh), chunk = std::min(c_step, Cb - cb), block = ow / w_step;
+    const bool first = cb == 0, last = cb + c_step >= Cb;
     tpp::BrgemmArgs args;
     args.a = filter + filter_.offset(kb, cb, 0, 0);
-    args.b = b + b_layout.offset(n, cb, oh * row_step, ow * col_step);
-    args.c = output + output_.offset(n, kb, oh + pad_h, ow + pad_w);
-    args.count = std::min(c_step, Cb - cb) * taps;
+    args.count = chunk * taps;
     args.stride_a = stride_a;
     args.stride_b = stride_b;
-    if (tap_lists != nullptr) {
-      const TapList& list = tap_lists[tap_list_of_row[oh]];
-      args.count = std::min(c_step, Cb - cb) * list.taps_per_block;
-      args.offsets_a = list.offsets_a.data();
-      args.offsets_b = list.offsets_b.data();
-    }
     args.bias = bias != nullptr ? bias + kb * bk : nullptr;
-    kernel(rows < hg || cols < w_step ? 1 : 0, cb == 0, last)(args);
-    if (last && zero_rims_now) zero_rims(output, n, kb, oh, rows, ow, cols);
+    // The GEMM(s) from (row, col) over `range` (of tap_lists_), with kernel slot `slot`.
+    const auto gemm = [&](std::int64_t row, std::int64_t col, std::int64_t range, std::int64_t slot) {
+      args.b = b + b_layout.offset(n, cb, row * row_step, col * col_step);
+      args.c = output + output_.offset(n, kb, row + pad_h, col + pad_w);
+      if (tap_lists != nullptr) {
+        const TapList& list = tap_lists[range];
+        args.count = chunk * list.taps_per_block;
+        args.offsets_a = list.offsets_a.data();
+        args.offsets_b = list.offsets_b.data();
+      }
+      kernel(slot, first, last)(args);
+    };
+    const std::int64_t row_range = row_range_of_row[oh] * col_ranges;
+    for (std::int32_t p = first_row_piece[block]; p < first_row_piece[block + 1]; ++p) {
+      gemm(oh, row_pieces[p].col, row_range + row_pieces[p].col_range, rows < hg ? 1 : row_pieces[p].slot);
+    }
+    if (const std::int64_t run = edge_rows[oh]; run > 0) {
+      for (std::int32_t e = first_edge_col[block]; e < first_edge_col[block + 1]; ++e) {
+        gemm(oh - run + 1, edge_cols[e].col, row_range + edge_cols[e].col_range, edge_slot_of_rows[run]);
+      }
+    }
+    if (last && zero_rims_now) zero_rims(output, n, kb, oh, rows, ow, std::min(w_step, ofw - ow));
   });
 }
 

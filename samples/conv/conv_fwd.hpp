@@ -15,9 +15,11 @@
 // - Batch-reduce mode (physical padding, or no padding at all, or logical padding with
 //   input_padding_copy): f and g step by R and S, so one call reduces over the chunk's C blocks and
 //   every tap: strided over C blocks for 1x1 filters, over an offsets table of (C block, r, s)
-//   otherwise. The taps that fall into the padding read the rims' zeros, except the rim rows'
-//   with h_in_gemm 1: an output row whose window reaches into them reduces over its other filter
-//   rows only (PARLOOPER's avoid_rim_fmas for rows; the input's rim rows are then not read).
+//   otherwise. With h_in_gemm 1, an output row or column whose window reaches into the input's
+//   rims reduces over the taps that read the image only (PARLOOPER's avoid_rim_fmas), so the rims
+//   are never read: a row drops filter rows from its offset table; an edge column drops filter
+//   columns and is computed down the image, one GEMM over the rows that drop the same filter
+//   rows. With h_in_gemm > 1 the taps in the padding read the rims' zeros.
 // - Per-tap mode (logical padding with padding and without input_padding_copy): the layouts have no
 //   rims, f and g step by 1, and a call reduces one tap over the chunk's C blocks, with the output
 //   columns clipped to those whose input pixel lies in the image and the rows outside it skipped.
@@ -106,8 +108,10 @@ class ConvFwd {
   std::int64_t width_slot(std::int64_t width) const { return slot_of_width_[static_cast<std::size_t>(width)]; }
   void prepare_per_tap();
   void prepare_batch_reduce();
-  // A slot of four kernels of `width` columns (in the per-tap mode, unless that width has one).
-  void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb);
+  // A slot of four kernels of `width` columns: along a row (ldc 0: bk; registered in
+  // slot_of_width_ when that is in use, unless the width has one), or down a column (ldc given).
+  void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc = 0);
+  void prepare_scratch();
   void run_batch_reduce(const float* b, const ActivationLayout& b_layout, const float* filter, const float* bias,
                         float* output) const;
   void run_per_tap(const float* input, const float* filter, const float* bias, float* output) const;
@@ -121,19 +125,38 @@ class ConvFwd {
   FilterLayout filter_;
   std::int64_t b_row_step_ = 1, b_col_step_ = 1;  // input rows / columns per output row / column
   std::vector<tpp::Brgemm> kernels_;
-  // Four kernels per slot ([first][last]). Batch-reduce mode: slot 0 the whole step, slot 1 the
-  // last, shorter one; per-tap mode: slot_of_width_[GEMM width] (-1: none).
+  // Four kernels per slot ([first][last]). slot_of_width_[GEMM width] (-1: none) for GEMMs along a
+  // row, except in the batch-reduce mode with h_in_gemm > 1 (slots 0 and 1, see row_pieces_).
   std::vector<std::int32_t> slot_of_width_;
-  // Batch-reduce mode with R x S > 1: offset tables of (C block, r, s) per chunk, [0] every tap;
-  // with h_in_gemm 1 also lists without the filter rows that read the input's rim rows (PARLOOPER's
-  // avoid_rim_fmas, rows: those products are multiplications by the rims' zeros), and per output
-  // row the list it reduces over.
+  // Batch-reduce mode with R x S > 1: offset tables of (C block, r, s) per chunk, one per range of
+  // filter rows and range of filter columns, tap_lists_[row range * col_ranges_ + column range];
+  // range 0 is every tap. With h_in_gemm 1, output rows and columns whose window reaches into the
+  // input's rims get the ranges without the taps that read them (PARLOOPER's avoid_rim_fmas: those
+  // products multiply the rims' zeros), so rims are never read.
   struct TapList {
     std::int64_t taps_per_block = 0;  // entries per C block
     std::vector<std::int64_t> offsets_a, offsets_b;
   };
   std::vector<TapList> tap_lists_;
-  std::vector<std::int32_t> tap_list_of_row_;
+  std::vector<std::int32_t> row_range_of_row_;  // per output row
+  std::int32_t col_ranges_ = 1;
+  // Batch-reduce mode, column block ow / w_step: its GEMMs along the row, row_pieces_[
+  // first_row_piece_[block] .. first_row_piece_[block + 1]) (the whole block, or with edge columns
+  // the columns with every filter column; with h_in_gemm > 1 slot 0, and slot 1 for the last,
+  // shorter block of rows), and its edge columns, edge_cols_[first_edge_col_[block] ..). Those are
+  // GEMMs down the image: output row oh computes them for the edge_rows_[oh] rows up to it (0:
+  // none), all rows of one range of filter rows, with the kernels of edge_slot_of_rows_[rows].
+  struct Piece {
+    std::int64_t col = 0, width = 0;
+    std::int32_t slot = 0, col_range = 0;
+  };
+  struct EdgeColumn {
+    std::int64_t col = 0;
+    std::int32_t col_range = 0;
+  };
+  std::vector<Piece> row_pieces_;
+  std::vector<EdgeColumn> edge_cols_;
+  std::vector<std::int32_t> first_row_piece_, first_edge_col_, edge_rows_, edge_slot_of_rows_;
   std::vector<std::int64_t> first_col_, end_col_;    // per-tap mode: output columns tap s reads in the image
   std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
   std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;

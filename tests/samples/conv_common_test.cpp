@@ -1,5 +1,6 @@
 // The convolution samples' shared pieces (samples/conv): shape, blocked layouts, the double
 // precision reference, and the common command line.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include "conv_reference.hpp"
 #include "conv_shape.hpp"
 #include "conv_test_support.hpp"
+#include "rim_taps.hpp"
 #include "verification.hpp"
 
 namespace {
@@ -120,6 +122,33 @@ TEST(ConvReference, BackwardPassesAreTheAdjointsOfForward) {
     EXPECT_NEAR(dot(x, gx), forward, 1e-4 * (1 + std::fabs(forward)));
     EXPECT_NEAR(dot(w, gw), forward, 1e-4 * (1 + std::fabs(forward)));
   }
+}
+
+// A 3 x 3 filter over 5 output columns with one column of padding on each side: the first column
+// keeps filter columns 1-2, the last 0-1, the others all three.
+TEST(RimTaps, GroupsThePositionsByTheTapsThatReadTheImage) {
+  const auto range_of = [](std::int64_t q) { return TapRange{std::max<std::int64_t>(0, 1 - q), std::min<std::int64_t>(3, 6 - q)}; };
+  const RimTaps cut = rim_taps(5, 3, true, range_of);
+  EXPECT_EQ(cut.ranges, (std::vector<TapRange>{{0, 3}, {1, 3}, {0, 2}}));
+  EXPECT_EQ(cut.of_position, (std::vector<std::int32_t>{1, 0, 0, 0, 2}));
+  EXPECT_DOUBLE_EQ(cut.saved_share(), 2.0 / 15.0);
+  EXPECT_FALSE(rim_taps(5, 3, false, range_of).cuts());
+  // A position that would keep no tap: every position keeps every one.
+  const RimTaps none = rim_taps(3, 3, true, [](std::int64_t q) { return TapRange{q, q}; });
+  EXPECT_FALSE(none.cuts());
+  EXPECT_DOUBLE_EQ(none.saved_share(), 0.0);
+}
+
+TEST(RimTaps, EdgeChunksSplitRunsEvenlyIntoAtMostMaxRows) {
+  // Runs: row 0, rows 1-12 (12 rows: 6 + 6 with at most 8), row 13.
+  const auto same = [](std::int64_t y) { return y >= 1 && y + 1 <= 12; };
+  EXPECT_EQ(edge_chunks(14, 8, same), (std::vector<std::int32_t>{1, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 6, 1}));
+  // 17 rows in one run, at most 8: 6 + 6 + 5.
+  const std::vector<std::int32_t> chunks = edge_chunks(17, 8, [](std::int64_t) { return true; });
+  EXPECT_EQ(chunks[5], 6);
+  EXPECT_EQ(chunks[11], 6);
+  EXPECT_EQ(chunks[16], 5);
+  EXPECT_EQ(std::count(chunks.begin(), chunks.end(), 0), 14);
 }
 
 TEST(ConvArgs, ReadsParloopersCommonPrefix) {

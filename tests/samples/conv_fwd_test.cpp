@@ -235,42 +235,62 @@ TEST(ConvFwd, StepsAndTag) {
   EXPECT_DOUBLE_EQ(conv.flops(), 2.0 * 12 * 4 * 9 * 7 * 7);
 }
 
-// avoid_rim_fmas for rows: with one output row per GEMM, the rows whose window reaches into the
-// input's rim rows reduce over their other filter rows, so the rim rows are never read. NaN there
-// shows it: read, it would poison the output (as it does with two rows per GEMM, which must read
-// them: that half shows the test can fail).
-TEST(ConvFwd, OneRowPerGemmSkipsTheTapsOnRimRows) {
+// avoid_rim_fmas: with one output row per GEMM, the rows and columns whose window reaches into the
+// input's rims reduce over their other taps (edge columns in GEMMs down the image), so the rims are
+// never read. NaN there shows it: read, it would poison the output (as it does with two rows per
+// GEMM, which must read them: that half shows the test can fail). Column blocks (w_block) with and
+// without edge columns, bias, ReLU, zeroed output rims, several C chunks and rows in parallel go
+// through the same GEMMs.
+TEST(ConvFwd, OneRowPerGemmSkipsTheTapsOnRims) {
+  struct Variant {
+    std::string loops;
+    std::int64_t h_in_gemm, w_block, c_block;
+    bool bias_relu_rims;
+  };
   for (const ConvShape& shape : {square_shape(1, 7, 12, 8, 3, 1, 1), square_shape(2, 9, 4, 8, 3, 2, 1),
-                                 square_shape(1, 11, 3, 8, 7, 2, 3), square_shape(1, 6, 4, 4, 5, 1, 2)}) {
+                                 square_shape(1, 11, 3, 8, 7, 2, 3), square_shape(1, 6, 4, 4, 5, 1, 2),
+                                 square_shape(1, 2, 4, 4, 3, 1, 1), square_shape(1, 14, 8, 4, 3, 1, 1)}) {
     // Several rows per GEMM need stride 1 and S = 2 pad + 1 (ConvFwd's check).
     const bool rows_fit = shape.stride_h == 1 && shape.S == 2 * shape.pad_w + 1;
-    for (const std::int64_t h_in_gemm : {1, 2}) {
-      if (h_in_gemm > 1 && !rows_fit) continue;
-      ConvFwdConfig config = config_of({.shape = shape, .h_in_gemm = h_in_gemm});
+    for (const Variant& v : {Variant{"Abcdefg", 1, 1, 1, false}, Variant{"abcDefg", 1, 3, 1, true},
+                             Variant{"aDbcefg", 1, 1, 2, true}, Variant{"Abcdefg", 2, 1, 1, false}}) {
+      if ((v.h_in_gemm > 1 && !rows_fit) || v.w_block > shape.ofw() || v.c_block * 4 > shape.C) continue;
+      const std::string what = std::to_string(shape.H) + "x" + std::to_string(shape.R) + " stride " +
+                               std::to_string(shape.stride_h) + ", " + v.loops + " h_in_gemm " +
+                               std::to_string(v.h_in_gemm) + ", w_block " + std::to_string(v.w_block);
+      ConvFwdConfig config = config_of({.loops = v.loops, .shape = shape, .w_block = v.w_block,
+                                        .c_block = v.c_block, .h_in_gemm = v.h_in_gemm, .rims = v.bias_relu_rims,
+                                        .bias = v.bias_relu_rims, .relu = v.bias_relu_rims});
       config.bc = std::min<std::int64_t>(config.bc, shape.C);
       const ConvFwd conv(config);
       const std::vector<float> input = random_floats(shape.N * shape.C * shape.H * shape.W, 31);
       const std::vector<float> filter = random_floats(shape.K * shape.C * shape.R * shape.S, 32);
+      const std::vector<float> bias = random_floats(shape.K, 33);
       std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
       const ActivationLayout& l = conv.input_layout();
       for (std::int64_t n = 0; n < l.images; ++n)
         for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb)
           for (std::int64_t y = 0; y < l.padded_h(); ++y)
-            if (y < l.pad_h || y >= l.pad_h + l.h)
-              std::fill_n(input_blocked.begin() + l.offset(n, cb, y, 0), l.padded_w() * l.channels.block,
-                          std::numeric_limits<float>::quiet_NaN());
+            for (std::int64_t x = 0; x < l.padded_w(); ++x)
+              if (y < l.pad_h || y >= l.pad_h + l.h || x < l.pad_w || x >= l.pad_w + l.w)
+                std::fill_n(input_blocked.begin() + l.offset(n, cb, y, x), l.channels.block,
+                            std::numeric_limits<float>::quiet_NaN());
       const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
-      std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size()));
-      conv.run(input_blocked.data(), filter_blocked.data(), nullptr, output.data());
+      std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size()), kGarbage);
+      conv.run(input_blocked.data(), filter_blocked.data(), bias.data(), output.data());
       std::vector<float> result(static_cast<std::size_t>(shape.N * shape.K * shape.ofh() * shape.ofw())),
           ref(result.size());
       blocked_to_nchw(output.data(), result.data(), conv.output_layout());
-      conv_fwd_reference(shape, input.data(), filter.data(), nullptr, false, ref.data());
+      conv_fwd_reference(shape, input.data(), filter.data(), v.bias_relu_rims ? bias.data() : nullptr,
+                         v.bias_relu_rims, ref.data());
       const ErrorNorms e = compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size()));
-      if (h_in_gemm == 1) {
-        EXPECT_TRUE(e.passed(sum_tolerance(conv.reduction_terms()))) << shape.H << "x" << shape.R << ": " << e.to_string();
+      if (v.h_in_gemm == 1) {
+        EXPECT_TRUE(e.passed(sum_tolerance(conv.reduction_terms()))) << what << ": " << e.to_string();
+        if (v.bias_relu_rims) {
+          EXPECT_EQ(nonzero_rim_elements(output.data(), conv.output_layout()), 0) << what;
+        }
       } else {
-        EXPECT_GT(e.non_finite, 0) << shape.H << "x" << shape.R << ": two rows per GEMM read the rim rows";
+        EXPECT_GT(e.non_finite, 0) << what << ": two rows per GEMM read the rims";
       }
     }
   }
