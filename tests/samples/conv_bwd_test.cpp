@@ -26,6 +26,7 @@
 
 namespace {
 
+using weft::samples::test::fill_rims;
 using weft::samples::test::random_floats;
 using weft::samples::test::square_shape;
 
@@ -204,14 +205,7 @@ TEST(ConvBwd, GatherWithOneRowPerGemmSkipsTheTapsOnRims) {
       const std::vector<float> grad_output = random_floats(shape.N * shape.K * shape.ofh() * shape.ofw(), 41);
       const std::vector<float> filter = random_floats(shape.K * shape.C * shape.R * shape.S, 42);
       std::vector<float> grad_output_blocked = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
-      const ActivationLayout& l = bwd.grad_output_layout();
-      for (std::int64_t n = 0; n < l.images; ++n)
-        for (std::int64_t kb = 0; kb < l.channels.blocks(); ++kb)
-          for (std::int64_t y = 0; y < l.padded_h(); ++y)
-            for (std::int64_t x = 0; x < l.padded_w(); ++x)
-              if (y < l.pad_h || y >= l.pad_h + l.h || x < l.pad_w || x >= l.pad_w + l.w)
-                std::fill_n(grad_output_blocked.begin() + l.offset(n, kb, y, x), l.channels.block,
-                            std::numeric_limits<float>::quiet_NaN());
+      fill_rims(grad_output_blocked, bwd.grad_output_layout(), std::numeric_limits<float>::quiet_NaN());
       const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), bwd.filter_layout());
       std::vector<float> grad_input(static_cast<std::size_t>(bwd.grad_input_layout().size()), 555.0f);
       bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input.data());

@@ -24,6 +24,7 @@
 
 namespace {
 
+using weft::samples::test::fill_rims;
 using weft::samples::test::random_floats;
 using weft::samples::test::square_shape;
 
@@ -267,14 +268,7 @@ TEST(ConvFwd, OneRowPerGemmSkipsTheTapsOnRims) {
       const std::vector<float> filter = random_floats(shape.K * shape.C * shape.R * shape.S, 32);
       const std::vector<float> bias = random_floats(shape.K, 33);
       std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
-      const ActivationLayout& l = conv.input_layout();
-      for (std::int64_t n = 0; n < l.images; ++n)
-        for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb)
-          for (std::int64_t y = 0; y < l.padded_h(); ++y)
-            for (std::int64_t x = 0; x < l.padded_w(); ++x)
-              if (y < l.pad_h || y >= l.pad_h + l.h || x < l.pad_w || x >= l.pad_w + l.w)
-                std::fill_n(input_blocked.begin() + l.offset(n, cb, y, x), l.channels.block,
-                            std::numeric_limits<float>::quiet_NaN());
+      fill_rims(input_blocked, conv.input_layout(), std::numeric_limits<float>::quiet_NaN());
       const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
       std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size()), kGarbage);
       conv.run(input_blocked.data(), filter_blocked.data(), bias.data(), output.data());

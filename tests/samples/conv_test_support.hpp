@@ -1,10 +1,12 @@
-// What the convolution sample tests share: square shapes in one line, and random tensors from a
-// fixed seed.
+// What the convolution sample tests share: square shapes in one line, random tensors from a fixed
+// seed, and rims set to a value (NaN: a pass that reads them shows it).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "conv_layout.hpp"
 #include "conv_shape.hpp"
 #include "verification.hpp"
 
@@ -21,6 +23,17 @@ inline std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) 
   std::vector<float> v(static_cast<std::size_t>(count));
   fill_random(v.data(), count, seed);
   return v;
+}
+
+// Every channel of every rim pixel (rows above and below the image, columns left and right) of a
+// blocked activation tensor in layout l.
+inline void fill_rims(std::vector<float>& blocked, const ActivationLayout& l, float value) {
+  for (std::int64_t n = 0; n < l.images; ++n)
+    for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb)
+      for (std::int64_t y = 0; y < l.padded_h(); ++y)
+        for (std::int64_t x = 0; x < l.padded_w(); ++x)
+          if (y < l.pad_h || y >= l.pad_h + l.h || x < l.pad_w || x >= l.pad_w + l.w)
+            std::fill_n(blocked.begin() + l.offset(n, cb, y, x), l.channels.block, value);
 }
 
 }  // namespace weft::samples::test
