@@ -307,8 +307,7 @@ void ConvFwd::prepare_batch_reduce() {
     for (; q < end && cols.of_position[static_cast<std::size_t>(q)] != 0; ++q)
       edge_cols_.push_back({.col = q, .col_range = cols.of_position[static_cast<std::size_t>(q)]});
     const std::int64_t interior = q;
-    for (; q < end && cols.of_position[static_cast<std::size_t>(q)] == 0; ++q) {
-    }
+    while (q < end && cols.of_position[static_cast<std::size_t>(q)] == 0) ++q;
     if (q > interior) {
       add_kernels(q - interior, batch, ldb);
       row_pieces_.push_back({.col = interior, .width = q - interior,
