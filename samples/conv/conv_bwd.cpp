@@ -472,10 +472,11 @@ void ConvBwd::run_gather(const float* filter, const float* shared, const float* 
       args.offsets_b = batch.b.data() + first;
       kernels_[static_cast<std::size_t>(slot * 2 + (kb == 0 ? 1 : 0))](args);
     };
-    // Slots 0-3 are (rows tail, columns tail); h_step > 1 has one piece per row (slot 0 or 1).
+    // Slots 0-3 are (rows tail, columns tail): a piece's slot (0 or 1) + 2 for the last, shorter
+    // block of rows. That needs h_step > 1, which has no edge columns, so no slot past 3 gets it.
     const std::int64_t rows_tail = y + h_step > rows ? 2 : 0;
     for (std::int32_t p = first_piece[block]; p < first_piece[block + 1]; ++p) {
-      gemm(y, pieces[p].col, pieces[p].col_range, pieces[p].slot + (pieces[p].slot < 2 ? rows_tail : 0));
+      gemm(y, pieces[p].col, pieces[p].col_range, pieces[p].slot + rows_tail);
     }
     if (const std::int64_t run = edge_rows[y]; run > 0) {
       for (std::int32_t e = first_edge_col[block]; e < first_edge_col[block + 1]; ++e) {

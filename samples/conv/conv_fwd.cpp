@@ -288,7 +288,7 @@ void ConvFwd::prepare_batch_reduce() {
     const std::int64_t pitch = output_.padded_w(), tail_rows = ofh % hg;
     add_kernels((hg - 1) * pitch + w_step_, batch, ldb);
     add_kernels(tail_rows > 0 ? (tail_rows - 1) * pitch + ofw : w_step_, batch, ldb);
-    row_pieces_ = {Piece{.col = 0, .width = ofw, .slot = 0, .col_range = 0}};
+    row_pieces_ = {Piece{.col = 0, .slot = 0, .col_range = 0}};
     first_row_piece_ = {0, 1};
     first_edge_col_ = {0, 0};
     edge_rows_.assign(static_cast<std::size_t>(ofh), 0);
@@ -310,7 +310,7 @@ void ConvFwd::prepare_batch_reduce() {
     while (q < end && cols.of_position[static_cast<std::size_t>(q)] == 0) ++q;
     if (q > interior) {
       add_kernels(q - interior, batch, ldb);
-      row_pieces_.push_back({.col = interior, .width = q - interior,
+      row_pieces_.push_back({.col = interior,
                              .slot = static_cast<std::int32_t>(width_slot(q - interior)), .col_range = 0});
     }
     for (; q < end; ++q) edge_cols_.push_back({.col = q, .col_range = cols.of_position[static_cast<std::size_t>(q)]});

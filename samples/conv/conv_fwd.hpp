@@ -147,7 +147,7 @@ class ConvFwd {
   // GEMMs down the image: output row oh computes them for the edge_rows_[oh] rows up to it (0:
   // none), all rows of one range of filter rows, with the kernels of edge_slot_of_rows_[rows].
   struct Piece {
-    std::int64_t col = 0, width = 0;
+    std::int64_t col = 0;
     std::int32_t slot = 0, col_range = 0;
   };
   struct EdgeColumn {

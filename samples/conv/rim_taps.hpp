@@ -78,8 +78,8 @@ std::vector<std::int32_t> edge_chunks(std::int64_t rows, std::int64_t max_rows, 
 
 // Edge columns cost GEMMs of their own, which read B and write C a row apart: they pay when they
 // leave out at least this share of the columns' multiply-adds (measured on Zen 4, 2 threads: 9.5%
-// on 7 x 7 and 2.4% on 28 x 28 images with 3 x 3 filters gained, 1.2% on 56 x 56 was even and
-// 1% on the 7 x 7 stride-2 stem lost).
+// on 7 x 7 and 2.4% on 28 x 28 images with 3 x 3 filters gained, 1.2% on 56 x 56 showed no gain
+// beyond the noise and 1% on the 7 x 7 stride-2 stem lost).
 inline constexpr double kEdgeColumnsMinSavedShare = 0.02;
 inline constexpr std::int64_t kEdgeColumnsMaxRows = 8;
 
