@@ -67,7 +67,7 @@ Isa choose_isa() {
   if (env == nullptr || *env == '\0') return best_isa(cpu);
   const auto requested = parse_isa(env);
   if (!requested) {
-    throw Error(std::string("WEFT_ISA='") + env + "' is not one of avx2, avx512, reference");
+    throw Error(std::string("WEFT_ISA='") + env + "' is not one of avx2, avx512, avx512_bf16, reference");
   }
   if (!can_run(*requested, cpu)) {
     throw Error(std::string("WEFT_ISA=") + env + " asks for code this CPU (" + cpu.model +
@@ -95,11 +95,13 @@ bool can_run(Isa isa, const CpuFeatures& cpu) {
     case Isa::reference: return true;
     case Isa::avx2: return cpu.x86_64 && cpu.avx2 && cpu.fma;
     case Isa::avx512: return cpu.x86_64 && cpu.avx512f && cpu.avx512bw && cpu.avx512vl;
+    case Isa::avx512_bf16: return can_run(Isa::avx512, cpu) && cpu.avx512bf16;
   }
   return false;
 }
 
 Isa best_isa(const CpuFeatures& cpu) {
+  if (can_run(Isa::avx512_bf16, cpu)) return Isa::avx512_bf16;
   if (can_run(Isa::avx512, cpu)) return Isa::avx512;
   if (can_run(Isa::avx2, cpu)) return Isa::avx2;
   return Isa::reference;
@@ -119,6 +121,7 @@ std::string_view to_string(Isa isa) {
     case Isa::reference: return "reference";
     case Isa::avx2: return "avx2";
     case Isa::avx512: return "avx512";
+    case Isa::avx512_bf16: return "avx512_bf16";
   }
   return "unknown";
 }
@@ -127,6 +130,7 @@ std::optional<Isa> parse_isa(std::string_view name) {
   if (name == "reference") return Isa::reference;
   if (name == "avx2") return Isa::avx2;
   if (name == "avx512") return Isa::avx512;
+  if (name == "avx512_bf16") return Isa::avx512_bf16;
   return std::nullopt;
 }
 

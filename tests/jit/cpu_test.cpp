@@ -7,7 +7,7 @@ namespace {
 using weft::jit::Isa;
 
 TEST(Cpu, IsaNamesRoundTrip) {
-  for (Isa isa : {Isa::reference, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : {Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
     EXPECT_EQ(weft::jit::parse_isa(weft::jit::to_string(isa)), isa);
   }
   EXPECT_FALSE(weft::jit::parse_isa("sse2").has_value());
@@ -24,6 +24,12 @@ TEST(Cpu, BestIsaFollowsFeatures) {
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx2) << "AVX-512 code uses VL";
   cpu.avx512vl = true;
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx512);
+  cpu.avx512bf16 = true;
+  EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx512_bf16);
+  EXPECT_TRUE(weft::jit::can_run(Isa::avx512, cpu)) << "avx512_bf16 CPUs run plain AVX-512 code too";
+  cpu.avx512vl = false;
+  EXPECT_FALSE(weft::jit::can_run(Isa::avx512_bf16, cpu)) << "avx512_bf16 is AVX-512 F+BW+VL plus BF16";
+  EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx2);
 }
 
 TEST(Cpu, DetectedFeaturesAreConsistent) {

@@ -23,8 +23,8 @@ using weft::jit::isa_traits;
 using weft::jit::IsaTraits;
 using weft::jit::TailPolicy;
 
-constexpr Isa kAllIsas[] = {Isa::reference, Isa::avx2, Isa::avx512};
-constexpr Isa kGeneratedIsas[] = {Isa::avx2, Isa::avx512};
+constexpr Isa kAllIsas[] = {Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+constexpr Isa kGeneratedIsas[] = {Isa::avx2, Isa::avx512, Isa::avx512_bf16};
 
 // Usable in constant expressions: emitters can size arrays with it.
 static_assert(isa_traits(Isa::avx2).lanes(sizeof(float)) == 8);
@@ -39,14 +39,17 @@ struct Expected {
   Isa isa;
   int vector_bytes, vector_registers;
   TailPolicy tail;
+  bool bf16_dot;
   int narrowest_datapath_bytes;
   weft::jit::BrgemmIsaDefaults brgemm;
 };
 
 constexpr Expected kExpected[] = {
-    {Isa::avx2, 32, 16, TailPolicy::piecewise, 16,
+    {Isa::avx2, 32, 16, TailPolicy::piecewise, false, 16,
      {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = false, .k_unroll = 8, .two_vector_max_cols = 0, .dot_tiles = true}},
-    {Isa::avx512, 64, 32, TailPolicy::opmask, 32,  // Zen 4's 256-bit pipes
+    {Isa::avx512, 64, 32, TailPolicy::opmask, false, 32,  // Zen 4's 256-bit pipes
+     {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2, .two_vector_max_cols = 8, .dot_tiles = false}},
+    {Isa::avx512_bf16, 64, 32, TailPolicy::opmask, true, 32,  // AVX-512's record plus the bf16 instructions
      {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2, .two_vector_max_cols = 8, .dot_tiles = false}},
 };
 
@@ -61,7 +64,7 @@ TEST(IsaTraits, GeneratedIsas) {
     EXPECT_EQ(t.vector_registers, e.vector_registers);
     EXPECT_EQ(t.tail, e.tail);
     EXPECT_TRUE(t.fma);
-    EXPECT_FALSE(t.bf16_dot) << "AVX512_BF16 is no separate Isa yet";
+    EXPECT_EQ(t.bf16_dot, e.bf16_dot);
     EXPECT_EQ(t.narrowest_datapath_bytes, e.narrowest_datapath_bytes);
     EXPECT_EQ(t.brgemm.panel_vectors, e.brgemm.panel_vectors);
     EXPECT_EQ(t.brgemm.widen_to_avoid_single_vector_panel, e.brgemm.widen_to_avoid_single_vector_panel);

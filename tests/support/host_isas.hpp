@@ -15,4 +15,12 @@ inline std::vector<weft::jit::Isa> runnable_isas() {
   return isas;
 }
 
+// runnable_isas() and, where the CPU has AVX512_BF16, Isa::avx512_bf16: the ISAs whose bf16 code
+// differs (avx512 emulates what avx512_bf16 has instructions for; their FP32 code is the same).
+inline std::vector<weft::jit::Isa> runnable_bf16_isas() {
+  std::vector<weft::jit::Isa> isas = runnable_isas();
+  if (weft::jit::can_run(weft::jit::Isa::avx512_bf16, weft::jit::cpu_features())) isas.push_back(weft::jit::Isa::avx512_bf16);
+  return isas;
+}
+
 }  // namespace weft::test

@@ -91,7 +91,9 @@ void validate(const BinaryDesc& d) {
   if (d.bcast0 == Broadcast::none && d.ld_in0 < d.m) fail(d, "ld_in0 < m");
   if (d.bcast1 == Broadcast::none && d.ld_in1 < d.m) fail(d, "ld_in1 < m");
   if (d.ld_in0 > kMaxElements || d.ld_in1 > kMaxElements || d.ld_out > kMaxElements) fail(d, "leading dimension above 2^28");
-  if (const std::string why = why_unsupported(d.types); !why.empty()) fail(d, why);
+  if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
+  if (d.types != DataTypes{})
+    fail(d, "data types " + to_string(d.types) + " are not supported yet (bf16 and f64 kernels are not implemented yet)");
 }
 
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {

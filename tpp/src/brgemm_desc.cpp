@@ -110,7 +110,9 @@ void validate(const BrgemmDesc& d) {
   if (!d.b_transposed && d.ldb > limit / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
   if (d.b_transposed && d.ldb > limit / d.k) reject(d, "B spans more than 2 GiB (ldb * k, b_transposed)");
   if (d.ldc > limit / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
-  if (const std::string why = why_unsupported(d.types); !why.empty()) reject(d, why);
+  if (const std::string why = why_unsupported_brgemm(d.types); !why.empty()) reject(d, why);
+  if (d.types != DataTypes{})
+    reject(d, "data types " + to_string(d.types) + " are not supported yet (bf16 and f64 kernels are not implemented yet)");
 }
 
 }  // namespace weft::tpp

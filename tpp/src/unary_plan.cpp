@@ -79,7 +79,9 @@ void validate(const UnaryDesc& d) {
   if (d.mask == ReluMask::bitmask && d.op != UnaryOp::relu && d.op != UnaryOp::relu_bwd) {
     fail(d, "a ReLU bitmask given to an op other than relu / relu_bwd");
   }
-  if (const std::string why = why_unsupported(d.types); !why.empty()) fail(d, why);
+  if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
+  if (d.types != DataTypes{})
+    fail(d, "data types " + to_string(d.types) + " are not supported yet (bf16 and f64 kernels are not implemented yet)");
 }
 
 UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {

@@ -241,6 +241,29 @@ void store_partial(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Vmm& 
   }
 }
 
+// The first r (0 < r < lanes / 2) doubles at `at` into v, the other lanes zero: under tail_k() set
+// for r (set_tail_mask: the same r bits select r doubles), or piecewise as 2r floats (`spare` clobbered).
+template <class Vmm>
+void load_partial_f64(Xbyak::CodeGenerator& g, const Vmm& v, const Xbyak::RegExp& at, int r, const Vmm& spare) {
+  if constexpr (kOpmaskTails<Vmm>) {
+    (void)spare;
+    g.vmovupd(v | tail_k() | Xbyak::util::T_z, Xbyak::util::ptr[at]);
+  } else {
+    load_lanes(g, Xbyak::Ymm(v.getIdx()), at, 2 * r, Xbyak::Xmm(spare.getIdx()));
+  }
+}
+
+// The first r (0 < r < lanes / 2) doubles of v to `at` (as load_partial_f64; `spare` may be v).
+template <class Vmm>
+void store_partial_f64(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Vmm& v, int r, const Vmm& spare) {
+  if constexpr (kOpmaskTails<Vmm>) {
+    (void)spare;
+    g.vmovupd(Xbyak::util::ptr[at] | tail_k(), v);
+  } else {
+    store_lanes(g, at, Xbyak::Ymm(v.getIdx()), 2 * r, Xbyak::Xmm(spare.getIdx()));
+  }
+}
+
 // load_partial with the mask set first (opmask: clobbers eax).
 template <class Vmm>
 void load_tail(Xbyak::CodeGenerator& g, const Vmm& v, const Xbyak::RegExp& at, int r, const Vmm& spare) {

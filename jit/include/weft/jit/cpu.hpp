@@ -2,8 +2,8 @@
 //
 //   if (weft::jit::selected_isa() == weft::jit::Isa::avx2) { ... emit AVX2 code ... }
 //
-// WEFT_ISA=avx2|avx512|reference overrides the choice; asking for an ISA the CPU cannot run is an
-// error (weft::Error), never an illegal instruction later.
+// WEFT_ISA=avx2|avx512|avx512_bf16|reference overrides the choice; asking for an ISA the CPU cannot
+// run is an error (weft::Error), never an illegal instruction later.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +13,10 @@
 
 namespace weft::jit {
 
-enum class Isa { reference, avx2, avx512 };
+// avx512_bf16 is avx512 plus AVX512_BF16 (vdpbf16ps, vcvtne2ps2bf16: Cooper Lake, Zen 4 and later).
+// Its FP32 kernels are those of avx512; bf16 kernels use the instructions where avx512 emulates
+// them, so WEFT_ISA=avx512 on such a CPU runs (and tests) the emulated path.
+enum class Isa { reference, avx2, avx512, avx512_bf16 };
 
 struct CpuFeatures {
   bool x86_64 = false;
@@ -47,7 +50,7 @@ int known_datapath_bytes(const CpuFeatures& cpu);
 // Detected once, then cached.
 const CpuFeatures& cpu_features();
 
-// The best ISA this CPU runs: avx512 needs F+BW+VL, avx2 needs AVX2+FMA.
+// The best ISA this CPU runs: avx512 needs F+BW+VL, avx512_bf16 also AVX512_BF16, avx2 needs AVX2+FMA.
 Isa best_isa(const CpuFeatures& cpu);
 
 // Whether code for `isa` runs on `cpu`.

@@ -64,7 +64,7 @@ struct IsaTraits {
   int vector_registers = 0;  // architectural vector registers (ymm0-15, zmm0-31)
   TailPolicy tail = TailPolicy::none;
   bool fma = false;       // vfmadd*ps / pd
-  bool bf16_dot = false;  // vdpbf16ps (AVX512_BF16: not a separate Isa yet, so false everywhere)
+  bool bf16_dot = false;  // vdpbf16ps and vcvtne2ps2bf16 (AVX512_BF16)
   // Some implementations run a vector instruction in passes over a narrower datapath: AVX-512 on
   // Zen 4 on 256-bit pipes (two passes per zmm FMA), AVX2 on Zen 1 on 128-bit ones. This is the
   // narrowest known; what this CPU has is CpuFeatures::vector_datapath_bytes (see datapath_bytes).
@@ -98,6 +98,15 @@ inline constexpr IsaTraits kAvx512Traits{
     .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2,
                .two_vector_max_cols = 8, .dot_tiles = false}};
 
+// AVX-512 with AVX512_BF16: the same vectors, tails and BRGEMM defaults; bf16 kernels use the
+// bf16 instructions.
+inline constexpr IsaTraits kAvx512Bf16Traits = [] {
+  IsaTraits t = kAvx512Traits;
+  t.isa = Isa::avx512_bf16;
+  t.bf16_dot = true;
+  return t;
+}();
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 // The record of `isa`. Throws weft::Error for a value that is no enumerator of Isa.
@@ -106,6 +115,7 @@ constexpr const IsaTraits& isa_traits(Isa isa) {
     case Isa::reference: return kReferenceTraits;
     case Isa::avx2: return kAvx2Traits;
     case Isa::avx512: return kAvx512Traits;
+    case Isa::avx512_bf16: return kAvx512Bf16Traits;
   }
   throw Error("isa_traits: " + std::to_string(static_cast<int>(isa)) + " is no jit::Isa");
 }

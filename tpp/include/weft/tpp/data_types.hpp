@@ -6,8 +6,8 @@
 //
 //   using weft::jit::DataType;
 //   weft::tpp::BrgemmDesc d{.m = 32, .n = 32, .k = 32, .lda = 32, .ldb = 32, .ldc = 32,
-//                           .types = {.in = DataType::bf16, .out = DataType::f32}};
-//   weft::tpp::validate(d);  // throws today: only f32 kernels exist
+//                           .types = {.in = DataType::f64}};
+//   weft::tpp::validate(d);  // throws: f64 in needs f64 out and compute
 //
 // The types are part of the descriptor's identity (==, hash) and, when not all f32, of its name.
 // Argument structs carry untyped pointers (`const void*`); the descriptor says what they point to.
@@ -36,9 +36,19 @@ std::string to_string(const DataTypes& types);
 // otherwise "_" + to_string(types).
 std::string name_suffix(const DataTypes& types);
 
-// Why no kernel exists for `types`, "" when one does. Every family's validate() reports it; today
-// that is every combination but all f32.
+// Why `types` name no DataType (a value outside the enum), "" otherwise.
 std::string why_unsupported(const DataTypes& types);
+
+// Why no BRGEMM kernel exists for `types`, "" when one does. Kernels exist for
+//   in f32,  out f32,         compute f32
+//   in bf16, out f32 or bf16, compute f32   (A in VNNI-2, see brgemm.hpp)
+//   in f64,  out f64,         compute f64
+std::string why_unsupported_brgemm(const DataTypes& types);
+
+// Why no unary or binary kernel exists for `types`, "" when one does: in and out each f32 or bf16
+// with compute f32, or all three f64. (Which ops each family has in each type is the family's
+// validate()'s to say.)
+std::string why_unsupported_elementwise(const DataTypes& types);
 
 }  // namespace weft::tpp
 

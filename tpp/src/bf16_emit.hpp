@@ -1,0 +1,202 @@
+// bf16 <-> fp32 in generated code, shared by every TPP emitter (unary, binary, BRGEMM's C, bias and
+// epilogue): loading bf16 elements as fp32 lanes (exact) and rounding fp32 lanes to bf16 on store,
+// bit for bit what jit::to_bfloat16 does (VCVTNEPS2BF16: round to nearest even, NaN kept and made
+// quiet, denormal inputs to a zero of their sign, overflow to infinity).
+//
+//   Bf16Emitter<Ymm> bf16(*this, consts_);
+//   bf16.load(ymm0, rsi, 8, ymm1);           // 8 bf16 at rsi -> 8 floats (exact)
+//   bf16.load(ymm0, rsi, 5, ymm1);           // 5 of them, lanes 5-7 zero, nothing past them read
+//   bf16.store(rdi, ymm0, 8, {ymm2, ymm3});  // 8 floats -> 8 bf16 (RNE); ymm0 is clobbered
+//
+// A vector of f32 lanes holds `lanes` bf16 in half its bytes: an xmm for a Ymm, a ymm for a Zmm.
+// - Widening is the bf16 bits shifted to the top of a 32-bit lane: vpmovzxwd + vpslld 16.
+// - Rounding: with Isa::avx512_bf16 (`native`), vcvtneps2bf16. Otherwise emulated in integer ops:
+//   denormals are cleared to their sign, then x + 0x7fff + ((x >> 16) & 1) >> 16 (round to nearest
+//   even, carries into the exponent round to infinity), NaN instead (x | 0x400000) >> 16.
+// - Partial vectors follow vec_traits.hpp: AVX-512 under the opmask tail_k() (set for r lanes by
+//   set_tail_mask, the same bits as for floats), AVX2 in 8-, 4- and 2-byte moves of the elements
+//   that exist.
+// Clobbers only the registers named in each call; AVX-512 rounding also uses opmasks k2 and k3.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <xbyak/xbyak.h>
+
+#include "vec_traits.hpp"
+
+namespace weft::tpp::detail {
+
+// The register that holds `lanes` 16-bit elements beside a vector of `lanes` floats.
+template <class Vmm>
+struct HalfOf;
+template <>
+struct HalfOf<Xbyak::Ymm> {
+  using type = Xbyak::Xmm;
+};
+template <>
+struct HalfOf<Xbyak::Zmm> {
+  using type = Xbyak::Ymm;
+};
+template <class Vmm>
+using Half = typename HalfOf<Vmm>::type;
+
+// AVX2: the first `count` (1..8) 16-bit elements at `at` into the low words of x, the rest zero.
+inline void load_words(Xbyak::CodeGenerator& g, const Xbyak::Xmm& x, const Xbyak::RegExp& at, int count) {
+  using Xbyak::util::ptr;
+  using Xbyak::util::qword;
+  using Xbyak::util::dword;
+  using Xbyak::util::word;
+  if (count == 8) {
+    g.vmovdqu(x, ptr[at]);
+    return;
+  }
+  // Pieces of 4, 2 and 1 elements, the first one zeroing the register.
+  int done = 0;
+  bool first = true;
+  for (int piece : {4, 2, 1}) {
+    if ((count - done) < piece) continue;
+    const Xbyak::RegExp p = at + done * 2;
+    if (piece == 4) {
+      g.vmovq(x, qword[p]);
+    } else if (piece == 2) {
+      if (first) {
+        g.vmovd(x, dword[p]);
+      } else {
+        g.vpinsrd(x, x, dword[p], static_cast<std::uint8_t>(done / 2));
+      }
+    } else {
+      if (first) g.vpxor(x, x, x);
+      g.vpinsrw(x, x, word[p], static_cast<std::uint8_t>(done));
+    }
+    first = false;
+    done += piece;
+  }
+}
+
+// AVX2: the low `count` (1..8) words of x to `at`; x is clobbered when count is odd and above 1.
+inline void store_words(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Xbyak::Xmm& x, int count) {
+  using Xbyak::util::ptr;
+  using Xbyak::util::qword;
+  using Xbyak::util::dword;
+  using Xbyak::util::word;
+  if (count == 8) {
+    g.vmovdqu(ptr[at], x);
+    return;
+  }
+  int done = 0;
+  for (int piece : {4, 2, 1}) {
+    if ((count - done) < piece) continue;
+    const Xbyak::RegExp p = at + done * 2;
+    if (piece == 4) {
+      g.vmovq(qword[p], x);
+    } else if (piece == 2) {
+      g.vpextrd(dword[p], x, static_cast<std::uint8_t>(done / 2));
+    } else {
+      g.vpextrw(word[p], x, static_cast<std::uint8_t>(done));
+    }
+    done += piece;
+  }
+}
+
+template <class Vmm>
+class Bf16Emitter {
+  static constexpr bool kZmm = VecTraits<Vmm>::is_zmm;
+  static constexpr int kLanes = VecTraits<Vmm>::lanes;
+
+ public:
+  // `native`: the ISA has AVX512_BF16 (Zmm only).
+  Bf16Emitter(Xbyak::CodeGenerator& g, ConstantTable& consts, bool native = false)
+      : g_(g), consts_(consts), native_(native && kZmm) {}
+
+  // Registers store() needs besides its value: none native, 2 emulated (AVX2 also uses them for
+  // the NaN and denormal masks).
+  int store_scratch() const { return native_ ? 0 : 2; }
+
+  // `count` (1..lanes) bf16 at `at` -> f32 lanes of v, lanes past count zero. Opmask: a partial
+  // count needs tail_k() set for it. Piecewise: `spare` is not used (kept for symmetry).
+  void load(const Vmm& v, const Xbyak::RegExp& at, int count, const Vmm& spare) {
+    (void)spare;
+    using Xbyak::util::ptr;
+    const Half<Vmm> h(v.getIdx());
+    if (count == kLanes) {
+      g_.vpmovzxwd(v, ptr[at]);
+    } else if constexpr (kZmm) {
+      g_.vmovdqu16(h | tail_k() | Xbyak::util::T_z, ptr[at]);
+      g_.vpmovzxwd(v, h);
+    } else {
+      load_words(g_, h, at, count);
+      g_.vpmovzxwd(v, h);
+    }
+    g_.vpslld(v, v, 16);
+  }
+
+  // Rounds the f32 lanes of v to bf16 (RNE) into its low half (Half<Vmm>(v.getIdx())), the bits
+  // that store() writes. v and `scratch` (store_scratch() registers) are clobbered.
+  void round(const Vmm& v, const std::vector<Vmm>& scratch) {
+    const Half<Vmm> h(v.getIdx());
+    if (native_) {
+      if constexpr (kZmm) g_.vcvtneps2bf16(h, v);
+      return;
+    }
+    const Vmm t = scratch.at(0), mask = scratch.at(1);
+    if constexpr (kZmm) {
+      const Xbyak::Opmask nan(2), denormal(3);
+      g_.vcmpps(nan, v, v, 3);  // unordered: NaN
+      g_.vptestnmd(denormal, v, consts_.splat_bits(0x7f800000u));
+      g_.vpandd(v | denormal, v, consts_.splat_bits(0x80000000u));
+      g_.vpsrld(t, v, 16);
+      g_.vpandd(t, t, consts_.splat_bits(1u));
+      g_.vpaddd(t, t, consts_.splat_bits(0x7fffu));
+      g_.vpaddd(t, t, v);
+      g_.vpord(t | nan, v, consts_.splat_bits(0x00400000u));
+      g_.vpsrld(t, t, 16);
+      g_.vpmovdw(h, t);
+    } else {
+      (void)mask;
+      // Denormals: clear all but the sign where the exponent is 0.
+      g_.vpand(t, v, consts_.splat_bits(0x7f800000u));
+      g_.vpxor(mask, mask, mask);
+      g_.vpcmpeqd(t, t, mask);                                // exponent 0: all ones
+      g_.vpand(t, t, consts_.splat_bits(0x7fffffffu));       // ... but the sign
+      g_.vpandn(v, t, v);
+      // NaN lanes (unordered with themselves), before v is rounded.
+      g_.vcmpunordps(mask, v, v);
+      g_.vpsrld(t, v, 16);
+      g_.vpand(t, t, consts_.splat_bits(1u));
+      g_.vpaddd(t, t, consts_.splat_bits(0x7fffu));
+      g_.vpaddd(t, t, v);
+      g_.vpor(v, v, consts_.splat_bits(0x00400000u));        // the quiet NaN, if v is one
+      g_.vblendvps(t, t, v, mask);
+      g_.vpsrld(t, t, 16);
+      // Dwords (all below 2^16) to words: within each 128-bit half, then the halves' low qwords.
+      g_.vpackusdw(t, t, t);
+      g_.vpermq(Xbyak::Ymm(v.getIdx()), t, 0x08);
+    }
+  }
+
+  // Rounds v (see round) and stores its first `count` (1..lanes) bf16 at `at`. Opmask: a partial
+  // count needs tail_k() set for it.
+  void store(const Xbyak::RegExp& at, const Vmm& v, int count, const std::vector<Vmm>& scratch) {
+    using Xbyak::util::ptr;
+    round(v, scratch);
+    const Half<Vmm> h(v.getIdx());
+    if constexpr (kZmm) {
+      if (count == kLanes) {
+        g_.vmovdqu16(ptr[at], h);
+      } else {
+        g_.vmovdqu16(ptr[at] | tail_k(), h);
+      }
+    } else {
+      store_words(g_, at, h, count);
+    }
+  }
+
+ private:
+  Xbyak::CodeGenerator& g_;
+  ConstantTable& consts_;
+  bool native_;
+};
+
+}  // namespace weft::tpp::detail
