@@ -74,9 +74,9 @@ void check_args(const BrgemmDesc& d, const BrgemmArgs& args) {
 
 void Brgemm::operator()(const float* a, const float* b, float* c, std::int64_t count, std::int64_t stride_a,
                         std::int64_t stride_b) const {
-  if (desc().batch != BrgemmBatch::strided || desc().bias != BrgemmBias::none)
+  if (desc().batch != BrgemmBatch::strided || desc().bias != BrgemmBias::none || desc().types != DataTypes{})
     throw Error("brgemm " + to_string(desc()) +
-                ": the (a, b, c, count, strides) call is for strided kernels without bias; pass BrgemmArgs");
+                ": the (a, b, c, count, strides) call is for strided FP32 kernels without bias; pass BrgemmArgs");
   BrgemmArgs args;
   args.a = a;
   args.b = b;

@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -103,16 +104,22 @@ void validate(const BrgemmDesc& d) {
   if (!takes_alpha && d.unary_alpha != 0.0f) reject(d, "unary_alpha given to an epilogue that takes none");
   // One descriptor per kernel: with beta = 0 C is never read, and a prefetch of it is no use.
   if (d.prefetch == BrgemmPrefetch::next_c && d.beta != 1) reject(d, "prefetch next_c needs beta = 1");
+  if (const std::string why = why_unsupported_brgemm(d.types); !why.empty()) reject(d, why);
+  const bool bf16 = d.types.in == jit::DataType::bf16;
+  if (bf16 && d.k % 2 != 0)
+    reject(d, "k must be even for bf16 inputs (A is in VNNI-2: pairs of k), got " + std::to_string(d.k));
+  if (bf16 && d.b_transposed) reject(d, "b_transposed is not implemented for bf16 inputs (B's pairs of k must be adjacent)");
+  if (d.types.compute == jit::DataType::f64 && d.activation == BrgemmActivation::unary)
+    reject(d, "the unary epilogue (" + to_string(d.unary) + ") is not implemented in f64; relu is");
   // The generated code addresses every element of one A_i, B_i and C with 32-bit displacements
   // from a base register.
-  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max() / 4;
-  if (d.lda > limit / d.k) reject(d, "A spans more than 2 GiB (lda * k)");
-  if (!d.b_transposed && d.ldb > limit / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
-  if (d.b_transposed && d.ldb > limit / d.k) reject(d, "B spans more than 2 GiB (ldb * k, b_transposed)");
-  if (d.ldc > limit / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
-  if (const std::string why = why_unsupported_brgemm(d.types); !why.empty()) reject(d, why);
-  if (d.types != DataTypes{})
-    reject(d, "data types " + to_string(d.types) + " are not supported yet (bf16 and f64 kernels are not implemented yet)");
+  const std::int64_t in_bytes = static_cast<std::int64_t>(jit::size_of(d.types.in));
+  const std::int64_t out_bytes = static_cast<std::int64_t>(jit::size_of(d.types.out));
+  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
+  if (d.lda > limit / in_bytes / d.k) reject(d, "A spans more than 2 GiB (lda * k)");
+  if (!d.b_transposed && d.ldb > limit / in_bytes / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
+  if (d.b_transposed && d.ldb > limit / in_bytes / d.k) reject(d, "B spans more than 2 GiB (ldb * k, b_transposed)");
+  if (d.ldc > limit / out_bytes / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
 }
 
 }  // namespace weft::tpp

@@ -9,6 +9,13 @@
 //             acc = epilogue(acc); C = acc
 // With k_split > 1 each accumulator has that many partial sums, added after the batch; dot tiles
 // (m = 1) run vectors along k instead of m (see the section below).
+//
+// Data types: the accumulators are f32 (f32 and bf16 inputs) or f64, `lanes` of them per register.
+// A k step is one k, or in bf16 a pair of k: A's vector then holds `lanes` rows of VNNI-2 pairs (as
+// many bytes as an f32 vector of those rows), B's pair is one 32-bit broadcast. bf16_dot multiplies
+// the pair with one vdpbf16ps; bf16_widen splits both into fp32 (the odd k: the high halves, masked;
+// the even k: shifted up) and issues two FMAs, the odd k first, as vdpbf16ps adds them. General-
+// purpose registers hold row and column offsets in elements (scaled in the address).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -18,9 +25,11 @@
 
 #include "brgemm_emit.hpp"
 #include "activation_emit.hpp"
+#include "bf16_emit.hpp"
 #include "kernel_frame.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/code_buffer.hpp"
+#include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -34,12 +43,23 @@ using namespace Xbyak;
 template <class Vec>
 class BrgemmEmitter : public detail::KernelFrame {
   static constexpr bool kZmm = detail::VecTraits<Vec>::is_zmm;
-  static constexpr int kLanes = detail::VecTraits<Vec>::lanes;
   static constexpr int kVectorBytes = detail::VecTraits<Vec>::bytes;
+  using DataType = jit::DataType;
 
  public:
   BrgemmEmitter(const BrgemmDesc& d, const BrgemmPlan& plan)
-      : detail::KernelFrame(kVectorBytes, code_size(d, plan)), d_(d), plan_(plan) {
+      : detail::KernelFrame(kVectorBytes, code_size(d, plan)),
+        d_(d),
+        plan_(plan),
+        lanes_(plan.lanes),
+        f64_(d.types.compute == DataType::f64),
+        bf16_in_(d.types.in == DataType::bf16),
+        in_bytes_(static_cast<int>(jit::size_of(d.types.in))),
+        out_bytes_(static_cast<int>(jit::size_of(d.types.out))),
+        row_bytes_(kVectorBytes / plan.lanes),
+        bf16_(*this, consts_, jit::isa_traits(plan.isa).bf16_dot) {
+    if (plan.lanes != detail::VecTraits<Vec>::bytes / static_cast<int>(jit::size_of(d.types.compute)))
+      throw Error("brgemm plan '" + to_string(plan) + "': lanes do not match the accumulator type");
     emit_function({rbx, rbp, r12, r13, r14, r15}, [&] { emit(); });
   }
 
@@ -50,7 +70,9 @@ class BrgemmEmitter : public detail::KernelFrame {
     const int unrolled = plan.k_unroll + (d.k % plan.k_unroll);
     for (const BrgemmPanel& p : plan.panels)
       for (const BrgemmColumnBlock& c : p.columns) {
-        const std::size_t step = static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12;
+        // bf16_widen: a shift and a mask per operand and two FMAs per accumulator.
+        const std::size_t step = static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12 *
+                                 (plan.math == BrgemmMath::bf16_widen ? 3 : 1);
         bytes += step * static_cast<std::size_t>(unrolled) +
                  static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) +
                  static_cast<std::size_t>(p.vectors * c.cols * plan.k_split) * 16 + 512;
@@ -68,8 +90,8 @@ class BrgemmEmitter : public detail::KernelFrame {
   const Reg64 r_ai = r8, r_bi = r9;    // batch cursors: next A_i / B_i, or the next array entry
   const Reg64 r_count = r10;           // batch entries left
   const Reg64 r_k = r11;               // k loop counter
-  const Reg64 r_row = rax;             // byte offset of the current row panel (m0 * 4)
-  const Reg64 r_col = rbx;             // byte offset of the current column block in a row vector (n0 * 4)
+  const Reg64 r_row = rax;             // the current row panel's first row, m0
+  const Reg64 r_col = rbx;             // the current column block's first column, n0
   const Reg64 r_tmp = rbp;
   const Reg64 r_stride_a = r12, r_stride_b = r13;  // strided: bytes between batch entries
   const Reg64 r_panel_loop = r14, r_col_loop = r15;
@@ -91,12 +113,12 @@ class BrgemmEmitter : public detail::KernelFrame {
   void emit() {
     if (d_.batch == BrgemmBatch::strided) {
       mov(r_stride_a, ptr[r_args + field(&BrgemmArgs::stride_a)]);
-      shl(r_stride_a, 2);
+      shl(r_stride_a, in_shift());
       mov(r_stride_b, ptr[r_args + field(&BrgemmArgs::stride_b)]);
-      shl(r_stride_b, 2);
+      shl(r_stride_b, in_shift());
     }
     // Every partial vector has the m tail's lanes: an opmask is set once for the whole kernel.
-    const int tail = d_.m % kLanes;
+    const int tail = d_.m % lanes_;
     if (tail != 0) detail::set_tail_mask<Vec>(*this, tail, r_tmp.cvt32());
 
     xor_(r_row, r_row);
@@ -114,13 +136,13 @@ class BrgemmEmitter : public detail::KernelFrame {
           L(block_top);
         }
         tile(panel, block.cols);
-        add(r_col, block.cols * 4);
+        add(r_col, block.cols);
         if (block.count > 1) {
           dec(r_col_loop);
           jnz(block_top, T_NEAR);
         }
       }
-      add(r_row, panel.rows(kLanes) * 4);
+      add(r_row, panel.rows(lanes_));
       if (panel.count > 1) {
         dec(r_panel_loop);
         jnz(panel_top, T_NEAR);
@@ -128,22 +150,69 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
-  // A vector from memory; with `partial`, only the first m % lanes rows are read and the other lanes
-  // are zero (the tail policy of vec_traits.hpp).
+  int in_shift() const { return in_bytes_ == 2 ? 1 : in_bytes_ == 4 ? 2 : 3; }
+
+  // A vector of A (f32, f64, or the VNNI-2 pairs of a bf16 pair step: 32-bit units) from memory;
+  // with `partial`, only the first m % lanes rows are read and the other lanes are zero (the tail
+  // policy of vec_traits.hpp).
   void load(const Vec& v, const Reg64& base, int disp, bool partial) {
     if (!partial) {
       vmovups(v, ptr[base + disp]);
+    } else if (f64_) {
+      detail::load_partial_f64(*this, v, base + disp, d_.m % lanes_, scratch());
     } else {
-      detail::load_partial(*this, v, base + disp, d_.m % kLanes, scratch());
+      detail::load_partial(*this, v, base + disp, d_.m % lanes_, scratch());
     }
   }
 
-  // Stores the first `rows` lanes of v (the tail policy of vec_traits.hpp); `scratch` is clobbered.
-  void store(const Reg64& base, int disp, const Vec& v, int rows, const Vec& scratch) {
-    if (rows == kLanes) {
-      vmovups(ptr[base + disp], v);
+  // `rows` elements of C's type (types.out: C, the bias) as accumulator lanes, the others zero.
+  void load_out(const Vec& v, const Reg64& base, int disp, int rows) {
+    if (d_.types.out == DataType::bf16) {
+      bf16_.load(v, base + disp, rows, scratch());
     } else {
-      detail::store_partial(*this, base + disp, v, rows, scratch);
+      load(v, base, disp, rows != lanes_);
+    }
+  }
+
+  // Stores the first `rows` lanes of v in C's type (the tail policy of vec_traits.hpp, bf16 rounded
+  // to nearest even); v and `spare` (two registers for bf16) are clobbered.
+  void store(const Reg64& base, int disp, const Vec& v, int rows, const std::vector<Vec>& spare) {
+    if (d_.types.out == DataType::bf16) {
+      bf16_.store(base + disp, v, rows, spare);
+    } else if (rows == lanes_) {
+      vmovups(ptr[base + disp], v);
+    } else if (f64_) {
+      detail::store_partial_f64(*this, base + disp, v, rows, spare.at(0));
+    } else {
+      detail::store_partial(*this, base + disp, v, rows, spare.at(0));
+    }
+  }
+
+  void add_vectors(const Vec& to, const Vec& a, const Vec& b) {
+    if (f64_) {
+      vaddpd(to, a, b);
+    } else {
+      vaddps(to, a, b);
+    }
+  }
+
+  void fma(const Vec& acc, const Vec& a, const Operand& b) {
+    if (f64_) {
+      vfmadd231pd(acc, a, b);
+    } else {
+      vfmadd231ps(acc, a, b);
+    }
+  }
+
+  // One element of C's type at `at` in every lane.
+  void broadcast_out(const Vec& v, const Address& at) {
+    switch (d_.types.out) {
+      case DataType::f32: vbroadcastss(v, at); return;
+      case DataType::f64: vbroadcastsd(v, at); return;
+      case DataType::bf16:
+        vpbroadcastw(v, at);
+        vpslld(v, v, 16);  // (b << 16 | b) << 16: b's bits in the top half, zeros below
+        return;
     }
   }
 
@@ -161,15 +230,16 @@ class BrgemmEmitter : public detail::KernelFrame {
       return;
     }
     const int mv = panel.vectors;
-    const int last_rows = panel.tail == 0 ? kLanes : panel.tail;
-    auto rows_of = [&](int i) { return i == mv - 1 ? last_rows : kLanes; };
-    const std::int64_t ldc_bytes = d_.ldc * 4;
+    const int last_rows = panel.tail == 0 ? lanes_ : panel.tail;
+    auto rows_of = [&](int i) { return i == mv - 1 ? last_rows : lanes_; };
+    const std::int64_t ldc_bytes = d_.ldc * out_bytes_;
+    const int c_vector_bytes = lanes_ * out_bytes_;
     cols_ = cols;
 
-    // C of this tile: c + m0 * 4 + n0 * ldc * 4.
+    // C of this tile: c + (m0 + n0 * ldc) elements.
     mov(r_c, ptr[r_args + field(&BrgemmArgs::c)]);
-    add(r_c, r_row);
-    imul(r_tmp, r_col, static_cast<int>(d_.ldc));
+    lea(r_c, ptr[r_c + r_row * out_bytes_]);
+    imul(r_tmp, r_col, static_cast<int>(ldc_bytes));
     add(r_c, r_tmp);
 
     for (int j = 0; j < cols; ++j)
@@ -178,7 +248,7 @@ class BrgemmEmitter : public detail::KernelFrame {
         if (d_.beta == 0) {
           zero(a);
         } else {
-          load(a, r_c, static_cast<int>(j * ldc_bytes) + i * kVectorBytes, rows_of(i) != kLanes);
+          load_out(a, r_c, static_cast<int>(j * ldc_bytes) + i * c_vector_bytes, rows_of(i));
         }
         for (int s = 1; s < plan_.k_split; ++s) zero(acc(i, j, mv, s));
       }
@@ -188,18 +258,19 @@ class BrgemmEmitter : public detail::KernelFrame {
     fold_partials(panel, cols);
     epilogue(panel, cols);
 
-    const Vec free_register = vec(mv * cols);
+    // The registers above the tile are free (the epilogue plan counted two for bf16 rounding).
+    const std::vector<Vec> free_registers{vec(mv * cols), vec(std::min(mv * cols + 1, plan_.vector_registers - 1))};
     for (int j = 0; j < cols; ++j)
       for (int i = 0; i < mv; ++i)
-        store(r_c, static_cast<int>(j * ldc_bytes) + i * kVectorBytes, acc(i, j, mv), rows_of(i), free_register);
+        store(r_c, static_cast<int>(j * ldc_bytes) + i * c_vector_bytes, acc(i, j, mv), rows_of(i), free_registers);
   }
 
   // The C columns of the tile after this one (BrgemmPlan::prefetch_next_c): `cols` columns from
   // column n0 + cols, this panel's rows. The column's alignment is unknown here, so besides one
   // prefetch every 64 bytes its last byte gets one (the line a misaligned column spills into).
   void prefetch_next_tile_c(const BrgemmPanel& panel, int cols) {
-    const std::int64_t ldc_bytes = d_.ldc * 4;
-    const int bytes = panel.rows(kLanes) * 4;
+    const std::int64_t ldc_bytes = d_.ldc * out_bytes_;
+    const int bytes = panel.rows(lanes_) * out_bytes_;
     for (int j = 0; j < cols; ++j) {
       // validate() keeps C itself within 2 GiB; a column past it may not be addressable: skip it.
       const std::int64_t column = (cols + j) * ldc_bytes;
@@ -218,7 +289,7 @@ class BrgemmEmitter : public detail::KernelFrame {
     switch (d_.batch) {
       case BrgemmBatch::strided:
         mov(r_ai, ptr[r_args + field(&BrgemmArgs::a)]);
-        add(r_ai, r_row);
+        lea(r_ai, ptr[r_ai + r_row * row_bytes_]);
         b_column_offset(r_bi);
         add(r_bi, ptr[r_args + field(&BrgemmArgs::b)]);
         break;
@@ -241,11 +312,11 @@ class BrgemmEmitter : public detail::KernelFrame {
         break;
       case BrgemmBatch::offsets:
         mov(r_a, ptr[r_ai]);
-        shl(r_a, 2);
+        shl(r_a, in_shift());
         add(r_a, ptr[r_args + field(&BrgemmArgs::a)]);
-        add(r_a, r_row);
+        lea(r_a, ptr[r_a + r_row * row_bytes_]);
         mov(r_b, ptr[r_bi]);
-        shl(r_b, 2);
+        shl(r_b, in_shift());
         add(r_b, ptr[r_args + field(&BrgemmArgs::b)]);
         add_b_column_offset();
         add(r_ai, 8);
@@ -253,7 +324,7 @@ class BrgemmEmitter : public detail::KernelFrame {
         break;
       case BrgemmBatch::addresses:
         mov(r_a, ptr[r_ai]);
-        add(r_a, r_row);
+        lea(r_a, ptr[r_a + r_row * row_bytes_]);
         mov(r_b, ptr[r_bi]);
         add_b_column_offset();
         add(r_ai, 8);
@@ -266,27 +337,30 @@ class BrgemmEmitter : public detail::KernelFrame {
     L(done);
   }
 
-  // Where B's column n0 starts in B_i, in bytes, from r_col = n0 * 4: n0 * ldb * 4, or with B
-  // transposed n0 * 4 (the k steps are then ldb apart instead: b_k_bytes()).
+  // Where B's column n0 starts in B_i, in bytes, from r_col = n0: n0 * ldb elements, or with B
+  // transposed n0 (the k steps are then ldb apart instead: b_k_bytes()).
   void b_column_offset(const Reg64& to) {
     if (d_.b_transposed) {
-      mov(to, r_col);
+      lea(to, ptr[r_col * in_bytes_]);
     } else {
-      imul(to, r_col, static_cast<int>(d_.ldb));
+      imul(to, r_col, static_cast<int>(d_.ldb * in_bytes_));
     }
   }
 
   void add_b_column_offset() {
     if (d_.b_transposed) {
-      add(r_b, r_col);
+      lea(r_b, ptr[r_b + r_col * in_bytes_]);
     } else {
       b_column_offset(r_tmp);
       add(r_b, r_tmp);
     }
   }
 
-  std::int64_t b_column_bytes() const { return d_.b_transposed ? 4 : d_.ldb * 4; }
-  std::int64_t b_k_bytes() const { return d_.b_transposed ? d_.ldb * 4 : 4; }
+  std::int64_t b_column_bytes() const { return d_.b_transposed ? in_bytes_ : d_.ldb * in_bytes_; }
+  // Bytes between steps: one k (ldb apart when transposed), or a pair of k in bf16.
+  std::int64_t b_k_bytes() const { return d_.b_transposed ? d_.ldb * in_bytes_ : (bf16_in_ ? 2 : 1) * in_bytes_; }
+  // Bytes between A's steps: lda rows of one k, or of a VNNI-2 pair in bf16.
+  std::int64_t a_k_bytes() const { return d_.lda * row_bytes_; }
 
   // Adds the partial sums pairwise into partial 0: (0 + 1) + (2 + 3), ...
   void fold_partials(const BrgemmPanel& panel, int cols) {
@@ -294,7 +368,7 @@ class BrgemmEmitter : public detail::KernelFrame {
     for (int step = 1; step < plan_.k_split; step *= 2)
       for (int s = 0; s + step < plan_.k_split; s += 2 * step)
         for (int j = 0; j < cols; ++j)
-          for (int i = 0; i < mv; ++i) vaddps(acc(i, j, mv, s), acc(i, j, mv, s), acc(i, j, mv, s + step));
+          for (int i = 0; i < mv; ++i) add_vectors(acc(i, j, mv, s), acc(i, j, mv, s), acc(i, j, mv, s + step));
   }
 
   // The k steps of one batch entry. A full vector load of the tail rows reads past row m but stays
@@ -308,14 +382,14 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
     int peeled = 0;
     if (panel.tail != 0 && !kZmm) {
-      const std::int64_t over = kLanes - panel.tail;
-      peeled = static_cast<int>(std::min<std::int64_t>(d_.k, (over + d_.lda - 1) / d_.lda));
+      const std::int64_t over = lanes_ - panel.tail;
+      peeled = static_cast<int>(std::min<std::int64_t>(steps(), (over + d_.lda - 1) / d_.lda));
     }
-    const int main_steps = d_.k - peeled;
+    const int main_steps = steps() - peeled;
     const int unroll = std::min(plan_.k_unroll, std::max(main_steps, 1));
     const int iterations = main_steps / unroll;
     const int rest = main_steps % unroll;
-    const int a_step = static_cast<int>(unroll * d_.lda * 4);
+    const int a_step = static_cast<int>(unroll * a_k_bytes());
     const int b_step = static_cast<int>(unroll * b_k_bytes());
     const bool more = rest > 0 || peeled > 0;
     // The loop body starts at a multiple of k_split.
@@ -346,33 +420,107 @@ class BrgemmEmitter : public detail::KernelFrame {
   // `base`: the k step r_a / r_b point at, for the choice of partial sums.
   void k_steps(const BrgemmPanel& panel, int cols, int first, int steps, bool partial, int base = 0) {
     const int mv = panel.vectors;
-    const std::int64_t lda_bytes = d_.lda * 4, b_column = b_column_bytes(), b_k = b_k_bytes();
+    const std::int64_t lda_bytes = a_k_bytes(), b_column = b_column_bytes(), b_k = b_k_bytes();
     const int operands = mv * cols * plan_.k_split;  // first register after the accumulators
     const bool masked = panel.tail != 0 && (kZmm || partial);
     for (int kk = first; kk < first + steps; ++kk) {
       const int s = (base + kk) % plan_.k_split;
       auto a_disp = [&](int i) { return static_cast<int>(kk * lda_bytes) + i * kVectorBytes; };
       auto b_addr = [&](int j) { return ptr[r_b + static_cast<int>(j * b_column + kk * b_k)]; };
+      if (plan_.math == BrgemmMath::bf16_widen) {
+        widened_step(panel, cols, s, operands, masked, a_disp, b_addr);
+        continue;
+      }
       if (!panel.b_in_registers) {
         for (int i = 0; i < mv; ++i) load(vec(operands + i), r_a, a_disp(i), masked && i == mv - 1);
         const Vec bcast = vec(operands + mv);
         for (int j = 0; j < cols; ++j) {
-          vbroadcastss(bcast, b_addr(j));
-          for (int i = 0; i < mv; ++i) vfmadd231ps(acc(i, j, mv, s), vec(operands + i), bcast);
+          broadcast_in(bcast, b_addr(j));
+          for (int i = 0; i < mv; ++i) multiply_add(acc(i, j, mv, s), vec(operands + i), bcast);
         }
       } else {
-        for (int j = 0; j < cols; ++j) vbroadcastss(vec(operands + j), b_addr(j));
+        for (int j = 0; j < cols; ++j) broadcast_in(vec(operands + j), b_addr(j));
         const Vec a = vec(operands + cols);
         for (int i = 0; i < mv; ++i) {
           const bool piecewise = masked && i == mv - 1;
           if (cols == 1 && !piecewise) {
             // One use: the load is the FMA's memory operand.
-            vfmadd231ps(acc(i, 0, mv, s), vec(operands), ptr[r_a + a_disp(i)]);
+            multiply_add(acc(i, 0, mv, s), vec(operands), ptr[r_a + a_disp(i)]);
             continue;
           }
           load(a, r_a, a_disp(i), piecewise);
-          for (int j = 0; j < cols; ++j) vfmadd231ps(acc(i, j, mv, s), a, vec(operands + j));
+          for (int j = 0; j < cols; ++j) multiply_add(acc(i, j, mv, s), a, vec(operands + j));
         }
+      }
+    }
+  }
+
+  // One step's B operand in every lane: an f32 or f64 element, or a bf16 pair (32 bits).
+  void broadcast_in(const Vec& v, const Address& at) {
+    if (f64_) {
+      vbroadcastsd(v, at);
+    } else if (bf16_in_) {
+      vpbroadcastd(v, at);
+    } else {
+      vbroadcastss(v, at);
+    }
+  }
+
+  // acc += a * b for one step: an FMA, or vdpbf16ps on a pair (bf16_dot).
+  void multiply_add(const Vec& acc, const Vec& a, const Operand& b) {
+    if (plan_.math == BrgemmMath::bf16_dot) {
+      if constexpr (kZmm) {
+        vdpbf16ps(acc, a, b);
+      } else {
+        throw Error("brgemm: vdpbf16ps is emitted for AVX-512 only");
+      }
+    } else {
+      fma(acc, a, b);
+    }
+  }
+
+  // The odd k of a pair (the high halves of 32-bit units) as fp32: the low halves masked off; the
+  // even k: shifted up. `odd` holds the pair on entry.
+  void widen_pair(const Vec& even, const Vec& odd) {
+    vpslld(even, odd, 16);
+    if constexpr (kZmm) {
+      vpandd(odd, odd, consts_.splat_bits(0xffff0000u));
+    } else {
+      vpand(odd, odd, consts_.splat_bits(0xffff0000u));
+    }
+  }
+
+  // A bf16 pair step without vdpbf16ps (BrgemmMath::bf16_widen): A's vectors and B's broadcasts
+  // widened into an even and an odd register each (operand registers 2x and 2x + 1), then two fp32
+  // FMAs per accumulator, the odd k first.
+  template <class ADisp, class BAddr>
+  void widened_step(const BrgemmPanel& panel, int cols, int s, int operands, bool masked, ADisp a_disp, BAddr b_addr) {
+    const int mv = panel.vectors;
+    auto even = [&](int x) { return vec(operands + 2 * x); };
+    auto odd = [&](int x) { return vec(operands + 2 * x + 1); };
+    auto both = [&](const Vec& acc, const Vec& a_even, const Vec& a_odd, const Vec& b_even, const Vec& b_odd) {
+      vfmadd231ps(acc, a_odd, b_odd);
+      vfmadd231ps(acc, a_even, b_even);
+    };
+    if (!panel.b_in_registers) {
+      for (int i = 0; i < mv; ++i) {
+        load(odd(i), r_a, a_disp(i), masked && i == mv - 1);
+        widen_pair(even(i), odd(i));
+      }
+      for (int j = 0; j < cols; ++j) {
+        vpbroadcastd(odd(mv), b_addr(j));
+        widen_pair(even(mv), odd(mv));
+        for (int i = 0; i < mv; ++i) both(acc(i, j, mv, s), even(i), odd(i), even(mv), odd(mv));
+      }
+    } else {
+      for (int j = 0; j < cols; ++j) {
+        vpbroadcastd(odd(j), b_addr(j));
+        widen_pair(even(j), odd(j));
+      }
+      for (int i = 0; i < mv; ++i) {
+        load(odd(cols), r_a, a_disp(i), masked && i == mv - 1);
+        widen_pair(even(cols), odd(cols));
+        for (int j = 0; j < cols; ++j) both(acc(i, j, mv, s), even(cols), odd(cols), even(j), odd(j));
       }
     }
   }
@@ -383,18 +531,23 @@ class BrgemmEmitter : public detail::KernelFrame {
     if (d_.bias != BrgemmBias::none) {
       mov(r_tmp, ptr[r_args + field(&BrgemmArgs::bias)]);
       if (d_.bias == BrgemmBias::per_row) {
-        add(r_tmp, r_row);
+        lea(r_tmp, ptr[r_tmp + r_row * out_bytes_]);
         for (int i = 0; i < mv; ++i) {
-          load(t, r_tmp, i * kVectorBytes, panel.tail != 0 && i == mv - 1);
-          for (int j = 0; j < cols; ++j) vaddps(acc(i, j, mv), acc(i, j, mv), t);
+          load_out(t, r_tmp, i * lanes_ * out_bytes_, i == mv - 1 && panel.tail != 0 ? panel.tail : lanes_);
+          for (int j = 0; j < cols; ++j) add_vectors(acc(i, j, mv), acc(i, j, mv), t);
         }
       } else {
-        add(r_tmp, r_col);
+        lea(r_tmp, ptr[r_tmp + r_col * out_bytes_]);
         for (int j = 0; j < cols; ++j) {
-          vbroadcastss(t, ptr[r_tmp + j * 4]);
-          for (int i = 0; i < mv; ++i) vaddps(acc(i, j, mv), acc(i, j, mv), t);
+          broadcast_out(t, ptr[r_tmp + j * out_bytes_]);
+          for (int i = 0; i < mv; ++i) add_vectors(acc(i, j, mv), acc(i, j, mv), t);
         }
       }
+    }
+    if (f64_ && d_.activation == BrgemmActivation::relu) {
+      for (int j = 0; j < cols; ++j)
+        for (int i = 0; i < mv; ++i) relu_f64(acc(i, j, mv), t);
+      return;
     }
     if (d_.activation != BrgemmActivation::none) {
       // The unary TPPs' sequence, on each accumulator, with the registers above the tile as scratch.
@@ -406,6 +559,22 @@ class BrgemmEmitter : public detail::KernelFrame {
         for (int i = 0; i < mv; ++i) act.emit(op, d_.unary_alpha, acc(i, j, mv), scratch);
     }
   }
+
+  // UnaryOp::relu in f64: x where x > 0 or x is NaN (not less-or-equal, unordered), else +0.
+  void relu_f64(const Vec& x, const Vec& t) {
+    constexpr std::uint8_t kNotLessEqualUnordered = 6;
+    vxorpd(t, t, t);
+    if constexpr (kZmm) {
+      const Opmask pass(7);
+      vcmppd(pass, x, t, kNotLessEqualUnordered);
+      vmovapd(x | pass | T_z, x);
+    } else {
+      vcmppd(t, x, t, kNotLessEqualUnordered);
+      vandpd(x, x, t);
+    }
+  }
+
+  int steps() const { return bf16_in_ ? d_.k / 2 : d_.k; }
 
   // ---- dot tiles (m = 1, AVX2): C(0, j) = sum over k of A(0, k) B(k, j), vectors along k ----------
   //
@@ -428,14 +597,14 @@ class BrgemmEmitter : public detail::KernelFrame {
       cols_ = cols;
       // C(0, n0): c + n0 * ldc * 4 (m = 1: the row offset is 0).
       mov(r_c, ptr[r_args + field(&BrgemmArgs::c)]);
-      imul(r_tmp, r_col, static_cast<int>(d_.ldc));
+      imul(r_tmp, r_col, static_cast<int>(d_.ldc * 4));
       add(r_c, r_tmp);
       for (int s = 0; s < plan_.k_split; ++s)
         for (int j = 0; j < cols; ++j) zero(acc(0, j, 1, s));
-      const int r = d_.k % kLanes;
+      const int r = d_.k % lanes_;
       if (r != 0) {
-        std::vector<std::uint32_t> last(kLanes, 0u);
-        for (int l = kLanes - r; l < kLanes; ++l) last[static_cast<std::size_t>(l)] = 0xffffffffu;
+        std::vector<std::uint32_t> last(lanes_, 0u);
+        for (int l = lanes_ - r; l < lanes_; ++l) last[static_cast<std::size_t>(l)] = 0xffffffffu;
         vmovups(dot_mask(), consts_.words(last));
       }
       batch_loop(panel, cols);
@@ -450,7 +619,7 @@ class BrgemmEmitter : public detail::KernelFrame {
       }
       if (d_.bias == BrgemmBias::per_col) {
         mov(r_tmp, ptr[r_args + field(&BrgemmArgs::bias)]);
-        add(r_tmp, r_col);
+        lea(r_tmp, ptr[r_tmp + r_col * 4]);
         detail::load_lanes(*this, t, r_tmp, cols, Xmm(t2.getIdx()));
         vaddps(sum, sum, t);
       } else if (d_.bias == BrgemmBias::per_row) {
@@ -521,7 +690,7 @@ class BrgemmEmitter : public detail::KernelFrame {
 
   void store_row(const Reg64& base, const Ymm& v, int g, const Xmm& scratch) {
     if (d_.ldc == 1) {
-      store(base, 0, Vec(v.getIdx()), g, Vec(scratch.getIdx()));
+      store(base, 0, Vec(v.getIdx()), g, {Vec(scratch.getIdx())});
       return;
     }
     const Xmm low(v.getIdx());
@@ -538,32 +707,32 @@ class BrgemmEmitter : public detail::KernelFrame {
   }
 
   void dot_k_loop(int cols) {
-    const int chunks = d_.k / kLanes;  // whole vectors of k (the plan has k >= lanes)
-    const int r = d_.k % kLanes;
-    const int unroll = std::clamp(plan_.k_unroll / kLanes, 1, chunks);
+    const int chunks = d_.k / lanes_;  // whole vectors of k (the plan has k >= lanes)
+    const int r = d_.k % lanes_;
+    const int unroll = std::clamp(plan_.k_unroll / lanes_, 1, chunks);
     const int iterations = chunks / unroll;
     const int rest = chunks % unroll;
     if (iterations > 1 && unroll % plan_.k_split != 0) throw Error("brgemm plan: k_unroll is not a multiple of k_split vectors");
-    const int a_step = static_cast<int>(unroll * kLanes * d_.lda * 4);
+    const int a_step = static_cast<int>(unroll * lanes_ * d_.lda * 4);
     const int after = iterations * unroll;
     if (iterations > 1) {
       Label top;
       mov(r_k, iterations);
       L(top);
-      for (int c = 0; c < unroll; ++c) dot_vector(cols, c * kLanes, c % plan_.k_split, false);
+      for (int c = 0; c < unroll; ++c) dot_vector(cols, c * lanes_, c % plan_.k_split, false);
       add(r_a, a_step);
       add(r_b, unroll * kVectorBytes);
       dec(r_k);
       jnz(top, T_NEAR);
     } else {
-      for (int c = 0; c < unroll; ++c) dot_vector(cols, c * kLanes, c % plan_.k_split, false);
+      for (int c = 0; c < unroll; ++c) dot_vector(cols, c * lanes_, c % plan_.k_split, false);
       if (rest > 0 || r > 0) {
         add(r_a, a_step);
         add(r_b, unroll * kVectorBytes);
       }
     }
-    for (int c = 0; c < rest; ++c) dot_vector(cols, c * kLanes, (after + c) % plan_.k_split, false);
-    if (r > 0) dot_vector(cols, rest * kLanes + r - kLanes, chunks % plan_.k_split, true);
+    for (int c = 0; c < rest; ++c) dot_vector(cols, c * lanes_, (after + c) % plan_.k_split, false);
+    if (r > 0) dot_vector(cols, rest * lanes_ + r - lanes_, chunks % plan_.k_split, true);
   }
 
   // One vector of k, starting `first` k steps after r_a / r_b, into partial s; `masked`: only its
@@ -578,7 +747,7 @@ class BrgemmEmitter : public detail::KernelFrame {
         vmovups(a, ptr[r_a + a_disp]);
       }
     } else {
-      gather(Ymm(a.getIdx()), r_a, a_disp, static_cast<int>(d_.lda * 4), kLanes, Xmm(t.getIdx()));
+      gather(Ymm(a.getIdx()), r_a, a_disp, static_cast<int>(d_.lda * 4), lanes_, Xmm(t.getIdx()));
       if (masked) vandps(a, a, mask);
     }
     for (int j = 0; j < cols; ++j) {
@@ -594,6 +763,13 @@ class BrgemmEmitter : public detail::KernelFrame {
 
   BrgemmDesc d_;
   BrgemmPlan plan_;
+  const int lanes_;       // accumulator lanes per register
+  const bool f64_;        // f64 accumulators (and everything else f64)
+  const bool bf16_in_;    // A and B in bf16: steps are pairs of k
+  const int in_bytes_;    // an element of A and B
+  const int out_bytes_;   // an element of C and the bias
+  const int row_bytes_;   // one row of an A vector (and of an accumulator): 4, or 8 in f64
+  detail::Bf16Emitter<Vec> bf16_;
   int cols_ = 1;  // columns of the tile being emitted
 };
 
@@ -601,6 +777,13 @@ class BrgemmEmitter : public detail::KernelFrame {
 
 std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan) {
   validate(d);
+  const bool bf16 = d.types.in == jit::DataType::bf16;
+  const bool dot_isa = jit::isa_traits(plan.isa).bf16_dot;
+  if (bf16 != (plan.math != BrgemmMath::fma) || (plan.math == BrgemmMath::bf16_dot && !dot_isa))
+    throw Error("brgemm plan '" + to_string(plan) + "' does not fit " + to_string(d) +
+                ": bf16 inputs need bf16_dot (avx512_bf16) or bf16_widen, other types fma");
+  if (plan.panels.empty() == false && plan.panels.front().dot && d.types != DataTypes{})
+    throw Error("brgemm plan '" + to_string(plan) + "': dot tiles are f32 only");
   for (const BrgemmPanel& p : plan.panels) {
     if (p.dot && (!jit::isa_traits(plan.isa).brgemm.dot_tiles || d.m != 1 || d.k < plan.lanes || p.vectors != 1 ||
                   d.b_transposed))

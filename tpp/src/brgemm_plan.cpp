@@ -4,6 +4,7 @@
 #include <string>
 
 #include "activation_emit.hpp"
+#include "weft/jit/data_type.hpp"
 #include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/brgemm.hpp"
 
@@ -16,18 +17,25 @@ bool needs_scratch_register(jit::Isa isa, const BrgemmPanel& panel) {
   return panel.tail != 0 && jit::isa_traits(isa).tail == jit::TailPolicy::piecewise;
 }
 
-int operand_registers(const BrgemmPanel& panel, int cols) {
-  // One broadcast (or A) register besides the operands kept for a whole k step.
-  return (panel.b_in_registers ? cols : panel.vectors) + 1;
+// Registers per operand vector: bf16_widen keeps the even and the odd k of a pair apart.
+int registers_per_operand(BrgemmMath math) { return math == BrgemmMath::bf16_widen ? 2 : 1; }
+
+int operand_registers(BrgemmMath math, const BrgemmPanel& panel, int cols) {
+  // One broadcast (or A) operand besides the operands kept for a whole k step.
+  return ((panel.b_in_registers ? cols : panel.vectors) + 1) * registers_per_operand(math);
 }
 
 // Widest tile for `vectors` rows of vectors in `free` registers, and the loop order that gets it.
-void widest_tile(int vectors, int free, int& cols, bool& b_in_registers) {
-  const int a_in = (free - vectors - 1) / vectors;
-  const int b_in = (free - 1) / (vectors + 1);
+void widest_tile(BrgemmMath math, int vectors, int free, int& cols, bool& b_in_registers) {
+  const int w = registers_per_operand(math);
+  const int a_in = (free - w * (vectors + 1)) / vectors;
+  const int b_in = (free - w) / (vectors + w);
   b_in_registers = b_in > a_in;
   cols = std::max(1, std::max(a_in, b_in));
 }
+
+// k steps of a batch entry: one per k, or one per pair of k in bf16.
+int steps_of(const BrgemmDesc& d) { return d.types.in == jit::DataType::bf16 ? d.k / 2 : d.k; }
 
 // Vectors per full row panel when the caller does not say: the ISA's panel (measurements in
 // jit::BrgemmIsaDefaults); below it one panel covers all rows (24 x 4, 16 x 6, 8 x 14 on AVX2).
@@ -85,7 +93,7 @@ int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int 
   // The epilogue runs after the k loop and the fold of the partial sums, when the operand and
   // partial-sum registers are free again.
   const int accumulators = panel.vectors * cols;
-  const int body = operand_registers(panel, cols) + (needs_scratch_register(plan.isa, panel) ? 1 : 0);
+  const int body = operand_registers(plan.math, panel, cols) + (needs_scratch_register(plan.isa, panel) ? 1 : 0);
   return std::max(accumulators * plan.k_split + body, accumulators + std::max(body, plan.epilogue_scratch));
 }
 
@@ -133,13 +141,19 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   const jit::IsaTraits& traits = jit::isa_traits(isa);
   if (isa == jit::Isa::reference || d.m < 1 || d.n < 1 || d.k < 1) return plan;
   const jit::BrgemmIsaDefaults& defaults = traits.brgemm;
-  plan.lanes = traits.lanes(sizeof(float));
+  const bool bf16 = d.types.in == jit::DataType::bf16;
+  if (bf16) plan.math = traits.bf16_dot ? BrgemmMath::bf16_dot : BrgemmMath::bf16_widen;
+  plan.lanes = traits.lanes(static_cast<int>(jit::size_of(d.types.compute)));
   plan.vector_registers = traits.vector_registers;
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
-  plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : std::min(d.k, defaults.k_unroll), 1, d.k);
+  // Rounding C to bf16 without vcvtneps2bf16 takes two registers (bf16_emit.hpp).
+  if (d.types.out == jit::DataType::bf16 && !traits.bf16_dot) plan.epilogue_scratch = std::max(plan.epilogue_scratch, 2);
+  const int steps = steps_of(d);
+  plan.k_unroll = std::clamp(options.k_unroll > 0 ? options.k_unroll : std::min(steps, defaults.k_unroll), 1, steps);
 
-  // Dot tiles load B's columns as vectors along k: with B transposed those are ldb apart.
-  if (defaults.dot_tiles && d.m == 1 && d.k >= plan.lanes && !d.b_transposed && options.dot >= 0) {
+  // Dot tiles load B's columns as vectors along k: with B transposed those are ldb apart. f32 only.
+  if (defaults.dot_tiles && d.m == 1 && d.k >= plan.lanes && !d.b_transposed && options.dot >= 0 &&
+      d.types == DataTypes{}) {
     plan_dot(d, options, plan);
     return plan;
   }
@@ -193,7 +207,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   for (BrgemmPanel& p : plan.panels) {
     const int free = plan.vector_registers - (needs_scratch_register(isa, p) ? 1 : 0);
     int cols = 1;
-    widest_tile(p.vectors, free, cols, p.b_in_registers);
+    widest_tile(plan.math, p.vectors, free, cols, p.b_in_registers);
     // A register-hungry activation (sigmoid, tanh, gelu: 3) may need a column fewer.
     while (cols > 1 && brgemm_tile_registers(plan, p, cols) > plan.vector_registers) --cols;
     if (options.max_cols > 0) {
@@ -208,7 +222,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     int widest = 0;
     for (const auto& c : p.columns) widest = std::max(widest, c.cols);
     if (widest == 1) {
-      // One column: each A vector feeds one FMA, as its memory operand; nothing to keep.
+      // One column: each A vector feeds one FMA (fma: as its memory operand); nothing to keep.
       p.b_in_registers = true;
     } else if (p.b_in_registers) {
       BrgemmPanel probe = p;
@@ -222,17 +236,18 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   if (split <= 0) {
     split = 1;
     for (const BrgemmPanel& p : plan.panels)
-      for (const auto& c : p.columns) split = std::max(split, split_for(p.vectors * c.cols, p.vectors + c.cols));
+      for (const auto& c : p.columns)
+        split = std::max(split, split_for(p.vectors * c.cols * registers_per_operand(plan.math), p.vectors + c.cols));
   }
-  for (plan.k_split = std::clamp(split, 1, d.k); plan.k_split > 1; --plan.k_split) {
+  for (plan.k_split = std::clamp(split, 1, steps); plan.k_split > 1; --plan.k_split) {
     bool fits = true;
     for (const BrgemmPanel& p : plan.panels)
       for (const auto& c : p.columns) fits = fits && brgemm_tile_registers(plan, p, c.cols) <= plan.vector_registers;
     if (fits) break;
   }
-  if (plan.k_split > 1 && plan.k_unroll < d.k) {
+  if (plan.k_split > 1 && plan.k_unroll < steps) {
     // Every loop iteration starts at a step that goes to partial 0.
-    plan.k_unroll = std::min(d.k, (plan.k_unroll + plan.k_split - 1) / plan.k_split * plan.k_split);
+    plan.k_unroll = std::min(steps, (plan.k_unroll + plan.k_split - 1) / plan.k_split * plan.k_split);
   }
   return plan;
 }
@@ -241,6 +256,8 @@ std::string to_string(const BrgemmPlan& plan) {
   // Appends piecewise: GCC 12 warns (-Wrestrict, a false positive) on "literal" + std::string&&.
   std::string s{jit::to_string(plan.isa)};
   if (plan.isa == jit::Isa::reference) return s;
+  if (plan.math == BrgemmMath::bf16_dot) s += " bf16-dot";
+  if (plan.math == BrgemmMath::bf16_widen) s += " bf16-widen";
   auto add = [&s](const char* text, int value) {
     s += text;
     s += std::to_string(value);

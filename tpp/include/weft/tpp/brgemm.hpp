@@ -1,13 +1,29 @@
-// Batch-reduce GEMM (column-major, like libxsmm; FP32 today, BrgemmDesc::types names the types):
+// Batch-reduce GEMM (column-major, like libxsmm), in fp32, bf16 (fp32 accumulation) or fp64:
 //
 //   C(m x n, ldc) = epilogue( beta * C + sum_{i < count} A_i(m x k, lda) * B_i(k x n, ldb) )
 //
 // B_i(kk, j) is b_i[kk + j * ldb]; with BrgemmDesc::b_transposed it is b_i[kk * ldb + j] (B_i given as
 // its transpose, n x k column-major, like libxsmm's 'T' for B).
 //
+// Data types (BrgemmDesc::types, see why_unsupported_brgemm): f32 everywhere (the default); f64
+// everywhere; or A and B in bf16 with fp32 accumulators and C (and the bias) in f32 or bf16, rounded
+// to nearest even on store. In bf16, A_i is in VNNI-2: each pair of k steps (kk, kk + 1), kk even,
+// is stored row by row with the two values of a row adjacent,
+//
+//   A_i(row, kk) = a_i[(kk / 2) * 2 * lda + 2 * row + kk % 2]      (k even; lda >= m rows)
+//
+// which is what vdpbf16ps multiplies lane by lane with a pair of B(kk, j), B(kk + 1, j) (adjacent in
+// B's column). libxsmm and PARLOOPER call the same layout "VNNI" for the weights of a row-major
+// GEMM: their B is our A. UnaryOp::vnni2_pack makes it from a column-major A. Each pair is summed
+// as acc += A(row, kk + 1) * B(kk + 1, j), then acc += A(row, kk) * B(kk, j), each rounded once in
+// fp32 (the products of two bf16 are exact): what vdpbf16ps does, except that vdpbf16ps (Isa::
+// avx512_bf16) treats denormal inputs and results as zero where the emulated paths (avx2, avx512:
+// bf16 widened to fp32, fp32 FMA) keep them.
+//
 // beta in {0, 1}, the shape, the leading dimensions, the batch kind and the epilogue are
 // compile-time properties of a kernel (fields of BrgemmDesc); the pointers, the batch count and the
-// batch strides / offsets / addresses are given at call time in one BrgemmArgs struct.
+// batch strides / offsets / addresses are given at call time in one BrgemmArgs struct. Leading
+// dimensions, strides and offsets count elements of the operand's type.
 //
 //   using namespace weft::tpp;
 //   BrgemmDesc d{.m = 32, .n = 32, .k = 32, .lda = 32, .ldb = 32, .ldc = 32, .beta = 0,
@@ -40,9 +56,9 @@ namespace weft::tpp {
 //   addresses: A_i = addresses_a[i],          B_i = addresses_b[i]
 enum class BrgemmBatch : std::uint8_t { strided, offsets, addresses };
 
-// Bias added to the accumulators before the activation:
-//   per_row: C(i, j) += bias[i]   (a vector of m floats, the same for every column)
-//   per_col: C(i, j) += bias[j]   (a vector of n floats, the same for every row)
+// Bias added to the accumulators before the activation (in C's type, types.out):
+//   per_row: C(i, j) += bias[i]   (a vector of m elements, the same for every column)
+//   per_col: C(i, j) += bias[j]   (a vector of n elements, the same for every row)
 enum class BrgemmBias : std::uint8_t { none, per_row, per_col };
 
 // Activation applied last, before the store, with the unary TPPs' instruction sequences (so a fused
@@ -50,6 +66,8 @@ enum class BrgemmBias : std::uint8_t { none, per_row, per_col };
 //   relu:  x > 0 || isnan(x) ? x : +0  (as UnaryOp::relu: NaN stays NaN, -0 becomes +0)
 //   unary: any element-wise UnaryOp in BrgemmDesc::unary (exp, sigmoid, tanh, gelu, scale, ...),
 //          with BrgemmDesc::unary_alpha as its constant; accuracy as documented for the unary TPPs.
+//          Not in f64 (relu is).
+// In bf16 the epilogue runs on the fp32 accumulators, before C is rounded.
 enum class BrgemmActivation : std::uint8_t { none, relu, unary };
 
 // Software prefetch, a hint for callers that know their access pattern (like libxsmm's prefetch
@@ -65,7 +83,8 @@ enum class BrgemmPrefetch : std::uint8_t { none, next_c };
 
 struct BrgemmDesc {
   std::int32_t m = 0, n = 0, k = 0;
-  std::int64_t lda = 0, ldb = 0, ldc = 0;  // in elements; lda >= m, ldb >= k (n if b_transposed), ldc >= m
+  // In elements; lda >= m (bf16: rows of a VNNI-2 pair block), ldb >= k (n if b_transposed), ldc >= m.
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
   std::int32_t beta = 1;                   // 0: C is written, never read; 1: C is accumulated into
   BrgemmBatch batch = BrgemmBatch::strided;
   BrgemmBias bias = BrgemmBias::none;
@@ -78,7 +97,7 @@ struct BrgemmDesc {
   // B's elements either way, at other addresses; only the m = 1 dot tiles (which load columns of B
   // as vectors along k) are not planned for it: m = 1 then gets row-panel tiles.
   bool b_transposed = false;
-  // in: A and B; out: C (and the bias); compute: the accumulators. All f32 today (validate).
+  // in: A and B; out: C (and the bias); compute: the accumulators (see the top of this header).
   DataTypes types = {};
 
   bool operator==(const BrgemmDesc&) const = default;
@@ -94,7 +113,7 @@ struct BrgemmDescHash {
 std::string to_string(const BrgemmDesc& d);
 
 // Throws weft::Error naming the offending field when the descriptor cannot be generated (also for
-// data types without kernels: today anything but all f32).
+// data types without kernels, odd k in bf16, b_transposed in bf16, a unary epilogue in f64).
 void validate(const BrgemmDesc& d);
 
 // The single argument of every generated kernel, whatever the data types: the descriptor's `types`
@@ -133,7 +152,7 @@ struct BrgemmColumnBlock {
 // end in a partial vector (`tail` rows, 0 = none); such a panel has count 1. Every panel sweeps all
 // n columns in the given column blocks, with a register tile of (vectors x cols) accumulators.
 //
-// A `dot` panel (m = 1, AVX2, B not transposed) is one row of C: vectors run along k instead, over
+// A `dot` panel (m = 1, AVX2, f32, B not transposed) is one row of C: vectors run along k instead, over
 // A's row and B's contiguous columns, one accumulator per column of the tile (times k_split), summed
 // horizontally after the batch. Its `vectors` is 1 (the row), `tail` 0.
 struct BrgemmPanel {
@@ -154,12 +173,22 @@ struct BrgemmPanel {
   bool operator==(const BrgemmPanel&) const = default;
 };
 
+// How one k step multiplies and adds (a pure function of the types and the ISA):
+//   fma:        f32 or f64 FMAs, one k step per step;
+//   bf16_dot:   vdpbf16ps (Isa::avx512_bf16), a pair of k per step;
+//   bf16_widen: bf16 pairs widened to fp32 (a shift and a mask), two fp32 FMAs per step, which keep
+//               two registers per A vector or B broadcast.
+enum class BrgemmMath : std::uint8_t { fma, bf16_dot, bf16_widen };
+
 struct BrgemmPlan {
   jit::Isa isa = jit::Isa::reference;
-  int lanes = 0;             // floats per vector register
+  BrgemmMath math = BrgemmMath::fma;
+  int lanes = 0;             // accumulator lanes per vector register (f32: 8 / 16, f64: 4 / 8)
   int vector_registers = 0;  // architectural vector registers available
-  int k_unroll = 1;          // k steps per loop iteration (== k: the k loop is fully unrolled)
-  // Independent partial sums per accumulator: k step p of every batch entry goes to partial
+  // Steps per loop iteration (== steps: the loop is fully unrolled). A step is one k, or a pair of
+  // k in bf16 (k / 2 steps).
+  int k_unroll = 1;
+  // Independent partial sums per accumulator: step p of every batch entry goes to partial
   // p % k_split, the partials are added (pairwise) after the batch. 1 keeps the reference order.
   int k_split = 1;
   int epilogue_scratch = 0;  // vector registers the activation needs besides the accumulators
@@ -177,9 +206,9 @@ struct BrgemmPlan {
 struct BrgemmPlanOptions {
   int panel_vectors = 0;  // vectors per full row panel
   int max_cols = 0;       // upper bound on the columns of a register tile
-  int k_unroll = 0;
+  int k_unroll = 0;  // steps (bf16: pairs of k)
   int k_split = 0;
-  // dot panels for m = 1: 1 where possible (AVX2, k >= lanes, B not transposed), -1 never, 0 plan's choice
+  // dot panels for m = 1: 1 where possible (AVX2, f32, k >= lanes, B not transposed), -1 never, 0 plan's choice
   int dot = 0;
 };
 
@@ -193,7 +222,8 @@ int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int 
 // Vector registers the epilogue (bias, activation) needs besides the accumulators.
 int brgemm_epilogue_scratch(const BrgemmDesc& d);
 
-// "avx2 k_unroll=16 | 2x[2v 6c x5 + 5c x2]" -- for logs, docs and tests.
+// "avx2 k_unroll=16 | 2x[2v 6c x5 + 5c x2]" ("avx512 bf16-widen k_unroll=2 | ..." for bf16) -- for
+// logs, docs and tests.
 std::string to_string(const BrgemmPlan& plan);
 
 // ---- reference: portable C++, same summation order as the generated code -------------------------
@@ -212,8 +242,8 @@ class Brgemm : public TppKernel<BrgemmFamily> {
   using TppKernel::TppKernel;
   using TppKernel::operator();
 
-  // A strided FP32 kernel without bias; throws weft::Error for other descriptors and for arguments
-  // check_args() rejects.
+  // A strided FP32 kernel without bias; throws weft::Error for other descriptors (other data types
+  // included: call them with BrgemmArgs) and for arguments check_args() rejects.
   void operator()(const float* a, const float* b, float* c, std::int64_t count = 1, std::int64_t stride_a = 0,
                   std::int64_t stride_b = 0) const;
 };

@@ -1,0 +1,399 @@
+// BRGEMM in bf16 (A in VNNI-2, fp32 accumulation, C in f32 or bf16) and in f64: every path the host
+// runs (avx2 and avx512 widen bf16 to fp32, avx512_bf16 uses vdpbf16ps) against brgemm_reference,
+// bit for bit where the plan sums in the reference's order, over operands flush against guard
+// pages; the paths the host cannot run are generated and disassembled instead.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "brgemm_emit.hpp"
+#include "guarded_buffer.hpp"
+#include "host_isas.hpp"
+#include "weft/jit/bfloat16.hpp"
+#include "weft/jit/cpu.hpp"
+#include "weft/jit/error.hpp"
+#include "weft/tpp/brgemm.hpp"
+
+namespace {
+
+using weft::jit::bfloat16;
+using weft::jit::DataType;
+using weft::jit::Isa;
+using weft::test::Flush;
+using weft::test::GuardedBuffer;
+using namespace weft::tpp;
+
+constexpr DataTypes kBf16ToF32{.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32};
+constexpr DataTypes kBf16ToBf16{.in = DataType::bf16, .out = DataType::bf16, .compute = DataType::f32};
+constexpr DataTypes kF64{.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+
+// Elements of one type in a guarded buffer, as raw bits (compared bit for bit).
+class Buffer {
+ public:
+  Buffer(DataType type, std::int64_t count, Flush flush)
+      : type_(type), bytes_(static_cast<std::int64_t>(weft::jit::size_of(type))),
+        raw_(static_cast<std::size_t>(std::max<std::int64_t>(1, count) * bytes_), flush), count_(count) {}
+
+  void* data() { return raw_.data(); }
+  const void* data() const { return raw_.data(); }
+  std::int64_t size() const { return count_; }
+  void* at(std::int64_t i) { return raw_.data() + i * bytes_; }
+
+  double get(std::int64_t i) const {
+    switch (type_) {
+      case DataType::f32: return value<float>(i);
+      case DataType::bf16: return weft::jit::to_float(value<bfloat16>(i));
+      case DataType::f64: return value<double>(i);
+    }
+    return 0;
+  }
+  void set(std::int64_t i, double x) {
+    switch (type_) {
+      case DataType::f32: put(i, static_cast<float>(x)); return;
+      case DataType::bf16: put(i, weft::jit::to_bfloat16(static_cast<float>(x))); return;
+      case DataType::f64: put(i, x); return;
+    }
+  }
+  // The element's bits (NaNs compared as NaN by the caller).
+  std::uint64_t bits(std::int64_t i) const {
+    std::uint64_t b = 0;
+    std::copy_n(raw_.data() + i * bytes_, bytes_, reinterpret_cast<std::uint8_t*>(&b));
+    return b;
+  }
+  std::vector<std::uint8_t> copy() const { return {raw_.data(), raw_.data() + count_ * bytes_}; }
+  void restore(const std::vector<std::uint8_t>& from) { std::copy(from.begin(), from.end(), raw_.data()); }
+
+ private:
+  template <class T>
+  T value(std::int64_t i) const {
+    T v;
+    std::copy_n(raw_.data() + i * bytes_, sizeof(T), reinterpret_cast<std::uint8_t*>(&v));
+    return v;
+  }
+  template <class T>
+  void put(std::int64_t i, T v) {
+    std::copy_n(reinterpret_cast<const std::uint8_t*>(&v), sizeof(T), raw_.data() + i * bytes_);
+  }
+
+  DataType type_;
+  std::int64_t bytes_;
+  GuardedBuffer<std::uint8_t> raw_;
+  std::int64_t count_;
+};
+
+struct Case {
+  BrgemmDesc desc;
+  std::int64_t count = 2;
+  Flush flush = Flush::back;
+  std::uint32_t seed = 7;
+  // false: values of a few bits (multiples of 1/16 up to 4), whose sums are exact in fp32 in any
+  // order, so every plan must match the reference bit for bit. true: full-precision values, for
+  // plans that sum in the reference's order (asserted).
+  bool full_precision = false;
+};
+
+// Where A_i(row, kk) lies in A_i: VNNI-2 in bf16 (brgemm.hpp), column-major otherwise.
+std::int64_t a_index(const BrgemmDesc& d, std::int64_t row, std::int64_t kk) {
+  if (d.types.in == DataType::bf16) return (kk / 2) * 2 * d.lda + 2 * row + kk % 2;
+  return row + kk * d.lda;
+}
+
+// One batch entry's extent: its last element plus one.
+std::int64_t a_extent(const BrgemmDesc& d) { return a_index(d, d.m - 1, d.k - 1) + 1; }
+std::int64_t b_extent(const BrgemmDesc& d) {
+  return d.b_transposed ? (d.k - 1) * d.ldb + d.n : (d.n - 1) * d.ldb + d.k;
+}
+
+bool same_bits(DataType type, std::uint64_t x, std::uint64_t y) {
+  if (x == y) return true;
+  switch (type) {  // NaNs: any payload
+    case DataType::f32: return std::isnan(std::bit_cast<float>(static_cast<std::uint32_t>(x))) &&
+                               std::isnan(std::bit_cast<float>(static_cast<std::uint32_t>(y)));
+    case DataType::bf16: return (x & 0x7fffu) > 0x7f80u && (y & 0x7fffu) > 0x7f80u;
+    case DataType::f64: return std::isnan(std::bit_cast<double>(x)) && std::isnan(std::bit_cast<double>(y));
+  }
+  return false;
+}
+
+// Runs the case on `isa` and on the reference over the same operands. Plans in the reference order
+// must agree bit for bit; others (k_split > 1) within the rounding of the sum.
+void check_on(const Case& c, Isa isa) {
+  const BrgemmDesc& d = c.desc;
+  SCOPED_TRACE(to_string(d) + " count=" + std::to_string(c.count) + " seed=" + std::to_string(c.seed) + " on " +
+               std::string(weft::jit::to_string(isa)));
+  std::mt19937 rng(c.seed);
+  std::uniform_int_distribution<int> small(-64, 64);
+  std::uniform_real_distribution<double> full(-1.0, 1.0);
+  auto value = [&] { return c.full_precision ? full(rng) : small(rng) / 16.0; };
+  const std::int64_t stride_a = a_extent(d) + 3, stride_b = b_extent(d) + 5;
+  const std::int64_t count = c.count;
+  Buffer a(d.types.in, std::max<std::int64_t>(1, (count - 1) * stride_a + a_extent(d)), c.flush);
+  Buffer b(d.types.in, std::max<std::int64_t>(1, (count - 1) * stride_b + b_extent(d)), c.flush);
+  Buffer out(d.types.out, d.ldc * (d.n - 1) + d.m, c.flush);
+  Buffer bias(d.types.out, d.bias == BrgemmBias::per_col ? d.n : d.m, c.flush);
+  for (Buffer* buffer : {&a, &b, &out, &bias})
+    for (std::int64_t i = 0; i < buffer->size(); ++i) buffer->set(i, value());
+  std::vector<std::int64_t> offsets_a, offsets_b;
+  std::vector<const void*> addresses_a, addresses_b;
+  for (std::int64_t i = count - 1; i >= 0; --i) {  // in reverse memory order
+    offsets_a.push_back(i * stride_a);
+    offsets_b.push_back(i * stride_b);
+    addresses_a.push_back(a.at(i * stride_a));
+    addresses_b.push_back(b.at(i * stride_b));
+  }
+  const BrgemmArgs args{.a = a.data(), .b = b.data(), .c = out.data(), .count = count, .stride_a = stride_a,
+                        .stride_b = stride_b, .offsets_a = offsets_a.data(), .offsets_b = offsets_b.data(),
+                        .addresses_a = addresses_a.data(), .addresses_b = addresses_b.data(),
+                        .bias = d.bias == BrgemmBias::none ? nullptr : bias.data()};
+  const std::vector<std::uint8_t> before = out.copy();
+  brgemm_reference(d, args);
+  std::vector<std::uint64_t> expected;
+  for (std::int64_t i = 0; i < out.size(); ++i) expected.push_back(out.bits(i));
+  out.restore(before);
+
+  const Brgemm gemm(d, isa);
+  SCOPED_TRACE(to_string(gemm.plan()));
+  gemm(args);
+  if (c.full_precision) {
+    ASSERT_TRUE(gemm.plan().reference_order()) << "a full-precision case needs the reference order";
+  }
+  int reported = 0;
+  for (std::int64_t i = 0; i < out.size(); ++i)
+    if (!same_bits(d.types.out, out.bits(i), expected[static_cast<std::size_t>(i)]) && reported++ < 5)
+      ADD_FAILURE() << "C[" << i << "] (row " << i % d.ldc << ", column " << i / d.ldc << ") = " << out.get(i)
+                    << ", reference bits " << std::hex << expected[static_cast<std::size_t>(i)];
+}
+
+std::vector<Isa> isas_for(const BrgemmDesc& d) {
+  return d.types.in == DataType::bf16 ? weft::test::runnable_bf16_isas() : weft::test::runnable_isas();
+}
+
+void check(const Case& c) {
+  for (Isa isa : isas_for(c.desc)) {
+    check_on(c, isa);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+BrgemmDesc shape(int m, int n, int k, DataTypes types) {
+  return {.m = m, .n = n, .k = k, .lda = m + 3, .ldb = k + 2, .ldc = m + 1, .beta = 1, .types = types};
+}
+
+// Rounded sums: the generated code adds in the reference's order, and vdpbf16ps adds the odd k of a
+// pair first, then the even one, each rounded (what the reference models).
+TEST(BrgemmTypes, FullPrecisionValuesSumInTheReferenceOrder) {
+  std::uint32_t seed = 50;
+  for (DataTypes types : {kBf16ToF32, kBf16ToBf16, kF64})
+    for (int m : {64, 80}) {
+      BrgemmDesc d = shape(m, 12, 32, types);
+      check({.desc = d, .count = 4, .seed = seed++, .full_precision = true});
+      d.beta = 0;
+      d.bias = BrgemmBias::per_row;
+      check({.desc = d, .count = 3, .seed = seed++, .full_precision = true});
+      if (HasFailure()) return;
+    }
+}
+
+TEST(BrgemmTypes, ShapesWithTailsInEveryType) {
+  std::uint32_t seed = 1;
+  for (DataTypes types : {kBf16ToF32, kBf16ToBf16, kF64})
+    for (int m : {1, 3, 8, 16, 17, 31, 48, 65})
+      for (int n : {1, 2, 5, 9})
+        for (int k : {2, 4, 18}) {
+          Case c{.desc = shape(m, n, k, types), .count = 2, .flush = seed % 2 ? Flush::back : Flush::front, .seed = seed++};
+          check(c);
+          if (HasFailure()) return;
+        }
+}
+
+TEST(BrgemmTypes, BetaBatchKindsAndEmptyBatches) {
+  std::uint32_t seed = 100;
+  for (DataTypes types : {kBf16ToF32, kBf16ToBf16, kF64})
+    for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
+      for (int beta : {0, 1})
+        for (std::int64_t count : {0, 1, 3}) {
+          BrgemmDesc d = shape(37, 6, 10, types);
+          d.beta = beta;
+          d.batch = batch;
+          check({.desc = d, .count = count, .seed = seed++});
+          if (HasFailure()) return;
+        }
+}
+
+TEST(BrgemmTypes, EpiloguesAndLeadingDimensions) {
+  std::uint32_t seed = 200;
+  for (DataTypes types : {kBf16ToF32, kBf16ToBf16, kF64})
+    for (BrgemmBias bias : {BrgemmBias::none, BrgemmBias::per_row, BrgemmBias::per_col})
+      for (BrgemmActivation act : {BrgemmActivation::none, BrgemmActivation::relu, BrgemmActivation::unary}) {
+        if (types == kF64 && act == BrgemmActivation::unary) continue;  // refused: see below
+        BrgemmDesc d = shape(21, 7, 12, types);
+        d.lda = 40;
+        d.ldb = 30;
+        d.ldc = 22;
+        d.bias = bias;
+        d.activation = act;
+        if (act == BrgemmActivation::unary) {
+          d.unary = UnaryOp::scale;
+          d.unary_alpha = 0.5f;
+        }
+        check({.desc = d, .count = 3, .seed = seed++});
+        if (HasFailure()) return;
+      }
+}
+
+// The widest tiles of each ISA (several panels and column blocks, loops over k pairs), and a
+// prefetching kernel.
+TEST(BrgemmTypes, LargeTilesAndPrefetch) {
+  std::uint32_t seed = 300;
+  for (DataTypes types : {kBf16ToF32, kBf16ToBf16, kF64}) {
+    check({.desc = shape(96, 24, 64, types), .count = 2, .seed = seed++});
+    BrgemmDesc d = shape(64, 16, 32, types);
+    d.prefetch = BrgemmPrefetch::next_c;
+    check({.desc = d, .count = 2, .seed = seed++});
+    if (HasFailure()) return;
+  }
+}
+
+// Special values: C rounded to bf16 as jit::to_bfloat16 rounds (ties to even, overflow to
+// infinity, NaN kept), on every path.
+TEST(BrgemmTypes, Bf16OutputRoundsLikeToBfloat16) {
+  const BrgemmDesc d{.m = 19, .n = 2, .k = 2, .lda = 19, .ldb = 2, .ldc = 19, .beta = 1, .types = kBf16ToBf16};
+  // C = C_in + A(:, 0) * B(0, j) + A(:, 1) * B(1, j), with B = [[1, 0], [0, 0]]: C = C_in + A(:, 0).
+  // A's values are bf16, so each sum is an exact fp32 number that the store rounds.
+  const float c_in[] = {1.0f, 1.0f, 1.0f, -1.0f, 3.3895314e38f, 1.0f, 0.0f, -0.0f, 1.0f, 1.0f,
+                        1.0f, 2.0f, 256.0f, 1e-3f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+  const float a_col0[] = {0x1p-8f, 0x3p-8f, 0x1p-9f, -0x1p-8f, 3.3895314e38f, INFINITY, -0.0f, -0.0f, NAN,
+                          0x1.8p-8f, 0.0f, 0x1p-7f, 1.0f, 0.0f, -INFINITY, 0x1p-16f, -0x1p-9f, 0x1p-120f, 0.0f};
+  for (Isa isa : weft::test::runnable_bf16_isas()) {
+    SCOPED_TRACE(std::string(weft::jit::to_string(isa)));
+    std::vector<bfloat16> a(2 * 19), b{weft::jit::to_bfloat16(1.0f), weft::jit::to_bfloat16(0.0f),
+                                       weft::jit::to_bfloat16(0.0f), weft::jit::to_bfloat16(0.0f)};
+    std::vector<bfloat16> c(2 * 19);
+    for (int i = 0; i < 19; ++i) {
+      a[static_cast<std::size_t>(2 * i)] = weft::jit::to_bfloat16(a_col0[i]);
+      a[static_cast<std::size_t>(2 * i + 1)] = weft::jit::to_bfloat16(7.0f);  // times B(1, j) = 0
+      // C_in is stored in bf16 too: the test wants sums that bf16 cannot hold, so c_in's values
+      // are chosen to be bf16 numbers and A adds what falls between.
+      c[static_cast<std::size_t>(i)] = c[static_cast<std::size_t>(19 + i)] = weft::jit::to_bfloat16(c_in[i]);
+    }
+    Brgemm(d, isa)(BrgemmArgs{.a = a.data(), .b = b.data(), .c = c.data(), .count = 1});
+    for (int i = 0; i < 19; ++i) {
+      // The odd k first: C + 7 * 0 (+0, which turns a -0 C into +0), then A(i, 0) * 1.
+      const float odd = weft::jit::to_float(weft::jit::to_bfloat16(c_in[i])) + 7.0f * 0.0f;
+      const float exact = odd + weft::jit::to_float(weft::jit::to_bfloat16(a_col0[i]));
+      const bfloat16 want = weft::jit::to_bfloat16(exact);
+      const bfloat16 got = c[static_cast<std::size_t>(i)];
+      if (std::isnan(exact)) {
+        EXPECT_TRUE(std::isnan(weft::jit::to_float(got))) << "row " << i;
+      } else {
+        EXPECT_EQ(got.bits, want.bits) << "row " << i << ": " << c_in[i] << " + " << a_col0[i];
+      }
+    }
+  }
+}
+
+TEST(BrgemmTypes, PlansNameTheirMath) {
+  const BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2).math, BrgemmMath::bf16_widen);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx512).math, BrgemmMath::bf16_widen);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx512_bf16).math, BrgemmMath::bf16_dot);
+  EXPECT_NE(to_string(plan_brgemm(d, Isa::avx512_bf16)).find("bf16-dot"), std::string::npos);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx512_bf16).math, BrgemmMath::fma);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx2).lanes, 4);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx512).lanes, 8);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2).k_unroll, 8) << "steps are pairs of k: 16 of them, unrolled 8";
+  // Every tile fits the registers (widened pairs take two per operand).
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16})
+    for (const BrgemmDesc& x : {d, shape(1, 1, 2, kBf16ToBf16), shape(17, 40, 6, kBf16ToBf16), shape(80, 9, 8, kF64)}) {
+      const BrgemmPlan plan = plan_brgemm(x, isa);
+      for (const BrgemmPanel& p : plan.panels) {
+        EXPECT_FALSE(p.dot) << "dot tiles are f32 only";
+        for (const BrgemmColumnBlock& cb : p.columns)
+          EXPECT_LE(brgemm_tile_registers(plan, p, cb.cols), plan.vector_registers) << to_string(plan);
+      }
+    }
+  // The f32 kernels of avx512 and avx512_bf16 are the same code.
+  const BrgemmDesc f32 = shape(32, 32, 32, DataTypes{});
+  EXPECT_EQ(to_string(plan_brgemm(f32, Isa::avx512)).substr(6), to_string(plan_brgemm(f32, Isa::avx512_bf16)).substr(11));
+}
+
+TEST(BrgemmTypes, RefusedDescriptorsSayWhy) {
+  auto refused = [](BrgemmDesc d, const std::string& why) {
+    try {
+      validate(d);
+      ADD_FAILURE() << "no error for " << to_string(d);
+    } catch (const weft::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused(shape(8, 8, 7, kBf16ToF32), "k must be even for bf16 inputs");
+  BrgemmDesc t = shape(8, 8, 8, kBf16ToF32);
+  t.b_transposed = true;
+  t.ldb = 8;
+  refused(t, "b_transposed is not implemented for bf16");
+  BrgemmDesc u = shape(8, 8, 8, kF64);
+  u.activation = BrgemmActivation::unary;
+  u.unary = UnaryOp::exp;
+  refused(u, "the unary epilogue (exp) is not implemented in f64");
+  refused(shape(8, 8, 8, {.in = DataType::f32, .out = DataType::bf16}), "are not supported by BRGEMM");
+  refused(shape(8, 8, 8, {.in = DataType::bf16, .out = DataType::f64}), "are not supported by BRGEMM");
+  refused(shape(8, 8, 8, {.in = DataType::f64, .out = DataType::f64, .compute = DataType::f32}), "are not supported by BRGEMM");
+  // The typed FP32 call refuses other types instead of reading them as floats.
+  const float x[64] = {};
+  float y[64];
+  EXPECT_THROW(Brgemm(shape(4, 4, 4, kF64), Isa::reference)(x, x, y), weft::Error);
+}
+
+// Code for an ISA the host may not run: generated and disassembled (objdump, when installed).
+std::string disassemble(const weft::jit::CodeBuffer& code) {
+  if (std::system("objdump --version > /dev/null 2>&1") != 0) return {};
+  const std::string bin = ::testing::TempDir() + "weft_brgemm_types.bin";
+  std::ofstream(bin, std::ios::binary)
+      .write(reinterpret_cast<const char*>(code.getCode()), static_cast<std::streamsize>(code.getSize()));
+  FILE* pipe = ::popen(("objdump -D -b binary -m i386:x86-64 " + bin).c_str(), "r");
+  std::string text;
+  if (pipe == nullptr) return text;
+  char buffer[4096];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, got);
+  ::pclose(pipe);
+  return text;
+}
+
+TEST(BrgemmTypes, EveryPathEmitsItsInstructions) {
+  struct Expect {
+    Isa isa;
+    DataTypes types;
+    std::vector<std::string> has, lacks;
+  };
+  const Expect expects[] = {
+      {Isa::avx512_bf16, kBf16ToBf16, {"vdpbf16ps", "vcvtneps2bf16", "zmm"}, {"vfmadd231ps", "vpsrld"}},
+      {Isa::avx512, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpandd", "vpmovdw"}, {"vdpbf16ps", "vcvtneps2bf16"}},
+      {Isa::avx2, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpackusdw", "ymm"}, {"vdpbf16ps", "zmm"}},
+      {Isa::avx512, kF64, {"vfmadd231pd", "vbroadcastsd", "zmm"}, {"vfmadd231ps"}},
+      {Isa::avx2, kF64, {"vfmadd231pd", "vbroadcastsd", "ymm"}, {"vfmadd231ps", "zmm"}},
+  };
+  for (const Expect& e : expects) {
+    BrgemmDesc d = shape(37, 5, 8, e.types);
+    d.activation = BrgemmActivation::relu;
+    SCOPED_TRACE(to_string(d) + " on " + std::string(weft::jit::to_string(e.isa)));
+    auto code = emit_brgemm(d, plan_brgemm(d, e.isa));
+    ASSERT_GT(code->getSize(), 100u);
+    const std::string text = disassemble(*code);
+    if (text.empty()) continue;  // no objdump: generation alone was checked
+    // The constant table after the code decodes as anything: look up to the last ret.
+    const std::string instructions = text.substr(0, text.rfind("ret"));
+    EXPECT_EQ(instructions.find("(bad)"), std::string::npos);
+    for (const std::string& s : e.has) EXPECT_NE(instructions.find(s), std::string::npos) << s;
+    for (const std::string& s : e.lacks) EXPECT_EQ(instructions.find(s), std::string::npos) << s;
+  }
+}
+
+}  // namespace
