@@ -12,7 +12,6 @@
 // in one benchmark (rounds of back-to-back calls, median round time of each) and reports
 // weft/libxsmm as `ratio`: the figure to quote, since it is robust to the machine's noise.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -24,6 +23,7 @@
 #include <benchmark/benchmark.h>
 
 #include "aligned_buffer.hpp"
+#include "interleaved.hpp"
 #include "brgemm_emit.hpp"
 #include "weft/tpp/brgemm.hpp"
 
@@ -161,23 +161,9 @@ void BM_ratio(benchmark::State& state) {
     return;
   }
   const int calls = std::max(16, static_cast<int>(2e6 / p.flops()));
-  std::vector<double> ours, theirs;
-  auto time = [&](const auto& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  for (auto _ : state) {
-    for (int round = 0; round < 41; ++round) {
-      ours.push_back(time(w));
-      theirs.push_back(time(x));
-    }
-  }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  const double t_ours = median(ours), t_theirs = median(theirs);
+  weft::bench::Interleaved t;
+  for (auto _ : state) t = weft::bench::interleave(w, x, calls);
+  const double t_ours = t.first, t_theirs = t.second;
   state.counters["weft_gflops"] = p.flops() * calls / t_ours * 1e-9;
   state.counters["xsmm_gflops"] = p.flops() * calls / t_theirs * 1e-9;
   state.counters["ratio"] = t_theirs / t_ours;
