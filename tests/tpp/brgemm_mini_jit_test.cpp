@@ -2,6 +2,8 @@
 // dimensions and element strides, C += sum_i A_i * B_i.
 #include "weft/tpp/mini_jit_brgemm.hpp"
 
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -43,10 +45,48 @@ TEST(MiniJitBrgemm, MatchesTheReferenceForSeveralLeadingDimensions) {
   }
 }
 
+// fp64 against a long double sum of the same terms: the kernel's fused multiply-adds in double
+// stay within k * br rounding errors of it.
+TEST(MiniJitBrgemm, Fp64MatchesALongDoubleReference) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (auto [m, n, k, br] : std::vector<std::array<std::uint32_t, 4>>{{32, 32, 32, 8}, {7, 13, 5, 3}, {1, 1, 1, 1}, {45, 9, 64, 2}}) {
+    Brgemm gen;
+    ASSERT_EQ(gen.generate(m, n, k, br, 0, 0, 0, Brgemm::dtype_t::fp64), Brgemm::error_t::success) << gen.error_message();
+    for (int pad : {0, 3}) {
+      const std::int64_t lda = m + pad, ldb = k + pad, ldc = m + 2 * pad;
+      const std::int64_t sa = lda * k + 1, sb = ldb * n + 2;
+      std::vector<double> a(static_cast<std::size_t>(sa * br)), b(static_cast<std::size_t>(sb * br)),
+          c(static_cast<std::size_t>(ldc * n));
+      for (double& x : a) x = u(rng);
+      for (double& x : b) x = u(rng);
+      for (double& x : c) x = u(rng);
+      std::vector<long double> exact(c.begin(), c.end());
+      std::vector<long double> magnitude(c.size());
+      for (std::size_t i = 0; i < c.size(); ++i) magnitude[i] = std::fabs(exact[i]);
+      for (std::int64_t r = 0; r < br; ++r)
+        for (std::int64_t j = 0; j < n; ++j)
+          for (std::int64_t p = 0; p < k; ++p)
+            for (std::int64_t i = 0; i < m; ++i) {
+              const long double t = static_cast<long double>(a[static_cast<std::size_t>(r * sa + i + p * lda)]) *
+                                    b[static_cast<std::size_t>(r * sb + p + j * ldb)];
+              exact[static_cast<std::size_t>(i + j * ldc)] += t;
+              magnitude[static_cast<std::size_t>(i + j * ldc)] += std::fabs(t);
+            }
+      gen.get_kernel()(a.data(), b.data(), c.data(), lda, ldb, ldc, sa, sb);
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < ldc; ++i) {
+          const auto at = static_cast<std::size_t>(i + j * ldc);
+          const long double bound = std::ldexp(static_cast<long double>(k * br + 1), -53) * magnitude[at];
+          EXPECT_LE(std::fabs(c[at] - exact[at]), bound) << "m=" << m << " k=" << k << " C(" << i << "," << j << ")";
+        }
+    }
+  }
+}
+
 TEST(MiniJitBrgemm, UnsupportedRequestsReportErrors) {
   Brgemm gen;
-  EXPECT_EQ(gen.generate(4, 4, 4, 1, 0, 0, 0, Brgemm::dtype_t::fp64), Brgemm::error_t::unsupported);
-  EXPECT_NE(gen.error_message().find("fp64"), std::string::npos);
+  EXPECT_EQ(gen.generate(4, 4, 4, 1, 1, 0, 0, Brgemm::dtype_t::fp64), Brgemm::error_t::unsupported);
   EXPECT_THROW(gen.get_kernel(), weft::Error);
   EXPECT_EQ(gen.generate(4, 4, 4, 1, 1, 0, 0, Brgemm::dtype_t::fp32), Brgemm::error_t::unsupported);
   EXPECT_EQ(gen.generate(4, 4, 4, 1, 0, 0, 1, Brgemm::dtype_t::fp32), Brgemm::error_t::unsupported);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "weft/jit/code_buffer.hpp"
+#include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/brgemm.hpp"
 
@@ -36,6 +37,7 @@ struct Entry {
 
 struct Brgemm::Impl {
   std::int32_t m = 0, n = 0, k = 0;
+  weft::tpp::DataTypes types;  // all f32 or all f64
   std::int64_t br_size = 0;
   std::atomic<const Entry*> last{nullptr};
   std::mutex mutex;
@@ -55,6 +57,7 @@ struct Brgemm::Impl {
     d.ldb = ld_b;
     d.ldc = ld_c;
     d.beta = 1;
+    d.types = types;
     entries.push_back(std::make_unique<Entry>(Entry{ld_a, ld_b, ld_c, weft::tpp::Brgemm(d)}));
     return *entries.back();
   }
@@ -71,7 +74,8 @@ namespace {
 // matrix within the 2 GiB the generated code addresses (validate(BrgemmDesc)).
 void check_ld(const Brgemm::Impl& impl, const char* name, std::int64_t ld, const char* rows_name, std::int64_t rows,
               std::int64_t cols) {
-  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max() / 4;
+  const std::int64_t limit =
+      std::numeric_limits<std::int32_t>::max() / static_cast<std::int64_t>(weft::jit::size_of(impl.types.in));
   if (ld < rows || ld > limit / cols) [[unlikely]]
     reject(impl, std::string(name) + " is " + std::to_string(ld) + ", must be in [" + rows_name + " = " +
                      std::to_string(rows) + ", " + std::to_string(limit / cols) + "]");
@@ -126,8 +130,7 @@ Brgemm::error_t Brgemm::generate(std::uint32_t m, std::uint32_t n, std::uint32_t
     error_ = "mini_jit::Brgemm::generate: " + why;
     return code;
   };
-  if (dtype == dtype_t::fp64) return fail(error_t::unsupported, "dtype fp64 is not supported (fp32 only)");
-  if (dtype != dtype_t::fp32) return fail(error_t::bad_param, "unknown dtype");
+  if (dtype != dtype_t::fp32 && dtype != dtype_t::fp64) return fail(error_t::bad_param, "unknown dtype");
   if (trans_a > 1 || trans_b > 1 || trans_c > 1) return fail(error_t::bad_param, "trans_* must be 0 or 1");
   if (trans_a != 0 || trans_b != 0 || trans_c != 0)
     return fail(error_t::unsupported, "transposed (row-major) A, B or C are not supported");
@@ -140,12 +143,16 @@ Brgemm::error_t Brgemm::generate(std::uint32_t m, std::uint32_t n, std::uint32_t
   impl->n = static_cast<std::int32_t>(n);
   impl->k = static_cast<std::int32_t>(k);
   impl->br_size = br_size;
+  if (dtype == dtype_t::fp64) {
+    using weft::jit::DataType;
+    impl->types = {.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+  }
   try {
     // Generates the kernel for the tight leading dimensions now, so that a bad shape fails here.
     impl->last.store(&impl->entry_for(impl->m, impl->k, impl->m));
     impl->trampoline = std::make_unique<Trampoline>(impl.get());
-    impl->fn = impl->trampoline->finalize<kernel_t>("mini_jit_brgemm_m" + std::to_string(m) + "_n" +
-                                                    std::to_string(n) + "_k" + std::to_string(k));
+    impl->fn = impl->trampoline->finalize<kernel_t>("mini_jit_brgemm_m" + std::to_string(m) + "_n" + std::to_string(n) +
+                                                    "_k" + std::to_string(k) + (dtype == dtype_t::fp64 ? "_fp64" : ""));
   } catch (const weft::Error& ex) {
     return fail(error_t::bad_param, ex.what());
   }

@@ -6,10 +6,11 @@
 //   mini_jit::Brgemm::kernel_t k = gen.get_kernel();
 //   k(a, b, c, /*ld_a=*/32, /*ld_b=*/32, /*ld_c=*/32, /*br_stride_a=*/1024, /*br_stride_b=*/1024);
 //
-// The kernel computes C += sum_{i < br_size} A_i * B_i, column-major FP32, strides in elements.
+// The kernel computes C += sum_{i < br_size} A_i * B_i, column-major FP32 or FP64 (dtype), strides
+// in elements.
 // Leading dimensions are given per call: the first call with new ones generates (and caches) a
 // weft kernel for them; repeated calls with the same ones cost a few nanoseconds more than
-// tpp::Brgemm. Supported: dtype fp32, trans_a = trans_b = trans_c = 0. Anything else makes
+// tpp::Brgemm. Supported: dtype fp32 and fp64, trans_a = trans_b = trans_c = 0. Anything else makes
 // generate() return an error_t other than success, with error_message() saying why.
 // An invalid kernel_t call (ld_a < m, ld_b < k, ld_c < m, a leading dimension that makes one matrix
 // span more than 2 GiB, a, b or c null) throws weft::Error naming the argument instead of computing
