@@ -215,9 +215,10 @@ std::string to_printable(std::string_view bytes) {
 
 constexpr unsigned char kCanary = 0xa5;
 
-GuardedFloats::GuardedFloats(std::size_t count) : count_(count) {
+template <class T>
+Guarded<T>::Guarded(std::size_t count) : count_(count) {
   page_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const std::size_t bytes = count * sizeof(float);
+  const std::size_t bytes = count * sizeof(T);
   const std::size_t inner = std::max<std::size_t>(page_, (bytes + page_ - 1) / page_ * page_);
   total_ = inner + 2 * page_;
   void* p = ::mmap(nullptr, total_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -228,16 +229,21 @@ GuardedFloats::GuardedFloats(std::size_t count) : count_(count) {
     throw std::bad_alloc();
   }
   slack_begin_ = base_ + page_;
-  data_ = reinterpret_cast<float*>(base_ + page_ + inner - bytes);
+  data_ = reinterpret_cast<T*>(base_ + page_ + inner - bytes);
   std::memset(slack_begin_, kCanary, static_cast<std::size_t>(reinterpret_cast<unsigned char*>(data_) - slack_begin_));
 }
 
-GuardedFloats::~GuardedFloats() { ::munmap(base_, total_); }
+template <class T>
+Guarded<T>::~Guarded() { ::munmap(base_, total_); }
 
-bool GuardedFloats::canary_intact() const {
+template <class T>
+bool Guarded<T>::canary_intact() const {
   for (const unsigned char* p = slack_begin_; p < reinterpret_cast<const unsigned char*>(data_); ++p)
     if (*p != kCanary) return false;
   return true;
 }
+
+template class Guarded<float>;
+template class Guarded<double>;
 
 }  // namespace weft::fuzz

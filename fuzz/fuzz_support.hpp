@@ -93,19 +93,21 @@ std::int64_t sat_add(std::int64_t a, std::int64_t b);
 std::string to_hex(std::string_view bytes);
 std::string to_printable(std::string_view bytes);
 
-// Floats with inaccessible pages on both sides, the elements flush against the trailing one, and a
-// canary pattern in the rest of the leading page: generated kernels are not instrumented by the
-// sanitizers, so an overrun faults at once and a write before the data shows in the canary.
-class GuardedFloats {
+// Elements (float or double) with inaccessible pages on both sides, the elements flush against the
+// trailing one, and a canary pattern in the rest of the leading page: generated kernels are not
+// instrumented by the sanitizers, so an overrun faults at once and a write before the data shows
+// in the canary.
+template <class T>
+class Guarded {
  public:
-  explicit GuardedFloats(std::size_t count);
-  GuardedFloats(const GuardedFloats&) = delete;
-  GuardedFloats& operator=(const GuardedFloats&) = delete;
-  ~GuardedFloats();
-  float* data() { return data_; }
-  const float* data() const { return data_; }
+  explicit Guarded(std::size_t count);
+  Guarded(const Guarded&) = delete;
+  Guarded& operator=(const Guarded&) = delete;
+  ~Guarded();
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   std::size_t size() const { return count_; }
-  float& operator[](std::size_t i) { return data_[i]; }
+  T& operator[](std::size_t i) { return data_[i]; }
   // False when something wrote into the leading slack.
   bool canary_intact() const;
 
@@ -113,8 +115,12 @@ class GuardedFloats {
   std::size_t count_ = 0, total_ = 0, page_ = 0;
   unsigned char* base_ = nullptr;
   unsigned char* slack_begin_ = nullptr;
-  float* data_ = nullptr;
+  T* data_ = nullptr;
 };
+extern template class Guarded<float>;
+extern template class Guarded<double>;
+using GuardedFloats = Guarded<float>;
+using GuardedDoubles = Guarded<double>;
 
 // What a target tells the driver: its name (as in fuzz/corpus/<name>/ and the final line) and a
 // structured generator that mostly produces valid inputs in the target's format.

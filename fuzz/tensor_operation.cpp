@@ -3,7 +3,7 @@
 // strides; tiny operations that set up are executed and compared with the reference contraction.
 //
 // Input (text; lists are comma-separated integers, any length, so lengths may disagree):
-//   dtype=0              prims=99,3,99        first touch, main, last touch (raw enum values)
+//   dtype=0              0 fp32, 1 fp64       prims=99,3,99   first touch, main, last touch (raw enum values)
 //   types=1,2,3          exec=1,1,1           sizes=8,4,2
 //   s0=1,0,8             s1=0,2,1             so=1,8,0          (no s1 line: a unary operation)
 //   ragged=0,0,0         optional: Dim::last_block per dimension (setup with a Contraction)
@@ -13,7 +13,8 @@
 //   loops=bA             the override's loop_string: everything after "loops=" to the end (mode 3)
 //
 // Properties: setup returns an error code (an exception, if any, is a weft::Error); input the
-// documented checks reject (lengths, sizes, negative strides, dtype, main none, unknown enum values)
+// documented checks reject (lengths, sizes, negative strides, dtype, main none, unknown enum values,
+// transcendental primitives in fp64)
 // never succeeds; a failed setup has a message and refuses to execute; a successful tiny one
 // executes without touching memory outside the tensors and matches reference_contraction().
 #include <omp.h>
@@ -136,7 +137,13 @@ bool surely_invalid(const Case& c) {
   const std::size_t n = c.types.size();
   if (c.exec.size() != n || c.sizes.size() != n || c.s0.size() != n || c.so.size() != n) return true;
   if (c.has_s1 && !c.s1.empty() && c.s1.size() != n) return true;
-  if (n == 0 || c.dtype != 0 || static_cast<prim_t>(c.main) == prim_t::none) return true;
+  if (n == 0 || c.dtype > 1 || static_cast<prim_t>(c.main) == prim_t::none) return true;
+  // No transcendental primitive in fp64.
+  const auto transcendental = [](std::uint32_t p) {
+    const auto q = static_cast<prim_t>(p);
+    return q == prim_t::sigmoid || q == prim_t::exp || q == prim_t::tanh || q == prim_t::gelu;
+  };
+  if (c.dtype == 1 && (transcendental(c.first) || transcendental(c.main) || transcendental(c.last))) return true;
   if (!known_prim(c.first) || !known_prim(c.main) || !known_prim(c.last)) return true;
   for (std::size_t i = 0; i < n; ++i) {
     // The enums take the low 32 bits, as as_enums() passes them.
@@ -181,7 +188,12 @@ bool any_of_prims(const Contraction& op, std::initializer_list<prim_t> prims) {
   return false;
 }
 
+// T: float for fp32 operations, double for fp64 ones. The bounds scale with T's precision (fp64
+// has no transcendental primitives, so its results are sums and correctly rounded ops).
+template <class T>
 void execute_and_compare(const TensorOperation& top, const Contraction& op, const Case& c, std::uint64_t seed) {
+  constexpr double rel = sizeof(T) == sizeof(double) ? 1e-12 : 1e-5;
+  constexpr double abs_slack = sizeof(T) == sizeof(double) ? 1e-13 : 1e-6;
   std::int64_t points = 1;
   for (const auto& d : op.dims) points = weft::fuzz::sat_mul(points, d.size);
   const std::int64_t f0 = footprint(op, 0), f1 = footprint(op, 1), fo = footprint(op, 2);
@@ -194,13 +206,13 @@ void execute_and_compare(const TensorOperation& top, const Contraction& op, cons
     const float v = 0.5f + static_cast<float>(rng.below(1000)) / 1000.0f;
     return positive || rng.chance(1, 2) ? v : -v;
   };
-  weft::fuzz::GuardedFloats in0(static_cast<std::size_t>(f0)), in1(static_cast<std::size_t>(f1)),
+  weft::fuzz::Guarded<T> in0(static_cast<std::size_t>(f0)), in1(static_cast<std::size_t>(f1)),
       out(static_cast<std::size_t>(fo));
-  std::vector<float> expected(static_cast<std::size_t>(fo));
+  std::vector<T> expected(static_cast<std::size_t>(fo));
   for (std::size_t i = 0; i < in0.size(); ++i) in0[i] = value();
   for (std::size_t i = 0; i < in1.size(); ++i) in1[i] = value();
   for (std::size_t i = 0; i < out.size(); ++i) expected[i] = out[i] = value();
-  const std::vector<float> initial = expected;
+  const std::vector<T> initial = expected;
   const bool binary = op.is_binary();
 
   omp_set_num_threads(c.threads);
@@ -215,18 +227,19 @@ void execute_and_compare(const TensorOperation& top, const Contraction& op, cons
 
   weft::tensor::reference_contraction(op, in0.data(), binary ? in1.data() : nullptr, expected.data());
   // Error bound: float rounding of the sums (over absolute values) and 1e-6 relative accuracy of
-  // the transcendental TPPs, carried through the last touch by evaluating it on both ends.
-  std::vector<float> pre(initial);
+  // the transcendental TPPs (fp64: double rounding of the sums), carried through the last touch by
+  // evaluating it on both ends.
+  std::vector<T> pre(initial);
   Contraction pre_op = op;
   pre_op.last_touch = prim_t::none;
   weft::tensor::reference_contraction(pre_op, in0.data(), binary ? in1.data() : nullptr, pre.data());
-  std::vector<float> magnitude(initial.size(), 0.0f);
+  std::vector<T> magnitude(initial.size(), T(0));
   if (weft::tensor::is_gemm_like(op.main)) {
-    std::vector<float> abs0(in0.size()), abs1(in1.size());
+    std::vector<T> abs0(in0.size()), abs1(in1.size());
     for (std::size_t i = 0; i < abs0.size(); ++i) abs0[i] = std::abs(in0[i]);
     for (std::size_t i = 0; i < abs1.size(); ++i) abs1[i] = std::abs(in1[i]);
     for (std::size_t i = 0; i < magnitude.size(); ++i)
-      magnitude[i] = static_cast<float>(std::abs(weft::tensor::unary_value(op.first_touch, initial[i])));
+      magnitude[i] = static_cast<T>(std::abs(weft::tensor::unary_value(op.first_touch, initial[i])));
     Contraction magnitude_op = pre_op;
     magnitude_op.first_touch = prim_t::none;
     weft::tensor::reference_contraction(magnitude_op, abs0.data(), abs1.data(), magnitude.data());
@@ -240,14 +253,14 @@ void execute_and_compare(const TensorOperation& top, const Contraction& op, cons
       continue;
     }
     const double v = pre[i];
-    const double tol = 1e-5 * (std::abs(magnitude[i]) + std::abs(v)) + 1e-6;
+    const double tol = rel * (std::abs(static_cast<double>(magnitude[i])) + std::abs(v)) + abs_slack;
     double lo = want, hi = want;
     for (const double x : {v - tol, v + tol}) {
-      const double y = static_cast<float>(weft::tensor::unary_value(op.last_touch, x));
+      const double y = static_cast<T>(weft::tensor::unary_value(op.last_touch, x));
       lo = std::min(lo, y);
       hi = std::max(hi, y);
     }
-    const double slack = 1e-5 * std::max(std::abs(lo), std::abs(hi)) + 1e-6;
+    const double slack = rel * std::max(std::abs(lo), std::abs(hi)) + abs_slack;
     check(got >= lo - slack && got <= hi + slack, [&] {
       return "element " + std::to_string(i) + " is " + std::to_string(got) + ", expected " + std::to_string(want) +
              " (within [" + std::to_string(lo - slack) + ", " + std::to_string(hi + slack) + "]): " + describe(c) +
@@ -292,15 +305,15 @@ std::string override_race(const Contraction& lowered, const std::string& loops) 
   return {};
 }
 
-// Whether size * stride * sizeof(float) overflows for some dimension: the byte spans setup
-// computes (batch_span_bytes) overflow there, which UBSan reports (known bug
-// tensor-stride-overflow).
+// Whether size * stride * element bytes overflows for some dimension: the byte spans setup
+// computes (batch_span_bytes, the loop steps in bytes) overflow there, which UBSan reports (known
+// bug tensor-stride-overflow).
 bool byte_span_overflows(const Case& c) {
   const std::size_t n = std::min(c.sizes.size(), std::min(c.s0.size(), c.so.size()));
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t s1 = i < c.s1.size() ? c.s1[i] : 0;
     const std::int64_t stride = std::max({c.s0[i], s1, c.so[i]});
-    const std::int64_t bytes = weft::fuzz::sat_mul(weft::fuzz::sat_mul(c.sizes[i], stride), 4);
+    const std::int64_t bytes = weft::fuzz::sat_mul(weft::fuzz::sat_mul(c.sizes[i], stride), c.dtype == 1 ? 8 : 4);
     if (bytes == INT64_MAX || bytes == INT64_MIN) return true;
   }
   return false;
@@ -377,7 +390,8 @@ void run_case(const Case& c, std::uint64_t seed) {
     });
   }
   check(!top.describe().empty(), [&] { return "describe() is empty: " + describe(c); });
-  if (op) execute_and_compare(top, *op, c, seed);
+  if (op && op->dtype == dtype_t::fp64) execute_and_compare<double>(top, *op, c, seed);
+  else if (op) execute_and_compare<float>(top, *op, c, seed);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -502,7 +516,9 @@ std::string generate(Rng& rng) {
   }
   if (rng.chance(1, 20)) first = static_cast<int>(rng.below(40));
   if (rng.chance(1, 20)) main = static_cast<int>(rng.below(40));
-  std::string out = "dtype=" + std::string(rng.chance(1, 30) ? "1" : "0") + "\nprims=" + std::to_string(first) + "," +
+  // Mostly fp32, often fp64, now and then a value that is no dtype.
+  const char* dtype = rng.chance(1, 40) ? "2" : rng.chance(1, 4) ? "1" : "0";
+  std::string out = "dtype=" + std::string(dtype) + "\nprims=" + std::to_string(first) + "," +
                     std::to_string(main) + "," + std::to_string(last) + "\ntypes=" + types + "\nexec=" + exec +
                     "\nsizes=" + sizes + "\ns0=" + s[0] + "\n";
   if (weft::tensor::is_gemm_like(static_cast<prim_t>(main)) || weft::tensor::is_binary_elementwise(static_cast<prim_t>(main)) ||

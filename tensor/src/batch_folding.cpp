@@ -23,7 +23,7 @@ bool detail::fold_into_batch(Contraction& op, OperandRoles& roles, std::int64_t 
   const bool is_partner =
       std::find(roles.partner.begin(), roles.partner.end(), loops.back()) != roles.partner.end();
   if (innermost.type != dim_t::k || innermost.exec != exec_t::seq || innermost.size < 2 ||
-      innermost.last_block != 0 || is_partner || batch_span_bytes(innermost) > max_batch_span_bytes)
+      innermost.last_block != 0 || is_partner || batch_span_bytes(innermost, op.dtype) > max_batch_span_bytes)
     return false;
   Contraction folded = op;
   folded.dims[loops.back()].exec = exec_t::prim;

@@ -36,7 +36,7 @@ std::optional<InputLayout> input_layout(std::int64_t row_stride, std::int64_t co
 class TppBinaryKernel final : public MainKernel {
  public:
   explicit TppBinaryKernel(const tpp::BinaryDesc& d) : binary_(d), fn_(binary_.kernel()) {}
-  void run(const float* in0, const float* in1, float* out, bool, bool) const noexcept override {
+  void run(const void* in0, const void* in1, void* out, bool, bool) const noexcept override {
     const tpp::BinaryArgs args{.in0 = in0, .in1 = in1, .out = out};
     if (fn_) {
       fn_(&args);
@@ -51,13 +51,19 @@ class TppBinaryKernel final : public MainKernel {
   tpp::BinaryKernelFn fn_;
 };
 
+// In double, rounded once to T (float or double, the dtype): every binary op is then correctly
+// rounded in T.
+template <class T>
 class PortableBinaryKernel final : public MainKernel {
  public:
   PortableBinaryKernel(prim_t op, Block2d b) : op_(op), b_(b) {}
-  void run(const float* in0, const float* in1, float* out, bool, bool) const noexcept override {
+  void run(const void* in0_data, const void* in1_data, void* out_data, bool, bool) const noexcept override {
+    const T* in0 = static_cast<const T*>(in0_data);
+    const T* in1 = static_cast<const T*>(in1_data);
+    T* out = static_cast<T*>(out_data);
     for (std::int64_t j = 0; j < b_.cols; ++j)
       for (std::int64_t i = 0; i < b_.rows; ++i)
-        out[i * b_.out_row + j * b_.out_col] = static_cast<float>(
+        out[i * b_.out_row + j * b_.out_col] = static_cast<T>(
             binary_value(op_, in0[i * b_.in0_row + j * b_.in0_col], in1[i * b_.in1_row + j * b_.in1_col]));
   }
   std::string describe() const override { return "portable " + to_string(op_); }
@@ -84,6 +90,7 @@ std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std:
     d.ld_in0 = a->bcast == tpp::Broadcast::none ? a->ld : b.rows;
     d.ld_in1 = c->bcast == tpp::Broadcast::none ? c->ld : b.rows;
     d.ld_out = b.cols == 1 ? std::max(b.out_col, b.rows) : b.out_col;
+    d.types = tpp_types(op.dtype);
     try {
       return std::make_unique<TppBinaryKernel>(d);
     } catch (const weft::Error& ex) {
@@ -101,7 +108,8 @@ std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std:
                                                std::to_string(b.in0_row) + ", " +
                                                std::to_string(b.in1_row) + ", " +
                                                std::to_string(b.out_row) + ")"));
-  return std::make_unique<PortableBinaryKernel>(op.main, b);
+  if (op.dtype == dtype_t::fp64) return std::make_unique<PortableBinaryKernel<double>>(op.main, b);
+  return std::make_unique<PortableBinaryKernel<float>>(op.main, b);
 }
 
 }  // namespace weft::tensor::detail

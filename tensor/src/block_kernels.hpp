@@ -11,12 +11,17 @@
 
 namespace weft::tensor::detail {
 
+// The TPP data types of an operation's dtype: all f32 or all f64 (inputs, output and arithmetic
+// in the one type; validate() has rejected other dtype values).
+tpp::DataTypes tpp_types(dtype_t dtype);
+
 // The main primitive on one block; `first`/`last` tell whether this is the first/last visit of the
-// output block, for the touches fused into it.
+// output block, for the touches fused into it. The pointers point to elements of the operation's
+// dtype (the TPPs take untyped pointers; the portable kernels are instantiated per type).
 class MainKernel {
  public:
   virtual ~MainKernel() = default;
-  virtual void run(const float* in0, const float* in1, float* out, bool first,
+  virtual void run(const void* in0, const void* in1, void* out, bool first,
                    bool last) const noexcept = 0;
   virtual std::string describe() const = 0;
 };
@@ -25,7 +30,7 @@ class MainKernel {
 class TouchKernel {
  public:
   virtual ~TouchKernel() = default;
-  virtual void run(float* out) const noexcept = 0;
+  virtual void run(void* out) const noexcept = 0;
   virtual std::string describe() const = 0;
 };
 

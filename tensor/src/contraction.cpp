@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "prim_dims.hpp"
@@ -45,6 +46,27 @@ void check_primitives(const Contraction& op) {
   if (op.main == prim_t::none)
     fail(error_t::err_wrong_main_primitive,
          "prim_main is none: give gemm, brgemm, a unary or a binary element-wise primitive");
+}
+
+// The unary TPPs compute transcendental functions in f32 only (polynomial approximations tuned
+// to float accuracy); in fp64 they would need their own approximations, which do not exist.
+// Refused here, before anything is built, rather than computed to float accuracy.
+bool is_transcendental(prim_t p) {
+  return p == prim_t::sigmoid || p == prim_t::exp || p == prim_t::tanh || p == prim_t::gelu;
+}
+
+// After check_primitives: the primitives are known ones.
+void check_primitives_for_dtype(const Contraction& op) {
+  if (op.dtype != dtype_t::fp64) return;
+  const std::tuple<prim_t, const char*, error_t> slots[] = {
+      {op.first_touch, "prim_first_touch", error_t::err_wrong_first_touch_primitive},
+      {op.main, "prim_main", error_t::err_wrong_main_primitive},
+      {op.last_touch, "prim_last_touch", error_t::err_wrong_last_touch_primitive}};
+  for (auto [p, slot, code] : slots)
+    if (is_transcendental(p))
+      fail(code, std::string(slot) + " is " + to_string(p) +
+                     ", which has no fp64 primitive: weft computes sigmoid, exp, tanh and gelu in "
+                     "fp32 only");
 }
 
 void check_dimension(const Contraction& op, std::size_t i) {
@@ -208,10 +230,11 @@ namespace {
 // Everything but the prim dims; returns the partners of the remainders. `prims_chosen`: whether
 // the prim dims are there to check (false: the optimizer will choose them).
 std::vector<std::size_t> check_all_but_prim_dims(const Contraction& op, bool prims_chosen) {
-  if (op.dtype != dtype_t::fp32)
+  if (element_size(op.dtype) == 0)
     fail(error_t::err_wrong_dtype,
-         "dtype " + to_string(op.dtype) + " is not supported: weft's primitives are FP32");
+         "dtype is " + to_string(op.dtype) + ", which is no data type weft knows (fp32 = 0, fp64 = 1)");
   check_primitives(op);
+  check_primitives_for_dtype(op);
   if (op.dims.empty()) fail(error_t::err_wrong_dimension, "the operation has no dimensions");
   for (std::size_t i = 0; i < op.dims.size(); ++i) check_dimension(op, i);
   check_types_for_main(op);

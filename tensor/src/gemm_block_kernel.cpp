@@ -1,5 +1,6 @@
 // The gemm/brgemm main primitive: tpp::Brgemm over the prim dims, in up to four variants (beta 0/1
-// for a fused zero first touch, with/without a fused ReLU epilogue for the last touch).
+// for a fused zero first touch, with/without a fused ReLU epilogue for the last touch), in f32 or
+// f64 (the BRGEMM TPP has both, with the same epilogues).
 #include <algorithm>
 #include <optional>
 
@@ -27,7 +28,7 @@ class BrgemmBlockKernel final : public MainKernel {
       }
   }
 
-  void run(const float* in0, const float* in1, float* out, bool first,
+  void run(const void* in0, const void* in1, void* out, bool first,
            bool last) const noexcept override {
     const tpp::BrgemmArgs args{.a = in0, .b = in1, .c = out, .count = count_,
                                .stride_a = stride_a_, .stride_b = stride_b_};
@@ -52,47 +53,59 @@ class BrgemmBlockKernel final : public MainKernel {
   std::int64_t count_, stride_a_, stride_b_;
 };
 
-// Any strides: C(m, n) += sum_br sum_k A(m, k) * B(k, n), m innermost so unit strides vectorize.
+// Any strides: C(m, n) += sum_br sum_k A(m, k) * B(k, n), m innermost so unit strides vectorize;
+// in T (float or double, the operation's dtype), products and sums rounded to T.
+struct StridedGemmShape {
+  std::int64_t m, n, k, count;
+  std::int64_t a_m, a_k, a_br, b_k, b_n, b_br, c_m, c_n;
+};
+
+template <class T>
 class StridedGemmKernel final : public MainKernel {
  public:
-  struct Shape {
-    std::int64_t m, n, k, count;
-    std::int64_t a_m, a_k, a_br, b_k, b_n, b_br, c_m, c_n;
-  };
-  StridedGemmKernel(Shape s, bool fuse_zero, bool fuse_relu)
+  StridedGemmKernel(StridedGemmShape s, bool fuse_zero, bool fuse_relu)
       : s_(s), fuse_zero_(fuse_zero), fuse_relu_(fuse_relu) {}
 
-  void run(const float* a, const float* b, float* c, bool first, bool last) const noexcept override {
+  void run(const void* in0, const void* in1, void* out, bool first, bool last) const noexcept override {
+    const T* a = static_cast<const T*>(in0);
+    const T* b = static_cast<const T*>(in1);
+    T* c = static_cast<T*>(out);
     if (fuse_zero_ && first)
       for (std::int64_t j = 0; j < s_.n; ++j)
-        for (std::int64_t i = 0; i < s_.m; ++i) c[i * s_.c_m + j * s_.c_n] = 0.0f;
+        for (std::int64_t i = 0; i < s_.m; ++i) c[i * s_.c_m + j * s_.c_n] = T(0);
     for (std::int64_t r = 0; r < s_.count; ++r)
       for (std::int64_t j = 0; j < s_.n; ++j)
         for (std::int64_t p = 0; p < s_.k; ++p) {
-          const float bv = b[r * s_.b_br + p * s_.b_k + j * s_.b_n];
-          const float* ap = a + r * s_.a_br + p * s_.a_k;
-          float* cp = c + j * s_.c_n;
+          const T bv = b[r * s_.b_br + p * s_.b_k + j * s_.b_n];
+          const T* ap = a + r * s_.a_br + p * s_.a_k;
+          T* cp = c + j * s_.c_n;
           for (std::int64_t i = 0; i < s_.m; ++i) cp[i * s_.c_m] += ap[i * s_.a_m] * bv;
         }
     if (fuse_relu_ && last)
       for (std::int64_t j = 0; j < s_.n; ++j)
         for (std::int64_t i = 0; i < s_.m; ++i) {
-          float& v = c[i * s_.c_m + j * s_.c_n];
-          v = v < 0.0f ? 0.0f : v;
+          T& v = c[i * s_.c_m + j * s_.c_n];
+          v = v < T(0) ? T(0) : v;
         }
   }
 
   std::string describe() const override {
     return "portable strided gemm m" + std::to_string(s_.m) + " n" + std::to_string(s_.n) + " k" +
-           std::to_string(s_.k) + " batch " + std::to_string(s_.count);
+           std::to_string(s_.k) + " batch " + std::to_string(s_.count) +
+           (sizeof(T) == sizeof(double) ? " (fp64)" : "");
   }
 
  private:
-  Shape s_;
+  StridedGemmShape s_;
   bool fuse_zero_, fuse_relu_;
 };
 
 }  // namespace
+
+tpp::DataTypes tpp_types(dtype_t dtype) {
+  const jit::DataType t = dtype == dtype_t::fp64 ? jit::DataType::f64 : jit::DataType::f32;
+  return {.in = t, .out = t, .compute = t};
+}
 
 std::int64_t brgemm_lda(const Contraction& op, const GemmRoles& g) {
   const Dim& k = op.dims[g.k];
@@ -110,11 +123,12 @@ std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const GemmRo
   if (!fits_brgemm(op, g)) {
     if (!options.allow_generic_primitives)
       throw ConfigError(error_t::err_invalid_strides, "the prim dims do not fit the BRGEMM layout");
-    return std::make_unique<StridedGemmKernel>(
-        StridedGemmKernel::Shape{m.size, n.size, k.size, br.size, m.stride_in0, k.stride_in0,
-                                 br.stride_in0, k.stride_in1, n.stride_in1, br.stride_in1,
-                                 m.stride_out, n.stride_out},
-        fuse_zero, fuse_relu);
+    const StridedGemmShape shape{m.size,        n.size,        k.size,         br.size,
+                                 m.stride_in0,  k.stride_in0,  br.stride_in0,  k.stride_in1,
+                                 n.stride_in1,  br.stride_in1, m.stride_out,   n.stride_out};
+    if (op.dtype == dtype_t::fp64)
+      return std::make_unique<StridedGemmKernel<double>>(shape, fuse_zero, fuse_relu);
+    return std::make_unique<StridedGemmKernel<float>>(shape, fuse_zero, fuse_relu);
   }
   // A leading dimension of a size-1 dim is never used to step; make it one the TPP accepts.
   tpp::BrgemmDesc d;
@@ -124,6 +138,7 @@ std::unique_ptr<MainKernel> make_gemm_kernel(const Contraction& op, const GemmRo
   d.lda = brgemm_lda(op, g);
   d.ldb = n.size == 1 ? std::max(n.stride_in1, k.size) : n.stride_in1;
   d.ldc = n.size == 1 ? std::max(n.stride_out, m.size) : n.stride_out;
+  d.types = tpp_types(op.dtype);
   try {
     return std::make_unique<BrgemmBlockKernel>(d, br.size, br.stride_in0, br.stride_in1, fuse_zero,
                                                fuse_relu, prefetch);

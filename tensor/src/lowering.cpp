@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <new>
@@ -24,25 +25,25 @@ namespace {
 // own contiguous buffer, column-major with leading dimension = the prim m size, batch entries one
 // after the other, and reuses the copy for as long as its calls read the same block.
 struct AlignedFree {
-  void operator()(float* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
+  void operator()(std::byte* p) const noexcept { ::operator delete[](p, std::align_val_t{64}); }
 };
-using AlignedFloats = std::unique_ptr<float[], AlignedFree>;
+using AlignedBytes = std::unique_ptr<std::byte[], AlignedFree>;
 
-AlignedFloats allocate_floats(std::size_t n) {
-  return AlignedFloats(static_cast<float*>(::operator new[](n * sizeof(float), std::align_val_t{64})));
+AlignedBytes allocate_bytes(std::size_t n) {
+  return AlignedBytes(static_cast<std::byte*>(::operator new[](n, std::align_val_t{64})));
 }
 
 struct PackSlot {
-  AlignedFloats buffer;
-  const float* from = nullptr;  // the in0 block the buffer holds (nullptr: none)
+  AlignedBytes buffer;
+  const std::byte* from = nullptr;  // the in0 block the buffer holds (nullptr: none)
 };
 
 struct PackSlots {
   std::vector<PackSlot> slots;
-  void ensure(std::size_t threads, std::size_t floats) {
+  void ensure(std::size_t threads, std::size_t bytes) {
     if (slots.size() < threads) slots.resize(threads);
     for (PackSlot& slot : slots) {
-      if (!slot.buffer) slot.buffer = allocate_floats(floats);
+      if (!slot.buffer) slot.buffer = allocate_bytes(bytes);
       slot.from = nullptr;  // a new execution: the inputs may have changed
     }
   }
@@ -64,12 +65,17 @@ constexpr unsigned kTailM = 1, kTailN = 2, kTailK = 4;
 
 }  // namespace
 
+// The lowering is the same for every dtype: the body steps through the tensors in bytes (the loop
+// strides are scaled by the element size once, at setup) and hands untyped pointers to kernels
+// built for the dtype. fp32 runs exactly the code it ran with float pointers (an index times a
+// stride, added to a base).
 struct LoweredOperation::State {
   Contraction op;
+  std::size_t element_bytes = 4;  // element_size(op.dtype)
   LoopNestPlan plan;
   std::optional<parlooper::DynamicThreadedLoop> loop;
   Primitives prims[8];  // by tail combination; [0] always, the others where remainders exist
-  // Per loop letter: strides, last index, whether it reduces (a k loop) and the tail bit its last
+  // Per loop letter: strides (in bytes), last index, whether it reduces (a k loop) and the tail bit its last
   // iteration sets (0: none), for the body's offset sums. One array of structs: the body reads it
   // on every call right after a kernel has streamed its operands through L1, and six separate
   // vectors cost six dependent misses (lowered_body was 0.7 % of the seed configuration's time).
@@ -82,10 +88,10 @@ struct LoweredOperation::State {
   bool parallel = false;  // the nest has a parallel level (it opens a team; LoopNest::is_parallel)
   bool folded = false;    // the innermost k loop became the BRGEMM batch (fold_reduction_into_batch)
   // Packing of in0 blocks (Contraction::pack_in0 on a BRGEMM TPP): per batch entry an m x k block
-  // from leading dimension pack_ld_in to the block's rows.
+  // from leading dimension pack_ld_in (elements) to the block's rows.
   bool pack = false;
-  std::int64_t pack_count = 1, pack_stride_in = 0, pack_ld_in = 0;
-  std::size_t pack_floats = 0;  // per thread
+  std::int64_t pack_count = 1, pack_stride_in = 0, pack_ld_in = 0;  // pack_stride_in in bytes
+  std::size_t pack_bytes = 0;  // per thread
   mutable std::mutex pack_mutex;  // guards pack_slots: one execution at a time uses them
   mutable PackSlots pack_slots;
   // Software prefetch for packed operations, whose B and C blocks are read in place with long
@@ -94,42 +100,44 @@ struct LoweredOperation::State {
   // every B column of the next call. Measured on 1600^3 (1 thread, interleaved with OpenBLAS, two
   // runs): without prefetch 0.89 / 0.93; C of the next call + B: 0.94 / 0.96; C of this call + B:
   // 0.95 / 0.97; C alone: 0.91 / 0.94. Longer B heads (128 or 256 floats) were slower than 64.
-  std::int64_t out_ld = 0;
+  std::int64_t out_ld = 0;  // bytes
   bool prefetch_in1 = false;  // B heads of the next call
-  std::int64_t in1_ld = 0;
+  std::int64_t in1_ld = 0;  // bytes
 };
 
 namespace {
 
 struct RunContext {
   const LoweredOperation::State* state;
-  const float* in0;
-  const float* in1;
-  float* out;
+  const std::byte* in0;
+  const std::byte* in1;
+  std::byte* out;
   PackSlots* pack = nullptr;
 };
 
 // Prefetches columns [begin, end) of a column-major block into L2 (every line, also the partial
-// ones at either end of an unaligned column).
-void prefetch_columns(const float* block, std::int64_t rows, std::int64_t ld, std::int64_t begin,
-                      std::int64_t end) noexcept {
+// ones at either end of an unaligned column); the column length and ld in bytes.
+void prefetch_columns(const std::byte* block, std::int64_t column_bytes, std::int64_t ld_bytes,
+                      std::int64_t begin, std::int64_t end) noexcept {
   for (std::int64_t j = begin; j < end; ++j) {
-    const auto first = reinterpret_cast<std::uintptr_t>(block + j * ld) & ~std::uintptr_t{63};
-    const auto last = reinterpret_cast<std::uintptr_t>(block + j * ld + rows);
+    const auto first = reinterpret_cast<std::uintptr_t>(block + j * ld_bytes) & ~std::uintptr_t{63};
+    const auto last = reinterpret_cast<std::uintptr_t>(block + j * ld_bytes + column_bytes);
     for (std::uintptr_t line = first; line < last; line += 64)
       __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);
   }
 }
 
 // The thread's copy of the in0 block at `from`, made now unless it holds that block already.
-const float* packed_block(const LoweredOperation::State& s, const Primitives& p, PackSlots& slots,
-                          const float* from) noexcept {
+const std::byte* packed_block(const LoweredOperation::State& s, const Primitives& p, PackSlots& slots,
+                              const std::byte* from) noexcept {
   PackSlot& slot = slots.slots[static_cast<std::size_t>(omp_get_thread_num())];
-  float* buffer = slot.buffer.get();
+  std::byte* buffer = slot.buffer.get();
   if (slot.from != from) {
-    const std::int64_t block = p.rows * p.depth;
-    for (std::int64_t i = 0; i < s.pack_count; ++i)
-      (*p.pack_copy)(from + i * s.pack_stride_in, buffer + i * block);
+    const std::int64_t block_bytes = p.rows * p.depth * static_cast<std::int64_t>(s.element_bytes);
+    for (std::int64_t i = 0; i < s.pack_count; ++i) {
+      const tpp::UnaryArgs args{.in = from + i * s.pack_stride_in, .out = buffer + i * block_bytes};
+      (*p.pack_copy)(args);
+    }
     slot.from = from;
   }
   return buffer;
@@ -138,6 +146,9 @@ const float* packed_block(const LoweredOperation::State& s, const Primitives& p,
 // Columns the BRGEMM kernel loads at once at the start of a call (one register tile is at most 3
 // columns wide on AVX2): prefetching them would come too late.
 constexpr std::int64_t kFirstTileColumns = 3;
+// The head of every B column of the next call that the body prefetches: 64 floats (longer heads
+// measured slower, see State), the same bytes in any dtype.
+constexpr std::int64_t kInHeadBytes = 256;
 
 }  // namespace
 
@@ -163,12 +174,13 @@ static void lowered_body(void* ctx, int* ind) noexcept {
     if (v == l.last) tails |= l.tail_bit;
   }
   const Primitives& p = s.prims[tails];
-  float* out = c.out + oo;
+  std::byte* out = c.out + oo;
   if (first && p.first) p.first->run(out);
-  const float* in0 = c.in0 == nullptr ? nullptr : c.in0 + o0;
+  const std::byte* in0 = c.in0 == nullptr ? nullptr : c.in0 + o0;
   if (c.pack != nullptr && in0 != nullptr) {
     in0 = packed_block(s, p, *c.pack, in0);
-    prefetch_columns(out, p.rows, s.out_ld, std::min(kFirstTileColumns, p.cols), p.cols);
+    prefetch_columns(out, p.rows * static_cast<std::int64_t>(s.element_bytes), s.out_ld,
+                     std::min(kFirstTileColumns, p.cols), p.cols);
     const LoweredOperation::State::LoopStep& inner = step[loops - 1];
     if (s.prefetch_in1 && c.in1 != nullptr && ind[loops - 1] < inner.last) {
       // The next call's block: the next iteration of the innermost loop (a tail when that is last).
@@ -176,7 +188,8 @@ static void lowered_body(void* ctx, int* ind) noexcept {
           ind[loops - 1] + 1 == inner.last && (inner.tail_bit & kTailN)
               ? s.prims[kTailN].cols
               : p.cols;
-      prefetch_columns(c.in1 + o1 + inner.in1, std::min<std::int64_t>(p.depth, 64),
+      prefetch_columns(c.in1 + o1 + inner.in1,
+                       std::min(p.depth * static_cast<std::int64_t>(s.element_bytes), kInHeadBytes),
                        s.in1_ld, 0, next_cols);
     }
   }
@@ -188,13 +201,15 @@ namespace {
 
 using State = LoweredOperation::State;
 
-// The body's per-letter strides, last index and whether the loop reduces; the GEMM lowering adds
-// the tail bits.
+// The body's per-letter strides (in bytes), last index and whether the loop reduces; the GEMM
+// lowering adds the tail bits.
 std::vector<State::LoopStep> make_loop_steps(const Contraction& op, const LoopNestPlan& plan) {
   std::vector<State::LoopStep> steps;
+  const auto bytes = static_cast<std::int64_t>(element_size(op.dtype));
   for (std::size_t dim : plan.loop_dims) {
     const Dim& d = op.dims[dim];
-    steps.push_back(State::LoopStep{.in0 = d.stride_in0, .in1 = d.stride_in1, .out = d.stride_out,
+    steps.push_back(State::LoopStep{.in0 = d.stride_in0 * bytes, .in1 = d.stride_in1 * bytes,
+                                    .out = d.stride_out * bytes,
                                     .last = d.size - 1, .reduces = detail::is_k_loop(op, dim)});
   }
   return steps;
@@ -228,7 +243,8 @@ void make_gemm_primitives(const Contraction& op, const detail::GemmRoles& g,
     // The kernel reads the packed copy: the same block with leading dimension m, batch entries
     // m * k apart.
     p.pack_copy.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::copy, .m = m.size, .n = k.size,
-                                       .ld_in = detail::brgemm_lda(op, g), .ld_out = m.size});
+                                       .ld_in = detail::brgemm_lda(op, g), .ld_out = m.size,
+                                       .types = detail::tpp_types(op.dtype)});
     Contraction packed = op;
     packed.dims[g.k].stride_in0 = m.size;
     if (g.br != detail::kNoDim) packed.dims[g.br].stride_in0 = m.size * k.size;
@@ -299,20 +315,21 @@ void set_up_packing(State& s, const detail::GemmRoles& g) {
   s.pack_ld_in = detail::brgemm_lda(op, g);
   if (g.br != detail::kNoDim) {
     s.pack_count = op.dims[g.br].size;
-    s.pack_stride_in = op.dims[g.br].stride_in0;
+    s.pack_stride_in = op.dims[g.br].stride_in0 * static_cast<std::int64_t>(s.element_bytes);
   }
-  s.pack_floats = static_cast<std::size_t>(op.dims[g.m].size * op.dims[g.k].size * s.pack_count);
-  s.pack_slots.ensure(static_cast<std::size_t>(s.parallel ? omp_get_max_threads() : 1), s.pack_floats);
+  s.pack_bytes = static_cast<std::size_t>(op.dims[g.m].size * op.dims[g.k].size * s.pack_count) * s.element_bytes;
+  s.pack_slots.ensure(static_cast<std::size_t>(s.parallel ? omp_get_max_threads() : 1), s.pack_bytes);
 }
 
 // B heads of the next call: when the innermost loop moves B, in a plain nest (one letter per
 // loop, in order: the next call is the next iteration of the last letter).
 void set_up_packed_prefetch(State& s, const detail::GemmRoles& g) {
   const std::size_t loops = s.plan.loop_dims.size();
-  s.out_ld = s.op.dims[g.n].stride_out;
+  const auto bytes = static_cast<std::int64_t>(s.element_bytes);
+  s.out_ld = s.op.dims[g.n].stride_out * bytes;
   s.prefetch_in1 = loops > 0 && s.loop->nest().is_plain_order() && s.steps[loops - 1].in1 != 0 &&
                    g.br == detail::kNoDim && (s.steps[loops - 1].tail_bit & kTailK) == 0;
-  s.in1_ld = s.op.dims[g.n].stride_in1;
+  s.in1_ld = s.op.dims[g.n].stride_in1 * bytes;
 }
 
 void lower_gemm(State& s, const detail::OperandRoles& roles, const ValidationOptions& options) {
@@ -355,6 +372,7 @@ LoweredOperation::LoweredOperation(const Contraction& given, const LoweringOverr
   State& s = *state_;
   detail::OperandRoles roles = detail::validated_roles(given, options);
   s.op = given;
+  s.element_bytes = element_size(given.dtype);
   // An override names the loops of the operation as given, so it keeps them all.
   const bool overridden = override != nullptr && !override->loop_string.empty();
   if (!overridden) s.folded = detail::fold_into_batch(s.op, roles);
@@ -372,9 +390,10 @@ LoweredOperation::~LoweredOperation() = default;
 LoweredOperation::LoweredOperation(LoweredOperation&&) noexcept = default;
 LoweredOperation& LoweredOperation::operator=(LoweredOperation&&) noexcept = default;
 
-void LoweredOperation::execute(const float* in0, const float* in1, float* out) const {
+void LoweredOperation::execute(const void* in0, const void* in1, void* out) const {
   const State& s = *state_;
-  RunContext ctx{&s, in0, in1, out};
+  RunContext ctx{&s, static_cast<const std::byte*>(in0), static_cast<const std::byte*>(in1),
+                 static_cast<std::byte*>(out)};
   // Packing: the slots of the operation, or (while another execution holds them) private ones;
   // one per thread number the body can see: the team a parallel nest opens (at most
   // omp_get_max_threads(), nested or not), or the caller's own number, where a nest without a
@@ -386,7 +405,7 @@ void LoweredOperation::execute(const float* in0, const float* in1, float* out) c
         static_cast<std::size_t>(s.parallel ? omp_get_max_threads() : omp_get_thread_num() + 1);
     lock = std::unique_lock<std::mutex>(s.pack_mutex, std::try_to_lock);
     ctx.pack = lock.owns_lock() ? &s.pack_slots : &private_slots;
-    ctx.pack->ensure(threads, s.pack_floats);
+    ctx.pack->ensure(threads, s.pack_bytes);
   }
   s.loop->run(&lowered_body, &ctx);
 }
@@ -404,7 +423,8 @@ std::string LoweredOperation::describe() const {
       text += indent + "in0 packed per thread: " + std::to_string(s.pack_count) + " x (" +
               std::to_string(p.rows) + " x " + std::to_string(p.depth) + ", ld " +
               std::to_string(s.pack_ld_in) + " -> " + std::to_string(p.rows) +
-              ") floats per block, copied when a thread's block changes: " +
+              ") " + (s.element_bytes == 4 ? "floats" : "doubles") +
+              " per block, copied when a thread's block changes: " +
               tpp::to_string(p.pack_copy->desc()) + '\n';
     if (p.first) text += indent + "first touch: " + p.first->describe() + '\n';
     text += indent + "main: " + p.main->describe() + '\n';

@@ -49,9 +49,15 @@ std::int64_t nearest_divisor(std::int64_t size, std::int64_t lo, std::int64_t hi
   return best;
 }
 
-std::int64_t vector_rows() { return jit::isa_traits(jit::selected_isa()).lanes(sizeof(float)); }
+// Rows of one vector register (8 / 16 floats, 4 / 8 doubles on AVX2 / AVX-512) and of the BRGEMM's
+// register panel (panel_vectors of them), for elements of `element_bytes`.
+std::int64_t vector_rows(std::size_t element_bytes) {
+  return jit::isa_traits(jit::selected_isa()).lanes(static_cast<int>(element_bytes));
+}
 
-std::int64_t register_panel_rows() { return jit::isa_traits(jit::selected_isa()).brgemm.panel_vectors * vector_rows(); }
+std::int64_t register_panel_rows(std::size_t element_bytes) {
+  return jit::isa_traits(jit::selected_isa()).brgemm.panel_vectors * vector_rows(element_bytes);
+}
 
 // How much longer the busiest of `threads` threads works than the average, sharing `blocks` blocks.
 double imbalance(std::int64_t blocks, int threads) {
@@ -62,11 +68,12 @@ double imbalance(std::int64_t blocks, int threads) {
 // Rows per m block: the whole dim when it fits one panel; else a divisor filling at least half a
 // panel, nearest a full one, in whole vector registers (else in multiples of 8 rows), preferring
 // the divisors whose blocks split evenly over the threads; 0 when no divisor fits.
-std::int64_t choose_block_rows(std::int64_t rows, std::int64_t panel, const PackOptions& options) {
+std::int64_t choose_block_rows(std::int64_t rows, std::int64_t panel, std::int64_t vector,
+                               const PackOptions& options) {
   if (rows <= panel) return rows;
   const std::int64_t lo = (panel + 1) / 2;
   for (const bool balanced : {true, false})
-    for (const std::int64_t multiple : {vector_rows(), std::int64_t{8}}) {
+    for (const std::int64_t multiple : {vector, std::int64_t{8}}) {
       std::int64_t best = 0;
       for (std::int64_t b = lo; b <= panel; ++b) {
         if (rows % b != 0 || b % multiple != 0) continue;
@@ -94,7 +101,8 @@ Dim split(Dim& d, std::int64_t block) {
 }  // namespace
 
 bool pack_operands(Contraction& op, const PackOptions& options) {
-  if (!is_gemm_like(op.main) || op.dtype != dtype_t::fp32) return false;
+  const std::size_t element_bytes = element_size(op.dtype);
+  if (!is_gemm_like(op.main) || element_bytes == 0) return false;
   if (std::any_of(op.dims.begin(), op.dims.end(), [](const Dim& d) { return d.last_block != 0; }))
     return false;  // split with remainders already
   // Roles, as primitive identification picks them (any prim/shared marks are the caller's old
@@ -113,22 +121,22 @@ bool pack_operands(Contraction& op, const PackOptions& options) {
   }
   if (m == kNone || n == kNone || k == kNone) return false;
   const Dim M = op.dims[m], N = op.dims[n], K = op.dims[k];
-  const std::int64_t panel = options.panel_rows > 0 ? options.panel_rows : register_panel_rows();
+  const std::int64_t panel = options.panel_rows > 0 ? options.panel_rows : register_panel_rows(element_bytes);
   // Rows per block: the whole m dim when it fits one panel, else the divisor in whole vectors filling
   // most of a panel (at least half of it), else full panels and a remainder.
-  std::int64_t bm = choose_block_rows(M.size, panel, options);
+  std::int64_t bm = choose_block_rows(M.size, panel, vector_rows(element_bytes), options);
   if (bm == 0) bm = panel;
   // Packing pays when the A block is strided (a leading dimension other than its rows) and every
   // packed panel serves many columns; small GEMMs stay as they are.
   const std::int64_t lda = K.size == 1 ? bm : K.stride_in0;
-  const double a_bytes = rows * static_cast<double>(K.size) * sizeof(float);
+  const double a_bytes = rows * static_cast<double>(K.size) * static_cast<double>(element_bytes);
   if (lda == bm || columns < static_cast<double>(options.min_columns) ||
       a_bytes < static_cast<double>(options.min_a_bytes))
     return false;
   // The reduction per call: all of K unless the panel outgrows max_panel_bytes, then a divisor in
   // the upper half of what fits (a multiple of 8, the kernel's k unroll, when there is one), else
   // what fits, rounded down to a multiple of 8, and a remainder.
-  const auto panel_bytes = [&](std::int64_t kc) { return bm * kc * static_cast<std::int64_t>(sizeof(float)); };
+  const auto panel_bytes = [&](std::int64_t kc) { return bm * kc * static_cast<std::int64_t>(element_bytes); };
   std::int64_t kc = K.size;
   if (panel_bytes(kc) > options.max_panel_bytes) {
     const std::int64_t max_kc = std::max<std::int64_t>(1, options.max_panel_bytes / panel_bytes(1));

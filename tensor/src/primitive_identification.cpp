@@ -71,7 +71,7 @@ void identify_gemm(Contraction& op, const PrimitiveOptions& options) {
   for (std::size_t i = op.dims.size(); i-- > 0;) {
     Dim& d = op.dims[i];
     if (d.type == dim_t::k && d.exec != exec_t::prim && d.size > 1 && d.last_block == 0 &&
-        !detail::is_ragged_partner(op, i) && batch_span_bytes(d) <= options.max_batch_span_bytes) {
+        !detail::is_ragged_partner(op, i) && batch_span_bytes(d, op.dtype) <= options.max_batch_span_bytes) {
       d.exec = exec_t::prim;
       op.main = prim_t::brgemm;
       return;
@@ -114,8 +114,8 @@ void identify_elementwise(Contraction& op, const PrimitiveOptions& options) {
 
 }  // namespace
 
-std::int64_t batch_span_bytes(const Dim& d) {
-  return d.size * std::max(d.stride_in0, d.stride_in1) * static_cast<std::int64_t>(sizeof(float));
+std::int64_t batch_span_bytes(const Dim& d, dtype_t dtype) {
+  return d.size * std::max(d.stride_in0, d.stride_in1) * static_cast<std::int64_t>(element_size(dtype));
 }
 
 void identify_primitives(Contraction& op, const PrimitiveOptions& options) {

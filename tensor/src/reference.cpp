@@ -85,7 +85,14 @@ void for_each_point(const std::vector<const Dim*>& dims, const std::vector<Ragge
 
 }  // namespace
 
-void reference_contraction(const Contraction& op, const float* in0, const float* in1, float* out) {
+namespace {
+
+// Acc: double for float data; long double (the x87 64-bit significand on x86-64) for double data,
+// so that the sums of an fp64 contraction are checked against more precision than they have. The
+// touches and element-wise mains are computed in double and rounded to T: exact for zero, copy,
+// relu, square (of a float), and the binary ops; each fp64 value is rounded once.
+template <class T, class Acc>
+void reference_in(const Contraction& op, const T* in0, const T* in1, T* out) {
   std::vector<const Dim*> outer, reduced;
   std::vector<std::size_t> position(op.dims.size());  // of each dim in its group
   for (std::size_t i = 0; i < op.dims.size(); ++i) {
@@ -102,12 +109,12 @@ void reference_contraction(const Contraction& op, const float* in0, const float*
         .push_back({position[i], position[p], op.dims[i].last_block});
   }
   for_each_point(outer, outer_ragged, [&](std::int64_t o0, std::int64_t o1, std::int64_t oo) {
-    double value;
+    Acc value;
     if (is_gemm_like(op.main)) {
-      // The first touch writes a float before the accumulation starts.
-      double acc = static_cast<float>(unary_value(op.first_touch, out[oo]));
+      // The first touch writes a T before the accumulation starts.
+      Acc acc = static_cast<T>(unary_value(op.first_touch, out[oo]));
       for_each_point(reduced, reduced_ragged, [&](std::int64_t r0, std::int64_t r1, std::int64_t) {
-        acc += static_cast<double>(in0[o0 + r0]) * static_cast<double>(in1[o1 + r1]);
+        acc += static_cast<Acc>(in0[o0 + r0]) * static_cast<Acc>(in1[o1 + r1]);
       });
       value = acc;
     } else if (is_binary_elementwise(op.main)) {
@@ -115,8 +122,24 @@ void reference_contraction(const Contraction& op, const float* in0, const float*
     } else {
       value = op.main == prim_t::zero ? 0.0 : unary_value(op.main, in0[o0]);
     }
-    out[oo] = static_cast<float>(unary_value(op.last_touch, static_cast<float>(value)));
+    out[oo] = static_cast<T>(unary_value(op.last_touch, static_cast<T>(value)));
   });
+}
+
+}  // namespace
+
+void reference_contraction(const Contraction& op, const float* in0, const float* in1, float* out) {
+  if (op.dtype != dtype_t::fp32)
+    throw ConfigError(error_t::err_wrong_dtype, "reference_contraction: the operation is " + to_string(op.dtype) +
+                                                    ", the tensors given are float (fp32)");
+  reference_in<float, double>(op, in0, in1, out);
+}
+
+void reference_contraction(const Contraction& op, const double* in0, const double* in1, double* out) {
+  if (op.dtype != dtype_t::fp64)
+    throw ConfigError(error_t::err_wrong_dtype, "reference_contraction: the operation is " + to_string(op.dtype) +
+                                                    ", the tensors given are double (fp64)");
+  reference_in<double, long double>(op, in0, in1, out);
 }
 
 }  // namespace weft::tensor

@@ -90,8 +90,7 @@ void TensorOperation::execute(void const* tensor_in0, void const* tensor_in1, vo
   if (null != nullptr)
     throw weft::Error(std::string("TensorOperation::execute: ") + null + " is null (the main primitive " +
                       weft::tensor::to_string(main) + " uses it)");
-  lowered_->execute(static_cast<const float*>(tensor_in0), static_cast<const float*>(tensor_in1),
-                    static_cast<float*>(tensor_out));
+  lowered_->execute(tensor_in0, tensor_in1, tensor_out);
 }
 
 const weft::tensor::Contraction& TensorOperation::operation() const {

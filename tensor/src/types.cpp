@@ -70,6 +70,14 @@ std::string to_string(dim_t d) {
   return "dim_t(" + std::to_string(static_cast<std::uint32_t>(d)) + ")";
 }
 
+std::size_t element_size(dtype_t d) {
+  switch (d) {
+    case dtype_t::fp32: return 4;
+    case dtype_t::fp64: return 8;
+  }
+  return 0;
+}
+
 std::string to_string(dtype_t d) {
   switch (d) {
     case dtype_t::fp32: return "fp32";

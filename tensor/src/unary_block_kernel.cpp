@@ -19,7 +19,7 @@ bool unit(std::int64_t stride, std::int64_t size) { return stride == 1 || size =
 class TppUnaryKernel final : public MainKernel {
  public:
   explicit TppUnaryKernel(const tpp::UnaryDesc& d) : unary_(d), fn_(unary_.kernel()) {}
-  void run(const float* in0, const float*, float* out, bool, bool) const noexcept override {
+  void run(const void* in0, const void*, void* out, bool, bool) const noexcept override {
     const tpp::UnaryArgs args{.in = in0, .out = out};
     if (fn_) {
       fn_(&args);
@@ -34,14 +34,19 @@ class TppUnaryKernel final : public MainKernel {
   tpp::UnaryKernelFn fn_;
 };
 
+// The portable loops compute in double and round once to T (float or double, the dtype): the same
+// values as the reference contraction.
+template <class T>
 class PortableUnaryKernel final : public MainKernel {
  public:
   PortableUnaryKernel(prim_t op, Block2d b) : op_(op), b_(b) {}
-  void run(const float* in0, const float*, float* out, bool, bool) const noexcept override {
+  void run(const void* in0_data, const void*, void* out_data, bool, bool) const noexcept override {
+    const T* in0 = static_cast<const T*>(in0_data);
+    T* out = static_cast<T*>(out_data);
     for (std::int64_t j = 0; j < b_.cols; ++j)
       for (std::int64_t i = 0; i < b_.rows; ++i) {
         const double x = op_ == prim_t::zero ? 0.0 : in0[i * b_.in0_row + j * b_.in0_col];
-        out[i * b_.out_row + j * b_.out_col] = static_cast<float>(unary_value(op_, x));
+        out[i * b_.out_row + j * b_.out_col] = static_cast<T>(unary_value(op_, x));
       }
   }
   std::string describe() const override {
@@ -57,7 +62,7 @@ class PortableUnaryKernel final : public MainKernel {
 class TppTouchKernel final : public TouchKernel {
  public:
   explicit TppTouchKernel(const tpp::UnaryDesc& d) : unary_(d), fn_(unary_.kernel()) {}
-  void run(float* out) const noexcept override {
+  void run(void* out) const noexcept override {
     const tpp::UnaryArgs args{.in = out, .out = out};
     if (fn_) {
       fn_(&args);
@@ -72,14 +77,16 @@ class TppTouchKernel final : public TouchKernel {
   tpp::UnaryKernelFn fn_;
 };
 
+template <class T>
 class PortableTouchKernel final : public TouchKernel {
  public:
   PortableTouchKernel(prim_t op, Block2d b) : op_(op), b_(b) {}
-  void run(float* out) const noexcept override {
+  void run(void* out_data) const noexcept override {
+    T* out = static_cast<T*>(out_data);
     for (std::int64_t j = 0; j < b_.cols; ++j)
       for (std::int64_t i = 0; i < b_.rows; ++i) {
-        float& v = out[i * b_.out_row + j * b_.out_col];
-        v = static_cast<float>(unary_value(op_, v));
+        T& v = out[i * b_.out_row + j * b_.out_col];
+        v = static_cast<T>(unary_value(op_, v));
       }
   }
   std::string describe() const override { return "portable " + to_string(op_) + " in place"; }
@@ -89,10 +96,11 @@ class PortableTouchKernel final : public TouchKernel {
   Block2d b_;
 };
 
-tpp::UnaryDesc plain_desc(prim_t op, std::int64_t rows, std::int64_t cols, std::int64_t ld_in,
-                          std::int64_t ld_out) {
+tpp::UnaryDesc plain_desc(prim_t op, dtype_t dtype, std::int64_t rows, std::int64_t cols,
+                          std::int64_t ld_in, std::int64_t ld_out) {
   tpp::UnaryDesc d;
   d.op = unary_tpp_op(op);
+  d.types = tpp_types(dtype);
   d.m = rows;
   d.n = cols;
   // With one column the leading dimension is never stepped; give the TPP one it accepts.
@@ -100,6 +108,16 @@ tpp::UnaryDesc plain_desc(prim_t op, std::int64_t rows, std::int64_t cols, std::
   d.ld_out = cols == 1 ? std::max(ld_out, rows) : ld_out;
   if (op == prim_t::zero) d.ld_in = d.ld_out;
   return d;
+}
+
+// Whether a TPP exists for the descriptor (its types included).
+bool accepts(const tpp::UnaryDesc& d) {
+  try {
+    tpp::validate(d);
+    return true;
+  } catch (const weft::Error&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -129,7 +147,8 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
   const bool reads = op.main != prim_t::zero;
   try {
     if (unit(b.out_row, b.rows) && (!reads || unit(b.in0_row, b.rows)))
-      return std::make_unique<TppUnaryKernel>(plain_desc(op.main, b.rows, b.cols, b.in0_col, b.out_col));
+      return std::make_unique<TppUnaryKernel>(
+          plain_desc(op.main, op.dtype, b.rows, b.cols, b.in0_col, b.out_col));
     // Contiguous along different dims: out = in0^T (a copy that transposes).
     if (op.main == prim_t::copy && block.size() == 2 && unit(b.out_row, b.rows) &&
         unit(b.in0_col, b.cols)) {
@@ -139,7 +158,10 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
       d.n = b.rows;
       d.ld_in = b.in0_row;
       d.ld_out = b.out_col;
-      return std::make_unique<TppUnaryKernel>(d);
+      d.types = tpp_types(op.dtype);
+      // The transpose TPP may lack the dtype (it is FP32 only today): then the layout is one no TPP
+      // takes (below: the portable loop with allow_generic_primitives, else an error).
+      if (op.dtype == dtype_t::fp32 || accepts(d)) return std::make_unique<TppUnaryKernel>(d);
     }
   } catch (const ConfigError&) {
     throw;
@@ -154,11 +176,13 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
     throw ConfigError(error_t::err_invalid_strides,
                       to_string(op.main) + " needs a prim dimension with stride 1 in out (and in "
                                            "in0, or a second prim dimension with stride 1 in in0 "
-                                           "for a transposing copy); " + where +
-                          " has strides (" + std::to_string(b.in0_row) + ", " +
+                                           "for a transposing copy" +
+                          (op.dtype == dtype_t::fp32 ? "" : ", which has no " + to_string(op.dtype) + " TPP") +
+                          "); " + where + " has strides (" + std::to_string(b.in0_row) + ", " +
                           std::to_string(b.out_row) + ") in (in0, out)");
   }
-  return std::make_unique<PortableUnaryKernel>(op.main, b);
+  if (op.dtype == dtype_t::fp64) return std::make_unique<PortableUnaryKernel<double>>(op.main, b);
+  return std::make_unique<PortableUnaryKernel<float>>(op.main, b);
 }
 
 std::unique_ptr<TouchKernel> make_touch_kernel(prim_t touch, const Contraction& op,
@@ -167,7 +191,8 @@ std::unique_ptr<TouchKernel> make_touch_kernel(prim_t touch, const Contraction& 
   const Block2d b = make_block(op, block);
   if (unit(b.out_row, b.rows)) {
     try {
-      return std::make_unique<TppTouchKernel>(plain_desc(touch, b.rows, b.cols, b.out_col, b.out_col));
+      return std::make_unique<TppTouchKernel>(
+          plain_desc(touch, op.dtype, b.rows, b.cols, b.out_col, b.out_col));
     } catch (const ConfigError&) {
       throw;
     } catch (const weft::Error& ex) {
@@ -182,7 +207,8 @@ std::unique_ptr<TouchKernel> make_touch_kernel(prim_t touch, const Contraction& 
                                                 : "prim " + name_dimension(op, block[0]) +
                                                       " has stride " + std::to_string(b.out_row) +
                                                       " in out"));
-  return std::make_unique<PortableTouchKernel>(touch, b);
+  if (op.dtype == dtype_t::fp64) return std::make_unique<PortableTouchKernel<double>>(touch, b);
+  return std::make_unique<PortableTouchKernel<float>>(touch, b);
 }
 
 }  // namespace weft::tensor::detail

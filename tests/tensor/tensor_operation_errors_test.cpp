@@ -24,7 +24,9 @@ std::vector<ErrorCase> error_cases() {
     change(op);
     return op;
   };
-  cases.push_back({"fp64", error_t::err_wrong_dtype, with([](Contraction& o) { o.dtype = dtype_t::fp64; }), "fp64"});
+  cases.push_back({"dtype value", error_t::err_wrong_dtype, with([](Contraction& o) { o.dtype = static_cast<dtype_t>(2); }), "dtype_t(2)"});
+  cases.push_back({"fp64 transcendental", error_t::err_wrong_last_touch_primitive,
+                   with([](Contraction& o) { o.dtype = dtype_t::fp64; o.last_touch = prim_t::tanh; }), "no fp64 primitive"});
   cases.push_back({"size0", error_t::err_wrong_dimension, with([](Contraction& o) { o.dims[1].size = 0; }), "dimension 1"});
   cases.push_back({"undefined type", error_t::err_wrong_dimension, with([](Contraction& o) { o.dims[2].type = dim_t::undefined; }), "dimension 2"});
   cases.push_back({"unknown prim", error_t::err_wrong_primitive, with([](Contraction& o) { o.main = static_cast<prim_t>(77); }), "prim_main"});
@@ -122,7 +124,7 @@ TEST(TensorOperationErrors, SpanLengthsMustAgree) {
 TEST(TensorOperationErrors, SuccessAfterFailureClearsTheMessage) {
   TensorOperation op;
   Contraction bad = seed_config(prim_t::none, prim_t::gemm, prim_t::none, false);
-  bad.dtype = dtype_t::fp64;
+  bad.dtype = static_cast<dtype_t>(3);
   EXPECT_NE(op.setup(bad, {}), error_t::success);
   EXPECT_EQ(op.setup(seed_config(prim_t::none, prim_t::gemm, prim_t::none, false), {}), error_t::success);
   EXPECT_TRUE(op.error_message().empty());

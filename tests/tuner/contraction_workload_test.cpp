@@ -75,6 +75,20 @@ TEST(ContractionProblem, TensorsBeyond64BitsOrThisMachineAreRefusedWithTheirSize
   }
 }
 
+TEST(ContractionWorkload, RefusesFp64Problems) {
+  // The workload's tensors and checks are float; an fp64 operation (valid since the tensor layer
+  // takes fp64) would run over them as doubles.
+  auto p = parse_contraction_problem("m,n,k", "", "8,4,6", "brgemm", "zero", "none");
+  p.op.dtype = tensor::dtype_t::fp64;
+  try {
+    ContractionWorkload w(p, 1);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fp64"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fp32 operations only"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ContractionWorkload, TunesAndTensorOperationUsesTheTunedLoops) {
   const auto p = parse_contraction_problem("m,m,n,n,k,k", "", "8,32,6,32,4,32", "brgemm", "zero", "none");
   ContractionWorkload w(p, 2, {32, 64});

@@ -162,6 +162,11 @@ ContractionWorkload::ContractionWorkload(ContractionProblem problem, int threads
     : problem_(std::move(problem)), threads_(threads), split_targets_(std::move(split_targets)),
       data_(std::make_unique<Data>()) {
   tensor::validate(problem_.op, {.check_primitives = false});
+  // The buffers, the reference and the error check below are float: an fp64 operation would read
+  // past them.
+  if (problem_.op.dtype != tensor::dtype_t::fp32)
+    throw Error("ContractionWorkload: the problem is " + tensor::to_string(problem_.op.dtype) +
+                "; the contraction workload tunes fp32 operations only");
   if (split_targets_.empty()) throw Error("ContractionWorkload: needs at least one split target");
   const Contraction& op = problem_.op;
   // in0, in1, out and the reference output; refused before any of it is allocated.

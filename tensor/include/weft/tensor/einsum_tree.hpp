@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "weft/jit/error.hpp"
+#include "weft/tensor/types.hpp"
 
 namespace weft::tensor {
 
@@ -78,6 +79,7 @@ void validate(const EinsumTree& tree);
 int optimize_einsum_tree(EinsumTree& tree);
 
 struct EinsumOptions {
+  dtype_t dtype = dtype_t::fp32;         // of every tensor, the inputs, intermediates and output
   int threads = 0;                       // 0: omp_get_max_threads()
   bool optimize_nodes = true;            // run the TensorOperation optimizer on every node
   bool allow_generic_primitives = true;  // nodes whose layout fits no TPP run portable kernels
@@ -92,13 +94,17 @@ class EinsumTreeOperation {
   EinsumTreeOperation(EinsumTreeOperation&&) noexcept;
   EinsumTreeOperation& operator=(EinsumTreeOperation&&) noexcept;
 
-  // inputs[i] is the tensor of leaf i (row-major in its ids); output is the root's tensor.
+  // inputs[i] is the tensor of leaf i (row-major in its ids); output is the root's tensor. The
+  // overload must match EinsumOptions::dtype (float: fp32, double: fp64); throws weft::Error
+  // otherwise, as for a wrong number of inputs or a null tensor.
   void execute(std::span<const float* const> inputs, float* output) const;
+  void execute(std::span<const double* const> inputs, double* output) const;
 
   const EinsumTree& tree() const;
   std::string describe() const;
 
  private:
+  void execute_typed(dtype_t dtype, std::span<const void* const> inputs, void* output) const;
   struct State;
   std::unique_ptr<State> state_;
 };

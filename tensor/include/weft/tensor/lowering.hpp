@@ -49,8 +49,9 @@ class LoweredOperation {
   LoweredOperation(LoweredOperation&&) noexcept;
   LoweredOperation& operator=(LoweredOperation&&) noexcept;
 
-  // in1 may be nullptr for unary operations; in0 may be nullptr when main is zero.
-  void execute(const float* in0, const float* in1, float* out) const;
+  // The tensors hold elements of the operation's dtype (float for fp32, double for fp64). in1 may
+  // be nullptr for unary operations; in0 may be nullptr when main is zero.
+  void execute(const void* in0, const void* in1, void* out) const;
 
   const Contraction& operation() const;
   const LoopNestPlan& plan() const;

@@ -49,11 +49,11 @@ int split_dimensions(Contraction& op, const SplitOptions& options = {});
 //     transpose when they differ), else the next dim by output stride.
 // With `allow_generic_primitives`, GEMM dims that fit no TPP layout are picked by smallest stride.
 // Throws ConfigError when no dimension fits. Prim dims already marked are cleared first.
-// A batch-reduce dim whose A or B span (size * stride * 4 bytes) exceeds this is left a loop:
+// A batch-reduce dim whose A or B span (size * stride * element bytes) exceeds this is left a loop:
 // sweeping megabytes of strided columns per register tile thrashes the TLB (1600^3: 0.6x slower).
 inline constexpr std::int64_t kMaxBatchSpanBytes = std::int64_t{1} << 20;
-// Bytes of in0 or in1 (the larger) a batch-reduce over `d` sweeps.
-std::int64_t batch_span_bytes(const Dim& d);
+// Bytes of in0 or in1 (the larger) a batch-reduce over `d` sweeps, with elements of `dtype`.
+std::int64_t batch_span_bytes(const Dim& d, dtype_t dtype = dtype_t::fp32);
 
 struct PrimitiveOptions {
   bool use_brgemm = true;
@@ -74,11 +74,12 @@ bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_byte
 // Operand packing, for large GEMMs whose A (in0) blocks would be read in place with a leading
 // dimension other than their rows (e.g. 1600^3 column-major: 6400 bytes between the 128-byte
 // columns of a 32-row block). Re-blocks the GEMM from its logical dims (any prim/shared marks are
-// chosen again): M blocks of one BRGEMM register panel (`panel_rows`, 0 = 32 on AVX2, 64 on
-// AVX-512; the whole m dim when it fits, else a divisor in whole vectors filling at least half a
-// panel, preferring one that gives each of `threads` threads as many blocks as the others within
-// `imbalance` (the m blocks are what parallelize() shares), else full panels and a remainder), the whole reduction per call unless the A panel
-// (rows x K floats) would exceed `max_panel_bytes` (then K chunks), N blocks of a divisor near
+// chosen again): M blocks of one BRGEMM register panel (`panel_rows`, 0 = four vector registers of
+// the dtype: fp32 32 on AVX2, 64 on AVX-512; fp64 16 and 32; the whole m dim when it fits, else a
+// divisor in whole vectors filling at least half a panel, preferring one that gives each of
+// `threads` threads as many blocks as the others within `imbalance` (the m blocks are what
+// parallelize() shares), else full panels and a remainder), the whole reduction per call unless
+// the A panel (rows x K elements) would exceed `max_panel_bytes` (then K chunks), N blocks of a divisor near
 // `block_cols` (else `block_cols` and a remainder); remainders become Dim::last_block (tail
 // kernels); loops: c, m (blocks last), k, n; and sets Contraction::pack_in0, so each thread copies
 // an A panel once into a contiguous buffer and keeps it in L2 for the whole n sweep. B and C are

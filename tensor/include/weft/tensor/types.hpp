@@ -3,6 +3,7 @@
 // them). weft's extended primitives take values the seed does not use (10+ unary, 30+ binary).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -36,7 +37,11 @@ enum class prim_t : std::uint32_t {
 
 enum class dim_t : std::uint32_t { c = 0, m = 1, n = 2, k = 3, undefined = 99 };
 
+// The element type of all three tensors: IEEE binary32 or binary64. Strides count elements of it.
 enum class dtype_t : std::uint32_t { fp32 = 0, fp64 = 1 };
+
+// Bytes per element (4, 8); 0 for a value outside the enum (validate() rejects those).
+std::size_t element_size(dtype_t d);
 
 enum class error_t : std::int32_t {
   success = 0,

@@ -43,8 +43,9 @@ ContractionProblem parse_contraction_problem(const std::string& dims, const std:
 // kind "contraction/<prims>/<dim types>/<strides>", shape = the sizes ("m0", "n1", ...).
 WorkloadKey contraction_key(const tensor::Contraction& op, int threads);
 
-// Throws weft::Error for a problem tensor::validate rejects and weft::MemoryError (weft/jit/error.hpp)
-// when its tensors do not fit this machine, before allocating them.
+// Throws weft::Error for a problem tensor::validate rejects or one that is not fp32 (the workload's
+// data and checks are float), and weft::MemoryError (weft/jit/error.hpp) when its tensors do not
+// fit this machine, before allocating them.
 class ContractionWorkload : public Workload {
  public:
   ContractionWorkload(ContractionProblem problem, int threads, std::vector<long> split_targets = {32, 64, 128});
