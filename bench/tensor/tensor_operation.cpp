@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "all_cpus_scope.hpp"
+#include "interleaved.hpp"
 #include "weft/tensor/tensor_operation.hpp"
 #include "weft/tpp/unary.hpp"
 
@@ -350,6 +351,103 @@ void BM_Gemm1600PhasedVsOpenblas(benchmark::State& state) {
   state.counters["ratio"] = median(theirs) / median(ours);
 }
 BENCHMARK(BM_Gemm1600PhasedVsOpenblas)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)->UseRealTime();
+
+// ---- fp64: 2048^3 through the optimizer against OpenBLAS dgemm ---------------------------------
+
+// The column-major 2048^3 fp64 GEMM given all-seq, as TensorOperation::setup_optimized takes it.
+Contraction dgemm_2048() {
+  Contraction op = gemm_1600();
+  op.dtype = weft::tensor::dtype_t::fp64;
+  op.dims = {Dim{dim_t::m, exec_t::seq, 2048, 1, 0, 1}, Dim{dim_t::n, exec_t::seq, 2048, 0, 2048, 2048},
+             Dim{dim_t::k, exec_t::seq, 2048, 2048, 1, 0}};
+  return op;
+}
+
+std::vector<double> filled_doubles(std::size_t n, unsigned seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  std::vector<double> v(n);
+  for (double& x : v) x = d(gen);
+  return v;
+}
+
+// Ours (setup_optimized's pipeline for `threads`, pack: OptimizeOptions::pack) and cblas_dgemm in
+// alternating rounds of one call each, `rounds` rounds, the median call of each side; "ratio" =
+// OpenBLAS time / ours (> 1: we are faster). On one thread the calls alternate back to back
+// (weft::bench::interleave). On two, each call is preceded by a pause of `pause_ms` (a flag of the
+// benchmark arguments, 300 by default), long enough for the other runtime's idle threads to stop
+// spinning (libgomp: ~3 ms by default; OMP_WAIT_POLICY=active makes ours spin for minutes, through
+// OpenBLAS's calls, which would favour us: do not combine it with two threads here). OpenBLAS's
+// threads run unpinned (AllCpusScope), ours as OMP_PROC_BIND says.
+void BM_Dgemm2048VsOpenblas(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const bool pack = state.range(1) != 0;
+  const int pause_ms = static_cast<int>(state.range(2));
+  constexpr int n = 2048;
+  omp_set_num_threads(threads);
+  TensorOperation op;
+  TensorOperation::Options options;
+  options.optimize = true;
+  options.optimizer.threads = threads;
+  options.optimizer.pack = pack;
+  if (op.setup(dgemm_2048(), options) != weft::tensor::error_t::success) {
+    state.SkipWithError(op.error_message().c_str());
+    return;
+  }
+  const auto a = filled_doubles(std::size_t{n} * n, 1), b = filled_doubles(std::size_t{n} * n, 2);
+  auto c = filled_doubles(std::size_t{n} * n, 3), c_blas = c;
+  // One thread: OpenBLAS runs on the caller's CPU (taskset's); two: unpinned, see above.
+  const auto blas_threads = [&] {
+    std::optional<AllCpusScope> unpinned;
+    if (threads > 1) unpinned.emplace();
+    openblas_set_num_threads(threads);
+  };
+  blas_threads();
+  const auto call_ours = [&] { op.execute(a.data(), b.data(), c.data()); };
+  const auto call_theirs = [&] {
+    std::optional<AllCpusScope> unpinned;
+    if (threads > 1) unpinned.emplace();
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 1.0,
+                c_blas.data(), n);
+  };
+  using clock = std::chrono::steady_clock;
+  const auto timed = [&](const auto& f, std::vector<double>& into) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    const auto t0 = clock::now();
+    f();
+    into.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+  };
+  const int rounds = static_cast<int>(state.range(3));
+  std::vector<double> t_ours, t_theirs;
+  for (auto _ : state) {
+    call_ours();  // page faults of the packing buffers, kernel generation: untimed
+    call_theirs();
+    if (pause_ms == 0) {
+      const weft::bench::Interleaved t = weft::bench::interleave(call_ours, call_theirs, /*calls=*/1, rounds);
+      t_ours.push_back(t.first);
+      t_theirs.push_back(t.second);
+    } else {
+      for (int round = 0; round < rounds; ++round) {
+        timed(call_ours, t_ours);
+        timed(call_theirs, t_theirs);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * n * static_cast<double>(n) * n;
+  state.counters["weft_gflops"] = flops / median(t_ours) * 1e-9;
+  state.counters["openblas_gflops"] = flops / median(t_theirs) * 1e-9;
+  state.counters["ratio"] = median(t_theirs) / median(t_ours);
+}
+// threads, pack, pause_ms (0: back to back through weft::bench::interleave), rounds
+BENCHMARK(BM_Dgemm2048VsOpenblas)
+    ->ArgNames({"threads", "pack", "pause_ms", "rounds"})
+    ->Args({1, 1, 0, 9})
+    ->Args({2, 1, 300, 9})
+    ->Args({1, 0, 0, 5})
+    ->Args({2, 0, 300, 5})
+    ->Iterations(1)
+    ->UseRealTime();
 #endif
 
 }  // namespace

@@ -89,8 +89,8 @@ namespace {
 
 // Acc: double for float data; long double (the x87 64-bit significand on x86-64) for double data,
 // so that the sums of an fp64 contraction are checked against more precision than they have. The
-// touches and element-wise mains are computed in double and rounded to T: exact for zero, copy,
-// relu, square (of a float), and the binary ops; each fp64 value is rounded once.
+// touches and element-wise mains are computed in double and rounded to T: for fp64 inputs every
+// op is one correctly rounded double operation (what the f64 TPPs compute).
 template <class T, class Acc>
 void reference_in(const Contraction& op, const T* in0, const T* in1, T* out) {
   std::vector<const Dim*> outer, reduced;

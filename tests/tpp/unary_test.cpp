@@ -317,11 +317,15 @@ TEST(MiniJitUnary, SeedInterface) {
   for (std::int64_t j = 0; j < n; ++j)
     for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(b[static_cast<std::size_t>(i + j * ldb)], 0.0f);
   EXPECT_EQ(b[static_cast<std::size_t>(m)], 0.0f + b[static_cast<std::size_t>(m)]);  // gap untouched (still 99 or relu)
-  EXPECT_EQ(u.generate(m, n, 0, Unary::dtype_t::fp64, Unary::ptype_t::zero), Unary::error_t::err_wrong_dtype);
+  EXPECT_EQ(u.generate(m, n, 0, static_cast<Unary::dtype_t>(7), Unary::ptype_t::zero), Unary::error_t::err_wrong_dtype);
   EXPECT_EQ(u.get_kernel(), nullptr);
+  EXPECT_NE(u.error_message().find("dtype 7"), std::string::npos) << u.error_message();
   EXPECT_EQ(u.generate(0, n, 0, Unary::dtype_t::fp32, Unary::ptype_t::zero), Unary::error_t::err_wrong_dimension);
   EXPECT_EQ(u.generate(m, n, 2, Unary::dtype_t::fp32, Unary::ptype_t::zero), Unary::error_t::err_wrong_trans);
   EXPECT_EQ(u.generate(m, n, 0, Unary::dtype_t::fp32, static_cast<Unary::ptype_t>(9)), Unary::error_t::err_wrong_ptype);
+  EXPECT_NE(u.error_message().find("ptype 9"), std::string::npos) << u.error_message();
+  EXPECT_EQ(u.generate(m, n, 0, Unary::dtype_t::fp32, Unary::ptype_t::zero), Unary::error_t::success);
+  EXPECT_TRUE(u.error_message().empty());
 }
 
 }  // namespace

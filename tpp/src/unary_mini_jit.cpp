@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "weft/jit/code_buffer.hpp"
+#include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/unary.hpp"
 
@@ -86,8 +87,10 @@ struct Trampoline : weft::jit::CodeBuffer {
 Unary::kernel_t trampoline_for(const UnaryDesc& desc) {
   static std::mutex mutex;
   // Entries live for the process: kernel_t pointers handed out stay valid.
-  static std::map<std::tuple<int, std::int64_t, std::int64_t, bool>, std::unique_ptr<Entry>> entries;
-  const auto key = std::make_tuple(static_cast<int>(desc.op), desc.m, desc.n, desc.transpose_out);
+  // The element type is part of the kernel: an fp32 and an fp64 kernel of one shape are two entries.
+  static std::map<std::tuple<int, std::int64_t, std::int64_t, bool, int>, std::unique_ptr<Entry>> entries;
+  const auto key = std::make_tuple(static_cast<int>(desc.op), desc.m, desc.n, desc.transpose_out,
+                                   static_cast<int>(desc.types.compute));
   std::lock_guard lock(mutex);
   auto it = entries.find(key);
   if (it != entries.end()) return it->second->fn;
@@ -99,16 +102,37 @@ Unary::kernel_t trampoline_for(const UnaryDesc& desc) {
   return entries.emplace(key, std::move(e)).first->second->fn;
 }
 
+// What validate() says against the descriptor ("" when it has a kernel).
+std::string why_rejected(const UnaryDesc& desc) {
+  try {
+    weft::tpp::validate(desc);
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 }  // namespace
 
 Unary::error_t Unary::generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t dtype, ptype_t ptype) {
   kernel_ = nullptr;
-  if (dtype != dtype_t::fp32) return error_t::err_wrong_dtype;
-  if (m == 0 || n == 0) return error_t::err_wrong_dimension;
-  if (trans_b > 1) return error_t::err_wrong_trans;
+  error_.clear();
+  const auto fail = [this](error_t code, std::string why) {
+    error_ = "mini_jit::Unary::generate: " + why;
+    return code;
+  };
+  if (dtype != dtype_t::fp32 && dtype != dtype_t::fp64)
+    return fail(error_t::err_wrong_dtype, "dtype " + std::to_string(static_cast<uint32_t>(dtype)) +
+                                              " is neither fp32 (0) nor fp64 (1)");
+  if (m == 0 || n == 0) return fail(error_t::err_wrong_dimension, "m and n must be >= 1");
+  if (trans_b > 1) return fail(error_t::err_wrong_trans, "trans_b must be 0 or 1");
   UnaryDesc desc;
   desc.m = m;
   desc.n = n;
+  if (dtype == dtype_t::fp64) {
+    using weft::jit::DataType;
+    desc.types = {.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+  }
   switch (ptype) {
     case ptype_t::zero:
       desc.op = UnaryOp::zero;
@@ -122,12 +146,23 @@ Unary::error_t Unary::generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t
       desc.op = UnaryOp::relu;
       desc.transpose_out = trans_b == 1;
       break;
-    default: return error_t::err_wrong_ptype;
+    default:
+      return fail(error_t::err_wrong_ptype, "ptype " + std::to_string(static_cast<uint32_t>(ptype)) +
+                                                " is none of zero (0), identity (1), relu (2)");
+  }
+  // A request that has an fp32 kernel but no f64 one (the transposing kernels) is the dtype's
+  // fault; other rejections are the shape's (m or n beyond what a descriptor takes), below.
+  if (dtype == dtype_t::fp64) {
+    UnaryDesc as_fp32 = desc;
+    as_fp32.types = {};
+    if (why_rejected(as_fp32).empty())
+      if (const std::string why = why_rejected(desc); !why.empty())
+        return fail(error_t::err_wrong_dtype, "no fp64 kernel for this ptype and trans_b: " + why);
   }
   try {
     kernel_ = trampoline_for(desc);
-  } catch (const std::exception&) {
-    return error_t::err_wrong_dimension;
+  } catch (const std::exception& e) {
+    return fail(error_t::err_wrong_dimension, e.what());
   }
   return error_t::success;
 }

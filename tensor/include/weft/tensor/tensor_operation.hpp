@@ -16,7 +16,9 @@
 //
 // setup_optimized() takes the same configuration with every dimension seq and runs the optimizer
 // passes (fusion, splitting, primitive identification, reordering, parallelization) first.
-// Strides are in elements. fp64 is rejected with err_wrong_dtype (weft's TPPs are FP32).
+// Strides are in elements of the dtype: fp32 (float tensors) or fp64 (double tensors; the same
+// lowering on the TPPs' f64 kernels; sigmoid, exp, tanh and gelu have none and are refused at setup,
+// see docs/tensor.md "Data types").
 #pragma once
 
 #include <cstdint>
@@ -67,8 +69,9 @@ class TensorOperation {
   // weft's entry: an IR value and options.
   error_t setup(const weft::tensor::Contraction& op, const Options& options);
 
-  // in1 = nullptr for unary operations (in0 too for zero). Throws weft::Error when setup has not
-  // succeeded or a tensor the operation uses is nullptr.
+  // Tensors of the dtype given to setup (float* for fp32, double* for fp64). in1 = nullptr for
+  // unary operations (in0 too for zero). Throws weft::Error when setup has not succeeded or a tensor
+  // the operation uses is nullptr.
   void execute(void const* tensor_in0, void const* tensor_in1, void* tensor_out) const;
 
   // Empty after success; otherwise what is wrong and with which dimension.

@@ -9,14 +9,18 @@
 //   }
 //
 // trans_b = 1 stores B transposed (B is n x m, ld_b >= n): B = op(A)^T. For `zero` A is not read
-// (it may be nullptr). Unsupported requests (fp64, m or n = 0, trans_b > 1, an unknown ptype) return
-// an error code and leave no kernel; they never crash. A kernel_t call with b null, a null (except
+// (it may be nullptr). fp64 (A and B of doubles) has the kernels of weft's f64 unary TPPs: zero
+// (either trans_b), identity and relu with trans_b = 0; the transposing ones are FP32 only and
+// return err_wrong_dtype. Unsupported requests (m or n = 0, trans_b > 1, an unknown ptype or dtype,
+// a combination without a kernel) return an error code, with error_message() saying why, and
+// leave no kernel; they never crash. A kernel_t call with b null, a null (except
 // for zero), ld_a outside [m, 2^28] or ld_b outside [m, 2^28] ([n, 2^28] with trans_b = 1) throws
 // weft::Error naming the argument (the kernel_t is a trampoline that tail-calls C++, so the exception
 // unwinds into the caller like any other).
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace mini_jit {
 
@@ -41,8 +45,12 @@ class Unary {
   // The kernel from the last successful generate(), or nullptr.
   kernel_t get_kernel() const { return kernel_; }
 
+  // Why the last generate() failed ("" after a success).
+  const std::string& error_message() const { return error_; }
+
  private:
   kernel_t kernel_ = nullptr;
+  std::string error_;
 };
 
 }  // namespace mini_jit
