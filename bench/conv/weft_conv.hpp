@@ -213,10 +213,11 @@ std::optional<PreparedPass> prepare_listed(const samples::ConvLayer& l, const st
 // nearest tuned shape, heuristic) leads the row's note.
 template <class Config, class Choice>
 std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std::optional<Choice>& listed,
-                                          std::int64_t N, int threads) {
+                                          std::int64_t N, int threads, jit::DataType dtype) {
   if (!listed) return std::nullopt;
   Config problem;
   problem.shape = shape_of(l, N);
+  problem.dtype = dtype;
   const auto choice = weft::tuner::best_conv_config(problem, threads);
   return prepare(choice.config, threads, " (" + std::string(weft::tuner::to_string(choice.source)) + ")");
 }
@@ -237,14 +238,14 @@ inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pas
 
 #if defined(WEFT_HAVE_TUNER)
 // weft_auto: the tuned configuration (the passes the list has, so that its rows are the same).
-// Not in bf16: the tuning database holds fp32 configurations only.
+// bf16: the forward pass, on the database's bf16 records (`weft-tune conv --dtype bf16`).
 inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                      jit::DataType dtype) {
-  if (dtype != jit::DataType::f32) return std::nullopt;
   const int threads = omp_get_max_threads();
-  if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads);
-  if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads);
-  return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads);
+  if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads, dtype);
+  if (dtype != jit::DataType::f32) return std::nullopt;
+  if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads, dtype);
+  return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads, dtype);
 }
 #endif
 
