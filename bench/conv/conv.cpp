@@ -9,7 +9,9 @@
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
 //   WEFT_TUNING_DB=bench/conv/tuned_zen4.jsonl weft-bench-conv ...   the weft_auto column's database
 //
-// Options: --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS per
+// Options: --dtype=f32|bf16 (default f32; bf16: bf16 tensors with fp32 accumulation, the forward pass:
+// weft's bf16 samples have it; oneDNN's bf16 convolution where the CPU has AVX512_BF16 or emulates it),
+// --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS per
 // implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
 // --only=NAMES (measure those implementations alone, comma-separated: weft, weft_auto, dnnl;
 // scripts/conv_resnet50.sh takes oneDNN's figures so), --clock=wall|cpu: a round's time is the
@@ -83,6 +85,7 @@ struct Options {
   double min_time = 0.3;
   bool cpu_clock = false;
   std::string layers = WEFT_RESNET50_LAYERS;
+  weft::jit::DataType dtype = weft::jit::DataType::f32;
 };
 
 // What one row measured, per implementation (in implementations() order; 0 GFLOPS: not offered).
@@ -145,7 +148,7 @@ void measure(benchmark::State& state, std::size_t layer_index, Pass pass, int th
   std::vector<PreparedPass> prepared;
   for (std::size_t i = 0; i < g_implementations.size(); ++i) {
     try {
-      if (auto p = g_implementations[i].prepare(layer, pass, N)) {
+      if (auto p = g_implementations[i].prepare(layer, pass, N, g_options.dtype)) {
         row.info[i] = p->info;
         prepared.push_back(std::move(*p));
         offered.push_back(i);
@@ -170,7 +173,8 @@ void measure(benchmark::State& state, std::size_t layer_index, Pass pass, int th
           weft::samples::compare(first.data(), other.data(), static_cast<std::int64_t>(other.size()));
       // Random inputs give a result that is not all zeros: zeros on both sides would agree vacuously.
       if (other.size() != first.size() || e.max_abs_ref == 0 ||
-          !e.passed(2 * weft::samples::sum_tolerance(prepared[0].reduction_terms))) {
+          !e.passed(2 * weft::samples::sum_tolerance(prepared[0].reduction_terms) + prepared[0].rounding +
+                    prepared[j].rounding)) {
         state.SkipWithError((g_implementations[offered[0]].name + " and " + g_implementations[offered[j]].name +
                              " disagree: " + e.to_string())
                                 .c_str());
@@ -243,8 +247,9 @@ double geomean(const std::vector<double>& logs) {
 
 void print_table() {
   const std::size_t n = g_implementations.size();
-  std::printf("\nweft-bench-conv on %s: fp32, batch N = threads; GFLOPS = 2 N C K R S P Q / median %s time\n",
-              cpu_name().c_str(), g_options.cpu_clock ? "CPU (team's CPU time / threads)" : "elapsed");
+  std::printf("\nweft-bench-conv on %s: %s, batch N = threads; GFLOPS = 2 N C K R S P Q / median %s time\n",
+              cpu_name().c_str(), g_options.dtype == weft::jit::DataType::bf16 ? "bf16 (fp32 accumulation)" : "fp32",
+              g_options.cpu_clock ? "CPU (team's CPU time / threads)" : "elapsed");
   std::printf("%-7s %-4s %-18s %-9s %-11s %-6s", "threads", "pass", "layer", "H x W", "C -> K", "RxS/s");
   for (const Implementation& impl : g_implementations) std::printf(" %10s", (impl.name + " GF").c_str());
   // The peer (the last implementation) is what the others' ratios divide by.
@@ -337,6 +342,13 @@ int main(int argc, char** argv) {
     }
   }
   if (weft::bench::take_flag(argc, argv, "layers", value)) g_options.layers = value;
+  if (weft::bench::take_flag(argc, argv, "dtype", value)) {
+    if (value != "f32" && value != "bf16") {
+      std::fprintf(stderr, "weft-bench-conv: --dtype is f32 or bf16, not '%s'\n", value.c_str());
+      return 2;
+    }
+    g_options.dtype = value == "bf16" ? weft::jit::DataType::bf16 : weft::jit::DataType::f32;
+  }
   if (weft::bench::take_flag(argc, argv, "clock", value)) {
     if (value != "wall" && value != "cpu") {
       std::fprintf(stderr, "weft-bench-conv: --clock is wall or cpu, not '%s'\n", value.c_str());

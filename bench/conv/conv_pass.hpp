@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/jit/data_type.hpp>
+
 #include "resnet50_layers.hpp"
 
 namespace weft::bench {
@@ -24,15 +26,20 @@ struct PreparedPass {
   // for comparing implementations on the same inputs; empty: not offered.
   std::function<std::vector<float>()> plain_result;
   std::int64_t reduction_terms = 1;  // products summed per result element (the comparison's tolerance)
+  // Relative error of the result from rounding it to bf16 (0 in f32), added to the comparison's
+  // tolerance: weft rounds once per C chunk, oneDNN once.
+  double rounding = 0;
 };
 
 // Every implementation generates its inputs as the plain tensors fill_random gives with seeds 1 and 2,
 // in the order: fwd src, weights; bwd diff_dst, weights; upd src, diff_dst. Converted into its own
 // layouts while preparing, they are the same inputs everywhere, so results can be compared.
 //
-// An implementation prepares a pass of a layer at batch N, or returns nothing when it does not
-// offer that pass (the bench then leaves it out of that row).
-using PreparePass = std::function<std::optional<PreparedPass>(const samples::ConvLayer&, Pass, std::int64_t N)>;
+// An implementation prepares a pass of a layer at batch N in a data type (f32, or bf16: bf16
+// tensors, fp32 accumulation; the plain inputs rounded to bf16 to nearest even by each), or returns
+// nothing when it does not offer that pass (the bench then leaves it out of that row).
+using PreparePass =
+    std::function<std::optional<PreparedPass>(const samples::ConvLayer&, Pass, std::int64_t N, jit::DataType)>;
 
 struct Implementation {
   std::string name;

@@ -107,22 +107,30 @@ PreparedPass prepared(const std::shared_ptr<Prepared>& p, const PrimitiveDesc& p
 
 }  // namespace dnnl_conv
 
-inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
+inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pass pass, std::int64_t N,
+                                               jit::DataType dtype) {
   using namespace dnnl_conv;
+  // bf16: the forward pass (what weft's bf16 samples compare with), bf16 source, weights and
+  // destination; oneDNN accumulates in fp32.
+  const bool bf16 = dtype == jit::DataType::bf16;
+  if (bf16 && pass != Pass::fwd) return std::nullopt;
   const auto p = std::make_shared<Prepared>();
   const dims src{N, l.C, l.H, l.W}, wei{l.K, l.C, l.R, l.S}, dst{N, l.K, l.ofh(), l.ofw()};
   const dims strides{l.stride, l.stride}, padding{l.pad, l.pad};
-  const auto any = [](const dims& d) { return dnnl::memory::desc(d, dnnl::memory::data_type::f32, tag::any); };
+  const auto type = bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
+  const auto any = [type](const dims& d) { return dnnl::memory::desc(d, type, tag::any); };
   const auto algo = dnnl::algorithm::convolution_direct;  // no Winograd: the same work as a direct convolution
   // The forward primitive descriptor also is the hint the backward ones need.
   const dnnl::convolution_forward::desc fwd_desc(dnnl::prop_kind::forward_training, algo, any(src), any(wei), any(dst),
                                                  strides, padding, padding);
   const dnnl::convolution_forward::primitive_desc fwd(fwd_desc, p->engine);
   if (pass == Pass::fwd) {
-    return prepared(p, fwd,
-                    {{DNNL_ARG_SRC, fwd.src_desc(), src, "nchw"},  //
-                     {DNNL_ARG_WEIGHTS, fwd.weights_desc(), wei, "oihw"}},
-                    DNNL_ARG_DST, fwd.dst_desc(), "nchw");
+    PreparedPass prepared_fwd = prepared(p, fwd,
+                                         {{DNNL_ARG_SRC, fwd.src_desc(), src, "nchw"},  //
+                                          {DNNL_ARG_WEIGHTS, fwd.weights_desc(), wei, "oihw"}},
+                                         DNNL_ARG_DST, fwd.dst_desc(), "nchw");
+    if (bf16) prepared_fwd.rounding = 0x1p-8;
+    return prepared_fwd;
   }
   if (pass == Pass::bwd) {
     const dnnl::convolution_backward_data::desc bwd_desc(algo, any(src), any(wei), any(dst), strides, padding, padding);

@@ -84,11 +84,13 @@ void set_loops(Config& c, const samples::ConvLayer& l, std::int64_t N, const std
   c.bk = std::min(bk, l.K);
 }
 
-// One pass's objects and buffers; the timed closure and the result closure share them.
+// One pass's objects and buffers; the timed closure and the result closure share them (in bf16
+// the *_bf16 ones).
 template <class Pass>
 struct State {
   std::optional<Pass> pass;
   std::vector<float> in0, in1, out;
+  std::vector<jit::bfloat16> in0_bf16, in1_bf16, out_bf16;
 };
 
 // The list's settings per pass (see the top of this file); `note` says what was changed.
@@ -138,6 +140,18 @@ inline std::optional<PreparedPass> prepare(const samples::ConvFwdConfig& c, int 
   s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
   s->in1 = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
   s->out.resize(static_cast<std::size_t>(conv.output_layout().size()));
+  if (c.bf16()) {
+    s->in0_bf16 = samples::to_bf16(s->in0);
+    s->in1_bf16 = samples::filter_to_vnni2(s->in1, conv.filter_layout());
+    s->out_bf16.resize(s->out.size());
+    return PreparedPass{[s] { s->pass->run(s->in0_bf16.data(), s->in1_bf16.data(), nullptr, s->out_bf16.data()); },
+                        conv.measure_tag(threads) + " bf16" + note,
+                        [s] {
+                          const auto out = samples::to_floats(s->out_bf16.data(), static_cast<std::int64_t>(s->out_bf16.size()));
+                          return plain_activations(out, s->pass->output_layout());
+                        },
+                        conv.reduction_terms(), conv.tolerance() - samples::sum_tolerance(conv.reduction_terms() + 1)};
+  }
   return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), nullptr, s->out.data()); },
                       conv.measure_tag(threads) + note,
                       [s] { return plain_activations(s->out, s->pass->output_layout()); },
@@ -183,10 +197,13 @@ inline std::optional<PreparedPass> prepare(const samples::ConvUpdConfig& c, int 
 // A pass on the list's settings for it; nothing when the list has no settings for the pass.
 template <class Choice>
 std::optional<PreparedPass> prepare_listed(const samples::ConvLayer& l, const std::optional<Choice>& choice,
-                                           std::int64_t N, int threads) {
+                                           std::int64_t N, int threads, jit::DataType dtype) {
   if (!choice) return std::nullopt;
   std::string note;
-  const auto config = list_config(l, *choice, N, threads, note);
+  auto config = list_config(l, *choice, N, threads, note);
+  config.dtype = dtype;
+  // conv1 (C = 3): the list's bc = 4 is PARLOOPER's bf16 padding of C; bf16 needs an even bc.
+  if (config.bf16() && config.bc % 2 != 0) config.bc += 1;
   return prepare(config, threads, note);
 }
 
@@ -196,10 +213,11 @@ std::optional<PreparedPass> prepare_listed(const samples::ConvLayer& l, const st
 // nearest tuned shape, heuristic) leads the row's note.
 template <class Config, class Choice>
 std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std::optional<Choice>& listed,
-                                          std::int64_t N, int threads) {
+                                          std::int64_t N, int threads, jit::DataType dtype) {
   if (!listed) return std::nullopt;
   Config problem;
   problem.shape = shape_of(l, N);
+  problem.dtype = dtype;
   const auto choice = weft::tuner::best_conv_config(problem, threads);
   return prepare(choice.config, threads, " (" + std::string(weft::tuner::to_string(choice.source)) + ")");
 }
@@ -208,20 +226,26 @@ std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std
 }  // namespace weft_conv
 
 // A pass the list does not give settings for is not offered (the bench does not ask for it).
-inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
+// bf16: the forward pass (weft's backward samples are fp32 only so far).
+inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pass pass, std::int64_t N,
+                                                jit::DataType dtype) {
   const int threads = omp_get_max_threads();  // the bench sets it (and N = threads) before preparing
-  if (pass == Pass::fwd) return weft_conv::prepare_listed(l, l.fwd, N, threads);
-  if (pass == Pass::bwd) return weft_conv::prepare_listed(l, l.bwd, N, threads);
-  return weft_conv::prepare_listed(l, l.upd, N, threads);
+  if (pass == Pass::fwd) return weft_conv::prepare_listed(l, l.fwd, N, threads, dtype);
+  if (dtype != jit::DataType::f32) return std::nullopt;
+  if (pass == Pass::bwd) return weft_conv::prepare_listed(l, l.bwd, N, threads, dtype);
+  return weft_conv::prepare_listed(l, l.upd, N, threads, dtype);
 }
 
 #if defined(WEFT_HAVE_TUNER)
 // weft_auto: the tuned configuration (the passes the list has, so that its rows are the same).
-inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N) {
+// bf16: the forward pass, on the database's bf16 records (`weft-tune conv --dtype bf16`).
+inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N,
+                                                     jit::DataType dtype) {
   const int threads = omp_get_max_threads();
-  if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads);
-  if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads);
-  return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads);
+  if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads, dtype);
+  if (dtype != jit::DataType::f32) return std::nullopt;
+  if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads, dtype);
+  return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads, dtype);
 }
 #endif
 

@@ -25,6 +25,7 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
     if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) {
       c = to_conv_fwd_config(tuned, problem.shape);
       // What the user asked for beyond the tuner's knobs.
+      c.dtype = problem.dtype;
       c.logical_padding = problem.logical_padding;
       c.input_padding_copy = problem.input_padding_copy;
       c.pad_h_in = problem.pad_h_in, c.pad_w_in = problem.pad_w_in;
@@ -49,7 +50,7 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
 
 template <class Config>
 ConvPassChoice<Config> best_config(const Config& problem, int threads, const TuningDatabase& database) {
-  const WorkloadKey keys[] = {conv_key(pass_of<Config>(), problem.shape, threads)};
+  const WorkloadKey keys[] = {conv_key(pass_of<Config>(), problem.shape, threads, problem.dtype)};
   const TunedLookup found =
       find_tuned_config(database, keys, [&](const TunedConfig& c) { return apply(problem, c).has_value(); });
   if (found.config) return {*apply(problem, *found.config), found.source, found.detail};

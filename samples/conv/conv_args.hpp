@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include <weft/jit/data_type.hpp>
+
 #include "blocked_layout.hpp"
 #include "conv_shape.hpp"
 #include "sample_args.hpp"
@@ -20,10 +22,16 @@ struct ConvLoops {
   std::string loop_string = "Abcdefg";
   ConvShape shape;
   std::int64_t bc = 32, bk = 32;
+  // The element type of activations, filters and bias: f32, or bf16 (PARLOOPER's USE_BF16: bf16
+  // tensors, filters in VNNI-2 blocks (conv_layout.hpp), fp32 accumulation in the BRGEMM).
+  jit::DataType dtype = jit::DataType::f32;
 
   Blocking c_blocking() const { return {shape.C, bc}; }
   Blocking k_blocking() const { return {shape.K, bk}; }
-  // Throws weft::Error for a bad shape (ConvShape::validate) or block size (1..4096).
+  bool bf16() const { return dtype == jit::DataType::bf16; }
+  std::int64_t element_bytes() const { return static_cast<std::int64_t>(jit::size_of(dtype)); }
+  // Throws weft::Error for a bad shape (ConvShape::validate), block size (1..4096) or data type
+  // (f32 or bf16; bf16 needs an even bc: the filter's VNNI-2 pairs run along C).
   void validate() const;
 };
 

@@ -82,6 +82,7 @@ void require_at_most(const char* name, std::int64_t value, std::int64_t max, con
 // Everything about the configuration that can be wrong, before anything is generated.
 ConvBwdConfig validated(ConvBwdConfig c) {
   c.validate();
+  if (c.bf16()) throw Error("bf16: the backward pass by data has no bf16 kernels yet (the forward pass has); run it in f32");
   require_positive({{"h_block", c.h_block}, {"w_block", c.w_block}, {"c_block", c.c_block},
                     {"k_block", c.k_block}, {"h_in_gemm", c.h_in_gemm}});
   const ConvShape& s = c.shape;

@@ -12,6 +12,7 @@
 
 #include "block_loops.hpp"
 #include "rim_taps.hpp"
+#include "verification.hpp"
 
 namespace weft::samples {
 namespace {
@@ -173,6 +174,13 @@ void require_fixed_owner(const LoopNest& nest, std::initializer_list<std::pair<i
 }
 
 std::int64_t padded_plane(const ActivationLayout& l) { return l.padded_h() * l.padded_w() * l.channels.block; }
+
+// The TPPs' data types for the sample's element type: fp32 throughout, or bf16 tensors with fp32
+// arithmetic.
+tpp::DataTypes element_types(const ConvLoops& c) {
+  if (!c.bf16()) return {};
+  return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
+}
 
 // The taps of one axis (rows or columns) that read the image, for output position i whose window
 // starts at padded input position i * step (the image at [pad, pad + extent)).
@@ -346,7 +354,7 @@ void ConvFwd::prepare_scratch() {
   // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
   // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
   const ConvShape& s = config_.shape;
-  tpp::UnaryDesc row{.op = tpp::UnaryOp::copy};
+  tpp::UnaryDesc row{.op = tpp::UnaryOp::copy, .types = element_types(config_)};
   if (config_.pack_input) {
     row.m = config_.bc, row.n = s.ofw(), row.ld_in = config_.bc * s.stride_w, row.ld_out = config_.bc;
   } else {
@@ -378,12 +386,20 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
     d.batch = batch;
     d.bias = last && config_.with_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none;
     d.activation = last && config_.with_relu ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
+    d.types = element_types(config_);
     kernels_.emplace_back(d);
   }
 }
 
 std::uint64_t ConvFwd::scratch_bytes() const {
-  return scratch_.images > 0 ? bytes_needed({scratch_.size()}, sizeof(float)) : 0;
+  return scratch_.images > 0 ? bytes_needed({scratch_.size()}, static_cast<std::uint64_t>(config_.element_bytes())) : 0;
+}
+
+double ConvFwd::tolerance() const {
+  // Calls that round an output: one per C chunk, times one per tap in the per-tap mode.
+  const std::int64_t taps = per_tap_ ? config_.shape.R * config_.shape.S : 1;
+  const auto roundings = static_cast<double>((c_blocks_ + c_step_ - 1) / c_step_ * taps);
+  return sum_tolerance(reduction_terms() + 1) + (config_.bf16() ? roundings * 0x1p-8 : 0.0);
 }
 
 std::string ConvFwd::measure_tag(int threads) const {
@@ -393,21 +409,34 @@ std::string ConvFwd::measure_tag(int threads) const {
          std::to_string(threads);
 }
 
-void ConvFwd::run(const float* input, const float* filter, const float* bias, float* output) const {
+void ConvFwd::run(const void* input, const void* filter, const void* bias, void* output) const {
   if (input == nullptr || filter == nullptr || output == nullptr || (config_.with_bias && bias == nullptr)) {
     throw Error(std::string("ConvFwd::run: null ") +
                 (input == nullptr ? "input" : filter == nullptr ? "filter" : output == nullptr ? "output" : "bias") +
                 " buffer");
   }
   if (!config_.with_bias) bias = nullptr;
+  if (config_.bf16()) {
+    using B = jit::bfloat16;
+    return run_typed(static_cast<const B*>(input), static_cast<const B*>(filter), static_cast<const B*>(bias),
+                     static_cast<B*>(output));
+  }
+  run_typed(static_cast<const float*>(input), static_cast<const float*>(filter), static_cast<const float*>(bias),
+            static_cast<float*>(output));
+}
+
+template <class T>
+void ConvFwd::run_typed(const T* input, const T* filter, const T* bias, T* output) const {
   if (per_tap_) return run_per_tap(input, filter, bias, output);
   if (!prepare_loop_) return run_batch_reduce(input, input_, filter, bias, output);
 
   if (scratch_buffer_.empty()) {
+    // Zeros (the rims of a padded copy), in floats: as many as hold scratch_bytes().
+    const auto floats = static_cast<std::size_t>((scratch_bytes() + sizeof(float) - 1) / sizeof(float));
     scratch_buffer_ = allocating("the convolution's input scratch", scratch_bytes(),
-                                 [&] { return std::vector<float>(static_cast<std::size_t>(scratch_.size()), 0.0f); });
+                                 [&] { return std::vector<float>(floats, 0.0f); });
   }
-  float* scratch = scratch_buffer_.data();
+  T* scratch = reinterpret_cast<T*>(scratch_buffer_.data());
   const tpp::Unary& copy = *prepare_kernel_;
   const std::int64_t row_step = config_.pack_input ? config_.shape.stride_h : 1;
   (*prepare_loop_)([&](int* ind) {
@@ -418,8 +447,9 @@ void ConvFwd::run(const float* input, const float* filter, const float* bias, fl
   run_batch_reduce(scratch, scratch_, filter, bias, output);
 }
 
-void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout, const float* filter,
-                               const float* bias, float* output) const {
+template <class T>
+void ConvFwd::run_batch_reduce(const T* b, const ActivationLayout& b_layout, const T* filter, const T* bias,
+                               T* output) const {
   const ConvShape& s = config_.shape;
   const std::int64_t Cb = c_blocks_, c_step = c_step_, w_step = w_step_, hg = config_.h_in_gemm;
   const std::int64_t ofh = s.ofh(), ofw = s.ofw(), taps = s.R * s.S, bk = config_.bk;
@@ -467,7 +497,8 @@ void ConvFwd::run_batch_reduce(const float* b, const ActivationLayout& b_layout,
   });
 }
 
-void ConvFwd::run_per_tap(const float* input, const float* filter, const float* bias, float* output) const {
+template <class T>
+void ConvFwd::run_per_tap(const T* input, const T* filter, const T* bias, T* output) const {
   const ConvShape& s = config_.shape;
   const std::int64_t Cb = c_blocks_, c_step = c_step_, w_step = w_step_, ofw = s.ofw(), bk = config_.bk;
   const std::int64_t stride_a = s.R * s.S * config_.bc * bk, stride_b = padded_plane(input_);
@@ -504,7 +535,8 @@ void ConvFwd::run_per_tap(const float* input, const float* filter, const float* 
   });
 }
 
-void ConvFwd::zero_rims(float* output, std::int64_t n, std::int64_t kb, std::int64_t oh, std::int64_t rows,
+template <class T>
+void ConvFwd::zero_rims(T* output, std::int64_t n, std::int64_t kb, std::int64_t oh, std::int64_t rows,
                         std::int64_t ow, std::int64_t cols) const {
   // Each rim element belongs to exactly one output block's last call: rows above and below the
   // image and the left rims to the first column block, the right rims to the last. (PARLOOPER zeroed
@@ -512,14 +544,14 @@ void ConvFwd::zero_rims(float* output, std::int64_t n, std::int64_t kb, std::int
   const ActivationLayout& o = output_;
   const std::int64_t pixel = o.channels.block, rim_rows = o.pad_h * o.padded_w() * pixel;
   if (ow == 0) {
-    if (oh == 0) std::fill_n(output + o.offset(n, kb, 0, 0), rim_rows, 0.0f);
-    if (oh + rows >= o.h) std::fill_n(output + o.offset(n, kb, o.pad_h + o.h, 0), rim_rows, 0.0f);
+    if (oh == 0) std::fill_n(output + o.offset(n, kb, 0, 0), rim_rows, T{});
+    if (oh + rows >= o.h) std::fill_n(output + o.offset(n, kb, o.pad_h + o.h, 0), rim_rows, T{});
     for (std::int64_t y = o.pad_h + oh; y < o.pad_h + oh + rows; ++y)
-      std::fill_n(output + o.offset(n, kb, y, 0), o.pad_w * pixel, 0.0f);
+      std::fill_n(output + o.offset(n, kb, y, 0), o.pad_w * pixel, T{});
   }
   if (ow + cols >= o.w) {
     for (std::int64_t y = o.pad_h + oh; y < o.pad_h + oh + rows; ++y)
-      std::fill_n(output + o.offset(n, kb, y, o.pad_w + o.w), o.pad_w * pixel, 0.0f);
+      std::fill_n(output + o.offset(n, kb, y, o.pad_w + o.w), o.pad_w * pixel, T{});
   }
 }
 

@@ -27,6 +27,10 @@
 //   applies the bias / ReLU epilogue in place), so every output element is written exactly as the
 //   reference defines it, for any R, S, stride and padding.
 //
+// In bf16 (ConvLoops::dtype) the tensors hold bf16 (the filter in VNNI-2 tiles, conv_layout.hpp)
+// and the BRGEMMs accumulate in fp32 and round the output to bf16 on store: with c_block > 1 each
+// chunk after the first reads the rounded output back, so an output is rounded once per chunk.
+//
 // The first chunk of an output block (b, f, g all at 0) uses beta = 0 (its first touch), the last
 // one carries the fused bias and ReLU; the reduction loops must therefore run sequentially, in
 // order, on the thread that owns the block (the constructor refuses loop strings that would not).
@@ -77,9 +81,11 @@ class ConvFwd {
   // output = relu?(conv(input, filter) + bias?). input: input_layout() (its rims zero when it has
   // any), filter: filter_layout(), bias: K rounded up to whole bk blocks (blocked_bias), read only
   // with with_bias; output: output_layout(), whose rims (when it has any) are written with zeros
-  // with zero_output_rims and left unspecified without. Callable many times; not by two threads at
-  // once on one ConvFwd when it uses a scratch buffer (scratch_bytes() > 0).
-  void run(const float* input, const float* filter, const float* bias, float* output) const;
+  // with zero_output_rims and left unspecified without. Every buffer holds elements of
+  // config().dtype (floats, or bf16 with the filter in VNNI-2 tiles: filter_to_vnni2). Callable
+  // many times; not by two threads at once on one ConvFwd when it uses a scratch buffer
+  // (scratch_bytes() > 0).
+  void run(const void* input, const void* filter, const void* bias, void* output) const;
 
   const ConvFwdConfig& config() const { return config_; }
   const ActivationLayout& input_layout() const { return input_; }
@@ -92,6 +98,12 @@ class ConvFwd {
   double flops() const { return config_.shape.flops(); }
   // Products summed per output element (the check's tolerance).
   std::int64_t reduction_terms() const { return config_.shape.C * config_.shape.R * config_.shape.S; }
+  // The check's relative L2 tolerance against a double-precision reference on the same inputs: an
+  // fp32 sum of reduction_terms() + 1 (bias) terms, and in bf16 the output's rounding to bf16 once
+  // per call that writes it (each C chunk, and in the per-tap mode each tap, reads the rounded
+  // output back): 2^-8, the spacing of bf16 relative to its value, per rounding (twice the largest
+  // error of one, for the sums' cancellations).
+  double tolerance() const;
   // "<loop_string>_hb=<h_block>_wb=<w_block>_cb=<c_block>_kb=<k_block>_hg=<h_in_gemm>_pu=<pack_input>
   // _threads<T>": PARLOOPER's tag with our samples' thread suffix.
   std::string measure_tag(int threads) const;
@@ -112,10 +124,16 @@ class ConvFwd {
   // slot_of_width_ when that is in use, unless the width has one), or down a column (ldc given).
   void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc = 0);
   void prepare_scratch();
-  void run_batch_reduce(const float* b, const ActivationLayout& b_layout, const float* filter, const float* bias,
-                        float* output) const;
-  void run_per_tap(const float* input, const float* filter, const float* bias, float* output) const;
-  void zero_rims(float* output, std::int64_t n, std::int64_t kb, std::int64_t oh, std::int64_t rows,
+  // The passes over elements of type T (float, or jit::bfloat16 in bf16).
+  template <class T>
+  void run_typed(const T* input, const T* filter, const T* bias, T* output) const;
+  template <class T>
+  void run_batch_reduce(const T* b, const ActivationLayout& b_layout, const T* filter, const T* bias,
+                        T* output) const;
+  template <class T>
+  void run_per_tap(const T* input, const T* filter, const T* bias, T* output) const;
+  template <class T>
+  void zero_rims(T* output, std::int64_t n, std::int64_t kb, std::int64_t oh, std::int64_t rows,
                  std::int64_t ow, std::int64_t cols) const;
 
   ConvFwdConfig config_;
@@ -161,7 +179,7 @@ class ConvFwd {
   std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
   std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;
   parlooper::ThreadedLoop<7> loop_;
-  mutable std::vector<float> scratch_buffer_;
+  mutable std::vector<float> scratch_buffer_;  // scratch_bytes(), whatever the element type
 };
 
 // Reads weft-conv-fwd's command line into `config` (parse_conv_arguments, then PARLOOPER's

@@ -96,4 +96,32 @@ std::vector<float> blocked_bias(const float* bias, const Blocking& k) {
   return blocked;
 }
 
+std::vector<jit::bfloat16> to_bf16(const std::vector<float>& values) {
+  std::vector<jit::bfloat16> out(values.size());
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = jit::to_bfloat16(values[i]);
+  return out;
+}
+
+std::vector<jit::bfloat16> filter_to_vnni2(const std::vector<float>& blocked, const FilterLayout& l) {
+  const std::int64_t bc = l.c.block, bk = l.k.block, tile = bc * bk;
+  std::vector<jit::bfloat16> out(blocked.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < static_cast<std::int64_t>(blocked.size()) / tile; ++t)
+    for (std::int64_t ic = 0; ic < bc; ++ic)
+      for (std::int64_t ik = 0; ik < bk; ++ik)
+        out[index(t * tile + (ic / 2) * 2 * bk + 2 * ik + ic % 2)] = jit::to_bfloat16(blocked[index(t * tile + ic * bk + ik)]);
+  return out;
+}
+
+void round_to_bf16(std::vector<float>& values) {
+  for (float& v : values) v = jit::to_float(jit::to_bfloat16(v));
+}
+
+std::vector<float> to_floats(const jit::bfloat16* values, std::int64_t count) {
+  std::vector<float> out(index(count));
+  for (std::int64_t i = 0; i < count; ++i) out[index(i)] = jit::to_float(values[i]);
+  return out;
+}
+
 }  // namespace weft::samples

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <weft/jit/bfloat16.hpp>
+
 #include "blocked_layout.hpp"
 
 namespace weft::samples {
@@ -67,5 +69,20 @@ void blocked_to_kcrs(const float* blocked, float* kcrs, const FilterLayout& layo
 
 // Bias of K channels -> K rounded up to whole blocks, padding zero.
 std::vector<float> blocked_bias(const float* bias, const Blocking& k);
+
+// bf16 (USE_BF16). Activations and the bias keep their blocked layouts with bf16 elements; a
+// filter's bc x bk tiles go into VNNI-2, the layout of the bf16 BRGEMM's A (brgemm.hpp): pairs of
+// input channels side by side, element (ic, ik) of a tile at (ic / 2) * 2 * bk + 2 * ik + ic % 2.
+// Tiles keep their places (FilterLayout::offset), so tap and block offsets are the same as in f32.
+//
+// Each element rounded to nearest even (jit::to_bfloat16).
+std::vector<jit::bfloat16> to_bf16(const std::vector<float>& values);
+// A blocked filter (kcrs_to_blocked) in bf16 with VNNI-2 tiles; needs an even bc.
+std::vector<jit::bfloat16> filter_to_vnni2(const std::vector<float>& blocked, const FilterLayout& layout);
+// Each value rounded to the nearest bf16 (kept as a float): inputs that bf16 holds exactly, so that a
+// reference computed from them sees what the bf16 run sees.
+void round_to_bf16(std::vector<float>& values);
+// bf16 -> float, exactly.
+std::vector<float> to_floats(const jit::bfloat16* values, std::int64_t count);
 
 }  // namespace weft::samples

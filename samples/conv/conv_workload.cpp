@@ -163,11 +163,11 @@ ConvPassKind parse_conv_pass(std::string_view name) {
   throw Error("'" + std::string(name) + "' is no convolution pass (fwd, bwd or upd)");
 }
 
-WorkloadKey conv_key(ConvPassKind pass, const ConvShape& s, int threads) {
+WorkloadKey conv_key(ConvPassKind pass, const ConvShape& s, int threads, jit::DataType dtype) {
   return {.kind = "conv_" + std::string(to_string(pass)),
           .shape = {{"N", s.N}, {"H", s.H}, {"W", s.W}, {"C", s.C}, {"K", s.K}, {"R", s.R}, {"S", s.S},
                     {"stride_h", s.stride_h}, {"stride_w", s.stride_w}, {"pad_h", s.pad_h}, {"pad_w", s.pad_w}},
-          .dtype = "fp32",
+          .dtype = dtype == jit::DataType::bf16 ? "bf16" : "fp32",
           .threads = threads};
 }
 
@@ -218,8 +218,8 @@ namespace {
 struct PassBinding {
   std::function<void()> run;
   std::function<void(float* plain)> output_to_plain;
-  std::vector<float>* output = nullptr;
-  std::int64_t terms = 0;  // products per output sum, for the tolerance
+  std::function<void()> poison_output;  // fills the output with NaN, so that the check sees what a run writes
+  double tolerance = 0;                  // the pass's relative L2 tolerance (sum_tolerance, bf16 rounding)
 };
 
 class ConvRunner final : public Runner {
@@ -230,7 +230,7 @@ class ConvRunner final : public Runner {
   void run() override { binding_.run(); }
 
   CheckResult check() override {
-    std::fill(binding_.output->begin(), binding_.output->end(), std::numeric_limits<float>::quiet_NaN());
+    binding_.poison_output();
     binding_.run();
     std::lock_guard lock(data_.mutex);
     if (data_.reference.empty()) reference_(data_.reference);
@@ -238,7 +238,7 @@ class ConvRunner final : public Runner {
     binding_.output_to_plain(plain.data());
     const samples::ErrorNorms norms =
         samples::compare(plain.data(), data_.reference.data(), static_cast<std::int64_t>(plain.size()));
-    return {norms.passed(samples::sum_tolerance(binding_.terms)), norms.to_string()};
+    return {norms.passed(binding_.tolerance), norms.to_string()};
   }
 
  private:
@@ -254,6 +254,13 @@ struct Bound {
   explicit Bound(Config config) : pass(std::move(config)) {}
   Pass pass;
   std::vector<float> a, b, bias, out;
+  std::vector<jit::bfloat16> a_bf16, b_bf16, bias_bf16, out_bf16;  // bf16
+  std::function<void()> poison() {
+    return [this] {
+      std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+      std::fill(out_bf16.begin(), out_bf16.end(), jit::to_bfloat16(std::numeric_limits<float>::quiet_NaN()));
+    };
+  }
 };
 
 }  // namespace
@@ -261,6 +268,9 @@ struct Bound {
 ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions options)
     : shape_(shape), pass_(pass), options_(std::move(options)), data_(std::make_unique<Data>()) {
   shape_.validate();
+  if (options_.dtype != jit::DataType::f32 && !(options_.dtype == jit::DataType::bf16 && pass_ == ConvPassKind::fwd))
+    throw Error("ConvWorkload: data type " + std::string(jit::to_string(options_.dtype)) + " for the " +
+                std::string(to_string(pass_)) + " pass: the samples have f32 for every pass and bf16 for the forward one");
   for (auto* list : {&options_.bc, &options_.bk}) {
     if (list->empty()) throw Error("ConvWorkload: bc and bk need at least one value each");
     for (long v : *list)
@@ -283,9 +293,21 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
     case ConvPassKind::bwd: fill(data_->first, output, "grad_output", 1), fill(data_->second, filter, "filter", 2); break;
     case ConvPassKind::upd: fill(data_->first, input, "input", 1), fill(data_->second, output, "grad_output", 2); break;
   }
+  // bf16: the inputs the run reads, so that the reference computes on the same values.
+  if (options_.dtype == jit::DataType::bf16) {
+    samples::round_to_bf16(data_->first);
+    samples::round_to_bf16(data_->second);
+  }
 
   // Every knob setting the sample accepts for this shape.
-  const std::vector<long> bcs = channel_blocks(options_.bc, s.C), bks = channel_blocks(options_.bk, s.K);
+  std::vector<long> bcs = channel_blocks(options_.bc, s.C);
+  const std::vector<long> bks = channel_blocks(options_.bk, s.K);
+  if (options_.dtype == jit::DataType::bf16) {
+    // The filter's VNNI-2 pairs run along C: an odd block (C = 3) takes one zero channel more.
+    for (long& bc : bcs) bc += bc % 2;
+    std::sort(bcs.begin(), bcs.end());
+    bcs.erase(std::unique(bcs.begin(), bcs.end()), bcs.end());
+  }
   std::vector<Knobs> candidates;
   for (long bc : bcs)
     for (long bk : bks) {
@@ -393,7 +415,7 @@ CostInputs ConvWorkload::cost_inputs(const Knobs& knobs) const {
   const double rows = step(kRows), cols = step(kCols), taps = step(kTapR) * step(kTapS);
   const double window = (rows * static_cast<double>(s.stride_h) + static_cast<double>(s.R) - 1) *
                         (cols * static_cast<double>(s.stride_w) + static_cast<double>(s.S) - 1);
-  constexpr double f4 = sizeof(float);
+  const double f4 = static_cast<double>(jit::size_of(options_.dtype));  // bytes per element
   const std::vector<int> pixels{kImages, kRows, kCols}, taps_loops{kTapR, kTapS};
   auto with = [](std::vector<int> a, std::initializer_list<int> b) {
     a.insert(a.end(), b);
@@ -434,15 +456,30 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
   const std::int64_t out_count = s.N * s.K * s.ofh() * s.ofw();
   switch (pass_) {
     case ConvPassKind::fwd: {
-      auto b = std::make_shared<Bound<samples::ConvFwd>>(to_conv_fwd_config(config, s));
+      samples::ConvFwdConfig fwd = to_conv_fwd_config(config, s);
+      fwd.dtype = options_.dtype;
+      auto b = std::make_shared<Bound<samples::ConvFwd>>(fwd);
       const auto& p = b->pass;
       b->a = samples::nchw_to_blocked(data.first.data(), p.input_layout());
       b->b = samples::kcrs_to_blocked(data.second.data(), p.filter_layout());
       b->bias.assign(static_cast<std::size_t>(p.config().k_blocking().padded()), 0.0f);
       b->out.resize(static_cast<std::size_t>(p.output_layout().size()));
-      binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->bias.data(), b->out.data()); },
-                 [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.output_layout()); },
-                 &b->out, p.reduction_terms()};
+      if (p.config().bf16()) {
+        b->a_bf16 = samples::to_bf16(b->a);
+        b->b_bf16 = samples::filter_to_vnni2(b->b, p.filter_layout());
+        b->bias_bf16 = samples::to_bf16(b->bias);
+        b->out_bf16.resize(b->out.size());
+        binding = {[b] { b->pass.run(b->a_bf16.data(), b->b_bf16.data(), b->bias_bf16.data(), b->out_bf16.data()); },
+                   [b](float* plain) {
+                     b->out = samples::to_floats(b->out_bf16.data(), static_cast<std::int64_t>(b->out_bf16.size()));
+                     samples::blocked_to_nchw(b->out.data(), plain, b->pass.output_layout());
+                   },
+                   b->poison(), p.tolerance()};
+      } else {
+        binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->bias.data(), b->out.data()); },
+                   [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.output_layout()); },
+                   b->poison(), p.tolerance()};
+      }
       reference = [&data, s, out_count](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(out_count));
         samples::conv_fwd_reference(s, data.first.data(), data.second.data(), nullptr, false, ref.data());
@@ -461,7 +498,7 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
       b->out.resize(static_cast<std::size_t>(p.grad_input_layout().size()));
       binding = {[b] { b->pass.run_transposed(b->a.data(), b->b.data(), b->out.data()); },
                  [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout()); },
-                 &b->out, p.reduction_terms()};
+                 b->poison(), samples::sum_tolerance(p.reduction_terms())};
       reference = [&data, s](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
         samples::conv_bwd_data_reference(s, data.first.data(), data.second.data(), ref.data());
@@ -476,7 +513,7 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
       b->out.resize(static_cast<std::size_t>(p.filter_layout().size()));
       binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->out.data()); },
                  [b](float* plain) { samples::blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout()); },
-                 &b->out, p.reduction_length()};
+                 b->poison(), samples::sum_tolerance(p.reduction_length())};
       reference = [&data, s](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(s.K * s.C * s.R * s.S));
         samples::conv_bwd_weights_reference(s, data.first.data(), data.second.data(), ref.data());

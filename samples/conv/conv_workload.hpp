@@ -41,13 +41,17 @@ std::string_view to_string(ConvPassKind pass);  // "fwd", "bwd", "upd"
 ConvPassKind parse_conv_pass(std::string_view name);
 
 // Kind "conv_fwd", "conv_bwd" or "conv_upd", shape N H W C K R S stride_h stride_w pad_h pad_w.
-WorkloadKey conv_key(ConvPassKind pass, const samples::ConvShape& shape, int threads);
+// dtype: "fp32" or "bf16" in the key (the samples' ConvLoops::dtype).
+WorkloadKey conv_key(ConvPassKind pass, const samples::ConvShape& shape, int threads,
+                     jit::DataType dtype = jit::DataType::f32);
 
 struct ConvSearchOptions {
   // Channel blocks; values of at least C (K) collapse into one block of C (K) channels.
   std::vector<long> bc{32, 64}, bk{32, 64};
   // Empty: every loop once, and once each with one of the pass's blockable loops (above) blocked.
   std::vector<LoopSpecification> specs;
+  // f32, or bf16 for the forward pass (bf16 tensors, VNNI-2 filters; odd channel blocks become even).
+  jit::DataType dtype = jit::DataType::f32;
 };
 
 // The samples' configurations of a tuned configuration for `shape`: missing knobs keep the samples'
@@ -68,7 +72,7 @@ class ConvWorkload : public Workload {
   ConvWorkload(samples::ConvShape shape, ConvPassKind pass, ConvSearchOptions options = {});
   ~ConvWorkload() override;
 
-  WorkloadKey key(int threads) const override { return conv_key(pass_, shape_, threads); }
+  WorkloadKey key(int threads) const override { return conv_key(pass_, shape_, threads, options_.dtype); }
   double flops() const override { return shape_.flops(); }
   std::vector<Knobs> knob_choices() const override { return knob_choices_; }
   std::vector<LogicalLoop> loops(const Knobs& knobs) const override;

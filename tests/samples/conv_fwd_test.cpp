@@ -40,6 +40,7 @@ struct Case {
   std::int64_t h_block = 1, w_block = 1, c_block = 1, k_block = 1, h_in_gemm = 1;
   bool pack = false, logical = false, copy = false, rims = false, bias = false, relu = false;
   int threads = 1;
+  bool bf16 = false;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -53,6 +54,7 @@ ConvFwdConfig config_of(const Case& c) {
   config.h_in_gemm = c.h_in_gemm;
   config.pack_input = c.pack, config.logical_padding = c.logical, config.input_padding_copy = c.copy;
   config.zero_output_rims = c.rims, config.with_bias = c.bias, config.with_relu = c.relu;
+  if (c.bf16) config.dtype = weft::jit::DataType::bf16;
   return config;
 }
 
@@ -84,22 +86,42 @@ std::int64_t changed_rim_elements(const std::vector<float>& output, const Activa
 }
 
 // Runs the sample twice on random inputs (into an output full of garbage) and compares it with the
-// reference; counts the output's nonzero rim elements.
+// reference; counts the output's nonzero rim elements. In bf16 the inputs are rounded to bf16 first,
+// so that the reference computes on what the run reads.
 Outcome run_against_reference(const ConvFwdConfig& config, int threads) {
   omp_set_num_threads(threads);
   const ConvFwd conv(config);
   const ConvShape& s = config.shape;
-  const std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 21);
-  const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 22);
-  const std::vector<float> bias = random_floats(s.K, 23);
+  std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 21);
+  std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 22);
+  std::vector<float> bias = random_floats(s.K, 23);
+  if (config.bf16()) {
+    for (std::vector<float>* v : {&input, &filter, &bias}) round_to_bf16(*v);
+  }
   const std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
   const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
   const std::vector<float> bias_blocked = blocked_bias(bias.data(), config.k_blocking());
   // Garbage in the output, and a guard past its end: nothing may read the one or write the other.
   constexpr std::int64_t guard = 4096;
-  std::vector<float> output(static_cast<std::size_t>(conv.output_layout().size() + guard), kGarbage);
-  conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
-  conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
+  const auto elements = static_cast<std::size_t>(conv.output_layout().size() + guard);
+  std::vector<float> output(elements, kGarbage);
+  bool guard_intact = true;
+  if (config.bf16()) {
+    const std::vector<weft::jit::bfloat16> in = to_bf16(input_blocked), f = filter_to_vnni2(filter_blocked, conv.filter_layout()),
+                                           b = to_bf16(bias_blocked);
+    std::vector<weft::jit::bfloat16> out = to_bf16(output);
+    conv.run(in.data(), f.data(), b.data(), out.data());
+    conv.run(in.data(), f.data(), b.data(), out.data());
+    const std::uint16_t garbage = weft::jit::to_bfloat16(kGarbage).bits;
+    guard_intact = std::all_of(out.end() - guard, out.end(), [&](weft::jit::bfloat16 v) { return v.bits == garbage; });
+    // As floats; the garbage as the float it stands for, for the rim counts below.
+    output = to_floats(out.data(), static_cast<std::int64_t>(out.size()));
+    for (float& v : output) v = v == weft::jit::to_float(weft::jit::bfloat16{garbage}) ? kGarbage : v;
+  } else {
+    conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
+    conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output.data());
+    guard_intact = std::all_of(output.end() - guard, output.end(), [](float v) { return v == kGarbage; });
+  }
 
   std::vector<float> result(static_cast<std::size_t>(s.N * s.K * s.ofh() * s.ofw())), ref(result.size());
   blocked_to_nchw(output.data(), result.data(), conv.output_layout());
@@ -107,8 +129,7 @@ Outcome run_against_reference(const ConvFwdConfig& config, int threads) {
                      ref.data());
   return {compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size())),
           nonzero_rim_elements(output.data(), conv.output_layout()),
-          changed_rim_elements(output, conv.output_layout(), config.h_in_gemm > 1),
-          std::all_of(output.end() - guard, output.end(), [](float v) { return v == kGarbage; })};
+          changed_rim_elements(output, conv.output_layout(), config.h_in_gemm > 1), guard_intact};
 }
 
 class ConvFwdCases : public ::testing::TestWithParam<Case> {};
@@ -117,8 +138,11 @@ TEST_P(ConvFwdCases, MatchesReference) {
   const Case& c = GetParam();
   const ConvFwdConfig config = config_of(c);
   const Outcome outcome = run_against_reference(config, c.threads);
-  EXPECT_TRUE(outcome.norms.passed(sum_tolerance(c.shape.C * c.shape.R * c.shape.S + 1)))
-      << outcome.norms.to_string();
+  EXPECT_TRUE(outcome.norms.passed(ConvFwd(config).tolerance())) << outcome.norms.to_string();
+  if (c.bf16) {
+    // Not the f32 tolerance: the rounding to bf16 is there to see.
+    EXPECT_GT(outcome.norms.l2_rel_error, sum_tolerance(c.shape.C * c.shape.R * c.shape.S + 1));
+  }
   if (c.rims) {
     EXPECT_EQ(outcome.nonzero_rims, 0);
   } else {
@@ -203,6 +227,38 @@ INSTANTIATE_TEST_SUITE_P(
         Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .logical = true, .bias = true,
              .threads = 4}),
     [](const auto& test) { return test.param.name; });
+
+// bf16 (USE_BF16): bf16 tensors, VNNI-2 filter tiles, fp32 accumulation, the output rounded per C
+// chunk. Both modes, every kind of GEMM (rows, rims skipped and edge columns down the image,
+// several rows, strided 1x1, per tap), chunks, epilogues and rims. Not here: the padded copy and
+// the packed input, whose bf16 copy kernels come with the element-wise bf16 TPPs.
+INSTANTIATE_TEST_SUITE_P(
+    Bf16, ConvFwdCases,
+    ::testing::Values(
+        Case{.name = "s1p1_3x3", .shape = k3x3, .threads = 2, .bf16 = true},
+        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = square_shape(1, 9, 8, 8, 3, 2, 1), .bf16 = true},
+        Case{.name = "s1p0_1x1_k_block", .loops = "Afgbcecd", .shape = square_shape(2, 5, 8, 12, 1, 1, 0), .k_block = 2,
+             .bf16 = true},
+        Case{.name = "s2p0_1x1", .loops = "Afgbdced", .shape = square_shape(1, 8, 8, 8, 1, 2, 0), .bf16 = true},
+        Case{.name = "first_layer_7x7_s2p3_c3", .loops = "Afgbdced", .shape = square_shape(1, 16, 3, 8, 7, 2, 3), .bc = 4,
+             .bk = 8, .threads = 2, .bf16 = true},
+        Case{.name = "edge_columns_7x7_image", .shape = square_shape(1, 7, 8, 16, 3, 1, 1), .bk = 16, .bf16 = true},
+        Case{.name = "channel_remainders", .shape = square_shape(1, 5, 6, 6, 3, 1, 1), .bf16 = true},
+        Case{.name = "c_block", .loops = "Afgbdced", .shape = square_shape(1, 5, 12, 4, 3, 1, 1), .c_block = 3,
+             .bias = true, .relu = true, .bf16 = true},
+        Case{.name = "h_in_gemm", .shape = square_shape(1, 7, 8, 4, 3, 1, 1), .c_block = 2, .h_in_gemm = 3,
+             .bf16 = true},
+        Case{.name = "zero_rims", .loops = "abcdEfg", .shape = k3x3, .w_block = 3, .rims = true, .threads = 3,
+             .bf16 = true},
+        Case{.name = "logical_per_tap", .shape = square_shape(1, 8, 4, 4, 3, 2, 1), .logical = true, .bias = true,
+             .relu = true, .bf16 = true},
+        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4, .bf16 = true}),
+    [](const auto& test) { return test.param.name; });
+
+TEST(ConvFwd, Bf16NeedsAnEvenChannelBlock) {
+  EXPECT_THAT([] { ConvFwd{config_of({.shape = k3x3, .bc = 3, .bf16 = true})}; },
+              ThrowsMessage<weft::Error>(HasSubstr("bc = 3 with bf16: the filter's VNNI-2 pairs run along C")));
+}
 
 TEST(ConvFwd, LayoutsFollowThePadding) {
   ConvFwdConfig config = config_of({.shape = k3x3});

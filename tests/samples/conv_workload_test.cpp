@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <weft/jit/error.hpp>
@@ -212,6 +213,50 @@ TEST_F(BestConvConfig, DefaultBlocksAreNoLargerThanTheChannels) {
   EXPECT_EQ(stem.config.bk, 16);
 }
 #endif
+
+}  // namespace
+}  // namespace weft::tuner
+
+namespace weft::tuner {
+namespace {
+
+// bf16 (weft-tune conv --dtype bf16): its own key, even channel blocks, candidates that pass the
+// check within the bf16 tolerance, and the backward passes refused.
+TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
+  const samples::ConvShape conv1 = square_shape(1, 12, 3, 8, 3, 2, 1);
+  ConvSearchOptions bf16;
+  bf16.dtype = jit::DataType::bf16;
+  const ConvWorkload w(conv1, ConvPassKind::fwd, bf16);
+  EXPECT_EQ(w.key(1).dtype, "bf16");
+  EXPECT_NE(w.key(1), ConvWorkload(conv1, ConvPassKind::fwd).key(1));
+  std::set<long> bcs;
+  for (const Knobs& k : w.knob_choices()) bcs.insert(TunedConfig{k, "", {}}.knob("bc", -1));
+  EXPECT_EQ(bcs, (std::set<long>{4})) << "C = 3: one block of 3 channels and a zero one";
+  omp_set_num_threads(1);
+  for (const Knobs& k : w.knob_choices()) {
+    const CheckResult check = w.prepare(TunedConfig{k, "Abcdefg", {}})->check();
+    EXPECT_TRUE(check.passed) << check.message;
+  }
+  EXPECT_THAT([&] { ConvWorkload(conv1, ConvPassKind::bwd, bf16); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("bf16 for the forward one")));
+}
+
+using BestBf16ConvConfig = test::TemporaryTuningDatabase;
+
+TEST_F(BestBf16ConvConfig, TheDataTypeIsPartOfTheLookup) {
+  const TuningDatabase db(path_);
+  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  add(conv_key(ConvPassKind::fwd, shape, 1, jit::DataType::bf16),
+      {{{"bc", 64}, {"bk", 64}, {"h_in_gemm", 1}, {"w_block", 1}, {"c_block", 1}, {"pack_input", 0}}, "abcdefg", {}});
+  samples::ConvFwdConfig problem;
+  problem.shape = shape;
+  EXPECT_EQ(best_conv_config(problem, 1, db).source, ConfigSource::heuristic) << "an fp32 problem, a bf16 record";
+  problem.dtype = jit::DataType::bf16;
+  const ConvFwdChoice found = best_conv_config(problem, 1, db);
+  EXPECT_EQ(found.source, ConfigSource::exact) << found.detail;
+  EXPECT_TRUE(found.config.bf16());
+  EXPECT_EQ(found.config.bk, 64);
+}
 
 }  // namespace
 }  // namespace weft::tuner
