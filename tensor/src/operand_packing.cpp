@@ -59,6 +59,28 @@ std::int64_t register_panel_rows(std::size_t element_bytes) {
   return jit::isa_traits(jit::selected_isa()).brgemm.panel_vectors * vector_rows(element_bytes);
 }
 
+// The packing's block sizes were measured in fp32 (the figures above). Each m block streams all of
+// B (from L3 or memory, once per block), doing 2 * rows / element_bytes flops per byte of it: with
+// a panel of doubles, half the rows of a panel of floats at twice the bytes would quarter that, so
+// wider elements get as many more rows as keep it (fp64: 128 rows, four register panels of 32, on
+// AVX-512; 64 on AVX2). The A panel budget is in fp32 bytes likewise: wider elements get the same
+// number of elements (fp64: 128 x 512 in 512 KiB, against 64 x 1024 floats), so that K chunks do
+// not shrink and each C block is not revisited more often, as long as the panel takes at most half
+// the L2 (the B block it multiplies, kc x 64, stays there too). Measured on 2048^3 fp64 (Zen 4,
+// 1 MiB L2, one thread, ours and OpenBLAS dgemm alternating, ratios): 32 x 1024 blocks (one f64
+// register panel, 256 KiB) 0.94-0.98; 64 x 1024: 0.96; 128 x 256 (256 KiB): 0.96; 128 x 512: 1.00-1.02.
+std::int64_t default_block_rows(std::size_t element_bytes) {
+  return register_panel_rows(4) * static_cast<std::int64_t>(element_bytes) / 4;
+}
+
+std::int64_t panel_budget(const PackOptions& options, std::size_t element_bytes) {
+  if (element_bytes <= 4) return options.max_panel_bytes;
+  const std::int64_t scaled = options.max_panel_bytes * static_cast<std::int64_t>(element_bytes) / 4;
+  const std::size_t l2 = jit::cpu_features().l2_bytes;
+  return l2 == 0 ? options.max_panel_bytes
+                 : std::max(options.max_panel_bytes, std::min(scaled, static_cast<std::int64_t>(l2 / 2)));
+}
+
 // How much longer the busiest of `threads` threads works than the average, sharing `blocks` blocks.
 double imbalance(std::int64_t blocks, int threads) {
   const std::int64_t per_thread = (blocks + threads - 1) / threads;
@@ -121,7 +143,7 @@ bool pack_operands(Contraction& op, const PackOptions& options) {
   }
   if (m == kNone || n == kNone || k == kNone) return false;
   const Dim M = op.dims[m], N = op.dims[n], K = op.dims[k];
-  const std::int64_t panel = options.panel_rows > 0 ? options.panel_rows : register_panel_rows(element_bytes);
+  const std::int64_t panel = options.panel_rows > 0 ? options.panel_rows : default_block_rows(element_bytes);
   // Rows per block: the whole m dim when it fits one panel, else the divisor in whole vectors filling
   // most of a panel (at least half of it), else full panels and a remainder.
   std::int64_t bm = choose_block_rows(M.size, panel, vector_rows(element_bytes), options);
@@ -137,9 +159,10 @@ bool pack_operands(Contraction& op, const PackOptions& options) {
   // the upper half of what fits (a multiple of 8, the kernel's k unroll, when there is one), else
   // what fits, rounded down to a multiple of 8, and a remainder.
   const auto panel_bytes = [&](std::int64_t kc) { return bm * kc * static_cast<std::int64_t>(element_bytes); };
+  const std::int64_t budget = panel_budget(options, element_bytes);
   std::int64_t kc = K.size;
-  if (panel_bytes(kc) > options.max_panel_bytes) {
-    const std::int64_t max_kc = std::max<std::int64_t>(1, options.max_panel_bytes / panel_bytes(1));
+  if (panel_bytes(kc) > budget) {
+    const std::int64_t max_kc = std::max<std::int64_t>(1, budget / panel_bytes(1));
     kc = nearest_divisor(K.size, (max_kc + 1) / 2, max_kc, max_kc, 8);
     if (kc == 0) kc = nearest_divisor(K.size, (max_kc + 1) / 2, max_kc, max_kc);
     if (kc == 0) kc = max_kc >= 8 ? max_kc / 8 * 8 : max_kc;

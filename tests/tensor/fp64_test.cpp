@@ -3,6 +3,7 @@
 // touches, the optimizer's passes, the portable kernels and the einsum executor; and the errors.
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tensor_test_support.hpp"
@@ -152,6 +153,115 @@ TEST(Fp64Gemm, GenericPrimitivesComputeInDouble) {
   EXPECT_NE(described.find("portable strided gemm m4 n5 k6 batch 1 (fp64)"), std::string::npos) << described;
 }
 
+// ---- touches ----------------------------------------------------------------------------------
+
+// Touches other than a fused zero first / ReLU last are f64 unary TPP calls on the output block
+// (zero, copy, relu, square), sequential and shared; on a block whose output is not contiguous they
+// run the portable loop in double (allow_generic_primitives).
+TEST(Fp64Touches, UnaryTouchesOnTheOutputBlock) {
+  struct Case {
+    prim_t first, main, last;
+    bool brgemm;
+  };
+  const Case cases[] = {
+      {prim_t::relu, prim_t::gemm, prim_t::square, false}, {prim_t::copy, prim_t::brgemm, prim_t::copy, true},
+      {prim_t::square, prim_t::brgemm, prim_t::zero, true}, {prim_t::zero, prim_t::gemm, prim_t::square, false},
+      {prim_t::relu, prim_t::brgemm, prim_t::relu, true},
+  };
+  for (const Case& c : cases) {
+    const Contraction op = fp64(seed_config(c.first, c.main, c.last, c.brgemm, 3, 2));
+    SCOPED_TRACE(op.describe());
+    const std::string described = run_and_check_fp64(op, 21);
+    if (c.first != prim_t::zero) {
+      EXPECT_NE(described.find("first touch: " + to_string(c.first)), std::string::npos) << described;
+    }
+    for (int threads : {1, 2, 3}) {
+      omp_set_num_threads(threads);
+      Contraction shared = op;
+      shared.dims[1].exec = exec_t::shared;
+      run_and_check_fp64(shared, 22);
+    }
+  }
+  omp_set_num_threads(2);
+  // The output block transposed (m strided, n unit-stride in out): no TPP layout for the touches.
+  const exec_t p = exec_t::prim;
+  Contraction strided;
+  strided.dtype = dtype_t::fp64;
+  strided.first_touch = prim_t::relu;
+  strided.main = prim_t::gemm;
+  strided.last_touch = prim_t::square;
+  strided.dims = {Dim{dim_t::m, p, 6, 1, 0, 5}, Dim{dim_t::n, p, 5, 0, 7, 1}, Dim{dim_t::k, p, 7, 6, 1, 0}};
+  const std::string described = run_and_check_fp64(strided, 23, {.allow_generic_primitives = true});
+  EXPECT_NE(described.find("portable relu in place"), std::string::npos) << described;
+}
+
+// ---- element-wise mains ------------------------------------------------------------------------
+
+TEST(Fp64Elementwise, UnaryAndBinaryMainsBitForBit) {
+  const exec_t s = exec_t::seq, p = exec_t::prim;
+  // A 13 x 4 block (a partial vector per column) in a loop of 3, padded leading dimensions.
+  const std::vector<Dim> dims = {Dim{dim_t::c, s, 3, 80, 70, 60}, Dim{dim_t::c, p, 13, 1, 1, 1},
+                                 Dim{dim_t::c, p, 4, 20, 17, 15}};
+  for (prim_t main : {prim_t::zero, prim_t::copy, prim_t::relu, prim_t::square, prim_t::reciprocal, prim_t::sqrt}) {
+    for (prim_t last : {prim_t::none, prim_t::relu, prim_t::square}) {
+      Contraction op;
+      op.dtype = dtype_t::fp64;
+      op.main = main;
+      op.last_touch = last;
+      op.dims = dims;
+      for (Dim& d : op.dims) d.stride_in1 = 0;
+      SCOPED_TRACE(op.describe());
+      TensorOperation top;
+      ASSERT_EQ(top.setup(op, {}), error_t::success) << top.error_message();
+      Tensors64 t = make_tensors_fp64(op, 31);
+      if (main == prim_t::sqrt || main == prim_t::reciprocal)
+        for (double& x : t.in0) x = std::fabs(x) + 0.25;
+      std::vector<double> out = t.out;
+      top.execute(t.in0.data(), nullptr, out.data());
+      expect_matches_reference_fp64(op, t, out);
+      EXPECT_NE(top.describe().find(kF64Kernel), std::string::npos) << top.describe();
+    }
+  }
+  for (prim_t main : {prim_t::add, prim_t::sub, prim_t::mul, prim_t::div, prim_t::min, prim_t::max}) {
+    // in1 as given, then broadcast along the rows (a per-column vector) and along everything.
+    for (int broadcast = 0; broadcast < 3; ++broadcast) {
+      Contraction op;
+      op.dtype = dtype_t::fp64;
+      op.main = main;
+      op.dims = dims;
+      if (broadcast == 1) {  // in1(i, j, l) = v[l * 4 + j]
+        op.dims[0].stride_in1 = 4;
+        op.dims[1].stride_in1 = 0;
+        op.dims[2].stride_in1 = 1;
+      }
+      if (broadcast == 2) op.dims[0].stride_in1 = op.dims[1].stride_in1 = op.dims[2].stride_in1 = 0;
+      SCOPED_TRACE(op.describe());
+      for (int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        Contraction shared = op;
+        shared.dims[0].exec = threads > 1 ? exec_t::shared : exec_t::seq;
+        run_and_check_fp64(shared, 32);
+      }
+    }
+  }
+  omp_set_num_threads(2);
+}
+
+// A copy whose input is contiguous along the other prim dim is a transpose; the transpose TPP has
+// no f64 kernel, so fp64 runs the portable loop where allowed and says so where not.
+TEST(Fp64Elementwise, TransposingCopies) {
+  const exec_t s = exec_t::seq, p = exec_t::prim;
+  Contraction op;
+  op.dtype = dtype_t::fp64;
+  op.main = prim_t::copy;
+  op.dims = {Dim{dim_t::c, s, 6, 35, 0, 35}, Dim{dim_t::c, p, 5, 7, 0, 1}, Dim{dim_t::c, p, 7, 1, 0, 5}};
+  const std::string described = run_and_check_fp64(op, 41, {.allow_generic_primitives = true});
+  EXPECT_NE(described.find("portable copy"), std::string::npos) << described;
+  TensorOperation strict;
+  EXPECT_EQ(strict.setup(op, {}), error_t::err_invalid_strides);
+  EXPECT_NE(strict.error_message().find("no fp64 TPP"), std::string::npos) << strict.error_message();
+}
+
 // ---- the optimizer on fp64 ---------------------------------------------------------------------
 
 Contraction column_major_gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -163,33 +273,37 @@ Contraction column_major_gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   return op;
 }
 
-// Packing picks m blocks of one f64 register panel (four vectors of doubles: 32 rows on AVX-512,
-// 16 on AVX2), half the rows of an fp32 panel, and sizes its K chunks in bytes of doubles. (Before
-// fp64 was lowered, pack_operands declined every fp64 GEMM.)
-TEST(Fp64Optimizer, PackingUsesPanelsOfDoubles) {
+// Packing sizes its blocks for the bytes B and A take: an fp64 m block has twice the rows of an
+// fp32 one (four f64 register panels: 128 rows on AVX-512, 64 on AVX2), so that every byte of B it
+// streams serves as many flops, and its A panel budget is scaled to the same number of elements,
+// within half the L2. (Before fp64 was lowered, pack_operands declined every fp64 GEMM.)
+TEST(Fp64Optimizer, PackingSizesBlocksForDoubles) {
   const jit::IsaTraits& traits = jit::isa_traits(jit::selected_isa());
-  const std::int64_t panel64 = traits.brgemm.panel_vectors * traits.lanes(8);
-  Contraction op = column_major_gemm(320, 200, 160);
+  const std::int64_t fp32_rows = traits.brgemm.panel_vectors * traits.lanes(4);
+  const auto prim = [](const Contraction& c, dim_t type) {
+    for (const Dim& d : c.dims)
+      if (d.type == type && d.exec == exec_t::prim) return d.size;
+    return std::int64_t{0};
+  };
+  Contraction op = column_major_gemm(1024, 200, 160);
   Contraction op32 = op;
   op32.dtype = dtype_t::fp32;
   ASSERT_TRUE(pack_operands(op, {.threads = 1}));
   ASSERT_TRUE(pack_operands(op32, {.threads = 1}));
-  const auto prim_m = [](const Contraction& c) {
-    for (const Dim& d : c.dims)
-      if (d.type == dim_t::m && d.exec == exec_t::prim) return d.size;
-    return std::int64_t{0};
-  };
-  EXPECT_EQ(prim_m(op), panel64) << op.describe();
-  EXPECT_EQ(prim_m(op32), 2 * panel64) << op32.describe();
-  // K chunks: a 32-row panel of 2000 doubles is 500 KiB, over the 256 KiB budget; in floats 64 rows
-  // take as many bytes, so both chunk K by bytes, not by element count.
-  Contraction deep = column_major_gemm(320, 200, 2000);
+  EXPECT_EQ(prim(op32, dim_t::m), fp32_rows) << op32.describe();
+  EXPECT_EQ(prim(op, dim_t::m), 2 * fp32_rows) << op.describe();
+  // K chunks: 2048 doubles per column of a 128-row panel are 2 MiB, far over any budget.
+  Contraction deep = column_major_gemm(1024, 200, 2048);
   ASSERT_TRUE(pack_operands(deep, {.threads = 1}));
-  for (const Dim& d : deep.dims) {
-    if (d.type == dim_t::k && d.exec == exec_t::prim) {
-      EXPECT_LE(d.size * prim_m(deep) * 8, PackOptions{}.max_panel_bytes) << deep.describe();
-    }
-  }
+  const std::int64_t panel_bytes = prim(deep, dim_t::m) * prim(deep, dim_t::k) * 8;
+  const std::int64_t fp32_budget = PackOptions{}.max_panel_bytes;
+  const auto l2 = static_cast<std::int64_t>(jit::cpu_features().l2_bytes);
+  EXPECT_LE(panel_bytes, std::max(fp32_budget, l2 / 2)) << deep.describe();
+  EXPECT_GE(panel_bytes, std::min(2 * fp32_budget, std::max(fp32_budget, l2 / 2)) / 2) << deep.describe();
+  // An explicit panel_rows is taken as given, in any dtype.
+  Contraction given = column_major_gemm(1024, 200, 160);
+  ASSERT_TRUE(pack_operands(given, {.panel_rows = 32, .threads = 1}));
+  EXPECT_EQ(prim(given, dim_t::m), 32) << given.describe();
 }
 
 // The batch-reduce span limit counts bytes of doubles: a k dim sweeping 768 KiB of floats sweeps
@@ -268,6 +382,91 @@ TEST(Fp64Optimizer, PackedLoweringWithRemainders) {
 }
 
 // ---- einsum trees ------------------------------------------------------------------------------
+
+// The seed's first optimization example through the tree pass (operand swaps, id orders) and the
+// optimizer, in fp64, against the long double sum of every node: contractions on the f64 BRGEMM.
+TEST(Fp64Einsum, OptimizedSeedTreeMatchesTheReference) {
+  EinsumTree tree = parse_einsum_tree("[[8,4],[7,3,8]->[7,3,4]],[[[2,6,7],[1,5,6]->[1,2,5,7]],[0,5]->[0,1,2,7]]->[0,1,2,3,4]",
+                                      {3, 4, 5, 6, 3, 7, 5, 4, 3});
+  optimize_einsum_tree(tree);
+  EinsumOptions options;
+  options.dtype = dtype_t::fp64;
+  const EinsumTreeOperation op(tree, options);
+  std::vector<std::vector<double>> inputs;
+  std::vector<const double*> pointers;
+  for (int leaf = 0; leaf < tree.num_inputs(); ++leaf) {
+    for (std::size_t i = 0; i < tree.nodes.size(); ++i)
+      if (tree.nodes[i].kind == EinsumNode::Kind::leaf && tree.nodes[i].input == leaf)
+        inputs.push_back(random_doubles(static_cast<std::size_t>(tree.elements(static_cast<int>(i))), 50u + static_cast<std::uint32_t>(leaf)));
+  }
+  for (const auto& in : inputs) pointers.push_back(in.data());
+  std::vector<double> out(static_cast<std::size_t>(tree.elements(tree.root)), 0.0);
+  op.execute(pointers, out.data());
+  // Every node by plain loops over the union of its ids in long double (and |terms| for the bound).
+  struct Value {
+    std::vector<long double> v, magnitude;
+  };
+  const auto eval = [&](auto&& self, int index) -> Value {
+    const EinsumNode& n = tree.nodes[static_cast<std::size_t>(index)];
+    if (n.kind == EinsumNode::Kind::leaf) {
+      const auto& in = inputs[static_cast<std::size_t>(n.input)];
+      Value r;
+      for (double x : in) {
+        r.v.push_back(x);
+        r.magnitude.push_back(std::fabs(x));
+      }
+      return r;
+    }
+    const Value a = self(self, n.left);
+    const Value b = n.kind == EinsumNode::Kind::contraction ? self(self, n.right) : Value{};
+    std::vector<int> ids = n.ids;
+    const auto add = [&](const std::vector<int>& more) {
+      for (int id : more)
+        if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    };
+    add(tree.nodes[static_cast<std::size_t>(n.left)].ids);
+    if (n.kind == EinsumNode::Kind::contraction) add(tree.nodes[static_cast<std::size_t>(n.right)].ids);
+    const auto offset = [&](const std::vector<int>& of, const std::vector<std::int64_t>& index_of_id) {
+      std::int64_t o = 0;
+      for (int id : of) o = o * tree.dim_sizes[static_cast<std::size_t>(id)] + index_of_id[static_cast<std::size_t>(id)];
+      return static_cast<std::size_t>(o);
+    };
+    Value r;
+    r.v.assign(static_cast<std::size_t>(tree.elements(index)), 0.0L);
+    r.magnitude.assign(r.v.size(), 0.0L);
+    std::vector<std::int64_t> at(tree.dim_sizes.size(), 0);
+    for (;;) {
+      const std::size_t o = offset(n.ids, at), ia = offset(tree.nodes[static_cast<std::size_t>(n.left)].ids, at);
+      if (n.kind == EinsumNode::Kind::contraction) {
+        const std::size_t ib = offset(tree.nodes[static_cast<std::size_t>(n.right)].ids, at);
+        r.v[o] += a.v[ia] * b.v[ib];
+        r.magnitude[o] += a.magnitude[ia] * b.magnitude[ib];
+      } else {
+        r.v[o] = a.v[ia];
+        r.magnitude[o] = a.magnitude[ia];
+      }
+      std::size_t d = ids.size();
+      while (d > 0) {
+        const auto id = static_cast<std::size_t>(ids[d - 1]);
+        if (++at[id] < tree.dim_sizes[id]) break;
+        at[id] = 0;
+        --d;
+      }
+      if (d == 0) break;
+    }
+    return r;
+  };
+  const Value want = eval(eval, tree.root);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < out.size() && bad < 5; ++i) {
+    // Three levels of sums, each of at most 8 * 7 terms: a loose (3 * 64) u of the magnitude.
+    const double tol = 192 * 0x1p-53 * static_cast<double>(want.magnitude[i]);
+    if (!(std::fabs(out[i] - static_cast<double>(want.v[i])) <= tol)) {
+      ADD_FAILURE() << "element " << i << ": got " << out[i] << ", want " << static_cast<double>(want.v[i]);
+      ++bad;
+    }
+  }
+}
 
 TEST(Fp64Einsum, ContractionTreeMatchesTheReference) {
   // [0,1] x [1,2] -> [0,2], then x [2,3] -> [0,3]; row-major, the last id unit-stride.

@@ -74,12 +74,14 @@ bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_byte
 // Operand packing, for large GEMMs whose A (in0) blocks would be read in place with a leading
 // dimension other than their rows (e.g. 1600^3 column-major: 6400 bytes between the 128-byte
 // columns of a 32-row block). Re-blocks the GEMM from its logical dims (any prim/shared marks are
-// chosen again): M blocks of one BRGEMM register panel (`panel_rows`, 0 = four vector registers of
-// the dtype: fp32 32 on AVX2, 64 on AVX-512; fp64 16 and 32; the whole m dim when it fits, else a
+// chosen again): M blocks of one fp32 BRGEMM register panel's bytes of B reuse (`panel_rows`, 0 =
+// fp32: one register panel, 32 rows on AVX2, 64 on AVX-512; fp64: twice that, four register panels
+// of doubles, so that each byte of B streamed serves as many flops); the whole m dim when it fits, else a
 // divisor in whole vectors filling at least half a panel, preferring one that gives each of
 // `threads` threads as many blocks as the others within `imbalance` (the m blocks are what
 // parallelize() shares), else full panels and a remainder), the whole reduction per call unless
-// the A panel (rows x K elements) would exceed `max_panel_bytes` (then K chunks), N blocks of a divisor near
+// the A panel (rows x K elements) would exceed `max_panel_bytes` (given for fp32; wider elements get
+// it scaled to the same element count, up to half the L2) (then K chunks), N blocks of a divisor near
 // `block_cols` (else `block_cols` and a remainder); remainders become Dim::last_block (tail
 // kernels); loops: c, m (blocks last), k, n; and sets Contraction::pack_in0, so each thread copies
 // an A panel once into a contiguous buffer and keeps it in L2 for the whole n sweep. B and C are
