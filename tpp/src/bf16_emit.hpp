@@ -7,6 +7,8 @@
 //   bf16.load(ymm0, rsi, 8, ymm1);           // 8 bf16 at rsi -> 8 floats (exact)
 //   bf16.load(ymm0, rsi, 5, ymm1);           // 5 of them, lanes 5-7 zero, nothing past them read
 //   bf16.store(rdi, ymm0, 8, {ymm2, ymm3});  // 8 floats -> 8 bf16 (RNE); ymm0 is clobbered
+//   bf16.narrow(ymm0);                       // 8 floats that are bf16 values -> their bits, exactly
+//   bf16.store_rounded(rdi, ymm0, 8);        // ... stored as they are
 //
 // A vector of f32 lanes holds `lanes` bf16 in half its bytes: an xmm for a Ymm, a ymm for a Zmm.
 // - Widening is the bf16 bits shifted to the top of a 32-bit lane: vpmovzxwd + vpslld 16.
@@ -75,7 +77,7 @@ inline void load_words(Xbyak::CodeGenerator& g, const Xbyak::Xmm& x, const Xbyak
   }
 }
 
-// AVX2: the low `count` (1..8) words of x to `at`; x is clobbered when count is odd and above 1.
+// AVX2: the low `count` (1..8) words of x to `at` (x is left as it was).
 inline void store_words(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Xbyak::Xmm& x, int count) {
   using Xbyak::util::ptr;
   using Xbyak::util::qword;
@@ -97,6 +99,40 @@ inline void store_words(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const 
       g.vpextrw(word[p], x, static_cast<std::uint8_t>(done));
     }
     done += piece;
+  }
+}
+
+// AVX2: the first `count` (1..16) 16-bit elements at `at` into the words of y, the rest zero;
+// `high` (not y's register) is clobbered when count > 8.
+inline void load_words16(Xbyak::CodeGenerator& g, const Xbyak::Ymm& y, const Xbyak::RegExp& at, int count,
+                         const Xbyak::Xmm& high) {
+  using Xbyak::util::ptr;
+  const Xbyak::Xmm low(y.getIdx());
+  if (count == 16) {
+    g.vmovdqu(y, ptr[at]);
+  } else if (count > 8) {
+    g.vmovdqu(low, ptr[at]);
+    load_words(g, high, at + 16, count - 8);
+    g.vinserti128(y, y, high, 1);
+  } else {
+    load_words(g, low, at, count);  // a VEX write of the xmm zeroes the upper half
+  }
+}
+
+// AVX2: the first `count` (1..16) words of y to `at`; `high` is clobbered when count > 8 (it may be
+// y's own register when y is not needed afterwards).
+inline void store_words16(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Xbyak::Ymm& y, int count,
+                          const Xbyak::Xmm& high) {
+  using Xbyak::util::ptr;
+  const Xbyak::Xmm low(y.getIdx());
+  if (count == 16) {
+    g.vmovdqu(ptr[at], y);
+  } else if (count > 8) {
+    g.vmovdqu(ptr[at], low);
+    g.vextracti128(high, y, 1);
+    store_words(g, at + 16, high, count - 8);
+  } else {
+    store_words(g, at, low, count);
   }
 }
 
@@ -176,11 +212,31 @@ class Bf16Emitter {
     }
   }
 
+  // The bf16 bits of f32 lanes that hold bf16 values exactly (as load() leaves them: the low 16
+  // bits zero) into v's low half, where round() leaves its result, but without rounding: every bit
+  // is kept, where round() would flush a bf16 denormal to zero and quiet a signaling NaN. For ops
+  // whose result is one of their bf16 inputs (a copy, a ReLU, a transpose). v is clobbered.
+  void narrow(const Vmm& v) {
+    g_.vpsrld(v, v, 16);
+    if constexpr (kZmm) {
+      g_.vpmovdw(Half<Vmm>(v.getIdx()), v);
+    } else {
+      g_.vpackusdw(v, v, v);  // within each 128-bit half; all dwords are below 2^16
+      g_.vpermq(v, v, 0x08);
+    }
+  }
+
   // Rounds v (see round) and stores its first `count` (1..lanes) bf16 at `at`. Opmask: a partial
   // count needs tail_k() set for it.
   void store(const Xbyak::RegExp& at, const Vmm& v, int count, const std::vector<Vmm>& scratch) {
-    using Xbyak::util::ptr;
     round(v, scratch);
+    store_rounded(at, v, count);
+  }
+
+  // Stores the first `count` (1..lanes) bf16 already in v's low half (round's result, or any bf16
+  // bits) at `at`, without rounding. Opmask: a partial count needs tail_k() set for it.
+  void store_rounded(const Xbyak::RegExp& at, const Vmm& v, int count) {
+    using Xbyak::util::ptr;
     const Half<Vmm> h(v.getIdx());
     if constexpr (kZmm) {
       if (count == kLanes) {
