@@ -1,5 +1,6 @@
 // The binary TPP emitter: follows a BinaryPlan and writes one kernel `void(const BinaryArgs*)`.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -41,7 +42,8 @@ class BinaryCode : public KernelFrame {
         lanes_(p.lanes),
         in_bytes_(static_cast<int>(weft::jit::size_of(d.types.in))),
         out_bytes_(static_cast<int>(weft::jit::size_of(d.types.out))),
-        keep_bits_(keeps_bf16_bits(d)) {
+        keep_bits_(keeps_bf16_bits(d)),
+        pairs_(d.types.in == DataType::bf16 && d.types.out == DataType::bf16 && bf16_.pairs()) {
     emit_function({}, [&] {
       load_args();
       if (p.nontemporal) {
@@ -144,9 +146,10 @@ class BinaryCode : public KernelFrame {
 
   Vmm a(int u) const { return Vmm(u); }
   // B where it is loaded. The streaming sweep's 8 vectors per step load B only when it is bf16 (not
-  // a memory operand), one vector at a time right before its op: vectors 4-7 share register 9
-  // (registers 4-7 are then A's), so that B never lands on the spare or a broadcast register.
-  Vmm b(int u) const { return u < 4 ? Vmm(4 + u) : Vmm(9); }
+  // a memory operand), one vector or pair at a time right before its op: vectors 4-7 take
+  // registers 9 and 8 in turn (registers 4-7 are then A's; the spare is free there, the streaming
+  // sweep having no partial vectors), so that B never lands on a broadcast register.
+  Vmm b(int u) const { return u < 4 ? Vmm(4 + u) : Vmm(u % 2 == 0 ? 9 : 8); }
   Vmm spare() const { return Vmm(8); }
   Vmm bcast(int input) const { return Vmm(10 + input); }
   Vmm scratch(int i = 0) const { return Vmm(12 + i); }
@@ -224,9 +227,28 @@ class BinaryCode : public KernelFrame {
   // column of the same input follows within reach (whole_tail_columns).
   bool loads_whole(int input) const { return whole_tail_loads_ && kind(input) == Broadcast::none; }
 
+  // Whether vectors u and u + 1 of a group of n whole vectors are done as a bf16 pair
+  // (Bf16Emitter::load_pair: one full vector of bf16 in and out, in an order element-wise work
+  // does not see).
+  bool pair_at(int u, int n, int tail) const { return pairs_ && tail == 0 && u % 2 == 0 && u + 1 < n; }
+  // The operand vectors u and u + 1 of an input as a bf16 pair, or the broadcast register twice.
+  std::array<Vmm, 2> operand_pair(int input, int u) {
+    if (!streams(input)) return {bcast(input), bcast(input)};
+    const std::array<Vmm, 2> v = input == 0 ? std::array<Vmm, 2>{a(u), a(u + 1)} : std::array<Vmm, 2>{b(u), b(u + 1)};
+    bf16_.load_pair(v[0], v[1], base(input) + u * in_step());
+    return v;
+  }
+
   void group(int count, int tail, bool nt) {
     const int n = tail > 0 ? 1 : count;
     for (int u = 0; u < n; ++u) {
+      if (pair_at(u, n, tail)) {
+        const std::array<Vmm, 2> x = operand_pair(0, u), y = operand_pair(1, u);
+        op(a(u), x[0], y[0], scratch(0), scratch(1));
+        op(a(u + 1), x[1], y[1], scratch(0), scratch(1));
+        ++u;
+        continue;
+      }
       const Vmm x = operand(0, u, tail);
       // bf16 B is widened first: it cannot be the op's memory operand.
       if (streams(1) && (tail == 0 || loads_whole(1)) && d_.types.in != DataType::bf16) {
@@ -236,6 +258,20 @@ class BinaryCode : public KernelFrame {
       }
     }
     for (int u = 0; u < n; ++u) {
+      if (pair_at(u, n, tail)) {
+        if (keep_bits_) {
+          bf16_.narrow_pair(a(u), a(u + 1));
+        } else {
+          bf16_.round_pair(a(u), a(u + 1), {scratch(0), scratch(1)});
+        }
+        if (nt) {
+          vmovntdq(ptr[rdx + u * out_step()], a(u));
+        } else {
+          vmovups(ptr[rdx + u * out_step()], a(u));
+        }
+        ++u;
+        continue;
+      }
       const int count_out = tail > 0 ? tail : lanes_;
       if (count_out < lanes_) set_tail_mask<Vmm>(*this, count_out, eax);
       store_elements(rdx + u * out_step(), a(u), count_out, nt);
@@ -329,7 +365,7 @@ class BinaryCode : public KernelFrame {
   // Scalar head until C is vector-aligned, streaming body, scalar rest.
   void streaming() {
     emit_streaming_sweep(
-        *this, rdi, edx, p_.rows, p_.unroll, lanes_, out_bytes_, [&] { scalar_element(); },
+        *this, rdi, edx, p_.rows, p_.unroll, lanes_, out_bytes_, (pairs_ ? 2 : 1) * out_step(), [&] { scalar_element(); },
         [&](int count) { group(count, 0, true); }, [&](int count) { advance(count); });
   }
 
@@ -340,6 +376,7 @@ class BinaryCode : public KernelFrame {
   int in_bytes_;    // bytes per element of A and B (types.in)
   int out_bytes_;   // bytes per element of C (types.out)
   bool keep_bits_;  // keeps_bf16_bits(desc): bf16 results are narrowed, not rounded
+  bool pairs_;      // whole vectors go by bf16 pairs (pair_at)
   bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
 

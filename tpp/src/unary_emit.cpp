@@ -47,7 +47,9 @@ class UnaryCode : public KernelFrame {
         lanes_(p.lanes),
         in_bytes_(static_cast<int>(weft::jit::size_of(d.types.in))),
         out_bytes_(static_cast<int>(weft::jit::size_of(d.types.out))),
-        keep_bits_(keeps_bf16_bits(d)) {
+        keep_bits_(keeps_bf16_bits(d)),
+        pairs_(d.types.in == DataType::bf16 && d.types.out == DataType::bf16 && bf16_.pairs() &&
+               (is_elementwise(d.op) || d.op == UnaryOp::relu_bwd) && d.mask == ReluMask::none && !d.transpose_out) {
     const bool transposes = d.transpose_out || d.op == UnaryOp::transpose;
     emit_function(transposes ? std::vector<Reg64>{r12, r13} : std::vector<Reg64>{}, [&] {
       load_args();
@@ -249,9 +251,23 @@ class UnaryCode : public KernelFrame {
       for (int u = 0; u < n; ++u) store_zero(u * out_step(), data(0), tail, nt);
       return;
     }
-    for (int u = 0; u < n; ++u) load(data(u), rsi + u * in_step(), tail);
+    for (int u = 0; u < n; ++u) {
+      if (pair_at(u, n, tail)) {
+        bf16_.load_pair(data(u), data(u + 1), rsi + u * in_step());
+        ++u;
+      } else {
+        load(data(u), rsi + u * in_step(), tail);
+      }
+    }
     if (uses_aux() && !aux_is_mask()) {
-      for (int u = 0; u < n; ++u) load(aux(u), rcx + u * in_step(), tail);
+      for (int u = 0; u < n; ++u) {
+        if (pair_at(u, n, tail)) {
+          bf16_.load_pair(aux(u), aux(u + 1), rcx + u * in_step());
+          ++u;
+        } else {
+          load(aux(u), rcx + u * in_step(), tail);
+        }
+      }
     }
     const auto s = scratch();
     for (int u = 0; u < n; ++u) {
@@ -268,7 +284,31 @@ class UnaryCode : public KernelFrame {
         act_.emit(d_.op, d_.alpha, v, s);
       }
     }
-    for (int u = 0; u < n; ++u) store(u * out_step(), data(u), tail, nt);
+    for (int u = 0; u < n; ++u) {
+      if (pair_at(u, n, tail)) {
+        store_pair(u * out_step(), data(u), data(u + 1), nt);
+        ++u;
+      } else {
+        store(u * out_step(), data(u), tail, nt);
+      }
+    }
+  }
+
+  // Whether vectors u and u + 1 of a group of n whole vectors are done as a bf16 pair
+  // (Bf16Emitter::load_pair: one full vector of bf16 in and out, in an order element-wise work
+  // does not see).
+  bool pair_at(int u, int n, int tail) const { return pairs_ && tail == 0 && u % 2 == 0 && u + 1 < n; }
+  void store_pair(int disp, const Vmm& lo, const Vmm& hi, bool nt) {
+    if (keep_bits_) {
+      bf16_.narrow_pair(lo, hi);
+    } else {
+      bf16_.round_pair(lo, hi, rounding_scratch());
+    }
+    if (nt) {
+      vmovntdq(ptr[rdx + disp], lo);
+    } else {
+      vmovups(ptr[rdx + disp], lo);
+    }
   }
 
   void load(const Vmm& v, const RegExp& at, int tail) {
@@ -422,7 +462,7 @@ class UnaryCode : public KernelFrame {
 
   void streaming() {
     emit_streaming_sweep(
-        *this, rdi, edx, p_.rows, p_.unroll, lanes_, out_bytes_, [&] { scalar_element(); },
+        *this, rdi, edx, p_.rows, p_.unroll, lanes_, out_bytes_, (pairs_ ? 2 : 1) * out_step(), [&] { scalar_element(); },
         [&](int count) { group(count, 0, true); }, [&](int count) { advance(count); });
   }
 
@@ -863,6 +903,7 @@ class UnaryCode : public KernelFrame {
   int in_bytes_;    // bytes per element of A (types.in)
   int out_bytes_;   // bytes per element of B (types.out)
   bool keep_bits_;  // keeps_bf16_bits(desc): bf16 results are narrowed, not rounded
+  bool pairs_;      // whole vectors go by bf16 pairs (pair_at)
   bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
 

@@ -121,13 +121,15 @@ class ConstantTable {
     return Xbyak::util::dword[Xbyak::util::rip + label_ + splat_offset(std::bit_cast<std::uint32_t>(value))];
   }
 
-  // Arbitrary words (a vector of per-lane constants), stored as given.
+  // Arbitrary words (a vector of per-lane constants), stored as given. Equal lists share one slot.
   Xbyak::Address words(const std::vector<std::uint32_t>& w) {
-    const int slot = static_cast<int>(words_.size());
-    words_.insert(words_.end(), w.begin(), w.end());
-    // Keep every slot vector-aligned: splats are read with vmovaps.
-    while (words_.size() % static_cast<std::size_t>(lanes()) != 0) words_.push_back(0);
-    return at(slot * 4);
+    auto [it, fresh] = words_slot_.try_emplace(w, static_cast<int>(words_.size()));
+    if (fresh) {
+      words_.insert(words_.end(), w.begin(), w.end());
+      // Keep every slot vector-aligned: splats are read with vmovaps.
+      while (words_.size() % static_cast<std::size_t>(lanes()) != 0) words_.push_back(0);
+    }
+    return at(it->second * 4);
   }
 
   // Emits the table (call once, after the code: the table is data, never executed).
@@ -154,6 +156,7 @@ class ConstantTable {
   std::vector<std::uint32_t> words_;
   std::map<std::uint32_t, int> splat_slot_;
   std::map<std::uint64_t, int> splat64_slot_;
+  std::map<std::vector<std::uint32_t>, int> words_slot_;
 };
 
 // ---- the piecewise policy (AVX2): 16-, 8- and 4-byte moves ---------------------------------------
@@ -356,24 +359,25 @@ void emit_column_runs(Xbyak::CodeGenerator& g, const Xbyak::Reg64& counter, std:
 }
 
 // Emits the sweep over `rows` contiguous elements written with streaming stores: scalar elements
-// until the output (whose address is in the 64-bit register of `out`) is aligned to a vector's
-// worth of output (`lanes` elements of `out_element_bytes`: what one streaming store writes), or all
-// of them when it is not even aligned to its element size; then groups of `unroll` vectors, single
-// vectors, and scalar elements for the rest. Counts down in `counter`. Ends with sfence: streaming
+// until the output (whose address is in the 64-bit register of `out`) is aligned to `align_bytes`
+// (what the widest streaming store of a group writes: a vector's worth of output elements, or two
+// for bf16 pairs), or all of them when it is not even aligned to its element size
+// (`out_element_bytes`); then groups of `unroll` vectors, single vectors, and scalar elements for
+// the rest. Counts down in `counter`. Ends with sfence: streaming
 // stores are weakly ordered, so they are published before the kernel returns.
 // scalar() emits one element and moves the pointers past it; group(count) emits `count` whole
 // vectors; advance(count) moves the pointers past them.
 template <class Scalar, class Group, class Advance>
 void emit_streaming_sweep(Xbyak::CodeGenerator& g, const Xbyak::Reg64& counter,
                           const Xbyak::Reg32& out, std::int64_t rows, int unroll, int lanes,
-                          int out_element_bytes, Scalar scalar, Group group, Advance advance) {
+                          int out_element_bytes, int align_bytes, Scalar scalar, Group group, Advance advance) {
   using G = Xbyak::CodeGenerator;
   Xbyak::Label head, body, one, rest, done;
   g.mov(counter, rows);
   g.L(head);
   g.test(counter, counter);
   g.jz(done, G::T_NEAR);
-  g.test(out, lanes * out_element_bytes - 1);
+  g.test(out, align_bytes - 1);
   g.jz(body, G::T_NEAR);
   g.test(out, out_element_bytes - 1);
   g.jnz(rest, G::T_NEAR);
