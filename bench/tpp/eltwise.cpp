@@ -15,11 +15,19 @@
 // the tail loads and stores, in ns per call. Compare two builds with, e.g.,
 //   WEFT_ISA=avx2 taskset -c 1 ./weft-bench-eltwise --benchmark_filter=tail
 // and compare the median over repetitions of min_ticks (each call timed by itself).
+//
+// `types/<kernel>/<type>` run copy, relu and add over 32M elements of f32, bf16 (in and out) and
+// f64 (64 to 256 MiB per array: beyond the L3 for every type), one call each, in elements per second
+// (items_per_second); the table at the end gives each one's ratio to the f32 kernel. bf16 moves half
+// the bytes of f32 per element, so on a memory-bound sweep it can approach 2x the elements/s.
+//   taskset -c 1 ./weft-bench-eltwise --benchmark_filter='types/.*/threads:1'
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
 #include <omp.h>
 #include <x86intrin.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -29,12 +37,15 @@
 #include <string>
 #include <vector>
 
+#include "weft/jit/bfloat16.hpp"
+#include "weft/jit/data_type.hpp"
 #include "weft/tpp/binary.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace {
 
 using namespace weft::tpp;
+using weft::jit::DataType;
 
 constexpr std::int64_t kElements = std::int64_t{8} << 20;
 
@@ -53,17 +64,17 @@ Arrays& arrays() {
   return x;
 }
 
-// Runs body(first, count) over the array on `threads` threads.
+// Runs body(first, count) over `total` elements on `threads` threads.
 template <class Body>
-void split(int threads, Body&& body) {
+void split(int threads, Body&& body, std::int64_t total = kElements) {
   if (threads == 1) {
-    body(std::int64_t{0}, kElements);
+    body(std::int64_t{0}, total);
     return;
   }
 #pragma omp parallel num_threads(threads)
   {
     const std::int64_t t = omp_get_thread_num();
-    const std::int64_t chunk = kElements / threads;
+    const std::int64_t chunk = total / threads;
     body(t * chunk, chunk);
   }
 }
@@ -120,6 +131,128 @@ void bm_binary(benchmark::State& state, BinaryOp op) {
     benchmark::ClobberMemory();
   }
   finish(state, 3);
+}
+
+// ---- the same kernels in f32, bf16 and f64: elements per second --------------------------------------
+
+constexpr std::int64_t kTypedElements = std::int64_t{32} << 20;
+
+// Three arrays of kTypedElements elements of one type (as raw bytes), A and B with values in [-2, 2).
+struct TypedArrays {
+  std::vector<std::uint8_t> a, b, c;
+  explicit TypedArrays(DataType type) {
+    const std::size_t size = weft::jit::size_of(type), bytes = static_cast<std::size_t>(kTypedElements) * size;
+    a.resize(bytes);
+    b.resize(bytes);
+    c.resize(bytes);
+    for (std::int64_t i = 0; i < kTypedElements; ++i) {
+      const float x = static_cast<float>(i % 1024) / 256.0f - 2.0f, y = 0.5f;
+      const std::size_t at = static_cast<std::size_t>(i) * size;
+      switch (type) {
+        case DataType::f32:
+          std::memcpy(&a[at], &x, 4);
+          std::memcpy(&b[at], &y, 4);
+          break;
+        case DataType::bf16: {
+          const weft::jit::bfloat16 hx = weft::jit::to_bfloat16(x), hy = weft::jit::to_bfloat16(y);
+          std::memcpy(&a[at], &hx.bits, 2);
+          std::memcpy(&b[at], &hy.bits, 2);
+          break;
+        }
+        case DataType::f64: {
+          const double dx = x, dy = y;
+          std::memcpy(&a[at], &dx, 8);
+          std::memcpy(&b[at], &dy, 8);
+          break;
+        }
+      }
+    }
+  }
+};
+
+TypedArrays& typed_arrays(DataType type) {
+  static std::array<std::unique_ptr<TypedArrays>, 3> arrays;
+  auto& slot = arrays[static_cast<std::size_t>(type)];
+  if (!slot) slot = std::make_unique<TypedArrays>(type);
+  return *slot;
+}
+
+DataTypes all_of(DataType type) { return {.in = type, .out = type, .compute = type == DataType::f64 ? type : DataType::f32}; }
+
+// One call of `kernel` ("copy", "relu" or "add") in `type` over the part of the arrays that starts
+// at element `first` (kTypedElements / threads elements).
+std::function<void(std::int64_t)> typed_kernel(const std::string& kernel, DataType type, int threads) {
+  auto& x = typed_arrays(type);
+  const std::int64_t m = kTypedElements / threads;
+  const std::size_t size = weft::jit::size_of(type);
+  std::function<void(std::int64_t)> run;
+  if (kernel == "add") {
+    const Binary add(BinaryDesc{.op = BinaryOp::add, .m = m, .n = 1, .ld_in0 = m, .ld_in1 = m, .ld_out = m, .types = all_of(type)});
+    run = [&x, add, size](std::int64_t first) {
+      const std::size_t at = static_cast<std::size_t>(first) * size;
+      add(BinaryArgs{x.a.data() + at, x.b.data() + at, x.c.data() + at});
+    };
+  } else {
+    const UnaryOp op = kernel == "relu" ? UnaryOp::relu : UnaryOp::copy;
+    const Unary unary(UnaryDesc{.op = op, .m = m, .n = 1, .ld_in = m, .ld_out = m, .types = all_of(type)});
+    run = [&x, unary, size](std::int64_t first) {
+      const std::size_t at = static_cast<std::size_t>(first) * size;
+      unary(UnaryArgs{.in = x.a.data() + at, .out = x.c.data() + at});
+    };
+  }
+  return run;
+}
+
+// Elements per second of `kernel` in `type`, over the whole arrays split across `threads`.
+void bm_typed(benchmark::State& state, const std::string& kernel, DataType type) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::size_t size = weft::jit::size_of(type);
+  const std::function<void(std::int64_t)> run = typed_kernel(kernel, type, threads);
+  for (auto _ : state) {
+    split(threads, [&](std::int64_t first, std::int64_t) { run(first); }, kTypedElements);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kTypedElements);
+  state.SetBytesProcessed(state.iterations() * kTypedElements * static_cast<std::int64_t>(size) * (kernel == "add" ? 3 : 2));
+}
+
+// Rounds of (the f32 kernel, the same kernel in `type`), one call each over the whole arrays; the
+// median of the per-round ratios of elements per second (`ratio`) besides both medians: the figure
+// to quote for "bf16 / f32", since a slow phase of the shared machine then hits both sides alike.
+void bm_typed_paired(benchmark::State& state, const std::string& kernel, DataType type) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::function<void(std::int64_t)> f32 = typed_kernel(kernel, DataType::f32, threads);
+  const std::function<void(std::int64_t)> typed = typed_kernel(kernel, type, threads);
+  auto seconds = [&](const std::function<void(std::int64_t)>& run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    split(threads, [&](std::int64_t first, std::int64_t) { run(first); }, kTypedElements);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> ours, f32s, ratios;
+  for (auto _ : state) {
+    seconds(f32);
+    seconds(typed);
+    for (int round = 0; round < 21; ++round) {
+      double tf = 0.0, tt = 0.0;
+      if (round % 2 == 0) {
+        tf = seconds(f32);
+        tt = seconds(typed);
+      } else {
+        tt = seconds(typed);
+        tf = seconds(f32);
+      }
+      f32s.push_back(static_cast<double>(kTypedElements) / tf / 1e9);
+      ours.push_back(static_cast<double>(kTypedElements) / tt / 1e9);
+      ratios.push_back(tf / tt);
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["Gelem_s"] = median(ours);
+  state.counters["f32_Gelem_s"] = median(f32s);
+  state.counters["ratio"] = median(ratios);
 }
 
 // Rounds of (our copy, the kernel), one call each over the whole array; the median per-round ratio.
@@ -223,12 +356,27 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
       if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "median") continue;
+      if (r.benchmark_name().rfind("types/", 0) == 0) {
+        if (auto it = r.counters.find("items_per_second"); it != r.counters.end()) items_[r.benchmark_name()] = it->second.value;
+        continue;
+      }
       auto it = r.counters.find("bytes_per_second");
       if (it != r.counters.end()) gib_[r.benchmark_name()] = it->second.value / double(1 << 30);
     }
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
+    if (!items_.empty()) {
+      // types/<kernel>/<type>/threads:T[_median] against types/<kernel>/f32/threads:T[_median].
+      std::printf("\n%-36s %14s %10s\n", "kernel", "Gelements/s", "/ f32");
+      for (const auto& [name, items] : items_) {
+        const std::size_t kernel_end = name.find('/', 6), type_end = name.find('/', kernel_end + 1);
+        const std::string f32 = name.substr(0, kernel_end + 1) + "f32" + name.substr(type_end);
+        const auto it = items_.find(f32);
+        std::printf("%-36s %14.3f %10.3f\n", name.c_str(), items / 1e9, it != items_.end() ? items / it->second : 0.0);
+      }
+    }
+    if (gib_.empty()) return;
     std::printf("\n%-28s %10s %12s %12s\n", "kernel", "GiB/s", "/ our copy", "/ memcpy");
     for (const auto& [name, gib] : gib_) {
       const std::string threads = name.substr(name.find("/threads:"), std::string::npos);
@@ -244,6 +392,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
  private:
   std::map<std::string, double> gib_;
+  std::map<std::string, double> items_;  // types/...: elements per second
 };
 
 void register_all() {
@@ -266,6 +415,18 @@ void register_all() {
     tail_args(benchmark::RegisterBenchmark(("tail/unary_" + to_string(op)).c_str(), bm_tail_unary, op));
   }
   tail_args(benchmark::RegisterBenchmark("tail/binary_add", bm_tail_binary, BinaryOp::add));
+  for (const char* kernel : {"copy", "relu", "add"})
+    for (DataType type : {DataType::f32, DataType::bf16, DataType::f64}) {
+      const std::string name = std::string("types/") + kernel + "/" + std::string(weft::jit::to_string(type));
+      // No fixed repetitions: --benchmark_repetitions decides (a benchmark's own count would win).
+      benchmark::RegisterBenchmark(name.c_str(), bm_typed, std::string(kernel), type)
+          ->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.2);
+      if (type != DataType::f32) {
+        benchmark::RegisterBenchmark(("types_paired/" + std::string(kernel) + "/" + std::string(weft::jit::to_string(type))).c_str(),
+                                     bm_typed_paired, std::string(kernel), type)
+            ->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+      }
+    }
   for (const char* kernel : {"relu", "add", "mul", "max", "memcpy"}) {
     benchmark::RegisterBenchmark((std::string("paired/") + kernel).c_str(), bm_paired, std::string(kernel))
         ->ArgName("threads")

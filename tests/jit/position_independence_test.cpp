@@ -198,7 +198,17 @@ TEST(PositionIndependence, UnaryKernels) {
   descs.push_back(UnaryDesc{.op = UnaryOp::scale, .m = 9, .n = 5, .ld_in = 0, .ld_out = 0, .alpha = 2.5f});
   // Flat and large: streaming stores behind an alignment prologue.
   descs.push_back(UnaryDesc{.op = UnaryOp::copy, .m = 2048, .n = 1024, .ld_in = 2048, .ld_out = 2048});
-  for (Isa isa : {Isa::avx2, Isa::avx512})
+  // Other data types: bf16 (rounding constants, streaming half vectors, VNNI-2), f64 (64-bit constants).
+  using weft::jit::DataType;
+  const DataTypes bf16{.in = DataType::bf16, .out = DataType::bf16};
+  const DataTypes f64{.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+  descs.push_back(UnaryDesc{.op = UnaryOp::gelu, .m = 37, .n = 3, .ld_in = 40, .ld_out = 37,
+                            .types = {.in = DataType::f32, .out = DataType::bf16}});
+  descs.push_back(UnaryDesc{.op = UnaryOp::relu, .m = 4096, .n = 1024, .ld_in = 4096, .ld_out = 4096, .types = bf16});
+  descs.push_back(UnaryDesc{.op = UnaryOp::vnni2_pack, .m = 37, .n = 4, .ld_in = 37, .ld_out = 40, .types = bf16});
+  descs.push_back(UnaryDesc{.op = UnaryOp::vnni2_unpack, .m = 37, .n = 4, .ld_in = 40, .ld_out = 37, .types = bf16});
+  descs.push_back(UnaryDesc{.op = UnaryOp::scale, .m = 9, .n = 5, .ld_in = 9, .ld_out = 9, .alpha = 2.5f, .types = f64});
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16})
     for (const auto& d : descs) {
       expect_position_independent(to_string(d) + " " + std::string(weft::jit::to_string(isa)), [&] {
         auto code = detail::emit_unary(d, plan_unary(d, isa));
@@ -216,8 +226,14 @@ TEST(PositionIndependence, BinaryKernels) {
       BinaryDesc{.op = BinaryOp::sub, .m = 8, .n = 3, .ld_in0 = 0, .ld_in1 = 8, .ld_out = 8,
                  .bcast0 = Broadcast::scalar},
       BinaryDesc{.op = BinaryOp::add, .m = 2048, .n = 1024, .ld_in0 = 2048, .ld_in1 = 2048, .ld_out = 2048},
+      BinaryDesc{.op = BinaryOp::max, .m = 19, .n = 4, .ld_in0 = 19, .ld_in1 = 0, .ld_out = 19, .bcast1 = Broadcast::row,
+                 .types = {.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::bf16}},
+      BinaryDesc{.op = BinaryOp::mul, .m = 4096, .n = 1024, .ld_in0 = 4096, .ld_in1 = 4096, .ld_out = 4096,
+                 .types = {.in = weft::jit::DataType::f32, .out = weft::jit::DataType::bf16}},
+      BinaryDesc{.op = BinaryOp::div, .m = 19, .n = 4, .ld_in0 = 19, .ld_in1 = 0, .ld_out = 19, .bcast1 = Broadcast::scalar,
+                 .types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64}},
   };
-  for (Isa isa : {Isa::avx2, Isa::avx512})
+  for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16})
     for (const auto& d : descs) {
       expect_position_independent(to_string(d) + " " + std::string(weft::jit::to_string(isa)), [&] {
         auto code = detail::emit_binary(d, plan_binary(d, isa));

@@ -161,7 +161,7 @@ TEST(DescriptorEnums, ValuesOutsideTheirEnumAreRejected) {
   };
   const UnaryDesc u{.op = UnaryOp::relu, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8};
   rejects([&] { UnaryDesc d = u; d.mask = static_cast<ReluMask>(5); Unary k(d); }, "mask 5 is no ReluMask");
-  rejects([&] { UnaryDesc d = u; d.op = static_cast<UnaryOp>(19); Unary k(d); }, "op 19 is no UnaryOp");
+  rejects([&] { UnaryDesc d = u; d.op = static_cast<UnaryOp>(21); Unary k(d); }, "op 21 is no UnaryOp (0..20)");  // past vnni2_unpack
   rejects([&] { UnaryDesc d = u; d.mask = static_cast<ReluMask>(2); plan_unary(d, weft::jit::Isa::avx2); }, "mask 2");
 
   const BinaryDesc b{.op = BinaryOp::add, .m = 8, .n = 2, .ld_in0 = 8, .ld_in1 = 8, .ld_out = 8};

@@ -80,7 +80,9 @@ constexpr int activation_scratch(UnaryOp op) {
     case UnaryOp::reduce_rows_sum:
     case UnaryOp::reduce_rows_max:
     case UnaryOp::reduce_cols_sum:
-    case UnaryOp::reduce_cols_max: return 0;
+    case UnaryOp::reduce_cols_max:
+    case UnaryOp::vnni2_pack:
+    case UnaryOp::vnni2_unpack: return 0;
   }
   return 0;  // not an enumerator: validate() rejects the descriptor before any emitter runs
 }
@@ -154,7 +156,9 @@ class ActivationEmitter {
       case UnaryOp::reduce_rows_sum:
       case UnaryOp::reduce_rows_max:
       case UnaryOp::reduce_cols_sum:
-      case UnaryOp::reduce_cols_max: break;
+      case UnaryOp::reduce_cols_max:
+      case UnaryOp::vnni2_pack:
+      case UnaryOp::vnni2_unpack: break;
     }
     throw weft::Error("activation emitter: no instruction sequence for " + to_string(op));
   }

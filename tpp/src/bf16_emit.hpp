@@ -7,12 +7,16 @@
 //   bf16.load(ymm0, rsi, 8, ymm1);           // 8 bf16 at rsi -> 8 floats (exact)
 //   bf16.load(ymm0, rsi, 5, ymm1);           // 5 of them, lanes 5-7 zero, nothing past them read
 //   bf16.store(rdi, ymm0, 8, {ymm2, ymm3});  // 8 floats -> 8 bf16 (RNE); ymm0 is clobbered
+//   bf16.narrow(ymm0);                       // 8 floats that are bf16 values -> their bits, exactly
+//   bf16.store_rounded(rdi, ymm0, 8);        // ... stored as they are
 //
 // A vector of f32 lanes holds `lanes` bf16 in half its bytes: an xmm for a Ymm, a ymm for a Zmm.
 // - Widening is the bf16 bits shifted to the top of a 32-bit lane: vpmovzxwd + vpslld 16.
 // - Rounding: with Isa::avx512_bf16 (`native`), vcvtneps2bf16. Otherwise emulated in integer ops:
 //   denormals are cleared to their sign, then x + 0x7fff + ((x >> 16) & 1) >> 16 (round to nearest
 //   even, carries into the exponent round to infinity), NaN instead (x | 0x400000) >> 16.
+// - bf16 in and out without AVX512_BF16: load_pair / round_pair / narrow_pair take a full vector
+//   of bf16 as two f32 vectors in an order only element-wise work may use (fewer shuffles).
 // - Partial vectors follow vec_traits.hpp: AVX-512 under the opmask tail_k() (set for r lanes by
 //   set_tail_mask, the same bits as for floats), AVX2 in 8-, 4- and 2-byte moves of the elements
 //   that exist.
@@ -75,7 +79,7 @@ inline void load_words(Xbyak::CodeGenerator& g, const Xbyak::Xmm& x, const Xbyak
   }
 }
 
-// AVX2: the low `count` (1..8) words of x to `at`; x is clobbered when count is odd and above 1.
+// AVX2: the low `count` (1..8) words of x to `at` (x is left as it was).
 inline void store_words(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Xbyak::Xmm& x, int count) {
   using Xbyak::util::ptr;
   using Xbyak::util::qword;
@@ -97,6 +101,40 @@ inline void store_words(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const 
       g.vpextrw(word[p], x, static_cast<std::uint8_t>(done));
     }
     done += piece;
+  }
+}
+
+// AVX2: the first `count` (1..16) 16-bit elements at `at` into the words of y, the rest zero;
+// `high` (not y's register) is clobbered when count > 8.
+inline void load_words16(Xbyak::CodeGenerator& g, const Xbyak::Ymm& y, const Xbyak::RegExp& at, int count,
+                         const Xbyak::Xmm& high) {
+  using Xbyak::util::ptr;
+  const Xbyak::Xmm low(y.getIdx());
+  if (count == 16) {
+    g.vmovdqu(y, ptr[at]);
+  } else if (count > 8) {
+    g.vmovdqu(low, ptr[at]);
+    load_words(g, high, at + 16, count - 8);
+    g.vinserti128(y, y, high, 1);
+  } else {
+    load_words(g, low, at, count);  // a VEX write of the xmm zeroes the upper half
+  }
+}
+
+// AVX2: the first `count` (1..16) words of y to `at`; `high` is clobbered when count > 8 (it may be
+// y's own register when y is not needed afterwards).
+inline void store_words16(Xbyak::CodeGenerator& g, const Xbyak::RegExp& at, const Xbyak::Ymm& y, int count,
+                          const Xbyak::Xmm& high) {
+  using Xbyak::util::ptr;
+  const Xbyak::Xmm low(y.getIdx());
+  if (count == 16) {
+    g.vmovdqu(ptr[at], y);
+  } else if (count > 8) {
+    g.vmovdqu(ptr[at], low);
+    g.vextracti128(high, y, 1);
+    store_words(g, at + 16, high, count - 8);
+  } else {
+    store_words(g, at, low, count);
   }
 }
 
@@ -140,8 +178,52 @@ class Bf16Emitter {
       if constexpr (kZmm) g_.vcvtneps2bf16(h, v);
       return;
     }
-    const Vmm t = scratch.at(0), mask = scratch.at(1);
+    const Vmm r = round_dwords(v, scratch.at(0), scratch.at(1));
     if constexpr (kZmm) {
+      g_.vpsrld(r, r, 16);
+      g_.vpmovdw(h, r);
+    } else {
+      upper_halves(Xbyak::Ymm(v.getIdx()), r);
+    }
+  }
+
+  // ---- pairs: 2 * lanes bf16 in and out, in an order only element-wise work may use ---------------
+  //
+  // Without AVX512_BF16 (pairs()), element-wise work from bf16 to bf16 takes 2 * lanes bf16 (one
+  // full vector of them) as two f32 vectors in "pair order": each 128-bit lane's first 4 words
+  // widened in `lo`, its last 4 in `hi`. That costs one unpack per vector (against vpmovzxwd and a
+  // shift), and putting the words back one byte shuffle per vector and an OR per pair (against a
+  // byte shuffle and vpermq): the shift and shuffle pipes are what these kernels run out of. A
+  // bf16 add on AVX2 over 8K elements in L1/L2 (Zen 4, minimum of 200 calls): 5.05 G elements/s in
+  // vector order, 5.84 in pair order (ReLU: 12.6, 13.65). Not for work that depends on the lane (a
+  // bitmask, a transpose), nor with AVX512_BF16 (vcvtneps2bf16 writes vector order).
+  bool pairs() const { return !native_; }
+
+  // 2 * lanes bf16 at `at` -> lo, hi (f32, pair order).
+  void load_pair(const Vmm& lo, const Vmm& hi, const Xbyak::RegExp& at) {
+    using Xbyak::util::ptr;
+    zero(lo);
+    g_.vpunpcklwd(lo, lo, ptr[at]);  // word w of a lane into the top half of dword w
+    zero(hi);
+    g_.vpunpckhwd(hi, hi, ptr[at]);
+  }
+  // Rounds lo and hi (f32, pair order) to 2 * lanes bf16 in lo, in memory order (a full vector to
+  // store as it is). lo, hi and `scratch` (store_scratch() registers) are clobbered.
+  void round_pair(const Vmm& lo, const Vmm& hi, const std::vector<Vmm>& scratch) {
+    // AVX2 rounds in place; the opmask sequence leaves its result in its `t`: one scratch each
+    // (it needs no `mask`).
+    const Vmm r0 = round_dwords(lo, scratch.at(0), scratch.at(1));
+    const Vmm r1 = kZmm ? round_dwords(hi, scratch.at(1), scratch.at(0)) : round_dwords(hi, scratch.at(0), scratch.at(1));
+    gather_pair(lo, r0, r1);
+  }
+  // narrow() for a pair: the bf16 values in lo and hi, as they are, into lo in memory order.
+  void narrow_pair(const Vmm& lo, const Vmm& hi) { gather_pair(lo, lo, hi); }
+
+  // round() without its last step: the rounded values in the top halves of the dwords of the
+  // register it returns (v on AVX2, t on AVX-512); v, t and mask clobbered.
+  Vmm round_dwords(const Vmm& v, const Vmm& t, const Vmm& mask) {
+    if constexpr (kZmm) {
+      (void)mask;
       const Xbyak::Opmask nan(2), denormal(3);
       g_.vcmpps(nan, v, v, 3);  // unordered: NaN
       g_.vptestnmd(denormal, v, consts_.splat_bits(0x7f800000u));
@@ -151,36 +233,58 @@ class Bf16Emitter {
       g_.vpaddd(t, t, consts_.splat_bits(0x7fffu));
       g_.vpaddd(t, t, v);
       g_.vpord(t | nan, v, consts_.splat_bits(0x00400000u));
-      g_.vpsrld(t, t, 16);
-      g_.vpmovdw(h, t);
+      return t;
     } else {
-      (void)mask;
-      // Denormals: clear all but the sign where the exponent is 0.
+      // Measured on Zen 4 (a bf16 add over 8K elements in L1/L2, WEFT_ISA=avx2): 4.6 G elements/s
+      // with the sequence written plainly (denormals cleared with and/andn, lsb by a shift, the
+      // words packed with vpackusdw), 5.05 with the denormal sign blended, the lsb compared
+      // instead of shifted and the words gathered with one vpshufb: these kernels are bound by
+      // vector instructions per element, and shifts and shuffles share two of the four pipes.
+      const Vmm zero = mask;
+      g_.vpxor(zero, zero, zero);
+      // Denormals: the sign alone where the exponent is 0.
       g_.vpand(t, v, consts_.splat_bits(0x7f800000u));
-      g_.vpxor(mask, mask, mask);
-      g_.vpcmpeqd(t, t, mask);                                // exponent 0: all ones
-      g_.vpand(t, t, consts_.splat_bits(0x7fffffffu));       // ... but the sign
-      g_.vpandn(v, t, v);
-      // NaN lanes (unordered with themselves), before v is rounded.
-      g_.vcmpunordps(mask, v, v);
-      g_.vpsrld(t, v, 16);
-      g_.vpand(t, t, consts_.splat_bits(1u));
-      g_.vpaddd(t, t, consts_.splat_bits(0x7fffu));
+      g_.vpcmpeqd(t, t, zero);                                // exponent 0: all ones
+      g_.vandps(mask, v, consts_.splat_bits(0x80000000u));
+      g_.vblendvps(v, v, mask, t);
+      g_.vpxor(zero, zero, zero);
+      // x + 0x7fff + lsb as x + 0x8000 - (lsb == 0), lsb = bit 16 (the last bf16 mantissa bit).
+      g_.vpand(t, v, consts_.splat_bits(0x00010000u));
+      g_.vpcmpeqd(t, t, zero);                                // lsb 0: -1
       g_.vpaddd(t, t, v);
-      g_.vpor(v, v, consts_.splat_bits(0x00400000u));        // the quiet NaN, if v is one
-      g_.vblendvps(t, t, v, mask);
-      g_.vpsrld(t, t, 16);
-      // Dwords (all below 2^16) to words: within each 128-bit half, then the halves' low qwords.
-      g_.vpackusdw(t, t, t);
-      g_.vpermq(Xbyak::Ymm(v.getIdx()), t, 0x08);
+      g_.vpaddd(t, t, consts_.splat_bits(0x8000u));
+      // NaN lanes (unordered with themselves): the quiet NaN, truncated.
+      g_.vcmpunordps(mask, v, v);
+      g_.vpor(v, v, consts_.splat_bits(0x00400000u));
+      g_.vblendvps(v, t, v, mask);
+      return v;
+    }
+  }
+
+  // The bf16 bits of f32 lanes that hold bf16 values exactly (as load() leaves them: the low 16
+  // bits zero) into v's low half, where round() leaves its result, but without rounding: every bit
+  // is kept, where round() would flush a bf16 denormal to zero and quiet a signaling NaN. For ops
+  // whose result is one of their bf16 inputs (a copy, a ReLU, a transpose). v is clobbered.
+  void narrow(const Vmm& v) {
+    if constexpr (kZmm) {
+      g_.vpsrld(v, v, 16);
+      g_.vpmovdw(Half<Vmm>(v.getIdx()), v);
+    } else {
+      upper_halves(v, v);
     }
   }
 
   // Rounds v (see round) and stores its first `count` (1..lanes) bf16 at `at`. Opmask: a partial
   // count needs tail_k() set for it.
   void store(const Xbyak::RegExp& at, const Vmm& v, int count, const std::vector<Vmm>& scratch) {
-    using Xbyak::util::ptr;
     round(v, scratch);
+    store_rounded(at, v, count);
+  }
+
+  // Stores the first `count` (1..lanes) bf16 already in v's low half (round's result, or any bf16
+  // bits) at `at`, without rounding. Opmask: a partial count needs tail_k() set for it.
+  void store_rounded(const Xbyak::RegExp& at, const Vmm& v, int count) {
+    using Xbyak::util::ptr;
     const Half<Vmm> h(v.getIdx());
     if constexpr (kZmm) {
       if (count == kLanes) {
@@ -194,6 +298,41 @@ class Bf16Emitter {
   }
 
  private:
+  void zero(const Vmm& v) {
+    if constexpr (kZmm) {
+      g_.vpxord(v, v, v);
+    } else {
+      g_.vpxor(v, v, v);
+    }
+  }
+
+  // The upper halves of the dwords of lo and hi (pair order) into `to`, in memory order: per
+  // 128-bit lane, lo's 4 in the low qword and hi's 4 in the high one (byte shuffles that zero the
+  // other qword, then an OR). lo and hi are clobbered.
+  void gather_pair(const Vmm& to, const Vmm& lo, const Vmm& hi) {
+    std::vector<std::uint32_t> low, high;
+    for (int lane = 0; lane < kLanes / 4; ++lane) {
+      for (std::uint32_t w : {0x07060302u, 0x0f0e0b0au, 0x80808080u, 0x80808080u}) low.push_back(w);
+      for (std::uint32_t w : {0x80808080u, 0x80808080u, 0x07060302u, 0x0f0e0b0au}) high.push_back(w);
+    }
+    g_.vpshufb(lo, lo, consts_.words(low));
+    g_.vpshufb(hi, hi, consts_.words(high));
+    if constexpr (kZmm) {
+      g_.vpord(to, lo, hi);
+    } else {
+      g_.vpor(to, lo, hi);
+    }
+  }
+
+  // AVX2: the upper 16 bits of the 8 dwords of `from`, in order, into the low 128 bits of `to`
+  // (its upper half undefined): a byte shuffle gathers each 128-bit lane's 4 into its low qword,
+  // vpermq joins the two qwords.
+  void upper_halves(const Xbyak::Ymm& to, const Xbyak::Ymm& from) {
+    g_.vpshufb(from, from, consts_.words({0x07060302u, 0x0f0e0b0au, 0x80808080u, 0x80808080u,
+                                          0x07060302u, 0x0f0e0b0au, 0x80808080u, 0x80808080u}));
+    g_.vpermq(to, from, 0x08);
+  }
+
   Xbyak::CodeGenerator& g_;
   ConstantTable& consts_;
   bool native_;

@@ -1,12 +1,16 @@
 // Binary TPPs: validation, plan, reference, and the binary family of the TPP skeleton
 // (kernel_family.hpp).
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "binary_emit.hpp"
 #include "kernel_family.hpp"
+#include "weft/jit/bfloat16.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
@@ -20,16 +24,62 @@ namespace {
   throw weft::Error("binary TPP " + to_string(d) + ": " + what);
 }
 
-// Element (i, j) of an input under its broadcast.
-float element(const void* input, Broadcast b, std::int64_t ld, std::int64_t i, std::int64_t j) {
-  const auto* p = static_cast<const float*>(input);  // validate() admits only f32
+using jit::DataType;
+
+// Element (i, j) of an input of `type` under its broadcast: as a float for f32 and bf16 (exact), as
+// a double for f64 (V).
+template <class V>
+V element(const void* input, DataType type, Broadcast b, std::int64_t ld, std::int64_t i, std::int64_t j) {
+  std::int64_t at = 0;
   switch (b) {
-    case Broadcast::none: return p[i + j * ld];
-    case Broadcast::row: return p[j];
-    case Broadcast::col: return p[i];
-    case Broadcast::scalar: return p[0];
+    case Broadcast::none: at = i + j * ld; break;
+    case Broadcast::row: at = j; break;
+    case Broadcast::col: at = i; break;
+    case Broadcast::scalar: at = 0; break;
   }
-  return 0.0f;
+  if constexpr (std::is_same_v<V, double>) {
+    return static_cast<const double*>(input)[at];
+  } else {
+    if (type == DataType::bf16) return jit::to_float(static_cast<const jit::bfloat16*>(input)[at]);
+    return static_cast<const float*>(input)[at];
+  }
+}
+
+double binary_value_f64(BinaryOp op, double a, double b) {
+  switch (op) {
+    case BinaryOp::add: return a + b;
+    case BinaryOp::sub: return a - b;
+    case BinaryOp::mul: return a * b;
+    case BinaryOp::div: return a / b;
+    case BinaryOp::min: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b);
+    case BinaryOp::max: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
+  }
+  return std::nan("");
+}
+
+template <class V>
+void reference(const BinaryDesc& d, const BinaryArgs& args) {
+  const DataType in = d.types.in, out = d.types.out;
+  // min and max select one of their inputs: with bf16 in and out its bits are kept (as the kernel
+  // narrows instead of rounding: keeps_bf16_bits in binary_emit.hpp).
+  const bool keep_bits = detail::keeps_bf16_bits(d);
+  for (std::int64_t j = 0; j < d.n; ++j)
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      const V a = element<V>(args.in0, in, d.bcast0, d.ld_in0, i, j);
+      const V b = element<V>(args.in1, in, d.bcast1, d.ld_in1, i, j);
+      const std::int64_t at = i + j * d.ld_out;
+      if constexpr (std::is_same_v<V, double>) {
+        static_cast<double*>(args.out)[at] = binary_value_f64(d.op, a, b);
+      } else {
+        const float c = binary_reference_value(d.op, a, b);
+        if (out == DataType::f32) {
+          static_cast<float*>(args.out)[at] = c;
+        } else {
+          static_cast<jit::bfloat16*>(args.out)[at] =
+              keep_bits ? jit::bfloat16{static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(c) >> 16)} : jit::to_bfloat16(c);
+        }
+      }
+    }
 }
 
 }  // namespace
@@ -91,16 +141,24 @@ void validate(const BinaryDesc& d) {
   if (d.bcast0 == Broadcast::none && d.ld_in0 < d.m) fail(d, "ld_in0 < m");
   if (d.bcast1 == Broadcast::none && d.ld_in1 < d.m) fail(d, "ld_in1 < m");
   if (d.ld_in0 > kMaxElements || d.ld_in1 > kMaxElements || d.ld_out > kMaxElements) fail(d, "leading dimension above 2^28");
+  // Every op has kernels in every type the element-wise TPPs take.
   if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
-  if (d.types != DataTypes{})
-    fail(d, "data types " + to_string(d.types) + " are not supported yet (bf16 and f64 kernels are not implemented yet)");
 }
+
+namespace detail {
+
+bool keeps_bf16_bits(const BinaryDesc& d) {
+  return d.types.in == jit::DataType::bf16 && d.types.out == jit::DataType::bf16 &&
+         (d.op == BinaryOp::min || d.op == BinaryOp::max);
+}
+
+}  // namespace detail
 
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   BinaryPlan p;
   p.isa = isa;
-  p.lanes = weft::jit::isa_traits(isa).lanes(sizeof(float));
+  p.lanes = weft::jit::isa_traits(isa).lanes(static_cast<int>(jit::size_of(d.types.compute)));
   auto contiguous = [&](Broadcast b, std::int64_t ld) { return b == Broadcast::scalar || (b == Broadcast::none && ld == d.m); };
   p.flat = d.n == 1 ? (d.bcast0 != Broadcast::row && d.bcast1 != Broadcast::row)
                     : contiguous(d.bcast0, d.ld_in0) && contiguous(d.bcast1, d.ld_in1) && d.ld_out == d.m;
@@ -110,7 +168,7 @@ BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   p.full_vectors = p.rows / p.lanes;
   p.tail = static_cast<int>(p.rows % p.lanes);
   p.nontemporal = p.flat && d.bcast0 != Broadcast::col && d.bcast1 != Broadcast::col &&
-                  p.rows * 4 >= kBinaryNontemporalBytes;
+                  p.rows * static_cast<std::int64_t>(jit::size_of(d.types.out)) >= kBinaryNontemporalBytes;
   // Vectors per step. The streaming sweep is memory-bound and does 8: fewer loop instructions per
   // byte. Measured over 8M floats on 1 thread, interleaved with our copy (15 runs each, this Zen 3):
   // add 1.064x / max 0.990x the copy's bandwidth with 8, 1.042x / 0.974x with 4, 1.032x / 0.967x
@@ -126,8 +184,10 @@ float binary_reference_value(BinaryOp op, float a, float b) {
     case BinaryOp::sub: return a - b;
     case BinaryOp::mul: return a * b;
     case BinaryOp::div: return a / b;
-    case BinaryOp::min: return std::fmin(a, b);
-    case BinaryOp::max: return std::fmax(a, b);
+    // A NaN operand, quiet or signaling, is ignored when the other is a number (the kernels' rule;
+    // std::fmin / fmax return NaN for a signaling one).
+    case BinaryOp::min: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b);
+    case BinaryOp::max: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
   }
   return std::nanf("");
 }
@@ -154,11 +214,11 @@ void check_args(const BinaryDesc& d, const BinaryArgs& args) {
 void binary_reference(const BinaryDesc& d, const BinaryArgs& args) {
   validate(d);
   check_args(d, args);
-  auto* out = static_cast<float*>(args.out);
-  for (std::int64_t j = 0; j < d.n; ++j)
-    for (std::int64_t i = 0; i < d.m; ++i)
-      out[i + j * d.ld_out] = binary_reference_value(d.op, element(args.in0, d.bcast0, d.ld_in0, i, j),
-                                                     element(args.in1, d.bcast1, d.ld_in1, i, j));
+  if (d.types.compute == DataType::f64) {
+    reference<double>(d, args);
+  } else {
+    reference<float>(d, args);
+  }
 }
 
 namespace detail {
@@ -182,7 +242,13 @@ struct FamilyOps<BinaryFamily> {
 
 template class TppKernel<BinaryFamily>;
 
-void Binary::operator()(const float* in0, const float* in1, float* out) const { (*this)(BinaryArgs{in0, in1, out}); }
+void Binary::operator()(const float* in0, const float* in1, float* out) const {
+  // Float pointers for other element types would run the kernel over misread data.
+  if (desc().types != DataTypes{}) [[unlikely]]
+    fail(desc(), "the typed call takes float pointers, but the data types are " + to_string(desc().types) +
+                     "; call with BinaryArgs");
+  (*this)(BinaryArgs{in0, in1, out});
+}
 
 BinaryKernelFn binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa) {
   return detail::KernelFamily<BinaryFamily>::generated(desc, isa).fn;

@@ -47,6 +47,8 @@ std::string to_string(UnaryOp op) {
     case UnaryOp::reduce_rows_max: return "reduce_rows_max";
     case UnaryOp::reduce_cols_sum: return "reduce_cols_sum";
     case UnaryOp::reduce_cols_max: return "reduce_cols_max";
+    case UnaryOp::vnni2_pack: return "vnni2_pack";
+    case UnaryOp::vnni2_unpack: return "vnni2_unpack";
   }
   return "op#" + std::to_string(static_cast<int>(op));
 }
@@ -189,6 +191,10 @@ void check_args(const UnaryDesc& d, const UnaryArgs& args) {
 }
 
 void Unary::operator()(const float* in, float* out) const {
+  // Float pointers for other element types would run the kernel over misread data.
+  if (desc().types != DataTypes{}) [[unlikely]]
+    throw weft::Error("unary TPP " + to_string(desc()) + ": the typed call takes float pointers, but the data types are " +
+                      to_string(desc().types) + "; call with UnaryArgs");
   UnaryArgs args;
   args.in = in;
   args.out = out;

@@ -5,26 +5,51 @@
 #include <vector>
 
 #include "activation_emit.hpp"
+#include "bf16_emit.hpp"
 #include "kernel_frame.hpp"
 #include "vec_traits.hpp"
+#include "weft/jit/data_type.hpp"
 
 namespace weft::tpp::detail {
 namespace {
 
 using namespace Xbyak;
 using Xbyak::util::byte;
+using Xbyak::util::dword;
 using Xbyak::util::ptr;
+using Xbyak::util::qword;
 using Xbyak::util::word;
+using weft::jit::DataType;
+
+int log2_size(DataType type) { return type == DataType::f64 ? 3 : type == DataType::bf16 ? 1 : 2; }
 
 // Register use (SysV; no callee-saved register except r12/r13 in transpose kernels):
-//   rdi args, then the inner loop counter; rsi A; rdx B; rcx aux (x or mask in); r8 mask out;
-//   r9 ld_in bytes; r10 ld_out bytes; r11 column counter; rax scratch (tails, vmovmskps).
+//   rdi args, then the inner loop counter; rsi A; rdx B; rcx aux (x or mask in; vnni2: the second
+//   column of a pair); r8 mask out; r9 ld_in bytes; r10 ld_out bytes; r11 column counter; rax
+//   scratch (tails, vmovmskps, bf16 scalars).
+// Vector registers: 0-3 data, 4-7 aux (vnni2: the second column), 8 the spare of piecewise tail
+// loads, 9 vnni2's interleave temporary, 12-15 the op's scratch, 12-13 also bf16 rounding's
+// (after the op). Opmasks: k1 tails, k2-k3 bf16 rounding, k7 the op.
+//
+// Data types: elements are loaded into vectors of the compute type (bf16 widened to f32 lanes by
+// Bf16Emitter, f64 as doubles) and stored as types.out; pointers advance in bytes of each type.
 template <class Vmm>
 class UnaryCode : public KernelFrame {
   using T = VecTraits<Vmm>;
 
  public:
-  UnaryCode(const UnaryDesc& d, const UnaryPlan& p) : KernelFrame(T::bytes), d_(d), p_(p), act_(*this, consts_) {
+  UnaryCode(const UnaryDesc& d, const UnaryPlan& p)
+      : KernelFrame(T::bytes),
+        d_(d),
+        p_(p),
+        act_(*this, consts_),
+        bf16_(*this, consts_, weft::jit::isa_traits(p.isa).bf16_dot),
+        lanes_(p.lanes),
+        in_bytes_(static_cast<int>(weft::jit::size_of(d.types.in))),
+        out_bytes_(static_cast<int>(weft::jit::size_of(d.types.out))),
+        keep_bits_(keeps_bf16_bits(d)),
+        pairs_(d.types.in == DataType::bf16 && d.types.out == DataType::bf16 && bf16_.pairs() &&
+               (is_elementwise(d.op) || d.op == UnaryOp::relu_bwd) && d.mask == ReluMask::none && !d.transpose_out) {
     const bool transposes = d.transpose_out || d.op == UnaryOp::transpose;
     emit_function(transposes ? std::vector<Reg64>{r12, r13} : std::vector<Reg64>{}, [&] {
       load_args();
@@ -35,6 +60,8 @@ class UnaryCode : public KernelFrame {
         case UnaryOp::reduce_rows_max: reduce_rows(); break;
         case UnaryOp::reduce_cols_sum:
         case UnaryOp::reduce_cols_max: reduce_cols(); break;
+        case UnaryOp::vnni2_pack: vnni_pack(); break;
+        case UnaryOp::vnni2_unpack: vnni_unpack(); break;
         default:
           if (p.nontemporal) {
             streaming();
@@ -46,8 +73,6 @@ class UnaryCode : public KernelFrame {
   }
 
  private:
-  static constexpr int kBytes = T::bytes;
-  static constexpr int kLanes = T::lanes;
   bool max_op() const { return d_.op == UnaryOp::reduce_rows_max || d_.op == UnaryOp::reduce_cols_max; }
 
   void load_args() {
@@ -55,27 +80,166 @@ class UnaryCode : public KernelFrame {
     mov(rdx, ptr[rdi + offsetof(UnaryArgs, out)]);
     mov(rcx, ptr[rdi + offsetof(UnaryArgs, aux)]);
     mov(r8, ptr[rdi + offsetof(UnaryArgs, mask)]);
-    load_ld(r9, d_.ld_in, offsetof(UnaryArgs, ld_in));
-    load_ld(r10, d_.ld_out, offsetof(UnaryArgs, ld_out));
+    load_ld(r9, d_.ld_in, offsetof(UnaryArgs, ld_in), log2_size(d_.types.in));
+    load_ld(r10, d_.ld_out, offsetof(UnaryArgs, ld_out), log2_size(d_.types.out));
   }
-  void load_ld(const Reg64& r, std::int64_t ld, std::size_t field) {
+  // r = ld in bytes of elements of 2^shift bytes.
+  void load_ld(const Reg64& r, std::int64_t ld, std::size_t field, int shift) {
     if (ld != 0) {
-      mov(r, ld * 4);
+      mov(r, ld << shift);
     } else {
       mov(r, ptr[rdi + field]);
-      shl(r, 2);
+      shl(r, shift);
     }
   }
+
+  bool f64() const { return d_.types.compute == DataType::f64; }
+  int in_step() const { return lanes_ * in_bytes_; }    // bytes of A per vector
+  int out_step() const { return lanes_ * out_bytes_; }  // bytes of B per vector
 
   Vmm data(int u) const { return Vmm(u); }
   Vmm aux(int u) const { return Vmm(4 + u); }
   Vmm spare() const { return Vmm(8); }  // of a piecewise tail load
   std::vector<Vmm> scratch() const { return {Vmm(12), Vmm(13), Vmm(14), Vmm(15)}; }
+  // bf16 rounding's scratch: the op's, free again once the op is done.
+  std::vector<Vmm> rounding_scratch() const { return {Vmm(12), Vmm(13)}; }
 
   bool uses_aux() const { return d_.op == UnaryOp::relu_bwd; }
   bool aux_is_mask() const { return d_.mask == ReluMask::bitmask; }
   bool writes_mask() const { return d_.op == UnaryOp::relu && d_.mask == ReluMask::bitmask; }
   int mask_bytes(int lanes_used) const { return (lanes_used + 7) / 8; }
+
+  // ---- typed loads and stores ----------------------------------------------------------------------
+
+  // `count` (1..lanes) elements of `type` at `at` into the compute lanes of v (bf16 widened to f32,
+  // exactly), the lanes past count zero. Opmask: a partial count needs tail_k() set for it;
+  // piecewise: `spare` is clobbered.
+  void load_elements(const Vmm& v, const RegExp& at, int count, DataType type) {
+    switch (type) {
+      case DataType::f32:
+        if (count == lanes_) {
+          vmovups(v, ptr[at]);
+        } else {
+          load_partial(*this, v, at, count, spare());
+        }
+        return;
+      case DataType::bf16: bf16_.load(v, at, count, spare()); return;
+      case DataType::f64:
+        if (count == lanes_) {
+          vmovupd(v, ptr[at]);
+        } else {
+          load_partial_f64(*this, v, at, count, spare());
+        }
+        return;
+    }
+  }
+
+  // The first `count` (1..lanes) lanes of v to `at` as types.out: bf16 rounded (RNE), or narrowed
+  // where the op keeps bf16 bits (keeps_bf16_bits); `nt`: a streaming store (whole vectors only).
+  // Opmask: a partial count needs tail_k() set. v is clobbered (bf16; piecewise tails).
+  void store_elements(const RegExp& at, const Vmm& v, int count, bool nt) {
+    switch (d_.types.out) {
+      case DataType::f32:
+        if (count < lanes_) {
+          store_partial(*this, at, v, count, v);
+        } else if (nt) {
+          vmovntps(ptr[at], v);
+        } else {
+          vmovups(ptr[at], v);
+        }
+        return;
+      case DataType::bf16:
+        if (keep_bits_) {
+          bf16_.narrow(v);
+        } else {
+          bf16_.round(v, rounding_scratch());
+        }
+        store_bf16_bits(at, v, count, nt);
+        return;
+      case DataType::f64:
+        if (count < lanes_) {
+          store_partial_f64(*this, at, v, count, v);
+        } else if (nt) {
+          vmovntpd(ptr[at], v);
+        } else {
+          vmovupd(ptr[at], v);
+        }
+        return;
+    }
+  }
+  // The bf16 bits in v's low half, as they are.
+  void store_bf16_bits(const RegExp& at, const Vmm& v, int count, bool nt) {
+    if (nt && count == lanes_) {
+      vmovntdq(ptr[at], Half<Vmm>(v.getIdx()));
+    } else {
+      bf16_.store_rounded(at, v, count);
+    }
+  }
+
+  // One element of `type` at `at` into lane 0 of x as the compute type (clobbers eax for bf16).
+  void load_scalar(const Xmm& x, const RegExp& at, DataType type) {
+    switch (type) {
+      case DataType::f32: vmovss(x, dword[at]); return;
+      case DataType::f64: vmovsd(x, qword[at]); return;
+      case DataType::bf16:
+        movzx(eax, word[at]);
+        shl(eax, 16);
+        vmovd(x, eax);
+        return;
+    }
+  }
+  // Lane 0 of x to `at` as types.out (bf16: rounded, or narrowed as store_elements does, on ymm
+  // registers whatever the kernel's vectors: bit for bit the same on every ISA; x is clobbered).
+  void store_scalar(const RegExp& at, const Xmm& x) {
+    switch (d_.types.out) {
+      case DataType::f32: vmovss(dword[at], x); return;
+      case DataType::f64: vmovsd(qword[at], x); return;
+      case DataType::bf16: {
+        Bf16Emitter<Ymm> bf16(*this, consts_);
+        if (keep_bits_) {
+          bf16.narrow(Ymm(x.getIdx()));
+        } else {
+          bf16.round(Ymm(x.getIdx()), {Ymm(12), Ymm(13)});
+        }
+        vpextrw(word[at], x, 0);
+        return;
+      }
+    }
+  }
+
+  // x = op(x) in f64 for the ops validate() admits in f64 (x and t of the same register type; Zmm
+  // code selects with k7 like the activation emitter).
+  template <class V>
+  void f64_op(const V& x, const V& t) {
+    switch (d_.op) {
+      case UnaryOp::copy: return;
+      case UnaryOp::relu: return f64_keep_passing(x, x, t);
+      case UnaryOp::square: vmulpd(x, x, x); return;
+      case UnaryOp::reciprocal:
+        vmovapd(t, consts_.splat_f64(1.0));
+        vdivpd(x, t, x);
+        return;
+      case UnaryOp::sqrt: vsqrtpd(x, x); return;
+      case UnaryOp::increment: vaddpd(x, x, consts_.splat_f64(d_.alpha)); return;
+      case UnaryOp::decrement: vsubpd(x, x, consts_.splat_f64(d_.alpha)); return;
+      case UnaryOp::scale: vmulpd(x, x, consts_.splat_f64(d_.alpha)); return;
+      default: throw weft::Error("unary emitter: no f64 sequence for " + to_string(d_.op));
+    }
+  }
+  // g = g where x passes ReLU (x > 0 or NaN), else +0; in f64. t is scratch.
+  template <class V>
+  void f64_keep_passing(const V& g, const V& x, const V& t) {
+    constexpr int kNotLessEqualUnordered = 6;
+    if constexpr (VecTraits<V>::is_zmm) {
+      (void)t;
+      const Opmask k(7);
+      vcmppd(k, x, consts_.splat(0.0f), kNotLessEqualUnordered);  // +0.0f's bits are +0.0's too
+      vmovapd(g | k | T_z, g);
+    } else {
+      vcmppd(t, x, consts_.splat(0.0f), kNotLessEqualUnordered);
+      vandpd(g, g, t);
+    }
+  }
 
   // ---- element-wise ops over columns -------------------------------------------------------------
 
@@ -84,44 +248,85 @@ class UnaryCode : public KernelFrame {
     const int n = tail > 0 ? 1 : count;
     if (d_.op == UnaryOp::zero) {
       vxorps(data(0), data(0), data(0));
-      for (int u = 0; u < n; ++u) store(u * kBytes, data(0), tail, nt);
+      for (int u = 0; u < n; ++u) store_zero(u * out_step(), data(0), tail, nt);
       return;
     }
-    for (int u = 0; u < n; ++u) load(data(u), rsi + u * kBytes, tail);
+    for (int u = 0; u < n; ++u) {
+      if (pair_at(u, n, tail)) {
+        bf16_.load_pair(data(u), data(u + 1), rsi + u * in_step());
+        ++u;
+      } else {
+        load(data(u), rsi + u * in_step(), tail);
+      }
+    }
     if (uses_aux() && !aux_is_mask()) {
-      for (int u = 0; u < n; ++u) load(aux(u), rcx + u * kBytes, tail);
+      for (int u = 0; u < n; ++u) {
+        if (pair_at(u, n, tail)) {
+          bf16_.load_pair(aux(u), aux(u + 1), rcx + u * in_step());
+          ++u;
+        } else {
+          load(aux(u), rcx + u * in_step(), tail);
+        }
+      }
     }
     const auto s = scratch();
     for (int u = 0; u < n; ++u) {
       const Vmm v = data(u);
-      const int lanes_used = tail > 0 ? tail : kLanes;
-      const int mask_off = u * kLanes / 8;
+      const int lanes_used = tail > 0 ? tail : lanes_;
+      const int mask_off = u * lanes_ / 8;
       if (d_.op == UnaryOp::relu && writes_mask()) {
         relu_with_mask(v, s[0], mask_off, lanes_used);
       } else if (d_.op == UnaryOp::relu_bwd) {
         relu_bwd(v, aux(u), s[0], mask_off, lanes_used);
+      } else if (f64()) {
+        f64_op(v, s[0]);
       } else {
         act_.emit(d_.op, d_.alpha, v, s);
       }
     }
-    for (int u = 0; u < n; ++u) store(u * kBytes, data(u), tail, nt);
+    for (int u = 0; u < n; ++u) {
+      if (pair_at(u, n, tail)) {
+        store_pair(u * out_step(), data(u), data(u + 1), nt);
+        ++u;
+      } else {
+        store(u * out_step(), data(u), tail, nt);
+      }
+    }
+  }
+
+  // Whether vectors u and u + 1 of a group of n whole vectors are done as a bf16 pair
+  // (Bf16Emitter::load_pair: one full vector of bf16 in and out, in an order element-wise work
+  // does not see).
+  bool pair_at(int u, int n, int tail) const { return pairs_ && tail == 0 && u % 2 == 0 && u + 1 < n; }
+  void store_pair(int disp, const Vmm& lo, const Vmm& hi, bool nt) {
+    if (keep_bits_) {
+      bf16_.narrow_pair(lo, hi);
+    } else {
+      bf16_.round_pair(lo, hi, rounding_scratch());
+    }
+    if (nt) {
+      vmovntdq(ptr[rdx + disp], lo);
+    } else {
+      vmovups(ptr[rdx + disp], lo);
+    }
   }
 
   void load(const Vmm& v, const RegExp& at, int tail) {
-    if (tail > 0 && !whole_tail_loads_) {
-      load_tail(*this, v, at, tail, spare());
-    } else {
-      vmovups(v, ptr[at]);
-    }
+    const int count = tail > 0 && !whole_tail_loads_ ? tail : lanes_;
+    if (count < lanes_) set_tail_mask<Vmm>(*this, count, eax);
+    load_elements(v, at, count, d_.types.in);
   }
   void store(int disp, const Vmm& v, int tail, bool nt) {
-    if (tail > 0) {
-      store_tail(*this, rdx + disp, v, tail);
-    } else if (nt) {
-      vmovntps(ptr[rdx + disp], v);
-    } else {
-      vmovups(ptr[rdx + disp], v);
-    }
+    const int count = tail > 0 ? tail : lanes_;
+    if (count < lanes_) set_tail_mask<Vmm>(*this, count, eax);
+    store_elements(rdx + disp, v, count, nt);
+  }
+  // The zero vector v (left zero, for the next store) as types.out: bf16 zeros need no rounding.
+  void store_zero(int disp, const Vmm& v, int tail, bool nt) {
+    if (d_.types.out != DataType::bf16) return store(disp, v, tail, nt);  // f32 / f64 tails keep zeros zero
+    const int count = tail > 0 ? tail : lanes_;
+    if (count < lanes_) set_tail_mask<Vmm>(*this, count, eax);
+    store_bf16_bits(rdx + disp, v, count, nt);
   }
 
   // Writes ceil(lanes_used / 8) bytes of the lane predicate held in eax.
@@ -151,6 +356,7 @@ class UnaryCode : public KernelFrame {
   }
 
   void relu_bwd(const Vmm& g, const Vmm& x, const Vmm& t, int off, int lanes_used) {
+    if (f64()) return f64_keep_passing(g, x, t);  // from x only: f64 has no bitmask (validate)
     if constexpr (T::is_zmm) {
       (void)t;
       const Opmask k(7);
@@ -182,13 +388,13 @@ class UnaryCode : public KernelFrame {
   }
 
   void advance(std::int64_t vectors) {
-    const std::int64_t bytes = vectors * kBytes;
-    if (d_.op != UnaryOp::zero) add(rsi, static_cast<std::uint32_t>(bytes));
-    add(rdx, static_cast<std::uint32_t>(bytes));
+    const std::int64_t in_bytes = vectors * in_step();
+    if (d_.op != UnaryOp::zero) add(rsi, static_cast<std::uint32_t>(in_bytes));
+    add(rdx, static_cast<std::uint32_t>(vectors * out_step()));
     if (uses_aux()) {
-      add(rcx, static_cast<std::uint32_t>(aux_is_mask() ? vectors * kLanes / 8 : bytes));
+      add(rcx, static_cast<std::uint32_t>(aux_is_mask() ? vectors * lanes_ / 8 : in_bytes));
     }
-    if (writes_mask()) add(r8, static_cast<std::uint32_t>(vectors * kLanes / 8));
+    if (writes_mask()) add(r8, static_cast<std::uint32_t>(vectors * lanes_ / 8));
   }
 
   // One column of p_.rows elements at the running pointers, which end where they started.
@@ -199,10 +405,10 @@ class UnaryCode : public KernelFrame {
     // Back to the column start, then on to the next column.
     const std::int64_t done = p_.full_vectors;
     if (done > 0) {
-      if (d_.op != UnaryOp::zero) sub(rsi, static_cast<std::uint32_t>(done * kBytes));
-      sub(rdx, static_cast<std::uint32_t>(done * kBytes));
-      if (uses_aux()) sub(rcx, static_cast<std::uint32_t>(aux_is_mask() ? done * kLanes / 8 : done * kBytes));
-      if (writes_mask()) sub(r8, static_cast<std::uint32_t>(done * kLanes / 8));
+      if (d_.op != UnaryOp::zero) sub(rsi, static_cast<std::uint32_t>(done * in_step()));
+      sub(rdx, static_cast<std::uint32_t>(done * out_step()));
+      if (uses_aux()) sub(rcx, static_cast<std::uint32_t>(aux_is_mask() ? done * lanes_ / 8 : done * in_step()));
+      if (writes_mask()) sub(r8, static_cast<std::uint32_t>(done * lanes_ / 8));
     }
   }
 
@@ -224,7 +430,7 @@ class UnaryCode : public KernelFrame {
   // tensor layer passes 0 for a broadcast input).
   void columns() {
     const bool may_load_whole = !kOpmaskTails<Vmm> && d_.op != UnaryOp::zero && d_.ld_in != 0;
-    const std::int64_t whole = may_load_whole ? whole_tail_columns(p_.cols, kLanes, p_.tail, d_.ld_in) : 0;
+    const std::int64_t whole = may_load_whole ? whole_tail_columns(p_.cols, lanes_, p_.tail, d_.ld_in) : 0;
     emit_column_runs(*this, r11, p_.cols, whole, [&](bool whole_tails) {
       whole_tail_loads_ = whole_tails;
       column();
@@ -241,18 +447,22 @@ class UnaryCode : public KernelFrame {
     if (d_.op == UnaryOp::zero) {
       vxorps(v, v, v);
     } else {
-      vmovss(v, ptr[rsi]);
-      ActivationEmitter<Xmm> act(*this, consts_);
-      act.emit(d_.op, d_.alpha, v, s);
-      add(rsi, 4);
+      load_scalar(v, rsi, d_.types.in);
+      if (f64()) {
+        f64_op(v, s[0]);
+      } else {
+        ActivationEmitter<Xmm> act(*this, consts_);
+        act.emit(d_.op, d_.alpha, v, s);
+      }
+      add(rsi, in_bytes_);
     }
-    vmovss(ptr[rdx], v);
-    add(rdx, 4);
+    store_scalar(rdx, v);
+    add(rdx, out_bytes_);
   }
 
   void streaming() {
     emit_streaming_sweep(
-        *this, rdi, edx, p_.rows, p_.unroll, kLanes, [&] { scalar_element(); },
+        *this, rdi, edx, p_.rows, p_.unroll, lanes_, out_bytes_, (pairs_ ? 2 : 1) * out_step(), [&] { scalar_element(); },
         [&](int count) { group(count, 0, true); }, [&](int count) { advance(count); });
   }
 
@@ -269,10 +479,19 @@ class UnaryCode : public KernelFrame {
   // need tail_k() set by set_reduce_tail_mask(tail).
   void load_reduce_tail(const Vmm& v, const RegExp& at, int tail) {
     if constexpr (kOpmaskTails<Vmm>) {
-      vmovaps(v, identity());
-      vmovups(v | tail_k(), ptr[at]);
+      if (d_.types.in == DataType::f32) {
+        vmovaps(v, identity());
+        vmovups(v | tail_k(), ptr[at]);
+      } else {
+        load_elements(v, at, tail, d_.types.in);
+        // The widened lanes past the tail are zero: the identity of a sum, not of a max.
+        if (max_op()) {
+          vmovaps(spare(), identity());
+          vblendmps(v | tail_k(), spare(), v);
+        }
+      }
     } else {
-      load_partial(*this, v, at, tail, spare());
+      load_elements(v, at, tail, d_.types.in);
       // The piecewise load zeroes the lanes past the tail: the identity of a sum, not of a max.
       if (max_op()) vblendps(v, v, identity(), static_cast<std::uint8_t>(0xffu << tail));
     }
@@ -293,28 +512,28 @@ class UnaryCode : public KernelFrame {
       L(loop);
       for (int k = 0; k < n; ++k) {
         if (tail > 0) {
-          load_reduce_tail(aux(k), rax + k * kBytes, tail);
+          load_reduce_tail(aux(k), rax + k * in_step(), tail);
         } else {
-          vmovups(aux(k), ptr[rax + k * kBytes]);
+          load_elements(aux(k), rax + k * in_step(), lanes_, d_.types.in);
         }
         fold(data(k), aux(k));
       }
       add(rax, r9);
       dec(r11);
       jnz(loop, T_NEAR);
-      for (int k = 0; k < n; ++k) store(k * kBytes, data(k), tail, false);
+      for (int k = 0; k < n; ++k) store(k * out_step(), data(k), tail, false);
     };
     while (done + u <= full) {
       chunk(u, 0);
-      add(rsi, u * kBytes);
-      add(rdx, u * kBytes);
+      add(rsi, u * in_step());
+      add(rdx, u * out_step());
       done += u;
     }
     if (done < full) {
       const int r = static_cast<int>(full - done);
       chunk(r, 0);
-      add(rsi, r * kBytes);
-      add(rdx, r * kBytes);
+      add(rsi, r * in_step());
+      add(rdx, r * out_step());
     }
     if (p_.tail > 0) chunk(1, p_.tail);
   }
@@ -360,26 +579,26 @@ class UnaryCode : public KernelFrame {
       Label loop;
       mov(rdi, blocks);
       L(loop);
-      for (int k = 0; k < u; ++k) fold(data(k), load_into(aux(k), ptr[rax + k * kBytes]));
-      add(rax, u * kBytes);
+      for (int k = 0; k < u; ++k) fold(data(k), load_into(aux(k), rax + k * in_step()));
+      add(rax, u * in_step());
       dec(rdi);
       jnz(loop, T_NEAR);
     }
-    for (int k = 0; k < rem; ++k) fold(data(k), load_into(aux(k), ptr[rax + k * kBytes]));
+    for (int k = 0; k < rem; ++k) fold(data(k), load_into(aux(k), rax + k * in_step()));
     if (p_.tail > 0) {
-      load_reduce_tail(aux(0), rax + rem * kBytes, p_.tail);
+      load_reduce_tail(aux(0), rax + rem * in_step(), p_.tail);
       fold(data(u - 1), aux(0));
     }
     for (int k = 1; k < u; ++k) fold(data(0), data(k));
     horizontal(data(0), aux(0));
-    vmovss(ptr[rdx], Xmm(0));
-    add(rdx, 4);
+    store_scalar(rdx, Xmm(0));
+    add(rdx, out_bytes_);
     add(rsi, r9);
     dec(r11);
     jnz(col, T_NEAR);
   }
-  Vmm load_into(const Vmm& v, const Address& a) {
-    vmovups(v, a);
+  Vmm load_into(const Vmm& v, const RegExp& at) {
+    load_elements(v, at, lanes_, d_.types.in);
     return v;
   }
 
@@ -406,7 +625,7 @@ class UnaryCode : public KernelFrame {
         vxorps(r[c], r[c], r[c]);
       } else {
         // Ymm code on every ISA: the piecewise tail (t[0] is free until the shuffles).
-        load_lanes(*this, r[c], a_col(c), c < first_piecewise ? 8 : mi, Xmm(t[0].getIdx()));
+        load_block_column(r[c], a_col(c), c < first_piecewise ? 8 : mi, Xmm(t[0].getIdx()));
       }
     }
     if (d_.transpose_out && d_.op != UnaryOp::copy) {
@@ -431,10 +650,34 @@ class UnaryCode : public KernelFrame {
       vperm2f128(t[k + 4], r[k], r[k + 4], 0x31);
     }
     // Row k of the block is B column i0 + k: [rdx + k*ldb] via rdx / r11 (= rdx + 4*ldb), r8 = 3*ldb.
+    // r[] is free again: r[0..1] are the bf16 rounding's scratch.
     for (int k = 0; k < mi; ++k) {
       const Reg64& base = k < 4 ? rdx : r11;
       const RegExp at = k % 4 == 0 ? RegExp(base) : k % 4 == 1 ? base + r10 : k % 4 == 2 ? base + r10 * 2 : base + r8;
-      store_lanes(*this, at, t[k], nj, Xmm(t[k].getIdx()));
+      store_block_row(at, t[k], nj, r[0], r[1]);
+    }
+  }
+
+  // `count` (1..8) elements of A (types.in) at `at` as floats in y; `high` clobbered (f32, count > 4).
+  void load_block_column(const Ymm& y, const RegExp& at, int count, const Xmm& high) {
+    if (d_.types.in == DataType::bf16) {
+      Bf16Emitter<Ymm>(*this, consts_).load(y, at, count, Ymm(high.getIdx()));
+    } else {
+      load_lanes(*this, y, at, count, high);
+    }
+  }
+  // The first `count` (1..8) floats of y to `at` as types.out; y (and, rounding, s0, s1) clobbered.
+  void store_block_row(const RegExp& at, const Ymm& y, int count, const Ymm& s0, const Ymm& s1) {
+    if (d_.types.out == DataType::bf16) {
+      Bf16Emitter<Ymm> bf16(*this, consts_);
+      if (keep_bits_) {
+        bf16.narrow(y);
+        bf16.store_rounded(at, y, count);
+      } else {
+        bf16.store(at, y, count, {s0, s1});
+      }
+    } else {
+      store_lanes(*this, at, y, count, Xmm(y.getIdx()));
     }
   }
 
@@ -455,7 +698,7 @@ class UnaryCode : public KernelFrame {
       L(loop);
       setup();
       transpose_block(8, nj);
-      add(rsi, 32);
+      add(rsi, 8 * in_bytes_);
       lea(rdx, ptr[rdx + r10 * 8]);
       dec(r13);
       jnz(loop, T_NEAR);
@@ -490,7 +733,7 @@ class UnaryCode : public KernelFrame {
     const std::int64_t looped = std::min(full, piecewise / 8);
     auto next_column_block = [&] {
       lea(rsi, ptr[rsi + r9 * 8]);
-      add(rdx, 32);
+      add(rdx, 8 * out_bytes_);
     };
     auto first_piecewise_in = [&](std::int64_t block) {
       return static_cast<int>(std::clamp<std::int64_t>(piecewise - 8 * block, 0, 8));
@@ -511,9 +754,156 @@ class UnaryCode : public KernelFrame {
     if (tail > 0) transpose_row_blocks(tail, first_piecewise_in(full));
   }
 
+  // ---- VNNI-2: column pairs interleaved element by element (16-bit lanes) --------------------------
+  //
+  // A step handles `lanes` rows of a column pair: the two columns as `lanes` bf16 each (a half
+  // vector: xmm on AVX2, ymm on AVX-512; f32 input is rounded into it), and `2 * lanes` interleaved
+  // bf16 in VNNI-2 (a full vector). Tails move only the rows that exist, under k1 or piecewise.
+
+  // Rows `rows` (1..lanes) of one column of A at `at` as bf16 in the low half of v (f32 rounded).
+  void vnni_load_column(const Vmm& v, const RegExp& at, int rows) {
+    if (d_.types.in == DataType::f32) {
+      load_elements(v, at, rows, DataType::f32);
+      bf16_.round(v, rounding_scratch());
+      return;
+    }
+    const Half<Vmm> h(v.getIdx());
+    if (rows == lanes_) {
+      vmovdqu(h, ptr[at]);
+    } else if constexpr (T::is_zmm) {
+      vmovdqu16(h | tail_k() | T_z, ptr[at]);
+    } else {
+      load_words(*this, h, at, rows);
+    }
+  }
+  // The low halves of x and y (bf16 columns) interleaved into x: x0 y0 x1 y1 ... (t is scratch).
+  void vnni_interleave(const Vmm& x, const Vmm& y, const Vmm& t) {
+    const Half<Vmm> hx(x.getIdx()), hy(y.getIdx()), ht(t.getIdx());
+    // Within each 128-bit lane: low = the lane's first 4 rows of both columns, high = its last 4.
+    vpunpckhwd(ht, hx, hy);
+    vpunpcklwd(hx, hx, hy);
+    if constexpr (T::is_zmm) {
+      // [lo.0 lo.1 hi.0 hi.1] -> [lo.0 hi.0 lo.1 hi.1] (128-bit lanes): rows 0-3, 4-7, 8-11, 12-15.
+      vinserti64x4(x, x, ht, 1);
+      vshufi64x2(x, x, x, 0xD8);
+    } else {
+      vinserti128(x, x, ht, 1);
+    }
+  }
+  // `words` (1..2 * lanes) 16-bit elements of v to `at`; v is clobbered.
+  void vnni_store_pairs(const RegExp& at, const Vmm& v, int words) {
+    if (words == 2 * lanes_) {
+      vmovups(ptr[at], v);
+    } else if constexpr (T::is_zmm) {
+      mov(eax, static_cast<std::uint32_t>((std::uint64_t{1} << words) - 1));
+      kmovd(tail_k(), eax);
+      vmovdqu16(ptr[at] | tail_k(), v);
+    } else {
+      store_words16(*this, at, v, words, Xmm(v.getIdx()));
+    }
+  }
+  // `words` (1..2 * lanes) 16-bit elements at `at` into v, the rest zero.
+  void vnni_load_pairs(const Vmm& v, const RegExp& at, int words) {
+    if (words == 2 * lanes_) {
+      vmovups(v, ptr[at]);
+    } else if constexpr (T::is_zmm) {
+      mov(eax, static_cast<std::uint32_t>((std::uint64_t{1} << words) - 1));
+      kmovd(tail_k(), eax);
+      vmovdqu16(v | tail_k() | T_z, ptr[at]);
+    } else {
+      load_words16(*this, v, at, words, Xmm(spare().getIdx()));
+    }
+  }
+  // The even 16-bit elements of v (the first column of the pair) into v's low half, the odd ones
+  // (the second column) into o's.
+  void vnni_deinterleave(const Vmm& v, const Vmm& o) {
+    vpsrld(o, v, 16);
+    if constexpr (T::is_zmm) {
+      vpmovdw(Half<Vmm>(o.getIdx()), o);
+      vpmovdw(Half<Vmm>(v.getIdx()), v);
+    } else {
+      vpand(v, v, consts_.splat_bits(0xffffu));
+      vpackusdw(v, v, o);    // per 128-bit lane: 4 even, then 4 odd
+      vpermq(v, v, 0xD8);    // evens in the low half, odds in the high one
+      vextracti128(Xmm(o.getIdx()), v, 1);
+    }
+  }
+  // `rows` (1..lanes) bf16 in v's low half to `at`. Opmask: a partial count needs tail_k() set.
+  void vnni_store_column(const RegExp& at, const Vmm& v, int rows) { bf16_.store_rounded(at, v, rows); }
+
+  // Pair p: rsi column 2p of A, rcx column 2p + 1, rdx pair p of B (2 * ld_out elements apart).
+  void vnni_pack() {
+    lea(rcx, ptr[rsi + r9]);
+    const int in_bytes = lanes_ * in_bytes_, out_bytes = lanes_ * 4;
+    auto advance_rows = [&](std::int64_t vectors, bool back) {
+      for (const Reg64& r : {rsi, rcx}) back ? sub(r, static_cast<std::uint32_t>(vectors * in_bytes)) : add(r, static_cast<std::uint32_t>(vectors * in_bytes));
+      back ? sub(rdx, static_cast<std::uint32_t>(vectors * out_bytes)) : add(rdx, static_cast<std::uint32_t>(vectors * out_bytes));
+    };
+    emit_column_runs(*this, r11, p_.cols, 0, [&](bool) {
+      emit_column_sweep(
+          *this, rdi, p_.full_vectors, p_.unroll, p_.tail,
+          [&](int count, int tail) {
+            const int n = tail > 0 ? 1 : count;
+            const int rows = tail > 0 ? tail : lanes_;
+            if (rows < lanes_) set_tail_mask<Vmm>(*this, rows, eax);
+            for (int u = 0; u < n; ++u) {
+              vnni_load_column(data(u), rsi + u * in_bytes, rows);
+              vnni_load_column(aux(u), rcx + u * in_bytes, rows);
+            }
+            for (int u = 0; u < n; ++u) vnni_interleave(data(u), aux(u), Vmm(9));
+            for (int u = 0; u < n; ++u) vnni_store_pairs(rdx + u * out_bytes, data(u), 2 * rows);
+          },
+          [&](int count) { advance_rows(count, false); });
+      if (p_.full_vectors > 0) advance_rows(p_.full_vectors, true);
+      if (p_.cols > 1) {
+        lea(rsi, ptr[rsi + r9 * 2]);
+        lea(rcx, ptr[rcx + r9 * 2]);
+        lea(rdx, ptr[rdx + r10 * 2]);
+      }
+    });
+  }
+
+  // Pair p: rsi pair p of A (2 * ld_in elements apart), rdx column 2p of B, rcx column 2p + 1.
+  void vnni_unpack() {
+    lea(rcx, ptr[rdx + r10]);
+    const int in_bytes = lanes_ * 4, out_bytes = lanes_ * 2;
+    auto advance_rows = [&](std::int64_t vectors, bool back) {
+      back ? sub(rsi, static_cast<std::uint32_t>(vectors * in_bytes)) : add(rsi, static_cast<std::uint32_t>(vectors * in_bytes));
+      for (const Reg64& r : {rdx, rcx}) back ? sub(r, static_cast<std::uint32_t>(vectors * out_bytes)) : add(r, static_cast<std::uint32_t>(vectors * out_bytes));
+    };
+    emit_column_runs(*this, r11, p_.cols, 0, [&](bool) {
+      emit_column_sweep(
+          *this, rdi, p_.full_vectors, p_.unroll, p_.tail,
+          [&](int count, int tail) {
+            const int n = tail > 0 ? 1 : count;
+            const int rows = tail > 0 ? tail : lanes_;
+            for (int u = 0; u < n; ++u) vnni_load_pairs(data(u), rsi + u * in_bytes, 2 * rows);
+            for (int u = 0; u < n; ++u) vnni_deinterleave(data(u), aux(u));
+            if (rows < lanes_) set_tail_mask<Vmm>(*this, rows, eax);
+            for (int u = 0; u < n; ++u) {
+              vnni_store_column(rdx + u * out_bytes, data(u), rows);
+              vnni_store_column(rcx + u * out_bytes, aux(u), rows);
+            }
+          },
+          [&](int count) { advance_rows(count, false); });
+      if (p_.full_vectors > 0) advance_rows(p_.full_vectors, true);
+      if (p_.cols > 1) {
+        lea(rsi, ptr[rsi + r9 * 2]);
+        lea(rdx, ptr[rdx + r10 * 2]);
+        lea(rcx, ptr[rcx + r10 * 2]);
+      }
+    });
+  }
+
   UnaryDesc d_;
   UnaryPlan p_;
   ActivationEmitter<Vmm> act_;
+  Bf16Emitter<Vmm> bf16_;
+  int lanes_;       // compute-type elements per vector (plan.lanes)
+  int in_bytes_;    // bytes per element of A (types.in)
+  int out_bytes_;   // bytes per element of B (types.out)
+  bool keep_bits_;  // keeps_bf16_bits(desc): bf16 results are narrowed, not rounded
+  bool pairs_;      // whole vectors go by bf16 pairs (pair_at)
   bool whole_tail_loads_ = false;  // the column being emitted loads its partial vectors whole
 };
 

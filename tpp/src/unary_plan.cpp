@@ -1,6 +1,7 @@
 #include <string>
 
 #include "activation_emit.hpp"
+#include "unary_emit.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/unary.hpp"
@@ -47,16 +48,99 @@ bool is_elementwise(UnaryOp op) {
     case UnaryOp::reduce_rows_sum:
     case UnaryOp::reduce_rows_max:
     case UnaryOp::reduce_cols_sum:
-    case UnaryOp::reduce_cols_max: return false;
+    case UnaryOp::reduce_cols_max:
+    case UnaryOp::vnni2_pack:
+    case UnaryOp::vnni2_unpack: return false;
   }
   return false;  // not an enumerator
 }
+
+namespace {
+
+// The ops with f64 kernels: the exact and correctly rounded ones, which are one instruction each
+// in double. Every op is listed (no default, -Wswitch an error): a new op decides here.
+bool has_f64_kernel(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::zero:
+    case UnaryOp::copy:
+    case UnaryOp::relu:
+    case UnaryOp::relu_bwd:
+    case UnaryOp::square:
+    case UnaryOp::reciprocal:
+    case UnaryOp::sqrt:
+    case UnaryOp::increment:
+    case UnaryOp::decrement:
+    case UnaryOp::scale: return true;
+    case UnaryOp::exp:
+    case UnaryOp::sigmoid:
+    case UnaryOp::tanh:
+    case UnaryOp::gelu:
+    case UnaryOp::transpose:
+    case UnaryOp::reduce_rows_sum:
+    case UnaryOp::reduce_rows_max:
+    case UnaryOp::reduce_cols_sum:
+    case UnaryOp::reduce_cols_max:
+    case UnaryOp::vnni2_pack:
+    case UnaryOp::vnni2_unpack: return false;
+  }
+  return false;
+}
+
+bool is_vnni(UnaryOp op) { return op == UnaryOp::vnni2_pack || op == UnaryOp::vnni2_unpack; }
+
+// Why no kernel exists for the op (and mask, transpose_out) of `d` in its data types, which
+// why_unsupported_elementwise() accepted; "" when one does.
+std::string why_no_kernel_in_types(const UnaryDesc& d) {
+  using jit::DataType;
+  const DataTypes& t = d.types;
+  const std::string op = to_string(d.op), types = to_string(t);
+  if (is_vnni(d.op)) {
+    const bool in_ok = t.in == DataType::bf16 || (d.op == UnaryOp::vnni2_pack && t.in == DataType::f32);
+    if (t.out != DataType::bf16 || !in_ok)
+      return "op " + op + " is not supported with data types " + types + ": VNNI-2 is a bf16 layout (" +
+             (d.op == UnaryOp::vnni2_pack ? "out bf16, in bf16 or f32" : "in bf16 and out bf16") + ")";
+    return {};
+  }
+  if (t.compute == DataType::f64) {
+    if (!has_f64_kernel(d.op))
+      return "op " + op + " is not supported with data types " + types +
+             ": f64 kernels exist for zero, copy, relu, relu_bwd, square, reciprocal, sqrt, increment, decrement and "
+             "scale (no transcendental, transpose or reduction)";
+    if (d.mask == ReluMask::bitmask)
+      return "op " + op + " with a ReLU bitmask is not supported with data types " + types +
+             ": f64 kernels have no bitmask (relu_bwd reads the forward input in aux instead)";
+    if (d.transpose_out) return "op " + op + " with transpose_out is not supported with data types " + types;
+  }
+  return {};
+}
+
+}  // namespace
 #pragma GCC diagnostic pop
 
+namespace detail {
+
+bool keeps_bf16_bits(const UnaryDesc& d) {
+  if (d.types.in != jit::DataType::bf16 || d.types.out != jit::DataType::bf16) return false;
+  switch (d.op) {
+    case UnaryOp::zero:
+    case UnaryOp::copy:
+    case UnaryOp::relu:
+    case UnaryOp::relu_bwd:
+    case UnaryOp::transpose:
+    case UnaryOp::reduce_rows_max:
+    case UnaryOp::reduce_cols_max:
+    case UnaryOp::vnni2_pack:
+    case UnaryOp::vnni2_unpack: return true;
+    default: return false;
+  }
+}
+
+}  // namespace detail
+
 void validate(const UnaryDesc& d) {
-  if (static_cast<int>(d.op) > static_cast<int>(UnaryOp::reduce_cols_max))
+  if (static_cast<int>(d.op) > static_cast<int>(UnaryOp::vnni2_unpack))
     fail(d, "op " + std::to_string(static_cast<int>(d.op)) + " is no UnaryOp (0.." +
-                std::to_string(static_cast<int>(UnaryOp::reduce_cols_max)) + ")");
+                std::to_string(static_cast<int>(UnaryOp::vnni2_unpack)) + ")");
   if (static_cast<int>(d.mask) > static_cast<int>(ReluMask::bitmask))
     fail(d, "mask " + std::to_string(static_cast<int>(d.mask)) + " is no ReluMask (none or bitmask)");
   if (d.m < 1 || d.n < 1) fail(d, "m and n must be >= 1");
@@ -79,16 +163,17 @@ void validate(const UnaryDesc& d) {
   if (d.mask == ReluMask::bitmask && d.op != UnaryOp::relu && d.op != UnaryOp::relu_bwd) {
     fail(d, "a ReLU bitmask given to an op other than relu / relu_bwd");
   }
+  if (is_vnni(d.op) && d.n % 2 != 0)
+    fail(d, "n = " + std::to_string(d.n) + " is odd: " + to_string(d.op) + " packs the columns in pairs");
   if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
-  if (d.types != DataTypes{})
-    fail(d, "data types " + to_string(d.types) + " are not supported yet (bf16 and f64 kernels are not implemented yet)");
+  if (const std::string why = why_no_kernel_in_types(d); !why.empty()) fail(d, why);
 }
 
 UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   UnaryPlan p;
   p.isa = isa;
-  p.lanes = weft::jit::isa_traits(isa).lanes(sizeof(float));
+  p.lanes = weft::jit::isa_traits(isa).lanes(static_cast<int>(jit::size_of(d.types.compute)));
   p.scratch = is_elementwise(d.op) ? detail::activation_scratch(d.op) : 0;
   // Contiguous element-wise work is one long column: fewer loop exits, and eligible for streaming
   // stores. Mask-carrying ops keep their per-column mask layout.
@@ -96,13 +181,13 @@ UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {
   const bool contiguous = !d.transpose_out && (d.n == 1 || ((d.ld_in == d.m || d.op == UnaryOp::zero) && d.ld_out == d.m));
   p.flat = elementwise && d.mask == ReluMask::none && contiguous;
   p.rows = p.flat ? d.m * d.n : d.m;
-  p.cols = p.flat ? 1 : d.n;
+  p.cols = p.flat ? 1 : is_vnni(d.op) ? d.n / 2 : d.n;
   p.full_vectors = p.rows / p.lanes;
   p.tail = static_cast<int>(p.rows % p.lanes);
   // Four vectors per step: 128 (256) bytes in flight per stream hides load latency; the ops with
   // long dependency chains gain nothing from more.
   p.unroll = 4;
-  p.nontemporal = p.flat && p.rows * 4 >= kNontemporalBytes;
+  p.nontemporal = p.flat && p.rows * static_cast<std::int64_t>(jit::size_of(d.types.out)) >= kNontemporalBytes;
   p.block = 8;
   return p;
 }

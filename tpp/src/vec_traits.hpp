@@ -103,18 +103,33 @@ class ConstantTable {
   Xbyak::Address splat(float value) { return splat_bits(std::bit_cast<std::uint32_t>(value)); }
   Xbyak::Address splat_int(std::int32_t value) { return splat_bits(static_cast<std::uint32_t>(value)); }
 
+  // A vector whose every 64-bit lane holds `bits` (f64 kernels' constants).
+  Xbyak::Address splat_bits64(std::uint64_t bits) {
+    auto [it, fresh] = splat64_slot_.try_emplace(bits, static_cast<int>(words_.size()));
+    if (fresh) {
+      for (int i = 0; i < lanes() / 2; ++i) {
+        words_.push_back(static_cast<std::uint32_t>(bits));
+        words_.push_back(static_cast<std::uint32_t>(bits >> 32));
+      }
+    }
+    return at(it->second * 4);
+  }
+  Xbyak::Address splat_f64(double value) { return splat_bits64(std::bit_cast<std::uint64_t>(value)); }
+
   // A scalar float (for vbroadcastss and scalar ops): the first lane of its splat.
   Xbyak::Address scalar(float value) {
     return Xbyak::util::dword[Xbyak::util::rip + label_ + splat_offset(std::bit_cast<std::uint32_t>(value))];
   }
 
-  // Arbitrary words (a vector of per-lane constants), stored as given.
+  // Arbitrary words (a vector of per-lane constants), stored as given. Equal lists share one slot.
   Xbyak::Address words(const std::vector<std::uint32_t>& w) {
-    const int slot = static_cast<int>(words_.size());
-    words_.insert(words_.end(), w.begin(), w.end());
-    // Keep every slot vector-aligned: splats are read with vmovaps.
-    while (words_.size() % static_cast<std::size_t>(lanes()) != 0) words_.push_back(0);
-    return at(slot * 4);
+    auto [it, fresh] = words_slot_.try_emplace(w, static_cast<int>(words_.size()));
+    if (fresh) {
+      words_.insert(words_.end(), w.begin(), w.end());
+      // Keep every slot vector-aligned: splats are read with vmovaps.
+      while (words_.size() % static_cast<std::size_t>(lanes()) != 0) words_.push_back(0);
+    }
+    return at(it->second * 4);
   }
 
   // Emits the table (call once, after the code: the table is data, never executed).
@@ -140,6 +155,8 @@ class ConstantTable {
   Xbyak::Label label_;
   std::vector<std::uint32_t> words_;
   std::map<std::uint32_t, int> splat_slot_;
+  std::map<std::uint64_t, int> splat64_slot_;
+  std::map<std::vector<std::uint32_t>, int> words_slot_;
 };
 
 // ---- the piecewise policy (AVX2): 16-, 8- and 4-byte moves ---------------------------------------
@@ -342,25 +359,27 @@ void emit_column_runs(Xbyak::CodeGenerator& g, const Xbyak::Reg64& counter, std:
 }
 
 // Emits the sweep over `rows` contiguous elements written with streaming stores: scalar elements
-// until the output (whose address is in the 64-bit register of `out`) is vector-aligned, or all of
-// them when it is not even float-aligned; then groups of `unroll` vectors, single vectors, and
-// scalar elements for the rest. Counts down in `counter`. Ends with sfence: streaming stores are
-// weakly ordered, so they are published before the kernel returns.
+// until the output (whose address is in the 64-bit register of `out`) is aligned to `align_bytes`
+// (what the widest streaming store of a group writes: a vector's worth of output elements, or two
+// for bf16 pairs), or all of them when it is not even aligned to its element size
+// (`out_element_bytes`); then groups of `unroll` vectors, single vectors, and scalar elements for
+// the rest. Counts down in `counter`. Ends with sfence: streaming
+// stores are weakly ordered, so they are published before the kernel returns.
 // scalar() emits one element and moves the pointers past it; group(count) emits `count` whole
 // vectors; advance(count) moves the pointers past them.
 template <class Scalar, class Group, class Advance>
 void emit_streaming_sweep(Xbyak::CodeGenerator& g, const Xbyak::Reg64& counter,
                           const Xbyak::Reg32& out, std::int64_t rows, int unroll, int lanes,
-                          Scalar scalar, Group group, Advance advance) {
+                          int out_element_bytes, int align_bytes, Scalar scalar, Group group, Advance advance) {
   using G = Xbyak::CodeGenerator;
   Xbyak::Label head, body, one, rest, done;
   g.mov(counter, rows);
   g.L(head);
   g.test(counter, counter);
   g.jz(done, G::T_NEAR);
-  g.test(out, lanes * 4 - 1);
+  g.test(out, align_bytes - 1);
   g.jz(body, G::T_NEAR);
-  g.test(out, 3);
+  g.test(out, out_element_bytes - 1);
   g.jnz(rest, G::T_NEAR);
   scalar();
   g.dec(counter);

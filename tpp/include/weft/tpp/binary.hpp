@@ -1,7 +1,8 @@
-// Binary TPPs: C(M x N, ld_out) = A op B, column-major (M contiguous); FP32 today (BinaryDesc::types
-// names the types); either input may
-// be broadcast: a row (1 x N, element j at p[j], repeated down the rows), a column (M x 1, element i
-// at p[i], repeated across the columns) or a scalar (p[0]).
+// Binary TPPs: C(M x N, ld_out) = A op B, column-major (M contiguous), in the data types
+// BinaryDesc::types names: f32 (the default), bf16 A and B and/or C with f32 arithmetic, or f64,
+// every op in each (docs/tpp_eltwise.md, "Data types"); the typed call `add_bias(x, bias, y)` is
+// FP32 only. Either input may be broadcast: a row (1 x N, element j at p[j], repeated down the
+// rows), a column (M x 1, element i at p[i], repeated across the columns) or a scalar (p[0]).
 //
 //   using namespace weft::tpp;
 //   Binary add_bias(BinaryDesc{.op = BinaryOp::add, .m = 64, .n = 32, .ld_in0 = 64, .ld_out = 64,
@@ -29,7 +30,7 @@ enum class BinaryOp : std::uint8_t {
   sub,
   mul,
   div,  // IEEE division
-  min,  // like std::fmin: a NaN operand is ignored when the other is a number
+  min,  // like std::fmin: a NaN operand (quiet or signaling) is ignored when the other is a number
   max,  // like std::fmax
 };
 
@@ -44,7 +45,8 @@ struct BinaryDesc {
   std::int64_t ld_out = 0;  // >= m
   Broadcast bcast0 = Broadcast::none;
   Broadcast bcast1 = Broadcast::none;
-  // in: A and B; out: C; compute: the arithmetic. All f32 today (validate).
+  // in: A and B; out: C; compute: the arithmetic: in and out each f32 or bf16 with compute f32, or
+  // all f64 (bf16 is widened to f32, the result rounded once to bf16).
   DataTypes types = {};
 
   bool operator==(const BinaryDesc&) const = default;
@@ -67,6 +69,8 @@ using BinaryKernelFn = void (*)(const BinaryArgs*);
 
 struct BinaryPlan {
   weft::jit::Isa isa = weft::jit::Isa::avx2;
+  // Elements per vector register of the compute type: floats for f32 and bf16 data (bf16 widened to
+  // f32 lanes), doubles for f64. rows, tail and full_vectors count these.
   int lanes = 8;
   bool flat = false;          // every full input and C contiguous: one column of m * n elements
   std::int64_t rows = 0;
@@ -74,13 +78,13 @@ struct BinaryPlan {
   std::int64_t full_vectors = 0;
   int tail = 0;
   int unroll = 4;
-  bool nontemporal = false;   // flat and C at least kBinaryNontemporalBytes
+  bool nontemporal = false;   // flat and C at least kBinaryNontemporalBytes (bytes of types.out)
 };
 
 constexpr std::int64_t kBinaryNontemporalBytes = std::int64_t{8} << 20;
 
 // Throws weft::Error naming the problem (sizes, leading dimensions, an op or broadcast outside
-// its enum, data types without kernels: today anything but all f32).
+// its enum, data types without kernels: see why_unsupported_elementwise).
 void validate(const BinaryDesc& desc);
 // Throws weft::Error naming the BinaryArgs pointer that is null (all three are read or written,
 // a broadcast input too). Binary::operator() and binary_reference() check every call.
@@ -88,6 +92,8 @@ void check_args(const BinaryDesc& desc, const BinaryArgs& args);
 // Pure; validates first (throws weft::Error for an invalid descriptor).
 BinaryPlan plan_binary(const BinaryDesc& desc, weft::jit::Isa isa);
 
+// The reference in every type: bf16 read as floats (exact), computed as in f32, bf16 C written with
+// jit::to_bfloat16 (min / max with bf16 in and out keep the selected input's bits); f64 in double.
 void binary_reference(const BinaryDesc& desc, const BinaryArgs& args);
 float binary_reference_value(BinaryOp op, float a, float b);
 
@@ -106,7 +112,8 @@ class Binary : public TppKernel<BinaryFamily> {
   using TppKernel::TppKernel;
   using TppKernel::operator();
 
-  // FP32. Throws weft::Error for arguments check_args() rejects.
+  // FP32 only (types all f32; other types: the BinaryArgs call). Throws weft::Error for another
+  // descriptor's types and for arguments check_args() rejects.
   void operator()(const float* in0, const float* in1, float* out) const;
 };
 

@@ -1,5 +1,8 @@
-// Unary TPPs: B(M x N, ld_out) = op(A(M x N, ld_in)), column-major (M contiguous); FP32 today
-// (UnaryDesc::types names the types).
+// Unary TPPs: B(M x N, ld_out) = op(A(M x N, ld_in)), column-major (M contiguous), in the data
+// types UnaryDesc::types names: f32 (the default), bf16 in and/or out with f32 arithmetic, or f64
+// (a subset of the ops; validate() says which op has kernels in which types, and
+// docs/tpp_eltwise.md, "Data types", lists them). The typed call `relu(a, b)` is FP32 only; other
+// types go through UnaryArgs (untyped pointers).
 //
 //   using namespace weft::tpp;
 //   Unary relu(UnaryDesc{.op = UnaryOp::relu, .m = 64, .n = 32, .ld_in = 64, .ld_out = 80});
@@ -46,6 +49,11 @@ enum class UnaryOp : std::uint8_t {
   reduce_rows_max,  // B[i] = max over j (NaN ignored unless all are NaN, like std::fmax)
   reduce_cols_sum,  // B[j] = sum over i of A(i, j): one value per column, N contiguous floats
   reduce_cols_max,  // B[j] = max over i (NaN ignored like std::fmax)
+  // VNNI-2 (the bf16 BRGEMM's A layout): column pairs of A (m x n, n even) interleaved element by
+  // element, B[(j / 2) * 2 * ld_out + 2 * i + j % 2] = A[i + j * ld_in]; ld_out >= m counts rows, a
+  // column pair takes 2 * ld_out elements. Out bf16, in bf16 or f32 (then rounded as it is packed).
+  vnni2_pack,
+  vnni2_unpack,  // the inverse: A in VNNI-2 (ld_in rows per pair) -> B column-major (ld_out); bf16
 };
 
 // The ReLU bitmask: one bit per element, column-major, column j starting at byte j * mask_ld(m)
@@ -67,7 +75,8 @@ struct UnaryDesc {
   ReluMask mask = ReluMask::none;
   // B = op(A)^T (n x m, ld_out >= n) for an element-wise op: the transpose kernel with the op fused.
   bool transpose_out = false;
-  // in: A (and relu_bwd's forward input); out: B; compute: the arithmetic. All f32 today (validate).
+  // in: A (and relu_bwd's forward input); out: B; compute: the arithmetic. validate() says which
+  // op has kernels in which types (f32; bf16 in and/or out with compute f32; all f64).
   DataTypes types = {};
 
   bool operator==(const UnaryDesc&) const = default;
@@ -93,21 +102,26 @@ using UnaryKernelFn = void (*)(const UnaryArgs*);
 // How a kernel is laid out; a pure function of the descriptor and the ISA (see plan_unary).
 struct UnaryPlan {
   weft::jit::Isa isa = weft::jit::Isa::avx2;
-  int lanes = 8;              // floats per vector register
+  // Elements per vector register of the compute type: floats for f32 and bf16 data (bf16 is widened
+  // to f32 lanes as it is loaded: 8 on AVX2, 16 on AVX-512), doubles for f64 (4, 8). rows, tail and
+  // full_vectors count elements and vectors of these lanes.
+  int lanes = 8;
   bool flat = false;          // A and B are contiguous: processed as one column of m * n elements
   std::int64_t rows = 0;      // elements per column as processed (m, or m * n when flat)
-  std::int64_t cols = 0;      // columns as processed (n, or 1 when flat)
+  std::int64_t cols = 0;      // columns as processed (n, or 1 when flat; n / 2 column pairs for vnni2)
   std::int64_t full_vectors = 0;  // whole vectors per column
   int tail = 0;               // elements after the whole vectors (0 .. lanes - 1)
   int unroll = 1;             // vectors per step of the column loop
-  bool nontemporal = false;   // streaming stores: large flat outputs that will not be re-read soon
+  bool nontemporal = false;   // streaming stores: large flat outputs (in bytes of types.out) that will not be re-read soon
   int scratch = 0;            // scratch vector registers the op needs (activation_scratch)
   int block = 8;              // transpose: square block edge
 };
 
 // Throws weft::Error naming the problem for descriptors no kernel implements (m or n < 1, leading
 // dimensions too small, an op, mask kind or flag outside its enum, an op that takes no alpha or
-// mask given one, data types without kernels: today anything but all f32, ...).
+// mask given one, an odd n for vnni2, data types without kernels, an op without a kernel in the
+// descriptor's types: in f64 only zero, copy, relu, relu_bwd, square, reciprocal, sqrt, increment,
+// decrement and scale, without bitmask or transpose_out; vnni2 only into bf16, ...).
 void validate(const UnaryDesc& desc);
 
 // Throws weft::Error naming the UnaryArgs field when a call with `args` cannot run `desc`: a pointer
@@ -123,10 +137,13 @@ constexpr std::int64_t kNontemporalBytes = std::int64_t{8} << 20;
 UnaryPlan plan_unary(const UnaryDesc& desc, weft::jit::Isa isa);
 
 // Portable reference: the test oracle and the fallback. Transcendentals are evaluated in double
-// and rounded once, so it is at least as accurate as the generated code.
+// and rounded once, so it is at least as accurate as the generated code. Every type: bf16 inputs
+// are read as floats (exact), the op computed as in f32, bf16 outputs written with
+// jit::to_bfloat16 (the f32 result rounded once); f64 is computed in double.
 void unary_reference(const UnaryDesc& desc, const UnaryArgs& args);
 
-// Scalar value of one element-wise op (in double, rounded to float): the reference's kernel.
+// Scalar value of one element-wise op on a float (in double, rounded to float): the reference's
+// kernel for f32 and bf16 data.
 float unary_reference_value(UnaryOp op, float x, float alpha = 0.0f);
 
 bool is_elementwise(UnaryOp op);
@@ -144,7 +161,8 @@ class Unary : public TppKernel<UnaryFamily> {
   using TppKernel::TppKernel;
   using TppKernel::operator();
 
-  // FP32, for descriptors with both leading dimensions set. Throws weft::Error for arguments
+  // FP32 only (types all f32; other types: the UnaryArgs call), for descriptors with both leading
+  // dimensions set. Throws weft::Error for another descriptor's types and for arguments
   // check_args() rejects.
   void operator()(const float* in, float* out) const;
 };
