@@ -55,11 +55,26 @@ namespace {
 
 // The primitives of one combination of tail blocks: bit 0 the m block, bit 1 the n block, bit 2
 // the k block of a GEMM is the shorter last block of a remainder (Dim::last_block); 0 = full blocks.
+//
+// With packing, the block's rows are packed and multiplied in register panels of the BRGEMM (the
+// last one possibly shorter): each panel's copy is contiguous (leading dimension = its rows), and
+// the kernel runs once per panel. A block of one panel (fp32's packing blocks) is one copy and one
+// call, as before panels. A taller block packed as one (leading dimension = all its rows) has every
+// panel of the kernel read a slice of each column, pages apart: fp64 blocks of four 32-row panels
+// (128 x 512) ran 3-5 % faster as four calls on contiguous panels (2048^3, Zen 4, one thread, the
+// two alternating in one process).
 struct Primitives {
-  std::unique_ptr<detail::MainKernel> main;
+  std::unique_ptr<detail::MainKernel> main;  // with packing: a full panel's
   std::unique_ptr<detail::TouchKernel> first, last;
-  std::optional<tpp::Unary> pack_copy;  // with packing: the m x k copy of one batch entry
+  std::optional<tpp::Unary> pack_copy;  // with packing: a full panel's m x k copy of one batch entry
+  std::int64_t panel_rows = 0, panels = 1;  // with packing: rows per panel, panels per block
+  // With packing, when the block's last panel is shorter than panel_rows: its kernel and copy.
+  std::unique_ptr<detail::MainKernel> last_panel_main;
+  std::optional<tpp::Unary> last_panel_copy;
   std::int64_t rows = 0, cols = 0, depth = 0;  // GEMM block: m, n, k
+  std::int64_t panel_rows_of(std::int64_t panel) const {
+    return panel + 1 == panels ? rows - panel * panel_rows : panel_rows;
+  }
 };
 constexpr unsigned kTailM = 1, kTailN = 2, kTailK = 4;
 
@@ -133,10 +148,17 @@ const std::byte* packed_block(const LoweredOperation::State& s, const Primitives
   PackSlot& slot = slots.slots[static_cast<std::size_t>(omp_get_thread_num())];
   std::byte* buffer = slot.buffer.get();
   if (slot.from != from) {
-    const std::int64_t block_bytes = p.rows * p.depth * static_cast<std::int64_t>(s.element_bytes);
-    for (std::int64_t i = 0; i < s.pack_count; ++i) {
-      const tpp::UnaryArgs args{.in = from + i * s.pack_stride_in, .out = buffer + i * block_bytes};
-      (*p.pack_copy)(args);
+    // Panel j: rows j * panel_rows on, its batch entries one after the other, after panel j - 1's.
+    const auto bytes = static_cast<std::int64_t>(s.element_bytes);
+    std::byte* to = buffer;
+    for (std::int64_t j = 0; j < p.panels; ++j) {
+      const std::int64_t rows = p.panel_rows_of(j);
+      const tpp::Unary& copy = rows == p.panel_rows ? *p.pack_copy : *p.last_panel_copy;
+      for (std::int64_t i = 0; i < s.pack_count; ++i) {
+        const tpp::UnaryArgs args{.in = from + i * s.pack_stride_in + j * p.panel_rows * bytes, .out = to};
+        copy(args);
+        to += rows * p.depth * bytes;
+      }
     }
     slot.from = from;
   }
@@ -193,7 +215,18 @@ static void lowered_body(void* ctx, int* ind) noexcept {
                        s.in1_ld, 0, next_cols);
     }
   }
-  p.main->run(in0, c.in1 == nullptr ? nullptr : c.in1 + o1, out, first, last);
+  const std::byte* in1 = c.in1 == nullptr ? nullptr : c.in1 + o1;
+  if (c.pack == nullptr || p.panels == 1) {
+    p.main->run(in0, in1, out, first, last);
+  } else {
+    const auto bytes = static_cast<std::int64_t>(s.element_bytes);
+    for (std::int64_t j = 0; j < p.panels; ++j) {
+      const std::int64_t rows = p.panel_rows_of(j);
+      const detail::MainKernel& kernel = rows == p.panel_rows ? *p.main : *p.last_panel_main;
+      kernel.run(in0, in1, out + j * p.panel_rows * bytes, first, last);
+      in0 += rows * p.depth * s.pack_count * bytes;
+    }
+  }
   if (last && p.last) p.last->run(out);
 }
 
@@ -240,15 +273,23 @@ void make_gemm_primitives(const Contraction& op, const detail::GemmRoles& g,
   p.cols = op.dims[g.n].size;
   p.depth = k.size;
   if (pack) {
-    // The kernel reads the packed copy: the same block with leading dimension m, batch entries
-    // m * k apart.
-    p.pack_copy.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::copy, .m = m.size, .n = k.size,
-                                       .ld_in = detail::brgemm_lda(op, g), .ld_out = m.size,
-                                       .types = detail::tpp_types(op.dtype)});
-    Contraction packed = op;
-    packed.dims[g.k].stride_in0 = m.size;
-    if (g.br != detail::kNoDim) packed.dims[g.br].stride_in0 = m.size * k.size;
-    p.main = detail::make_gemm_kernel(packed, g, options, fuse_zero, fuse_relu, prefetch);
+    // The kernels read the packed copy: per panel the same rows with leading dimension = the
+    // panel's rows, batch entries rows * k apart (see Primitives).
+    p.panel_rows = std::min(m.size, detail::brgemm_panel_rows(element_size(op.dtype)));
+    p.panels = (m.size + p.panel_rows - 1) / p.panel_rows;
+    const auto panel = [&](std::int64_t rows, std::optional<tpp::Unary>& copy,
+                           std::unique_ptr<detail::MainKernel>& main) {
+      copy.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::copy, .m = rows, .n = k.size,
+                                  .ld_in = detail::brgemm_lda(op, g), .ld_out = rows,
+                                  .types = detail::tpp_types(op.dtype)});
+      Contraction packed = op;
+      packed.dims[g.m].size = rows;
+      packed.dims[g.k].stride_in0 = rows;
+      if (g.br != detail::kNoDim) packed.dims[g.br].stride_in0 = rows * k.size;
+      main = detail::make_gemm_kernel(packed, g, options, fuse_zero, fuse_relu, prefetch);
+    };
+    panel(p.panel_rows, p.pack_copy, p.main);
+    if (m.size % p.panel_rows != 0) panel(m.size % p.panel_rows, p.last_panel_copy, p.last_panel_main);
   } else {
     p.main = detail::make_gemm_kernel(op, g, options, fuse_zero, fuse_relu, prefetch);
   }
@@ -419,15 +460,22 @@ std::string LoweredOperation::describe() const {
   if (!text.empty() && text.back() != '\n') text += '\n';
   if (s.folded) text += "the innermost k loop runs as the BRGEMM batch (batch folding)\n";
   const auto describe_prims = [&](const Primitives& p, const std::string& indent) {
+    const std::string panels =
+        p.panels == 1 ? std::to_string(p.rows)
+                      : std::to_string(p.panels) + " panels of " + std::to_string(p.panel_rows) + " rows" +
+                            (p.last_panel_copy ? " (the last " + std::to_string(p.panel_rows_of(p.panels - 1)) + ")" : "") +
+                            ", each contiguous";
     if (p.pack_copy)
       text += indent + "in0 packed per thread: " + std::to_string(s.pack_count) + " x (" +
               std::to_string(p.rows) + " x " + std::to_string(p.depth) + ", ld " +
-              std::to_string(s.pack_ld_in) + " -> " + std::to_string(p.rows) +
+              std::to_string(s.pack_ld_in) + " -> " + panels +
               ") " + (s.element_bytes == 4 ? "floats" : "doubles") +
               " per block, copied when a thread's block changes: " +
-              tpp::to_string(p.pack_copy->desc()) + '\n';
+              tpp::to_string(p.pack_copy->desc()) +
+              (p.last_panel_copy ? ", " + tpp::to_string(p.last_panel_copy->desc()) : "") + '\n';
     if (p.first) text += indent + "first touch: " + p.first->describe() + '\n';
-    text += indent + "main: " + p.main->describe() + '\n';
+    text += indent + "main" + (p.panels > 1 ? " (per panel)" : "") + ": " + p.main->describe() + '\n';
+    if (p.last_panel_main) text += indent + "main (last panel): " + p.last_panel_main->describe() + '\n';
     if (p.last) text += indent + "last touch: " + p.last->describe() + '\n';
   };
   describe_prims(s.prims[0], "");

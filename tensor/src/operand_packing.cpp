@@ -30,6 +30,7 @@
 
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/isa_traits.hpp"
+#include "prim_dims.hpp"
 #include "weft/tensor/passes.hpp"
 
 namespace weft::tensor {
@@ -49,36 +50,24 @@ std::int64_t nearest_divisor(std::int64_t size, std::int64_t lo, std::int64_t hi
   return best;
 }
 
-// Rows of one vector register (8 / 16 floats, 4 / 8 doubles on AVX2 / AVX-512) and of the BRGEMM's
-// register panel (panel_vectors of them), for elements of `element_bytes`.
+// Rows of one vector register (8 / 16 floats, 4 / 8 doubles on AVX2 / AVX-512).
 std::int64_t vector_rows(std::size_t element_bytes) {
   return jit::isa_traits(jit::selected_isa()).lanes(static_cast<int>(element_bytes));
 }
 
-std::int64_t register_panel_rows(std::size_t element_bytes) {
-  return jit::isa_traits(jit::selected_isa()).brgemm.panel_vectors * vector_rows(element_bytes);
-}
-
-// The packing's block sizes were measured in fp32 (the figures above). Each m block streams all of
-// B (from L3 or memory, once per block), doing 2 * rows / element_bytes flops per byte of it: with
-// a panel of doubles, half the rows of a panel of floats at twice the bytes would quarter that, so
-// wider elements get as many more rows as keep it (fp64: 128 rows, four register panels of 32, on
-// AVX-512; 64 on AVX2). The A panel budget is in fp32 bytes likewise: wider elements get the same
-// number of elements (fp64: 128 x 512 in 512 KiB, against 64 x 1024 floats), so that K chunks do
-// not shrink and each C block is not revisited more often, as long as the panel takes at most half
-// the L2 (the B block it multiplies, kc x 64, stays there too). Measured on 2048^3 fp64 (Zen 4,
-// 1 MiB L2, one thread, ours and OpenBLAS dgemm alternating, ratios): 32 x 1024 blocks (one f64
-// register panel, 256 KiB) 0.94-0.98; 64 x 1024: 0.96; 128 x 256 (256 KiB): 0.96; 128 x 512: 1.00-1.02.
+// The packing's block sizes were measured in fp32 (the figures above), where a block is one
+// register panel. Each m block streams all of B (from L3 or memory, once per block), doing
+// 2 * rows / element_bytes flops per byte of it: a panel of doubles has half the rows of a panel of
+// floats at twice the bytes, which would quarter that, so wider elements get as many more rows as
+// keep it (fp64: 128 rows, four register panels of 32, on AVX-512; 64 on AVX2). The lowering packs
+// and multiplies such a block panel by panel (lowering.cpp, Primitives), so the A panel budget
+// (max_panel_bytes) is what one register panel streams per call: the K chunk is the same for fp32
+// and fp64 (1024 for 256 KiB on AVX-512). Measured on 2048^3 fp64 (Zen 4, 1 MiB L2, one thread,
+// ours and OpenBLAS dgemm alternating, median ratios of three runs): blocks of one f64 register
+// panel (32 x 1024) 0.94-0.98; 128 x 256 0.96; 128 x 512 1.00 (one call per block: 0.97-0.98 with
+// the block packed as one); 128 x 1024 1.02-1.04; the whole K (128 x 2048) 1.02.
 std::int64_t default_block_rows(std::size_t element_bytes) {
-  return register_panel_rows(4) * static_cast<std::int64_t>(element_bytes) / 4;
-}
-
-std::int64_t panel_budget(const PackOptions& options, std::size_t element_bytes) {
-  if (element_bytes <= 4) return options.max_panel_bytes;
-  const std::int64_t scaled = options.max_panel_bytes * static_cast<std::int64_t>(element_bytes) / 4;
-  const std::size_t l2 = jit::cpu_features().l2_bytes;
-  return l2 == 0 ? options.max_panel_bytes
-                 : std::max(options.max_panel_bytes, std::min(scaled, static_cast<std::int64_t>(l2 / 2)));
+  return detail::brgemm_panel_rows(4) * static_cast<std::int64_t>(element_bytes) / 4;
 }
 
 // How much longer the busiest of `threads` threads works than the average, sharing `blocks` blocks.
@@ -158,11 +147,13 @@ bool pack_operands(Contraction& op, const PackOptions& options) {
   // The reduction per call: all of K unless the panel outgrows max_panel_bytes, then a divisor in
   // the upper half of what fits (a multiple of 8, the kernel's k unroll, when there is one), else
   // what fits, rounded down to a multiple of 8, and a remainder.
-  const auto panel_bytes = [&](std::int64_t kc) { return bm * kc * static_cast<std::int64_t>(element_bytes); };
-  const std::int64_t budget = panel_budget(options, element_bytes);
+  // (The bytes of A one register panel of the kernel streams per call: a block of several panels
+  // is packed and multiplied panel by panel.)
+  const std::int64_t streamed_rows = std::min(bm, detail::brgemm_panel_rows(element_bytes));
+  const auto panel_bytes = [&](std::int64_t kc) { return streamed_rows * kc * static_cast<std::int64_t>(element_bytes); };
   std::int64_t kc = K.size;
-  if (panel_bytes(kc) > budget) {
-    const std::int64_t max_kc = std::max<std::int64_t>(1, budget / panel_bytes(1));
+  if (panel_bytes(kc) > options.max_panel_bytes) {
+    const std::int64_t max_kc = std::max<std::int64_t>(1, options.max_panel_bytes / panel_bytes(1));
     kc = nearest_divisor(K.size, (max_kc + 1) / 2, max_kc, max_kc, 8);
     if (kc == 0) kc = nearest_divisor(K.size, (max_kc + 1) / 2, max_kc, max_kc);
     if (kc == 0) kc = max_kc >= 8 ? max_kc / 8 * 8 : max_kc;

@@ -1,5 +1,8 @@
 #include "prim_dims.hpp"
 
+#include "weft/jit/cpu.hpp"
+#include "weft/jit/isa_traits.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -16,6 +19,11 @@ std::string list(const std::vector<std::size_t>& dims) {
   return s.empty() ? "none" : s;
 }
 }  // namespace
+
+std::int64_t brgemm_panel_rows(std::size_t element_bytes) {
+  const jit::IsaTraits& traits = jit::isa_traits(jit::selected_isa());
+  return std::max(1, traits.brgemm.panel_vectors * traits.lanes(static_cast<int>(element_bytes)));
+}
 
 std::vector<std::size_t> loop_dims(const Contraction& op) {
   std::vector<std::size_t> loops;

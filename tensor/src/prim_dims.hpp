@@ -32,6 +32,11 @@ std::vector<std::size_t> find_elementwise_block(const Contraction& op);
 
 std::vector<std::size_t> loop_dims(const Contraction& op);
 
+// Rows of one register panel of the BRGEMM TPP (its default panel_vectors vectors) for elements of
+// `element_bytes` on the selected ISA: fp32 32 (AVX2) / 64 (AVX-512), fp64 16 / 32. Operand packing
+// sizes its blocks in these; the lowering packs and multiplies taller blocks panel by panel.
+std::int64_t brgemm_panel_rows(std::size_t element_bytes);
+
 // Whether dimension `dim` is a k dim of a GEMM: its iterations accumulate into one output block.
 inline bool is_k_loop(const Contraction& op, std::size_t dim) {
   return is_gemm_like(op.main) && op.dims[dim].type == dim_t::k;

@@ -273,33 +273,36 @@ Contraction column_major_gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
   return op;
 }
 
-// Packing sizes its blocks for the bytes B and A take: an fp64 m block has twice the rows of an
-// fp32 one (four f64 register panels: 128 rows on AVX-512, 64 on AVX2), so that every byte of B it
-// streams serves as many flops, and its A panel budget is scaled to the same number of elements,
-// within half the L2. (Before fp64 was lowered, pack_operands declined every fp64 GEMM.)
+// Packing sizes its blocks for the bytes of B and A: an fp64 m block has twice the rows of an fp32
+// one (four f64 register panels: 128 rows on AVX-512, 64 on AVX2), so that every byte of B it
+// streams serves as many flops, and the lowering packs and multiplies it panel by panel, so its K
+// chunk is sized by one register panel's bytes: the same K chunk as fp32's. (Before fp64 was
+// lowered, pack_operands declined every fp64 GEMM.)
 TEST(Fp64Optimizer, PackingSizesBlocksForDoubles) {
   const jit::IsaTraits& traits = jit::isa_traits(jit::selected_isa());
   const std::int64_t fp32_rows = traits.brgemm.panel_vectors * traits.lanes(4);
+  const std::int64_t fp64_panel = traits.brgemm.panel_vectors * traits.lanes(8);
   const auto prim = [](const Contraction& c, dim_t type) {
     for (const Dim& d : c.dims)
       if (d.type == type && d.exec == exec_t::prim) return d.size;
     return std::int64_t{0};
   };
-  Contraction op = column_major_gemm(1024, 200, 160);
-  Contraction op32 = op;
-  op32.dtype = dtype_t::fp32;
+  const auto as_fp32 = [](Contraction c) {
+    c.dtype = dtype_t::fp32;
+    return c;
+  };
+  Contraction op = column_major_gemm(1024, 200, 160), op32 = as_fp32(op);
   ASSERT_TRUE(pack_operands(op, {.threads = 1}));
   ASSERT_TRUE(pack_operands(op32, {.threads = 1}));
   EXPECT_EQ(prim(op32, dim_t::m), fp32_rows) << op32.describe();
   EXPECT_EQ(prim(op, dim_t::m), 2 * fp32_rows) << op.describe();
-  // K chunks: 2048 doubles per column of a 128-row panel are 2 MiB, far over any budget.
-  Contraction deep = column_major_gemm(1024, 200, 2048);
+  // K chunks: 2048 doubles per column are 512 KiB per 32-row register panel (AVX-512), over the
+  // 256 KiB budget: chunks of 1024, as for floats in 64-row panels (AVX2: 16 and 32 rows, all of K).
+  Contraction deep = column_major_gemm(1024, 200, 2048), deep32 = as_fp32(deep);
   ASSERT_TRUE(pack_operands(deep, {.threads = 1}));
-  const std::int64_t panel_bytes = prim(deep, dim_t::m) * prim(deep, dim_t::k) * 8;
-  const std::int64_t fp32_budget = PackOptions{}.max_panel_bytes;
-  const auto l2 = static_cast<std::int64_t>(jit::cpu_features().l2_bytes);
-  EXPECT_LE(panel_bytes, std::max(fp32_budget, l2 / 2)) << deep.describe();
-  EXPECT_GE(panel_bytes, std::min(2 * fp32_budget, std::max(fp32_budget, l2 / 2)) / 2) << deep.describe();
+  ASSERT_TRUE(pack_operands(deep32, {.threads = 1}));
+  EXPECT_EQ(prim(deep, dim_t::k), prim(deep32, dim_t::k)) << deep.describe() << deep32.describe();
+  EXPECT_LE(prim(deep, dim_t::k) * fp64_panel * 8, PackOptions{}.max_panel_bytes) << deep.describe();
   // An explicit panel_rows is taken as given, in any dtype.
   Contraction given = column_major_gemm(1024, 200, 160);
   ASSERT_TRUE(pack_operands(given, {.panel_rows = 32, .threads = 1}));
@@ -379,6 +382,41 @@ TEST(Fp64Optimizer, PackedLoweringWithRemainders) {
     EXPECT_NE(described.find("tail blocks"), std::string::npos) << described;
   }
   omp_set_num_threads(2);
+}
+
+// A packed block taller than one register panel is copied and multiplied panel by panel (each
+// panel contiguous; 80 rows: 32 + 32 + 16 doubles on AVX-512, 5 x 16 on AVX2), batch entries and
+// all, with the touches around the panel calls: bit for bit the unpacked lowering's result.
+TEST(Fp64Packing, PanelsWithABatchAndTouchesBitForBit) {
+  const exec_t s = exec_t::seq, p = exec_t::prim;
+  for (prim_t first : {prim_t::zero, prim_t::relu}) {
+    Contraction op;
+    op.dtype = dtype_t::fp64;
+    op.first_touch = first;
+    op.main = prim_t::brgemm;
+    op.last_touch = first == prim_t::zero ? prim_t::relu : prim_t::square;
+    // A_i(80 x 20, lda 100), B_i(20 x 12, ldb 20), C(80 x 12, ldc 100), batch of 3, n blocks of 6.
+    op.dims = {Dim{dim_t::n, s, 2, 0, 120, 600}, Dim{dim_t::m, p, 80, 1, 0, 1}, Dim{dim_t::n, p, 6, 0, 20, 100},
+               Dim{dim_t::k, p, 3, 2000, 240, 0}, Dim{dim_t::k, p, 20, 100, 1, 0}};
+    Contraction packed = op;
+    packed.pack_in0 = true;
+    SCOPED_TRACE(packed.describe());
+    const Tensors64 t = make_tensors_fp64(op, 61);
+    TensorOperation plain, with_packing;
+    ASSERT_EQ(plain.setup(op, {}), error_t::success) << plain.error_message();
+    ASSERT_EQ(with_packing.setup(packed, {}), error_t::success) << with_packing.error_message();
+    const jit::IsaTraits& traits = jit::isa_traits(jit::selected_isa());
+    const std::int64_t panel = traits.brgemm.panel_vectors * traits.lanes(8);
+    if (panel < 80) {
+      EXPECT_NE(with_packing.describe().find("panels of " + std::to_string(panel) + " rows"), std::string::npos)
+          << with_packing.describe();
+    }
+    std::vector<double> a = t.out, b = t.out;
+    plain.execute(t.in0.data(), t.in1.data(), a.data());
+    with_packing.execute(t.in0.data(), t.in1.data(), b.data());
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double)));
+    expect_matches_reference_fp64(op, t, b);
+  }
 }
 
 // ---- einsum trees ------------------------------------------------------------------------------

@@ -80,8 +80,9 @@ bool fold_reduction_into_batch(Contraction& op, std::int64_t max_batch_span_byte
 // divisor in whole vectors filling at least half a panel, preferring one that gives each of
 // `threads` threads as many blocks as the others within `imbalance` (the m blocks are what
 // parallelize() shares), else full panels and a remainder), the whole reduction per call unless
-// the A panel (rows x K elements) would exceed `max_panel_bytes` (given for fp32; wider elements get
-// it scaled to the same element count, up to half the L2) (then K chunks), N blocks of a divisor near
+// the A panel one register panel of the kernel streams (its rows x K elements; a block of several
+// register panels is packed and multiplied panel by panel) would exceed `max_panel_bytes` (then K
+// chunks), N blocks of a divisor near
 // `block_cols` (else `block_cols` and a remainder); remainders become Dim::last_block (tail
 // kernels); loops: c, m (blocks last), k, n; and sets Contraction::pack_in0, so each thread copies
 // an A panel once into a contiguous buffer and keeps it in L2 for the whole n sweep. B and C are
