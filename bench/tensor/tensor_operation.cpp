@@ -8,7 +8,9 @@
 // BM_Gemm1600InterleavedVsOpenblas runs ours and OpenBLAS alternately in every iteration, on one
 // thread, and reports their ratio: robust on a shared machine (two threads would have the two
 // runtimes' idle threads spinning against each other); BM_Gemm1600PhasedVsOpenblas alternates
-// phases of runs, on 1 and 2 threads.
+// phases of runs, on 1 and 2 threads. BM_Dgemm2048VsOpenblas: the fp64 2048^3 GEMM through the
+// optimizer against OpenBLAS dgemm, call by call on one thread, each call after a pause on two
+// (docs/tensor.md has the command lines).
 // Data stays hot (the same buffers every iteration). Counter "GFLOPS" (rate). Pin threads:
 //   OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-tensor-operation --benchmark_repetitions=5
 //     --benchmark_report_aggregates_only=true
