@@ -230,8 +230,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 // bf16 (USE_BF16): bf16 tensors, VNNI-2 filter tiles, fp32 accumulation, the output rounded per C
 // chunk. Both modes, every kind of GEMM (rows, rims skipped and edge columns down the image,
-// several rows, strided 1x1, per tap), chunks, epilogues and rims. Not here: the padded copy and
-// the packed input, whose bf16 copy kernels come with the element-wise bf16 TPPs.
+// several rows, strided 1x1, per tap), chunks, epilogues and rims, the packed input and the padded
+// copy (bf16 copy TPPs).
 INSTANTIATE_TEST_SUITE_P(
     Bf16, ConvFwdCases,
     ::testing::Values(
@@ -252,7 +252,11 @@ INSTANTIATE_TEST_SUITE_P(
              .bf16 = true},
         Case{.name = "logical_per_tap", .shape = square_shape(1, 8, 4, 4, 3, 2, 1), .logical = true, .bias = true,
              .relu = true, .bf16 = true},
-        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4, .bf16 = true}),
+        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4, .bf16 = true},
+        Case{.name = "pack_input", .loops = "Afgbdced", .shape = square_shape(2, 8, 8, 8, 1, 2, 0), .pack = true,
+             .threads = 2, .bf16 = true},
+        Case{.name = "input_copy", .loops = "Afgbdced", .shape = k3x3, .logical = true, .copy = true, .bias = true,
+             .threads = 2, .bf16 = true}),
     [](const auto& test) { return test.param.name; });
 
 TEST(ConvFwd, Bf16NeedsAnEvenChannelBlock) {
