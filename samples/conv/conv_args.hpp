@@ -9,6 +9,7 @@
 #include <string>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/tpp/data_types.hpp>
 
 #include "blocked_layout.hpp"
 #include "conv_shape.hpp"
@@ -29,6 +30,11 @@ struct ConvLoops {
   Blocking c_blocking() const { return {shape.C, bc}; }
   Blocking k_blocking() const { return {shape.K, bk}; }
   bool bf16() const { return dtype == jit::DataType::bf16; }
+  // The TPPs' data types: fp32 throughout, or bf16 tensors with fp32 arithmetic.
+  tpp::DataTypes tpp_types() const {
+    if (!bf16()) return {};
+    return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
+  }
   std::int64_t element_bytes() const { return static_cast<std::int64_t>(jit::size_of(dtype)); }
   // Throws weft::Error for a bad shape (ConvShape::validate), block size (1..4096) or data type
   // (f32 or bf16; bf16 needs an even bc: the filter's VNNI-2 pairs run along C).
