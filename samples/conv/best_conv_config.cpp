@@ -36,6 +36,7 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
       samples::ConvFwd validate(c);
     } else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) {
       c = to_conv_bwd_config(tuned, problem.shape);
+      c.dtype = problem.dtype;
       samples::ConvBwd validate(c);
     } else {
       c = to_conv_upd_config(tuned, problem.shape);
