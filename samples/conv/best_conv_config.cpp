@@ -57,7 +57,8 @@ ConvPassChoice<Config> best_config(const Config& problem, int threads, const Tun
   if (found.config) return {*apply(problem, *found.config), found.source, found.detail};
   // The default where the sample takes it for this problem, else the problem as given (its own
   // checks then name what is wrong).
-  const std::optional<Config> fallback = apply(problem, default_conv_config(pass_of<Config>(), problem.shape));
+  const std::optional<Config> fallback =
+      apply(problem, default_conv_config(pass_of<Config>(), problem.shape, problem.dtype));
   Config c = fallback ? *fallback : problem;
   if (!fallback) c.loop_string = default_conv_config(pass_of<Config>(), problem.shape).loop_string;
   return {c, found.source, found.detail};

@@ -195,13 +195,14 @@ samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const ConvS
   return base_config<samples::ConvUpdConfig>(config, shape);
 }
 
-TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape) {
+TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape, jit::DataType dtype) {
   Knobs knobs = default_knobs(pass);
   // Blocks no larger than the channels: conv1's C = 3 in a block of 32 would pad 29 zero channels
   // into every multiply (10 instead of 115 GFLOPS on Zen 4).
   for (auto& [name, value] : knobs) {
     if (name == "bc") value = std::min<long>(value, shape.C);
     if (name == "bk") value = std::min<long>(value, shape.K);
+    if ((name == "bc" || name == "bk") && dtype == jit::DataType::bf16) value += value % 2;
   }
   return {knobs, samples::ConvLoops{}.loop_string, {}};
 }

@@ -232,6 +232,7 @@ TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
   std::set<long> bcs;
   for (const Knobs& k : w.knob_choices()) bcs.insert(TunedConfig{k, "", {}}.knob("bc", -1));
   EXPECT_EQ(bcs, (std::set<long>{4})) << "C = 3: one block of 3 channels and a zero one";
+  EXPECT_EQ(w.default_config(1).knob("bc", -1), 4) << "the default too (it was 3, which bf16 refuses)";
   omp_set_num_threads(1);
   for (const Knobs& k : w.knob_choices()) {
     const CheckResult check = w.prepare(TunedConfig{k, "Abcdefg", {}})->check();
