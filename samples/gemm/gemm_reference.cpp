@@ -1,5 +1,6 @@
 #include "gemm_reference.hpp"
 
+#include <cmath>
 #include <vector>
 
 namespace weft::samples {
@@ -19,7 +20,7 @@ const float* plain(const GemmOperand& op, std::int64_t rows, std::int64_t cols, 
 }  // namespace
 
 void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand A_op, GemmOperand B_op,
-                    const float* bias, bool relu, float* C) {
+                    const float* bias, bool relu, float* C, double* magnitude) {
   std::vector<float> a_copy, b_copy;
   const float* A = plain(A_op, M, K, a_copy);
   const float* B = plain(B_op, K, N, b_copy);
@@ -37,6 +38,16 @@ void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand 
       for (std::int64_t i = 0; i < M; ++i) {
         const double v = relu && column[i] < 0 ? 0.0 : column[i];
         C[j * M + i] = static_cast<float>(v);
+      }
+      if (magnitude == nullptr) continue;
+      // A second sweep rather than a second accumulator in the loop above: the f32 checks keep
+      // their speed.
+      double* m = magnitude + j * M;
+      for (std::int64_t i = 0; i < M; ++i) m[i] = bias != nullptr ? std::fabs(static_cast<double>(bias[i])) : 0.0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        const double b = std::fabs(static_cast<double>(B[j * K + k]));
+        const float* a = A + k * M;
+        for (std::int64_t i = 0; i < M; ++i) m[i] += std::fabs(static_cast<double>(a[i])) * b;
       }
     }
   }
