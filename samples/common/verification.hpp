@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weft::samples {
 
@@ -33,19 +34,29 @@ struct Bf16Sum {
   std::int64_t additions = 0;  // fp32 additions that may round: the terms', plus one per call that
                                // re-reads the output, plus those of reducing partial copies
   std::int64_t roundings = 1;  // roundings of the running sum to bf16, the final store included
+  // With roundings > 1: the terms each call adds (the last call may add fewer). The running sum is
+  // rounded after the first chunk_terms terms, after 2 chunk_terms, ...
+  std::int64_t chunk_terms = 0;
+};
+
+// Per element of a result, the magnitudes its bf16 bound scales with (gemm_reference computes them):
+// `terms`, the sum of the absolute values of its terms (sum |a||b| + |bias|); `partials`, the sum of
+// the absolute values of the exact partial sums the running sum was rounded at (after each call but
+// the last, Bf16Sum::chunk_terms apart), empty when unknown (then bounded by (roundings - 1) terms).
+struct Bf16Magnitudes {
+  std::vector<double> terms, partials;
 };
 
 // The bound on |c - ref| for one element c of a bf16 result: ref the exact value (computed in
-// double, stored as float), magnitude the sum of the absolute values of its terms
-// (sum |a||b| + |bias|). With u = 2^-24, q = additions u + (roundings - 1) 2^-8:
-//   (2^-8 + 2^-22) |ref| + (1 + 2^-8) (q magnitude + (additions + terms) 2^-126) / (1 - q)
-//   + terms 2^-51 magnitude
+// double, stored as float), S its terms' magnitude and P its partials' (as in Bf16Magnitudes).
+// With u = 2^-24, n additions, r roundings, t terms, q = n u + (r - 1) 2^-8:
+//   (2^-8 + 2^-22) |ref| + (1 + 2^-8) (n u S + 2^-8 P + (n + t) 2^-126) / (1 - q) + t 2^-51 S
 // (the first term is the final rounding, the second the fp32 sums and intermediate roundings, the
 // last the double reference's own error; derivation in docs/gemm_sample.md).
-double bf16_error_bound(double ref, double magnitude, const Bf16Sum& sum);
+double bf16_error_bound(double ref, double terms_magnitude, double partials_magnitude, const Bf16Sum& sum);
 
-// compare() plus the bf16 bound for every element: magnitude[i] as for bf16_error_bound.
-ErrorNorms compare_within(const float* c, const float* ref, const double* magnitude, std::int64_t count,
+// compare() plus the bf16 bound for every element.
+ErrorNorms compare_within(const float* c, const float* ref, const Bf16Magnitudes& magnitudes, std::int64_t count,
                           const Bf16Sum& sum);
 
 // Relative L2 tolerance for FP32 sums of `terms` products against double-precision references:

@@ -73,7 +73,10 @@ GemmPassLayout GemmBwd::layout() const {
 
 Bf16Sum GemmBwd::bf16_sum() const {
   // Each chunk's call re-reads dX and rounds it to bf16 on store.
-  return {.terms = config_.M, .additions = config_.M + reduction_chunks(), .roundings = reduction_chunks()};
+  return {.terms = config_.M,
+          .additions = config_.M + reduction_chunks(),
+          .roundings = reduction_chunks(),
+          .chunk_terms = m_step_ * config_.bm};
 }
 
 std::string GemmBwd::measure_tag(int threads) const {

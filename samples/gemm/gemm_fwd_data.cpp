@@ -69,19 +69,23 @@ Verdict GemmFwdData<T>::check_layers(std::span<T* const> acts) const {
     }
     return {compare(out.data(), ref_in.data(), M * N), sum_tolerance(K) * c.n_layers};
   } else {
-    // K products and the bias summed in fp32 over k_chunks() calls, each rounding its output to bf16.
+    // K products and the bias summed in fp32 over k_chunks() calls of k_step() blocks each, every
+    // call rounding its output to bf16.
     const std::int64_t terms = K + (c.fuse_bias ? 1 : 0);
-    const Bf16Sum sum{.terms = terms, .additions = terms + gemm_.k_chunks(), .roundings = gemm_.k_chunks()};
+    const Bf16Sum sum{.terms = terms,
+                      .additions = terms + gemm_.k_chunks(),
+                      .roundings = gemm_.k_chunks(),
+                      .chunk_terms = gemm_.k_step() * c.bk};
     std::vector<float> in(static_cast<std::size_t>(K * N)), out(static_cast<std::size_t>(M * N)), ref(out.size());
-    std::vector<double> magnitude(out.size());
+    Bf16Magnitudes magnitudes;
     Verdict worst;
     for (int l = 0; l < c.n_layers; ++l) {
       const auto layer = static_cast<std::size_t>(l);
       // Layer l's input: B, or layer l - 1's output (an MLP has M == K and bm == bk: one layout).
       from_blocked(acts[layer], in.data(), gemm_.k_blocking(), gemm_.n_blocking(), false);
       from_blocked(acts[layer + 1], out.data(), gemm_.m_blocking(), gemm_.n_blocking(), false);
-      gemm_reference(M, N, K, a_.data(), in.data(), bias, c.fuse_relu, ref.data(), magnitude.data());
-      const ErrorNorms e = compare_within(out.data(), ref.data(), magnitude.data(), M * N, sum);
+      gemm_reference(M, N, K, a_.data(), in.data(), bias, c.fuse_relu, ref.data(), &magnitudes, sum.chunk_terms);
+      const ErrorNorms e = compare_within(out.data(), ref.data(), magnitudes, M * N, sum);
       const bool fails = !e.passed(0), worst_fails = !worst.norms.passed(0);
       if (l > 0 && (fails < worst_fails ||
                     (fails == worst_fails && e.worst_error_to_bound <= worst.norms.worst_error_to_bound)))
@@ -133,7 +137,7 @@ std::uint64_t GemmFwdData<T>::bytes(const GemmFwd& gemm, bool ring_buffer, bool 
     memory.add_floats({c.K, c.N});  // the reference's input
     memory.add_floats({c.M, c.N});  // the reference's output
     if (!std::is_same_v<T, float>) {
-      memory.add_elements({c.M, c.N}, sizeof(double));  // the magnitudes of the bf16 bound
+      memory.add_elements({2, c.M, c.N}, sizeof(double));  // the magnitudes of the bf16 bound
       if (ring_buffer && layers > 2)                    // the rerun with one output per layer
         memory.add_elements({layers, nB.blocks(), nB.block, mB.blocks(), mB.block}, element);
     }

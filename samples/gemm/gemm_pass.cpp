@@ -45,16 +45,16 @@ Verdict GemmPassData<T>::check(const Bf16Sum& sum) const {
   const PassMatrix& o = layout_.out;
   const std::int64_t count = o.rows.size * o.cols.size;
   std::vector<float> ref(static_cast<std::size_t>(count));
-  std::vector<double> magnitude(std::is_same_v<T, float> ? 0 : ref.size());
+  Bf16Magnitudes magnitudes;
   gemm_reference(o.rows.size, o.cols.size, layout_.reduction(), {left_.data(), layout_.left.transposed},
                  {right_.data(), layout_.right.transposed}, nullptr, false, ref.data(),
-                 magnitude.empty() ? nullptr : magnitude.data());
+                 std::is_same_v<T, float> ? nullptr : &magnitudes, sum.chunk_terms);
   std::vector<float> result(ref.size());
   from_blocked(out_blocked_.data(), result.data(), o.rows, o.cols, o.row_block_major, o.order);
   if constexpr (std::is_same_v<T, float>) {
     return {compare(result.data(), ref.data(), count), sum_tolerance(layout_.reduction())};
   } else {
-    return {compare_within(result.data(), ref.data(), magnitude.data(), count, sum), 0};
+    return {compare_within(result.data(), ref.data(), magnitudes, count, sum), 0};
   }
 }
 
@@ -72,7 +72,7 @@ std::uint64_t GemmPassData<T>::bytes(const GemmPassLayout& layout, bool check) {
       if (m->transposed) memory.add_floats({m->rows.size, m->cols.size});  // the reference's plain copy
     memory.add_floats({rows, cols});                                        // the reference
     memory.add_floats({rows, cols});                                        // the result, unblocked
-    if (!std::is_same_v<T, float>) memory.add_elements({rows, cols}, sizeof(double));  // the bf16 bound's magnitudes
+    if (!std::is_same_v<T, float>) memory.add_elements({2, rows, cols}, sizeof(double));  // the bf16 bound's magnitudes
   }
   return memory.bytes();
 }

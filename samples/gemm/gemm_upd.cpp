@@ -212,7 +212,7 @@ Bf16Sum GemmUpd::bf16_sum() const {
   if (uses_partial_filters())
     return {.terms = N, .additions = N + chunks + config_.n_partial_filters, .roundings = 1};
   // Otherwise each chunk's call re-reads dW and rounds it to bf16 on store.
-  return {.terms = N, .additions = N + chunks, .roundings = chunks};
+  return {.terms = N, .additions = N + chunks, .roundings = chunks, .chunk_terms = n_step_ * config_.bn};
 }
 
 std::string GemmUpd::measure_tag(int threads) const {
