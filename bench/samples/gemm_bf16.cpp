@@ -56,12 +56,12 @@ struct Overrides {
 } g_override;
 int g_rounds = 11;
 
-GemmFwdConfig config_for(std::int64_t n, int threads, weft::jit::DataType precision) {
+GemmFwdConfig config_for(std::int64_t n, int threads, weft::jit::DataType dtype) {
   GemmFwdConfig problem;
   problem.M = problem.N = problem.K = n;
-  problem.precision = precision;
+  problem.dtype = dtype;
   GemmFwdConfig c = weft::samples::recommended_gemm_config(problem, threads);
-  if (precision == weft::jit::DataType::f32) return c;
+  if (dtype == weft::jit::DataType::f32) return c;
   if (!g_override.loop.empty()) {  // a new string brings its own block lists
     c.loop_string = g_override.loop;
     c.k_blocks = g_override.k_blocks;

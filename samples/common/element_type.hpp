@@ -10,7 +10,7 @@
 //   }
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -49,14 +49,6 @@ std::vector<T> converted(const std::vector<float>& values) {
   return out;
 }
 
-// `values` as floats (exact: bf16 is a prefix of binary32).
-template <class T>
-std::vector<float> widened(const std::vector<T>& values) {
-  std::vector<float> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = to_float(values[i]);
-  return out;
-}
-
 // Replaces each value by the nearest T (a no-op for float), so that a float reference computes on
 // exactly the inputs the sample holds in T.
 template <class T>
@@ -79,7 +71,7 @@ void require_buffers_of(jit::DataType precision, const char* where) {
   if (data_type_of<T>() == precision) return;
   throw Error(std::string(where) + ": " + std::string(jit::to_string(data_type_of<T>())) +
               " buffers for a pass built for " + std::string(jit::to_string(precision)) +
-              " (GemmLoops::precision)");
+              " (GemmLoops::dtype)");
 }
 
 }  // namespace weft::samples

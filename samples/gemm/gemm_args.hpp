@@ -11,7 +11,7 @@
 
 namespace weft::samples {
 
-// Sets loops.precision from USE_BF16 (bf16 when it is a non-zero integer; UsageError when it is
+// Sets loops.dtype from USE_BF16 (bf16 when it is a non-zero integer; UsageError when it is
 // not an integer), parses argv into `args` with the GEMM options added, allows at most
 // `max` positional arguments (`form` lists them) and reads LOOP_STRING M N K bm bn bk into `loops`.
 // Positions 7 and up are the sample's own. A first argument "auto" (weft-gemm's tuned mode) is the

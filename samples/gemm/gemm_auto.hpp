@@ -24,13 +24,13 @@ void resolve_gemm_auto(Config& config, int threads, const char* program) {
 #if defined(WEFT_HAVE_TUNER)
   // The database holds FP32 measurements only: a bf16 run takes the loops and tiles chosen for
   // FP32, in its own precision (and the pass refuses odd tiles where bf16 needs pairs).
-  const jit::DataType precision = config.precision;
+  const jit::DataType dtype = config.dtype;
   const bool tuned = config.loop_string == "auto";
   resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::tuner::best_gemm_config(c, t); });
-  config.precision = precision;
-  if (tuned && precision != jit::DataType::f32)
+  config.dtype = dtype;
+  if (tuned && dtype != jit::DataType::f32)
     std::printf("%s auto: the tuning database measured FP32; running its choice in %s\n", program,
-                precision_name(precision).c_str());
+                precision_name(dtype).c_str());
 #else
   (void)threads;
   (void)program;

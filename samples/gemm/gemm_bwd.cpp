@@ -24,7 +24,7 @@ GemmBwd::GemmBwd(GemmBwdConfig config)
     : GemmPass(std::move(config)),
       m_step_(validated_m_step(config_)),
       weight_t_(config_.bm, config_.bk, m_blocking().blocks(), k_blocking().blocks(), true, config_.private_trans,
-                config_.precision, config_.bf16() ? TileTransform::vnni2_transpose : TileTransform::transpose),
+                config_.dtype, config_.bf16() ? TileTransform::vnni2_transpose : TileTransform::transpose),
       // dX block (ik, in) = sum over im of W^T tile (bk x bm) * dY tile (bm x bn). The M padding of
       // W and dY is zero, so every tile reduces over a full bm.
       kernels_(k_blocking(), n_blocking(), config_.bm, {.lda = config_.bk, .ldb = config_.bm, .ldc = config_.bk}, {},
@@ -35,7 +35,7 @@ GemmBwd::GemmBwd(GemmBwdConfig config)
 
 template <class T>
 void GemmBwd::run_typed(const T* weight, const T* grad_out, T* grad_in) const {
-  require_buffers_of<T>(config_.precision, "GemmBwd::run");
+  require_buffers_of<T>(config_.dtype, "GemmBwd::run");
   if (weight == nullptr || grad_out == nullptr || grad_in == nullptr) throw Error("GemmBwd::run: null buffer");
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
@@ -68,7 +68,7 @@ GemmPassLayout GemmBwd::layout() const {
   return {.left = {m_blocking(), k_blocking(), true, true, w_order},
           .right = {m_blocking(), n_blocking(), false, false},
           .out = {k_blocking(), n_blocking(), false, false},
-          .precision = config_.precision};
+          .dtype = config_.dtype};
 }
 
 Bf16Sum GemmBwd::bf16_sum() const {

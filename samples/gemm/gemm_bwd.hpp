@@ -11,7 +11,7 @@
 // (transposed_tiles.hpp): transposed up front into one shared [Kb][Mb][bm][bk] copy, or
 // (private_trans) by each thread on first use into its own.
 //
-// In bf16 (config.precision) every buffer holds bfloat16 and W is the forward's: VNNI-2 tiles
+// In bf16 (config.dtype) every buffer holds bfloat16 and W is the forward's: VNNI-2 tiles
 // (pairs of K). BRGEMM reduces over M here, so each W^T tile is made in VNNI-2 along M
 // (TileTransform::vnni2_transpose, inside the timed run as in PARLOOPER); bm and bk must be even.
 #pragma once

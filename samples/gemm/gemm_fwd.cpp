@@ -58,7 +58,7 @@ void GemmFwd::run_layer(const T* input, const T* weight, const T* bias, T* outpu
 template <class T>
 void GemmFwd::run_typed(std::span<T* const> activations, std::span<const T* const> weights,
                         std::span<const T* const> biases) const {
-  require_buffers_of<T>(config_.precision, "GemmFwd::run");
+  require_buffers_of<T>(config_.dtype, "GemmFwd::run");
   const auto layers = static_cast<std::size_t>(config_.n_layers);
   if (activations.size() < layers + 1 || weights.size() < layers ||
       (config_.fuse_bias && biases.size() < layers)) {

@@ -11,7 +11,7 @@
 // the last one applies the fused bias / ReLU epilogue (its last touch), so an output block is
 // written by exactly the calls of one (im, in) pair, in K order.
 //
-// In bf16 (config.precision) the buffers hold bfloat16 in the same blocked layouts, except that
+// In bf16 (config.dtype) the buffers hold bfloat16 in the same blocked layouts, except that
 // each weight tile is in VNNI-2 (TileOrder::vnni2: pairs of K interleaved), which BRGEMM reads as
 // its A; the kernels accumulate in fp32 and round each call's output to bf16 (a chunk after the
 // first re-reads it), and the bias is bf16 too.

@@ -28,7 +28,7 @@ template <class T>
 GemmFwdData<T>::GemmFwdData(const GemmFwd& gemm, bool ring_buffer, GemmFwdInit init)
     : gemm_(gemm), ring_buffer_(ring_buffer) {
   const GemmFwdConfig& c = gemm.config();
-  require_buffers_of<T>(c.precision, "GemmFwdData");
+  require_buffers_of<T>(c.dtype, "GemmFwdData");
   if (c.n_layers > 1 && init.out_fill != 0.0f)
     throw Error("GemmFwdData: an MLP's outputs must start zeroed (their padding is the next layer's K padding)");
   const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();

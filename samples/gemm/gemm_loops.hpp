@@ -27,18 +27,18 @@ struct GemmLoops {
   std::vector<long> k_blocks, m_blocks, n_blocks;
   // The operands' element type: f32, or bf16 (inputs and outputs bf16, the weights' tiles in VNNI-2,
   // fp32 accumulation inside BRGEMM; docs/gemm_sample.md).
-  jit::DataType precision = jit::DataType::f32;
+  jit::DataType dtype = jit::DataType::f32;
 
   Blocking m_blocking() const { return {M, bm}; }
   Blocking n_blocking() const { return {N, bn}; }
   Blocking k_blocking() const { return {K, bk}; }
   double flops() const;  // 2 M N K
-  bool bf16() const { return precision == jit::DataType::bf16; }
+  bool bf16() const { return dtype == jit::DataType::bf16; }
   // The BRGEMM kernels' types: all f32, or bf16 in and out with f32 accumulators.
   tpp::DataTypes brgemm_types() const;
 
   // Throws weft::Error unless the sizes, the tiles and `chunks` (the sample's name for the number
-  // of batch-reduce chunks of its reduction, e.g. "kbf") are positive and the precision is f32 or
+  // of batch-reduce chunks of its reduction, e.g. "kbf") are positive and dtype is f32 or
   // bf16. Returns the step of the reduction loop over `reduction`: blocks per chunk.
   std::int64_t validated_step(const char* chunks_name, std::int64_t chunks, const Blocking& reduction) const;
   // In bf16, throws weft::Error "<name> = <value> is odd: in bf16 <why>, so <name> must be even"

@@ -23,7 +23,7 @@ std::vector<T> blocked_copy(const PassMatrix& m, const std::vector<float>& plain
 
 template <class T>
 const GemmPassLayout& checked(const GemmPassLayout& layout) {
-  require_buffers_of<T>(layout.precision, "GemmPassData");
+  require_buffers_of<T>(layout.dtype, "GemmPassData");
   return layout;
 }
 

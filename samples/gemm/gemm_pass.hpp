@@ -7,7 +7,7 @@
 //   bwd.run(data.left(), data.right(), data.out());
 //   Verdict v = data.check(bwd.bf16_sum());         // dX against W^T x dY in double precision
 //
-// In bf16 (GemmPassData<bfloat16>, layout.precision bf16) the random inputs are rounded to bf16,
+// In bf16 (GemmPassData<bfloat16>, layout.dtype bf16) the random inputs are rounded to bf16,
 // the blocked copies hold bfloat16 (VNNI-2 tiles where the layout says so), and the check bounds
 // every element's error (verification.hpp, bf16_error_bound) for the way the pass sums it.
 //
@@ -38,7 +38,7 @@ struct PassMatrix {
 
 struct GemmPassLayout {
   PassMatrix left, right, out;
-  jit::DataType precision = jit::DataType::f32;  // every operand's element type
+  jit::DataType dtype = jit::DataType::f32;  // every operand's element type
   // Terms of each output sum: the columns of op(left).
   std::int64_t reduction() const { return left.transposed ? left.rows.size : left.cols.size; }
 };

@@ -60,7 +60,7 @@ GemmUpd::GemmUpd(GemmUpdConfig config)
       filter_size_(blocked_size(config_)),
       reduce_chunk_(std::min(kReduceChunk, filter_size_)),
       input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans,
-               config_.precision),
+               config_.dtype),
       zero_chunk_(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_)),
       // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
       // whose columns are the copies, filter_size_ apart.
@@ -88,7 +88,7 @@ GemmUpd::GemmUpd(GemmUpdConfig config)
     require_sequential_reduction(loop_.dynamic().nest(), 2, reduction_chunks(), ", or partial filters");
   if (!config_.bf16()) return;
   grad_out_v_.emplace(config_.bm, config_.bn, n_blocking().blocks(), m_blocking().blocks(), false,
-                      config_.private_trans, config_.precision, TileTransform::vnni2_pack);
+                      config_.private_trans, config_.dtype, TileTransform::vnni2_pack);
   if (!uses_partial_filters()) return;
   reduce_tile_.emplace(desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk, config_.n_partial_filters,
                             filter_size_, 0));
@@ -142,7 +142,7 @@ void GemmUpd::reduce_partial_filters(bfloat16* grad_weight) const {
 
 template <class T>
 void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const {
-  require_buffers_of<T>(config_.precision, "GemmUpd::run");
+  require_buffers_of<T>(config_.dtype, "GemmUpd::run");
   if (grad_out == nullptr || input == nullptr || grad_weight == nullptr) throw Error("GemmUpd::run: null buffer");
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
@@ -203,7 +203,7 @@ GemmPassLayout GemmUpd::layout() const {
   return {.left = {m_blocking(), n_blocking(), false, false},
           .right = {k_blocking(), n_blocking(), false, true},
           .out = {m_blocking(), k_blocking(), true, false, dw_order},
-          .precision = config_.precision};
+          .dtype = config_.dtype};
 }
 
 Bf16Sum GemmUpd::bf16_sum() const {

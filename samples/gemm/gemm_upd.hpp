@@ -16,7 +16,7 @@
 // coordinate for a split c) accumulates into private copy p of dW; a reduction TPP then sums the
 // P copies into dW. P must be at least c's parallel degree (checked).
 //
-// In bf16 (config.precision) dY, X and dW hold bfloat16, dW in the weights' layout: VNNI-2 tiles
+// In bf16 (config.dtype) dY, X and dW hold bfloat16, dW in the weights' layout: VNNI-2 tiles
 // (pairs of K), as in PARLOOPER. BRGEMM reduces over N here, so besides the X^T tiles each dY tile
 // is repacked in VNNI-2 along N (TileTransform::vnni2_pack; shared or private like X^T), and each
 // dW tile is repacked in VNNI-2 along K once complete, all inside the timed run. The partial

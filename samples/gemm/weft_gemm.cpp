@@ -53,7 +53,7 @@ constexpr const char* kForm =
     "[use_ping_pong_bufs]";
 
 // PARLOOPER's arguments after fuse_relu (its scripts pass "... 0 0 BF16 0"): precision (13),
-// use_ping_pong_bufs (14) and sparse_frac (15). Sets c.precision (already bf16 when USE_BF16 asked
+// use_ping_pong_bufs (14) and sparse_frac (15). Sets c.dtype (already bf16 when USE_BF16 asked
 // for it); returns whether the MLP writes a ring of two output buffers.
 bool parse_parlooper_tail(const SampleArgs& args, GemmFwdConfig& c) {
   const std::vector<std::string>& positional = args.positional();
@@ -74,7 +74,7 @@ bool parse_parlooper_tail(const SampleArgs& args, GemmFwdConfig& c) {
                         "was run. Pass BF16, or unset USE_BF16 (or set it to 0) for FP32");
     }
     if (precision == "BF16") {
-      c.precision = weft::jit::DataType::bf16;
+      c.dtype = weft::jit::DataType::bf16;
     } else if (precision != "FP32") {
       throw UsageError("precision (argument 13): '" + precision +
                        "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8");

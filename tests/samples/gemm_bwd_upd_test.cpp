@@ -57,27 +57,27 @@ Verdict pass_error(const Pass& pass, int threads) {
   return data.check(pass.bf16_sum());
 }
 
-GemmBwdConfig bwd_config(const Shape& s, DataType precision) {
+GemmBwdConfig bwd_config(const Shape& s, DataType dtype) {
   GemmBwdConfig c = config_of<GemmBwdConfig>(s);
   c.mbf = s.chunks;
-  c.precision = precision;
+  c.dtype = dtype;
   return c;
 }
 
-GemmUpdConfig upd_config(const Shape& s, DataType precision) {
+GemmUpdConfig upd_config(const Shape& s, DataType dtype) {
   GemmUpdConfig c = config_of<GemmUpdConfig>(s);
   c.nbf = s.chunks;
   c.n_partial_filters = s.partial_filters;
-  c.precision = precision;
+  c.dtype = dtype;
   return c;
 }
 
 // dX = W^T dY or dW = dY X^T through the sample.
 template <class T>
 Verdict pass_error(const Shape& s) {
-  const DataType precision = weft::samples::data_type_of<T>();
-  if (s.pass == Pass::bwd) return pass_error<T>(GemmBwd(bwd_config(s, precision)), s.threads);
-  return pass_error<T>(GemmUpd(upd_config(s, precision)), s.threads);
+  const DataType dtype = weft::samples::data_type_of<T>();
+  if (s.pass == Pass::bwd) return pass_error<T>(GemmBwd(bwd_config(s, dtype)), s.threads);
+  return pass_error<T>(GemmUpd(upd_config(s, dtype)), s.threads);
 }
 
 class GemmBackwardCases : public ::testing::TestWithParam<Shape> {};
@@ -169,7 +169,7 @@ TEST(GemmBackward, Bf16NeedsEvenReductionTilesAndBf16Buffers) {
   GemmBwdConfig b;
   b.loop_string = "aBC";
   b.M = b.N = b.K = 64;
-  b.precision = DataType::bf16;
+  b.dtype = DataType::bf16;
   b.bm = 15;
   EXPECT_THROW(GemmBwd{b}, weft::Error);  // W^T pairs M
   b.bm = 16, b.bk = 17;
@@ -182,7 +182,7 @@ TEST(GemmBackward, Bf16NeedsEvenReductionTilesAndBf16Buffers) {
   GemmUpdConfig u;
   u.loop_string = "abC";
   u.M = u.N = u.K = 64;
-  u.precision = DataType::bf16;
+  u.dtype = DataType::bf16;
   u.bn = 15;
   EXPECT_THROW(GemmUpd{u}, weft::Error);  // dY pairs N
   u.bn = 16, u.bk = 9;

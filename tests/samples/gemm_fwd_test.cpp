@@ -57,7 +57,7 @@ TEST_P(GemmFwdCases, MatchesReference) {
   EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
   if (c.bk % 2 != 0) return;  // bf16 weights pair their K
   // The same in bf16, on whichever path this run selects (avx512_bf16, or WEFT_ISA's).
-  config.precision = DataType::bf16;
+  config.dtype = DataType::bf16;
   const auto bf16 = run_and_check<bfloat16>(config, c.threads);
   EXPECT_TRUE(bf16.norms.bounded);
   EXPECT_TRUE(bf16.norms.passed(0)) << bf16.norms.to_string();
@@ -102,7 +102,7 @@ TEST(GemmFwd, Bf16MlpChecksEveryLayer) {
   config.bm = config.bk = config.bn = 16;
   config.kbf = 2;
   config.fuse_bias = config.fuse_relu = true;
-  config.precision = DataType::bf16;
+  config.dtype = DataType::bf16;
   for (int layers : {2, 3}) {
     config.n_layers = layers;
     for (bool ring : {false, true}) {
@@ -122,7 +122,7 @@ TEST(GemmFwd, Bf16CheckFindsOneWrongElement) {
   config.N = 48;
   config.bm = config.bk = config.bn = 16;
   config.fuse_bias = true;
-  config.precision = DataType::bf16;
+  config.dtype = DataType::bf16;
   config.n_layers = 3;
   omp_set_num_threads(2);
   const GemmFwd gemm(config);
@@ -147,7 +147,7 @@ TEST(GemmFwd, Bf16NeedsEvenKTilesAndBf16Buffers) {
   config.loop_string = "aBC";
   config.M = config.N = config.K = 64;
   config.bk = 33;
-  config.precision = DataType::bf16;
+  config.dtype = DataType::bf16;
   try {
     GemmFwd{config};
     FAIL() << "an odd bk in bf16 was accepted";
@@ -160,7 +160,7 @@ TEST(GemmFwd, Bf16NeedsEvenKTilesAndBf16Buffers) {
   float* acts[] = {buffer.data(), buffer.data()};
   const float* weights[] = {buffer.data()};
   EXPECT_THROW(gemm.run(acts, weights, {}), weft::Error);  // float buffers into a bf16 pass
-  config.precision = DataType::f64;
+  config.dtype = DataType::f64;
   EXPECT_THROW(GemmFwd{config}, weft::Error);
 }
 
