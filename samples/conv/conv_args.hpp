@@ -41,14 +41,14 @@ struct ConvLoops {
   void validate() const;
 };
 
-// Refuses a bf16 request, parses argv into `args`, allows at most `max` positional arguments
+// Reads USE_BF16 into `loops.dtype` (bf16_requested), parses argv into `args`, allows at most `max` positional arguments
 // (`form` lists them) and reads the common prefix into `loops`. With "auto" as the first argument
 // (the tuned mode) the loop string and the blocks are the tuner's: only N ... pad_w (positions 1-11)
 // are read, and the rest is the sample's to read.
 void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form);
 
-// "<program>: <loop_string>, N 1 H 56 ... pad 1 1, blocks bc 32 bk 32": how header lines start.
+// "<program>: [BF16, ]<loop_string>, N 1 H 56 ... pad 1 1, blocks bc 32 bk 32": how header lines start.
 std::string conv_header(const char* program, const ConvLoops& loops);
 
 // "<program> with N 1 H 56 ... (<buffers>[ and the check's reference])": what a memory message names.

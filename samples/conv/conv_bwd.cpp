@@ -379,7 +379,7 @@ std::string ConvBwd::measure_tag(int threads) const {
   const ConvBwdConfig& c = config_;
   return c.loop_string + "_hb=" + std::to_string(c.h_block) + "_wb=" + std::to_string(c.w_block) +
          "_cb=" + std::to_string(c.c_block) + "_kb=" + std::to_string(c.k_block) + "_hg=" +
-         std::to_string(c.h_in_gemm) + "_threads" + std::to_string(threads);
+         std::to_string(c.h_in_gemm) + "_threads" + std::to_string(threads) + (c.bf16() ? "_bf16" : "");
 }
 
 namespace {

@@ -400,7 +400,7 @@ std::string ConvFwd::measure_tag(int threads) const {
   const ConvFwdConfig& c = config_;
   return c.loop_string + "_hb=" + str(c.h_block) + "_wb=" + str(c.w_block) + "_cb=" + str(c.c_block) +
          "_kb=" + str(c.k_block) + "_hg=" + str(c.h_in_gemm) + "_pu=" + str(c.pack_input) + "_threads" +
-         std::to_string(threads);
+         std::to_string(threads) + (c.bf16() ? "_bf16" : "");
 }
 
 void ConvFwd::run(const void* input, const void* filter, const void* bias, void* output) const {

@@ -513,6 +513,28 @@ TEST(ConvBwdProgram, PretransposedRunsOnTheFilterTransposedBefore) {
   }
   EXPECT_EQ(run_program("Abcdefg 1 8 8 8 8 3 3 1 1 1 1 8 8 --pretransposed 2").status, 2);
 }
+
+// USE_BF16=1: the three paths in bf16, checked, with "BF16" in the header and "_bf16" ending the
+// tag; an odd bk is refused (exit status 2) before anything runs.
+TEST(ConvBwdProgram, UseBf16RunsTheBf16Pass) {
+  const auto bf16 = [](const std::string& args) {
+    return weft::test::run_program("USE_BF16=1 '" WEFT_CONV_BWD_PATH "' " + args + " --threads 2 --warmup 0",
+                                   "weft_conv_bwd_bf16");
+  };
+  for (const char* line : {"Abcdefg 2 8 8 8 16 3 3 1 1 1 1 8 8", "Afgbdced 1 8 8 16 8 3 3 2 2 1 1 8 8",
+                           "Adbcefg 1 8 8 8 8 1 1 2 2 0 0 8 8"}) {
+    for (const char* extra : {"", " --pretransposed 1"}) {
+      const auto r = bf16(std::string(line) + extra);
+      EXPECT_EQ(r.status, 0) << line << extra << "\n" << r.err;
+      EXPECT_THAT(r.out, HasSubstr("weft-conv-bwd: BF16, ")) << line;
+      EXPECT_THAT(r.out, HasSubstr("check: PASSED")) << line << extra << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr("_threads2_bf16\n")) << line;
+    }
+  }
+  const auto odd = bf16("Abcdefg 1 8 8 8 8 3 3 1 1 1 1 8 5");
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_THAT(odd.err, HasSubstr("bk = 5 with bf16"));
+}
 #endif
 
 }  // namespace

@@ -536,6 +536,30 @@ TEST(ConvFwdProgram, RefusesWithStatusTwo) {
     EXPECT_THAT(refused.err, HasSubstr("weft-conv-fwd: ")) << args;
   }
 }
+
+// USE_BF16=1: the pass in bf16, checked (rims, bias, ReLU, the padded copy), "BF16" in the header,
+// "_bf16" ending the tag; an odd bc is refused before anything runs, as is a non-integer USE_BF16.
+TEST(ConvFwdProgram, UseBf16RunsTheBf16Pass) {
+  const auto with = [](const std::string& env, const std::string& args) {
+    return weft::test::run_program(env + " '" WEFT_CONV_FWD_PATH "' " + args + " --threads 2 --warmup 0",
+                                   "weft_conv_fwd_bf16");
+  };
+  for (const char* args : {"Afgbdced 2 8 8 8 8 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2",
+                           "A{R:2}C{C:1}fgbde 2 9 9 5 6 3 3 2 2 1 1 4 4 1 2 2 1 1 0 2 1 1 0 0 0 0 1 1 1",
+                           "Abcdefg 1 7 7 4 4 3 3 1 1 1 1 4 4 1 1 1 1 7 0 2 0 0 1 1 1 1 1 1 1"}) {
+    const auto r = with("USE_BF16=1", args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    EXPECT_THAT(r.out, HasSubstr("weft-conv-fwd: BF16, ")) << args;
+    EXPECT_THAT(r.out, HasSubstr("check: PASSED")) << args << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("_threads2_bf16\n")) << args;
+  }
+  const auto odd = with("USE_BF16=1", "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 3 4");
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_THAT(odd.err, HasSubstr("bc = 3 with bf16"));
+  const auto word = with("USE_BF16=yes", "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4");
+  EXPECT_EQ(word.status, 2);
+  EXPECT_THAT(word.err, HasSubstr("USE_BF16 (environment): 'yes' is not an integer"));
+}
 #endif
 
 }  // namespace
