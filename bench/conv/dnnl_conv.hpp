@@ -110,10 +110,10 @@ PreparedPass prepared(const std::shared_ptr<Prepared>& p, const PrimitiveDesc& p
 inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                jit::DataType dtype) {
   using namespace dnnl_conv;
-  // bf16: the forward pass (what weft's bf16 samples compare with), bf16 source, weights and
-  // destination; oneDNN accumulates in fp32.
+  // bf16: the forward pass and the backward pass by data (what weft's bf16 samples compare with),
+  // every tensor bf16; oneDNN accumulates in fp32.
   const bool bf16 = dtype == jit::DataType::bf16;
-  if (bf16 && pass != Pass::fwd) return std::nullopt;
+  if (bf16 && pass == Pass::upd) return std::nullopt;
   const auto p = std::make_shared<Prepared>();
   const dims src{N, l.C, l.H, l.W}, wei{l.K, l.C, l.R, l.S}, dst{N, l.K, l.ofh(), l.ofw()};
   const dims strides{l.stride, l.stride}, padding{l.pad, l.pad};
@@ -135,10 +135,12 @@ inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pas
   if (pass == Pass::bwd) {
     const dnnl::convolution_backward_data::desc bwd_desc(algo, any(src), any(wei), any(dst), strides, padding, padding);
     const dnnl::convolution_backward_data::primitive_desc bwd(bwd_desc, p->engine, fwd);
-    return prepared(p, bwd,
-                    {{DNNL_ARG_DIFF_DST, bwd.diff_dst_desc(), dst, "nchw"},  //
-                     {DNNL_ARG_WEIGHTS, bwd.weights_desc(), wei, "oihw"}},
-                    DNNL_ARG_DIFF_SRC, bwd.diff_src_desc(), "nchw");
+    PreparedPass prepared_bwd = prepared(p, bwd,
+                                         {{DNNL_ARG_DIFF_DST, bwd.diff_dst_desc(), dst, "nchw"},  //
+                                          {DNNL_ARG_WEIGHTS, bwd.weights_desc(), wei, "oihw"}},
+                                         DNNL_ARG_DIFF_SRC, bwd.diff_src_desc(), "nchw");
+    if (bf16) prepared_bwd.rounding = 0x1p-8;
+    return prepared_bwd;
   }
   const dnnl::convolution_backward_weights::desc upd_desc(algo, any(src), any(wei), any(dst), strides, padding,
                                                           padding);

@@ -166,8 +166,22 @@ inline std::optional<PreparedPass> prepare(const samples::ConvBwdConfig& c, int 
   s->in0 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
   const auto blocked_wei = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
   s->in1.resize(static_cast<std::size_t>(conv.transposed_filter_layout().size()));
-  conv.transpose_filter(blocked_wei.data(), s->in1.data());
   s->out.resize(static_cast<std::size_t>(conv.grad_input_layout().size()));
+  if (c.bf16()) {
+    s->in0_bf16 = samples::to_bf16(s->in0);
+    s->in1_bf16.resize(s->in1.size());
+    conv.transpose_filter(samples::filter_to_vnni2(blocked_wei, conv.filter_layout()).data(), s->in1_bf16.data());
+    s->out_bf16.resize(s->out.size());
+    return PreparedPass{[s] { s->pass->run_transposed(s->in1_bf16.data(), s->in0_bf16.data(), s->out_bf16.data()); },
+                        conv.measure_tag(threads) + " " + samples::to_string(conv.path()) +
+                            " bf16 (filter transposed while preparing)" + note,
+                        [s] {
+                          const auto out = samples::to_floats(s->out_bf16.data(), static_cast<std::int64_t>(s->out_bf16.size()));
+                          return plain_activations(out, s->pass->grad_input_layout());
+                        },
+                        conv.reduction_terms(), conv.tolerance() - samples::sum_tolerance(conv.reduction_terms())};
+  }
+  conv.transpose_filter(blocked_wei.data(), s->in1.data());
   return PreparedPass{[s] { s->pass->run_transposed(s->in1.data(), s->in0.data(), s->out.data()); },
                       conv.measure_tag(threads) + " " + samples::to_string(conv.path()) +
                           " (filter transposed while preparing)" + note,
@@ -226,25 +240,26 @@ std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std
 }  // namespace weft_conv
 
 // A pass the list does not give settings for is not offered (the bench does not ask for it).
-// bf16: the forward pass (weft's backward samples are fp32 only so far).
+// bf16: the forward pass and the backward pass by data (weft's update is fp32 only so far).
 inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                 jit::DataType dtype) {
   const int threads = omp_get_max_threads();  // the bench sets it (and N = threads) before preparing
   if (pass == Pass::fwd) return weft_conv::prepare_listed(l, l.fwd, N, threads, dtype);
-  if (dtype != jit::DataType::f32) return std::nullopt;
   if (pass == Pass::bwd) return weft_conv::prepare_listed(l, l.bwd, N, threads, dtype);
+  if (dtype != jit::DataType::f32) return std::nullopt;
   return weft_conv::prepare_listed(l, l.upd, N, threads, dtype);
 }
 
 #if defined(WEFT_HAVE_TUNER)
 // weft_auto: the tuned configuration (the passes the list has, so that its rows are the same).
-// bf16: the forward pass, on the database's bf16 records (`weft-tune conv --dtype bf16`).
+// bf16: the forward and backward-by-data passes, on the database's bf16 records (`weft-tune conv
+// --dtype bf16`).
 inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                      jit::DataType dtype) {
   const int threads = omp_get_max_threads();
   if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads, dtype);
-  if (dtype != jit::DataType::f32) return std::nullopt;
   if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads, dtype);
+  if (dtype != jit::DataType::f32) return std::nullopt;
   return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads, dtype);
 }
 #endif

@@ -3,7 +3,7 @@
 namespace weft::samples {
 
 BrgemmTable::BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, const LeadingDims& ld,
-                         const Epilogue& epilogue)
+                         const Epilogue& epilogue, const tpp::DataTypes& types)
     : m_has_tail_(m.size % m.block != 0), n_has_tail_(n.size % n.block != 0) {
   kernels_.reserve(16);
   for (int index = 0; index < 16; ++index) {
@@ -19,6 +19,7 @@ BrgemmTable::BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, c
     d.prefetch = d.beta == 1 ? epilogue.prefetch_c : tpp::BrgemmPrefetch::none;
     d.bias = last ? epilogue.bias : tpp::BrgemmBias::none;
     d.activation = last && epilogue.relu ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
+    d.types = types;
     kernels_.emplace_back(d);
   }
 }

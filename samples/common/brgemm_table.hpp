@@ -6,6 +6,8 @@
 //   BrgemmTable kernels(m_blocking, n_blocking, bk, {.lda = bm, .ldb = bk, .ldc = bm},
 //                       {.bias = BrgemmBias::per_row, .relu = true});
 //   kernels.get(im == Mb - 1, in == Nb - 1, ik == 0, ik + step >= Kb)(args);
+//
+// `types` are every kernel's (tpp/brgemm.hpp): all f32 by default; bf16 in with f32 or bf16 out.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +35,7 @@ struct Epilogue {
 class BrgemmTable {
  public:
   BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, const LeadingDims& ld,
-              const Epilogue& epilogue);
+              const Epilogue& epilogue, const tpp::DataTypes& types = {});
 
   // m_tail / n_tail: the block is the last one along M / N (shorter when the size has a remainder).
   const tpp::Brgemm& get(bool m_tail, bool n_tail, bool first, bool last) const {

@@ -60,10 +60,12 @@ class SampleArgs {
   std::int64_t threads_ = 0, check_ = 1, warmup_ = 1;
 };
 
-// PARLOOPER's samples run bf16 when the environment variable USE_BF16 is a non-zero integer.
-// weft's samples compute in FP32 only, so they refuse it (weft::Error) rather than print FP32
-// numbers that a script would file under bf16; 0 or unset runs FP32. A value that is not an
-// integer is a UsageError.
+// PARLOOPER's samples run bf16 when the environment variable USE_BF16 is a non-zero integer:
+// whether it is (unset, empty or 0: false). A value that is not an integer is a UsageError.
+bool bf16_requested();
+
+// For the samples that compute in FP32 only (the convolutions): refuses a bf16 request
+// (weft::Error) rather than print FP32 numbers that a script would file under bf16.
 void reject_bf16_request();
 
 }  // namespace weft::samples

@@ -21,8 +21,13 @@ int measure_and_report(const RunSettings& settings, const TimedPass& pass) {
   if (settings.check) {
     const Verdict verdict = pass.verify();
     passed = verdict.norms.passed(verdict.tolerance);
-    std::printf("check: %s (%s; tolerance %.1e)\n", passed ? "PASSED" : "FAILED",
-                verdict.norms.to_string().c_str(), verdict.tolerance);
+    if (verdict.norms.bounded) {
+      std::printf("check: %s (%s%s)\n", passed ? "PASSED" : "FAILED", verdict.norms.to_string().c_str(),
+                  verdict.note.c_str());
+    } else {
+      std::printf("check: %s (%s; tolerance %.1e%s)\n", passed ? "PASSED" : "FAILED",
+                  verdict.norms.to_string().c_str(), verdict.tolerance, verdict.note.c_str());
+    }
   }
   const double gflops = pass.flops / seconds * 1e-9;
   std::printf("time: %.3f ms per iteration (%lld iterations)\nGFLOPS: %.2f\n", seconds * 1e3,
@@ -33,6 +38,10 @@ int measure_and_report(const RunSettings& settings, const TimedPass& pass) {
 
 void MemoryTally::add_floats(std::initializer_list<std::int64_t> dims) {
   add_bytes(bytes_needed(dims, sizeof(float)));
+}
+
+void MemoryTally::add_elements(std::initializer_list<std::int64_t> dims, std::uint64_t element_bytes) {
+  add_bytes(bytes_needed(dims, element_bytes));
 }
 
 void MemoryTally::add_bytes(std::uint64_t bytes) { bytes_ = weft::add_bytes(bytes_, bytes); }

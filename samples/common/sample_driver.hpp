@@ -32,7 +32,8 @@ struct RunSettings {
 
 struct Verdict {
   ErrorNorms norms;
-  double tolerance = 0;
+  double tolerance = 0;  // on norms.l2_rel_error, unless the norms carry element-wise bounds
+  std::string note = {};  // printed after the norms, e.g. which layer of an MLP they are
 };
 
 // One timed kernel of a sample and its check.
@@ -55,6 +56,7 @@ double seconds_per_call(const std::function<void()>& fn, std::int64_t warmup, st
 class MemoryTally {
  public:
   void add_floats(std::initializer_list<std::int64_t> dims);
+  void add_elements(std::initializer_list<std::int64_t> dims, std::uint64_t element_bytes);
   void add_bytes(std::uint64_t bytes);
   std::uint64_t bytes() const { return bytes_; }
 

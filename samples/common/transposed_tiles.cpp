@@ -2,7 +2,12 @@
 
 #include <omp.h>
 
+#include <string>
+
+#include <weft/jit/bfloat16.hpp>
 #include <weft/jit/error.hpp>  // bytes_needed, add_bytes
+
+#include "bf16_tiles.hpp"
 
 namespace weft::samples {
 namespace {
@@ -17,48 +22,84 @@ tpp::UnaryDesc transpose_desc(std::int64_t rows, std::int64_t cols) {
   return d;
 }
 
+void require_even(const char* what, std::int64_t value) {
+  if (value % 2 != 0)
+    throw Error(std::string("VNNI-2 tiles pair their ") + what + ", so they need an even number of them, got " +
+                std::to_string(value));
+}
+
+std::optional<tpp::Unary> f32_transpose(jit::DataType type, TileTransform transform, std::int64_t rows,
+                                        std::int64_t cols) {
+  if (type != jit::DataType::f32 && type != jit::DataType::bf16)
+    throw Error("TransposedTiles: tiles of f32 or bf16, not " + std::string(jit::to_string(type)));
+  if (type == jit::DataType::f32) {
+    if (transform != TileTransform::transpose) throw Error("TransposedTiles: VNNI-2 tiles exist in bf16 only");
+    return tpp::Unary(transpose_desc(rows, cols));
+  }
+  if (transform != TileTransform::transpose) require_even("columns", cols);
+  if (transform == TileTransform::vnni2_transpose) require_even("rows", rows);
+  return std::nullopt;
+}
+
 }  // namespace
 
 TransposedTiles::TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner,
-                                 bool swap, bool per_thread)
-    : outer_(outer),
+                                 bool swap, bool per_thread, jit::DataType type, TileTransform transform)
+    : rows_(rows),
+      cols_(cols),
+      outer_(outer),
       inner_(inner),
       tile_(rows * cols),
       swap_(swap),
       per_thread_(per_thread),
-      transpose_(transpose_desc(rows, cols)),
+      element_bytes_(jit::size_of(type)),
+      transform_(transform),
+      transpose_f32_(f32_transpose(type, transform, rows, cols)),
       all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(outer)}, parlooper::LoopSpecs{0L, static_cast<long>(inner)}},
                  "AB") {}
 
-void TransposedTiles::start(const float* source) const {
-  source_ = source;
-  const auto floats = static_cast<std::size_t>(outer_ * inner_ * tile_);
+void TransposedTiles::transform(std::int64_t o, std::int64_t i, std::byte* copy) const {
+  const std::byte* in = source_ + static_cast<std::size_t>((o * inner_ + i) * tile_) * element_bytes_;
+  std::byte* out = copy + static_cast<std::size_t>(offset(o, i)) * element_bytes_;
+  if (transpose_f32_) {
+    (*transpose_f32_)(reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out));
+    return;
+  }
+  const auto* src = reinterpret_cast<const jit::bfloat16*>(in);
+  auto* dst = reinterpret_cast<jit::bfloat16*>(out);
+  switch (transform_) {
+    case TileTransform::transpose: transpose_tile(src, dst, rows_, cols_); return;
+    case TileTransform::vnni2_pack: vnni2_pack_tile(src, dst, rows_, cols_); return;
+    case TileTransform::vnni2_transpose: vnni2_transpose_tile(src, dst, rows_, cols_); return;
+  }
+}
+
+void TransposedTiles::start(const void* source) const {
+  source_ = static_cast<const std::byte*>(source);
+  const auto bytes = static_cast<std::size_t>(outer_ * inner_ * tile_) * element_bytes_;
   if (!per_thread_) {
-    shared_.resize(floats);
-    float* copy = shared_.data();
-    all_tiles_([&](int* ind) {
-      transpose_(source + (ind[0] * inner_ + ind[1]) * tile_, copy + offset(ind[0], ind[1]));
-    });
+    shared_.resize(bytes);
+    all_tiles_([&](int* ind) { transform(ind[0], ind[1], shared_.data()); });
     return;
   }
   const auto threads = static_cast<std::size_t>(omp_get_max_threads());
   copies_.resize(threads);
   done_.resize(threads);
   for (std::size_t t = 0; t < threads; ++t) {
-    copies_[t].resize(floats);
+    copies_[t].resize(bytes);
     done_[t].assign(static_cast<std::size_t>(outer_ * inner_), 0);
   }
 }
 
-void TransposedTiles::transpose_once(int tid, std::int64_t o, std::int64_t i) const {
+void TransposedTiles::transform_once(int tid, std::int64_t o, std::int64_t i) const {
   char& done = done_[static_cast<std::size_t>(tid)][static_cast<std::size_t>(o * inner_ + i)];
   if (done != 0) return;
   done = 1;
-  transpose_(source_ + (o * inner_ + i) * tile_, copies_[static_cast<std::size_t>(tid)].data() + offset(o, i));
+  transform(o, i, copies_[static_cast<std::size_t>(tid)].data());
 }
 
 std::uint64_t TransposedTiles::memory_bytes(int threads) const {
-  const std::uint64_t copy = bytes_needed({outer_, inner_, tile_}, sizeof(float));
+  const std::uint64_t copy = bytes_needed({outer_, inner_, tile_}, element_bytes_);
   if (!per_thread_) return copy;
   return add_bytes(bytes_needed({threads}, copy), bytes_needed({threads, outer_, inner_}, 1));
 }

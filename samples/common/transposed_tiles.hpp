@@ -3,43 +3,58 @@
 // column-major; tile (o, i), transposed to `cols x rows`, goes to slot (o, i) of the copy, or with
 // `swap` to slot (i, o) of an [inner][outer] grid.
 //
-// Either every tile is transposed up front by a parallel loop into one shared copy, or
-// (per_thread) each thread transposes the tiles it reads on first use into its own copy: no second
+// In bf16 a tile may instead be repacked for BRGEMM's A operand (TileTransform; layouts in
+// blocked_layout.hpp): vnni2_pack keeps a column-major tile's shape and interleaves its column
+// pairs; vnni2_transpose turns a VNNI-2 tile (pairs of columns) into the VNNI-2 form of its
+// transpose (pairs of rows). The bf16 transforms are bf16_tiles.hpp's C++ until the TPPs exist.
+//
+// Either every tile is reformatted up front by a parallel loop into one shared copy, or
+// (per_thread) each thread reformats the tiles it reads on first use into its own copy: no second
 // parallel phase and no barrier, at the cost of a copy per thread.
 //
 //   TransposedTiles wt(bm, bk, Mb, Kb, /*swap=*/true, private_trans);   // W^T tiles
 //   wt.start(weight);                                                    // once per run
 //   loop([&](int* ind) {
-//     const float* tiles = wt.tiles(ThreadedLoop<3>::get_tid(ind), im, count, ik);
+//     const float* tiles = wt.tiles<float>(ThreadedLoop<3>::get_tid(ind), im, count, ik);
 //     args.a = tiles + wt.offset(im, ik);
 //   });
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include <weft/jit/data_type.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/unary.hpp>
 
 namespace weft::samples {
 
+enum class TileTransform {
+  transpose,        // rows x cols column-major -> cols x rows column-major (f32 or bf16)
+  vnni2_pack,       // bf16: rows x cols column-major -> rows x cols VNNI-2 (cols even)
+  vnni2_transpose,  // bf16: rows x cols VNNI-2 -> cols x rows VNNI-2 (rows and cols even)
+};
+
 class TransposedTiles {
  public:
+  // Throws weft::Error for a transform the type does not have (VNNI-2 in f32) or odd pair counts.
   TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner, bool swap,
-                  bool per_thread);
+                  bool per_thread, jit::DataType type = jit::DataType::f32,
+                  TileTransform transform = TileTransform::transpose);
 
-  // Before every run over `source`: transposes every tile now (shared copy), or forgets which
-  // tiles the threads have transposed (per-thread copies).
-  void start(const float* source) const;
+  // Before every run over `source` (elements of the type): reformats every tile now (shared copy),
+  // or forgets which tiles the threads have reformatted (per-thread copies).
+  void start(const void* source) const;
   // The copy thread `tid` reads, holding (at least) tiles (o, inner) for o in [outer_first,
-  // outer_first + count): with per-thread copies, first transposes those this thread has not yet.
-  const float* tiles(int tid, std::int64_t outer_first, std::int64_t count, std::int64_t inner) const {
-    if (!per_thread_) return shared_.data();
-    for (std::int64_t o = outer_first; o < outer_first + count; ++o) transpose_once(tid, o, inner);
-    return copies_[static_cast<std::size_t>(tid)].data();
+  // outer_first + count): with per-thread copies, first reformats those this thread has not yet.
+  // T is the element type given to the constructor.
+  template <class T>
+  const T* tiles(int tid, std::int64_t outer_first, std::int64_t count, std::int64_t inner) const {
+    return static_cast<const T*>(copy_for(tid, outer_first, count, inner));
   }
-  // Floats from the start of a copy to transposed tile (o, i).
+  // Elements from the start of a copy to reformatted tile (o, i).
   std::int64_t offset(std::int64_t o, std::int64_t i) const {
     return (swap_ ? i * outer_ + o : o * inner_ + i) * tile_;
   }
@@ -47,16 +62,25 @@ class TransposedTiles {
   std::uint64_t memory_bytes(int threads) const;
 
  private:
-  void transpose_once(int tid, std::int64_t o, std::int64_t i) const;
+  const void* copy_for(int tid, std::int64_t outer_first, std::int64_t count, std::int64_t inner) const {
+    if (!per_thread_) return shared_.data();
+    for (std::int64_t o = outer_first; o < outer_first + count; ++o) transform_once(tid, o, inner);
+    return copies_[static_cast<std::size_t>(tid)].data();
+  }
+  void transform_once(int tid, std::int64_t o, std::int64_t i) const;
+  void transform(std::int64_t o, std::int64_t i, std::byte* copy) const;  // tile (o, i) of source_ into its slot
 
-  std::int64_t outer_, inner_, tile_;
+  std::int64_t rows_, cols_, outer_, inner_, tile_;
   bool swap_, per_thread_;
-  tpp::Unary transpose_;                  // one tile, rows x cols -> cols x rows
-  parlooper::ThreadedLoop<2> all_tiles_;  // (outer, inner), "AB": the up-front transposes
-  mutable const float* source_ = nullptr;
-  mutable std::vector<float> shared_;
-  mutable std::vector<std::vector<float>> copies_;  // per thread
-  mutable std::vector<std::vector<char>> done_;     // per thread, per tile: transposed in this run
+  std::size_t element_bytes_;
+  TileTransform transform_;
+  std::optional<tpp::Unary> transpose_f32_;  // f32 transposes: one tile, rows x cols -> cols x rows
+  parlooper::ThreadedLoop<2> all_tiles_;     // (outer, inner), "AB": the up-front reformatting
+  mutable const std::byte* source_ = nullptr;
+  // Byte buffers holding elements of the type; std::vector's allocation is aligned for float.
+  mutable std::vector<std::byte> shared_;
+  mutable std::vector<std::vector<std::byte>> copies_;  // per thread
+  mutable std::vector<std::vector<char>> done_;         // per thread, per tile: reformatted in this run
 };
 
 }  // namespace weft::samples

@@ -36,6 +36,7 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
       samples::ConvFwd validate(c);
     } else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) {
       c = to_conv_bwd_config(tuned, problem.shape);
+      c.dtype = problem.dtype;
       samples::ConvBwd validate(c);
     } else {
       c = to_conv_upd_config(tuned, problem.shape);
@@ -56,7 +57,8 @@ ConvPassChoice<Config> best_config(const Config& problem, int threads, const Tun
   if (found.config) return {*apply(problem, *found.config), found.source, found.detail};
   // The default where the sample takes it for this problem, else the problem as given (its own
   // checks then name what is wrong).
-  const std::optional<Config> fallback = apply(problem, default_conv_config(pass_of<Config>(), problem.shape));
+  const std::optional<Config> fallback =
+      apply(problem, default_conv_config(pass_of<Config>(), problem.shape, problem.dtype));
   Config c = fallback ? *fallback : problem;
   if (!fallback) c.loop_string = default_conv_config(pass_of<Config>(), problem.shape).loop_string;
   return {c, found.source, found.detail};

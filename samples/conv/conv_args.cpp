@@ -19,7 +19,8 @@ void ConvLoops::validate() const {
 
 void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form) {
-  reject_bf16_request();
+  // USE_BF16 (PARLOOPER's switch): bf16 tensors; a pass without bf16 kernels refuses it by name.
+  loops.dtype = bf16_requested() ? jit::DataType::bf16 : jit::DataType::f32;
   args.parse(argc, argv);
   const bool tuned = !args.positional().empty() && args.positional()[0] == "auto";
   if (!tuned) args.require_at_most(max, form);
@@ -47,8 +48,8 @@ void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** a
 }
 
 std::string conv_header(const char* program, const ConvLoops& loops) {
-  return std::string(program) + ": " + loops.loop_string + ", " + loops.shape.to_string() + ", blocks bc " +
-         std::to_string(loops.bc) + " bk " + std::to_string(loops.bk);
+  return std::string(program) + ": " + (loops.bf16() ? "BF16, " : "") + loops.loop_string + ", " +
+         loops.shape.to_string() + ", blocks bc " + std::to_string(loops.bc) + " bk " + std::to_string(loops.bk);
 }
 
 std::string conv_buffers(const char* program, const ConvLoops& loops, const std::string& buffers, bool check) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/tpp/data_types.hpp>
 
 #include "blocked_layout.hpp"
 #include "conv_shape.hpp"
@@ -29,20 +30,25 @@ struct ConvLoops {
   Blocking c_blocking() const { return {shape.C, bc}; }
   Blocking k_blocking() const { return {shape.K, bk}; }
   bool bf16() const { return dtype == jit::DataType::bf16; }
+  // The TPPs' data types: fp32 throughout, or bf16 tensors with fp32 arithmetic.
+  tpp::DataTypes tpp_types() const {
+    if (!bf16()) return {};
+    return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
+  }
   std::int64_t element_bytes() const { return static_cast<std::int64_t>(jit::size_of(dtype)); }
   // Throws weft::Error for a bad shape (ConvShape::validate), block size (1..4096) or data type
   // (f32 or bf16; bf16 needs an even bc: the filter's VNNI-2 pairs run along C).
   void validate() const;
 };
 
-// Refuses a bf16 request, parses argv into `args`, allows at most `max` positional arguments
+// Reads USE_BF16 into `loops.dtype` (bf16_requested), parses argv into `args`, allows at most `max` positional arguments
 // (`form` lists them) and reads the common prefix into `loops`. With "auto" as the first argument
 // (the tuned mode) the loop string and the blocks are the tuner's: only N ... pad_w (positions 1-11)
 // are read, and the rest is the sample's to read.
 void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form);
 
-// "<program>: <loop_string>, N 1 H 56 ... pad 1 1, blocks bc 32 bk 32": how header lines start.
+// "<program>: [BF16, ]<loop_string>, N 1 H 56 ... pad 1 1, blocks bc 32 bk 32": how header lines start.
 std::string conv_header(const char* program, const ConvLoops& loops);
 
 // "<program> with N 1 H 56 ... (<buffers>[ and the check's reference])": what a memory message names.

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <cstring>
 #include <utility>
 
 #include <weft/jit/error.hpp>
@@ -15,6 +14,7 @@
 
 #include "block_loops.hpp"
 #include "rim_taps.hpp"
+#include "verification.hpp"
 
 namespace weft::samples {
 namespace {
@@ -82,7 +82,9 @@ void require_at_most(const char* name, std::int64_t value, std::int64_t max, con
 // Everything about the configuration that can be wrong, before anything is generated.
 ConvBwdConfig validated(ConvBwdConfig c) {
   c.validate();
-  if (c.bf16()) throw Error("bf16: the backward pass by data has no bf16 kernels yet (the forward pass has); run it in f32");
+  if (c.bf16() && c.bk % 2 != 0)
+    throw Error("bk = " + std::to_string(c.bk) + " with bf16: the backward filter's VNNI-2 pairs run along K, so bk must be "
+                "even");
   require_positive({{"h_block", c.h_block}, {"w_block", c.w_block}, {"c_block", c.c_block},
                     {"k_block", c.k_block}, {"h_in_gemm", c.h_in_gemm}});
   const ConvShape& s = c.shape;
@@ -186,8 +188,9 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
       k_step_(chunk_step(config_.k_blocking().blocks(), config_.k_block)),
       h_step_(config_.h_in_gemm),
       w_step_(ceil_div(cols_, config_.w_block)),
-      transpose_({.op = tpp::UnaryOp::transpose, .m = config_.bk, .n = config_.bc, .ld_in = config_.bk,
-                  .ld_out = config_.bc}),
+      // bf16: the tile's 32-bit pairs of C (bk x bc/2), moved as floats: a transpose moves bits.
+      transpose_({.op = tpp::UnaryOp::transpose, .m = config_.bk, .n = config_.bf16() ? config_.bc / 2 : config_.bc,
+                  .ld_in = config_.bk, .ld_out = config_.bf16() ? config_.bc / 2 : config_.bc}),
       all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(config_.k_blocking().blocks())},
                   parlooper::LoopSpecs{0L, static_cast<long>(config_.c_blocking().blocks() * config_.shape.R *
                                                              config_.shape.S)}},
@@ -204,6 +207,10 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   const LoopNest& nest = loop_.dynamic().nest();
   require_no_race(nest, config_, path_, ceil_div(Kb, k_step_), ceil_div(cols_, w_step_));
   per_chunk_ = chunks_outside_pixels(nest);
+  if (config_.bf16()) {
+    vnni_pack_.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = config_.bc, .n = config_.bk,
+                                      .ld_in = config_.bc, .ld_out = config_.bc, .types = config_.tpp_types()});
+  }
 
   // The gather's batch: for each tap (r, s) and K block j of a chunk, the transposed tile and the
   // grad_output pixel that tap reads for the GEMM's first pixel (y, x): row y + pad_h - r, column
@@ -280,6 +287,7 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
     d.beta = first && path_ != ConvBwdPath::scatter_taps ? 0 : 1;
     d.batch = path_ == ConvBwdPath::gather ? tpp::BrgemmBatch::offsets : tpp::BrgemmBatch::strided;
     d.prefetch = d.beta == 1 ? prefetch : tpp::BrgemmPrefetch::none;
+    d.types = config_.tpp_types();
     kernels_.emplace_back(d);
   }
   for (const GatherSlot& slot : gather_slots_) add_gather_kernels(slot, prefetch);
@@ -343,6 +351,7 @@ void ConvBwd::add_gather_kernels(const GatherSlot& slot, tpp::BrgemmPrefetch pre
     d.beta = first ? 0 : 1;
     d.batch = tpp::BrgemmBatch::offsets;
     d.prefetch = d.beta == 1 && !slot.down ? prefetch : tpp::BrgemmPrefetch::none;
+    d.types = config_.tpp_types();
     kernels_.emplace_back(d);
   }
 }
@@ -360,51 +369,92 @@ std::int64_t ConvBwd::reduction_terms() const {
   return s.K * ceil_div(s.R, s.stride_h) * ceil_div(s.S, s.stride_w);
 }
 
+double ConvBwd::tolerance() const {
+  const std::int64_t taps = path_ == ConvBwdPath::scatter_taps ? config_.shape.R * config_.shape.S : 1;
+  const auto roundings = static_cast<double>(ceil_div(config_.k_blocking().blocks(), k_step_) * taps);
+  return sum_tolerance(reduction_terms()) + (config_.bf16() ? roundings * 0x1p-8 : 0.0);
+}
+
 std::string ConvBwd::measure_tag(int threads) const {
   const ConvBwdConfig& c = config_;
   return c.loop_string + "_hb=" + std::to_string(c.h_block) + "_wb=" + std::to_string(c.w_block) +
          "_cb=" + std::to_string(c.c_block) + "_kb=" + std::to_string(c.k_block) + "_hg=" +
-         std::to_string(c.h_in_gemm) + "_threads" + std::to_string(threads);
+         std::to_string(c.h_in_gemm) + "_threads" + std::to_string(threads) + (c.bf16() ? "_bf16" : "");
 }
 
-void ConvBwd::run(const float* filter, const float* grad_output, float* grad_input) const {
+namespace {
+
+// Floats that hold `elements` elements of `bytes` bytes each (buffers kept as floats for their
+// alignment, whatever the element type).
+std::size_t floats_for(std::int64_t elements, std::int64_t bytes) {
+  return static_cast<std::size_t>((elements * bytes + 3) / 4);
+}
+
+}  // namespace
+
+void ConvBwd::run(const void* filter, const void* grad_output, void* grad_input) const {
   if (filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
     throw Error("ConvBwd::run: null buffer (filter, grad_output and grad_input must all be given)");
   }
+  const std::int64_t bytes = config_.element_bytes();
   if (!per_chunk_) {
-    transposed_.resize(static_cast<std::size_t>(transposed_filter_layout().size()));
+    transposed_.resize(floats_for(transposed_filter_layout().size(), bytes));
     transpose_filter(filter, transposed_.data());
-    return run_path(nullptr, transposed_.data(), grad_output, grad_input);
+    return run_typed(nullptr, transposed_.data(), grad_output, grad_input);
   }
   // The filter may have changed since the last run: every thread transposes afresh.
   thread_tiles_.resize(static_cast<std::size_t>(omp_get_max_threads()));
   for (ThreadTiles& t : thread_tiles_) {
     t.cb = t.kb = -1;
-    t.tiles.resize(static_cast<std::size_t>(chunk_floats()));
+    t.tiles.resize(floats_for(chunk_elements(), bytes));
+    if (config_.bf16()) t.plain.resize(floats_for(config_.bc * config_.bk, bytes));
   }
-  run_path(filter, nullptr, grad_output, grad_input);
+  run_typed(filter, nullptr, grad_output, grad_input);
 }
 
-void ConvBwd::run_transposed(const float* transposed_filter, const float* grad_output, float* grad_input) const {
+void ConvBwd::run_transposed(const void* transposed_filter, const void* grad_output, void* grad_input) const {
   if (transposed_filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
     throw Error("ConvBwd::run_transposed: null buffer (transposed_filter, grad_output and grad_input must all be "
                 "given)");
   }
-  run_path(nullptr, transposed_filter, grad_output, grad_input);
+  run_typed(nullptr, transposed_filter, grad_output, grad_input);
 }
 
-void ConvBwd::transpose_filter(const float* filter, float* transposed) const {
+void ConvBwd::run_typed(const void* filter, const void* shared, const void* grad_output, void* grad_input) const {
+  if (config_.bf16()) {
+    using B = jit::bfloat16;
+    return run_path(static_cast<const B*>(filter), static_cast<const B*>(shared), static_cast<const B*>(grad_output),
+                    static_cast<B*>(grad_input));
+  }
+  run_path(static_cast<const float*>(filter), static_cast<const float*>(shared), static_cast<const float*>(grad_output),
+           static_cast<float*>(grad_input));
+}
+
+void ConvBwd::transpose_tile(const void* from, void* to, std::vector<float>& plain) const {
+  if (!vnni_pack_) return transpose_({.in = from, .out = to});
+  transpose_({.in = from, .out = plain.data()});
+  (*vnni_pack_)({.in = plain.data(), .out = to});
+}
+
+void ConvBwd::transpose_filter(const void* filter, void* transposed) const {
   if (filter == nullptr || transposed == nullptr) {
     throw Error("ConvBwd::transpose_filter: null buffer (filter and transposed must both be given)");
   }
-  const std::int64_t tile = config_.bc * config_.bk, Kb = config_.k_blocking().blocks();
+  const std::int64_t tile_bytes = config_.bc * config_.bk * config_.element_bytes(), Kb = config_.k_blocking().blocks();
   const std::int64_t tiles_per_k_block = config_.c_blocking().blocks() * config_.shape.R * config_.shape.S;
+  const auto* from = static_cast<const char*>(filter);
+  auto* to = static_cast<char*>(transposed);
+  std::vector<std::vector<float>> plain(static_cast<std::size_t>(omp_get_max_threads()));
+  if (config_.bf16())
+    for (auto& p : plain) p.resize(floats_for(config_.bc * config_.bk, config_.element_bytes()));
   all_tiles_([&](int* ind) {  // FilterLayout: [Kb][Cb R S] tiles -> TransposedFilterLayout: [Cb R S][Kb]
-    transpose_(filter + (ind[0] * tiles_per_k_block + ind[1]) * tile, transposed + (ind[1] * Kb + ind[0]) * tile);
+    transpose_tile(from + (ind[0] * tiles_per_k_block + ind[1]) * tile_bytes, to + (ind[1] * Kb + ind[0]) * tile_bytes,
+                   plain[static_cast<std::size_t>(parlooper::ThreadedLoop<2>::get_tid(ind))]);
   });
 }
 
-void ConvBwd::run_path(const float* filter, const float* shared, const float* grad_output, float* grad_input) const {
+template <class T>
+void ConvBwd::run_path(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
   switch (path_) {
     case ConvBwdPath::gather:
       return run_gather(filter, shared, grad_output, grad_input);
@@ -415,17 +465,21 @@ void ConvBwd::run_path(const float* filter, const float* shared, const float* gr
   }
 }
 
-std::int64_t ConvBwd::chunk_floats() const {
+std::int64_t ConvBwd::chunk_elements() const {
   return k_step_ * config_.shape.R * config_.shape.S * config_.bc * config_.bk;
 }
 
 std::uint64_t ConvBwd::run_memory_bytes(int threads) const {
-  if (!per_chunk_) return bytes_needed({transposed_filter_layout().size()}, sizeof(float));
-  return bytes_needed({threads, k_step_, config_.shape.R, config_.shape.S, config_.bc, config_.bk}, sizeof(float));
+  const auto bytes = static_cast<std::uint64_t>(config_.element_bytes());
+  if (!per_chunk_) return bytes_needed({transposed_filter_layout().size()}, bytes);
+  // The chunks' tiles, and in bf16 one tile more per thread (before vnni2_pack).
+  return bytes_needed({threads, k_step_ * config_.shape.R * config_.shape.S + (config_.bf16() ? 1 : 0), config_.bc,
+                       config_.bk},
+                      bytes);
 }
 
-const float* ConvBwd::chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
-                                  std::int64_t kb) const {
+template <class T>
+const T* ConvBwd::chunk_tiles(const T* filter, const T* shared, int tid, std::int64_t cb, std::int64_t kb) const {
   const std::int64_t tile = config_.bc * config_.bk, taps = config_.shape.R * config_.shape.S;
   const std::int64_t Kb = config_.k_blocking().blocks(), Cb = config_.c_blocking().blocks();
   if (shared != nullptr) return shared + (cb * taps * Kb + kb) * tile;
@@ -433,18 +487,19 @@ const float* ConvBwd::chunk_tiles(const float* filter, const float* shared, int 
   if (mine.cb != cb || mine.kb != kb) {
     const std::int64_t count = std::min(k_step_, Kb - kb);
     for (std::int64_t j = 0; j < count; ++j) {
-      const float* source = filter + ((kb + j) * Cb + cb) * taps * tile;  // FilterLayout::offset(kb + j, cb, 0, 0)
+      const T* source = filter + ((kb + j) * Cb + cb) * taps * tile;  // FilterLayout::offset(kb + j, cb, 0, 0)
       for (std::int64_t tap = 0; tap < taps; ++tap) {
-        transpose_({.in = source + tap * tile, .out = mine.tiles.data() + (tap * k_step_ + j) * tile});
+        transpose_tile(source + tap * tile, reinterpret_cast<T*>(mine.tiles.data()) + (tap * k_step_ + j) * tile, mine.plain);
       }
     }
     mine.cb = cb;
     mine.kb = kb;
   }
-  return mine.tiles.data();
+  return reinterpret_cast<const T*>(mine.tiles.data());
 }
 
-void ConvBwd::run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const {
+template <class T>
+void ConvBwd::run_gather(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
   const std::int64_t Kb = config_.k_blocking().blocks(), k_step = k_step_, h_step = h_step_, w_step = w_step_;
   const std::int64_t rows = rows_, col_ranges = col_ranges_;
@@ -487,8 +542,8 @@ void ConvBwd::run_gather(const float* filter, const float* shared, const float* 
   });
 }
 
-void ConvBwd::run_scatter_1x1(const float* filter, const float* shared, const float* grad_output,
-                              float* grad_input) const {
+template <class T>
+void ConvBwd::run_scatter_1x1(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
   const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, tile = bc * config_.bk;
   const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
@@ -503,7 +558,7 @@ void ConvBwd::run_scatter_1x1(const float* filter, const float* shared, const fl
       const std::int64_t x0 = q * sw, x1 = std::min((q + (cols_tail ? cols - q : w_step)) * sw, in.padded_w());
       const std::int64_t y1 = std::min(p * sh + sh, in.padded_h());
       for (std::int64_t y = p * sh; y < y1; ++y) {
-        std::memset(grad_input + in.offset(n, cb, y, x0), 0, static_cast<std::size_t>((x1 - x0) * bc) * sizeof(float));
+        std::fill_n(grad_input + in.offset(n, cb, y, x0), (x1 - x0) * bc, T{});
       }
     }
     tpp::BrgemmArgs args;
@@ -517,8 +572,8 @@ void ConvBwd::run_scatter_1x1(const float* filter, const float* shared, const fl
   });
 }
 
-void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const float* grad_output,
-                               float* grad_input) const {
+template <class T>
+void ConvBwd::run_scatter_taps(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
   const ActivationLayout &in = grad_input_, &out = grad_output_;
   const ConvShape& s = config_.shape;
   const std::int64_t Kb = config_.k_blocking().blocks(), tile = config_.bc * config_.bk;
@@ -528,7 +583,7 @@ void ConvBwd::run_scatter_taps(const float* filter, const float* shared, const f
   const std::int64_t tap_tiles = tap_stride(shared);
   const std::int64_t sh = s.stride_h, sw = s.stride_w;
   const auto zero_slab = [&](std::int64_t n, std::int64_t cb) {
-    std::memset(grad_input + in.offset(n, cb, 0, 0), 0, static_cast<std::size_t>(slab) * sizeof(float));
+    std::fill_n(grad_input + in.offset(n, cb, 0, 0), slab, T{});
   };
   if (!zero_in_body_) (*zero_loop_)([&](int* ind) { zero_slab(ind[0], ind[1]); });
   const bool zero_in_body = zero_in_body_;

@@ -43,6 +43,13 @@
 //
 // grad_input's rims are scratch: what they hold after run() is unspecified (h_in_gemm > 1 and the
 // scatters write into them); the image and its padding channels are the result.
+//
+// In bf16 (ConvLoops::dtype) every buffer holds bf16: the filter as the forward pass takes it (tiles
+// in VNNI-2 along C, filter_to_vnni2), the transposed tiles in VNNI-2 along K (the backward
+// BRGEMM's A: pairs of output channels side by side), fp32 accumulation, grad_input rounded to bf16
+// on every store (so once per K chunk, and in scatter_taps once per tap as well). A forward tile
+// becomes a backward one in two moves: its 32-bit pairs transposed (bk x bc/2 -> bc/2 x bk, which
+// is the plain bc x bk transpose in bf16), then vnni2_pack along K.
 #pragma once
 
 #include <array>
@@ -93,14 +100,15 @@ class ConvBwd {
  public:
   explicit ConvBwd(ConvBwdConfig config);  // throws weft::Error naming the argument
 
-  // grad_input from grad_output and filter, blocked (the layouts below); callable many times, one
-  // call at a time and outside OpenMP parallel regions (it opens its own).
-  void run(const float* filter, const float* grad_output, float* grad_input) const;
+  // grad_input from grad_output and filter, blocked (the layouts below), elements of
+  // config().dtype; callable many times, one call at a time and outside OpenMP parallel regions (it
+  // opens its own).
+  void run(const void* filter, const void* grad_output, void* grad_input) const;
   // run() on a filter transposed by transpose_filter(): the same result, without the transposes.
-  void run_transposed(const float* transposed_filter, const float* grad_output, float* grad_input) const;
+  void run_transposed(const void* transposed_filter, const void* grad_output, void* grad_input) const;
   // filter (filter_layout()) -> transposed (transposed_filter_layout()), every tile, by a parallel
   // loop; same calling rules as run().
-  void transpose_filter(const float* filter, float* transposed) const;
+  void transpose_filter(const void* filter, void* transposed) const;
 
   const ConvBwdConfig& config() const { return config_; }
   ConvBwdPath path() const { return path_; }
@@ -115,6 +123,10 @@ class ConvBwd {
   double flops() const { return config_.shape.flops(); }
   // Terms of the longest grad_input sum (K times the taps that reach one pixel), for tolerances.
   std::int64_t reduction_terms() const;
+  // The check's relative L2 tolerance against a double-precision reference on the same inputs: the
+  // fp32 sum's, and in bf16 2^-8 per rounding of grad_input (K chunks, times the taps in
+  // scatter_taps), as ConvFwd::tolerance().
+  double tolerance() const;
   // PARLOOPER's tag "<loop_string>_hb=<h_block>_wb=<w_block>_cb=<c_block>_kb=<k_block>_hg=<h_in_gemm>",
   // then "_threads<T>".
   std::string measure_tag(int threads) const;
@@ -128,22 +140,32 @@ class ConvBwd {
   // A thread's transposed tiles of one (C block, K chunk).
   struct alignas(64) ThreadTiles {
     std::int64_t cb = -1, kb = -1;
-    std::vector<float> tiles;
+    std::vector<float> tiles;  // chunk_elements() elements of config().dtype
+    std::vector<float> plain;  // bf16: one tile transposed before vnni2_pack
   };
 
   // The transposed tiles of C block cb and the K chunk starting at kb, tap t's first K block at
   // + t * tap_stride(shared) tiles, the next K blocks one tile apart each: in `shared` (the whole
   // filter transposed) when given, else transposed from `filter` into the thread's scratch.
-  std::int64_t chunk_floats() const;
-  const float* chunk_tiles(const float* filter, const float* shared, int tid, std::int64_t cb,
-                           std::int64_t kb) const;
-  std::int64_t tap_stride(const float* shared) const {
+  std::int64_t chunk_elements() const;
+  template <class T>
+  const T* chunk_tiles(const T* filter, const T* shared, int tid, std::int64_t cb, std::int64_t kb) const;
+  std::int64_t tap_stride(const void* shared) const {
     return shared != nullptr ? config_.k_blocking().blocks() : k_step_;
   }
-  void run_path(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
-  void run_gather(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
-  void run_scatter_1x1(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
-  void run_scatter_taps(const float* filter, const float* shared, const float* grad_output, float* grad_input) const;
+  // One forward tile (bk x bc) to its backward form (bc x bk; in bf16 VNNI-2 along K, through the
+  // thread's `plain` tile).
+  void transpose_tile(const void* from, void* to, std::vector<float>& plain) const;
+  template <class T>
+  void run_path(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  template <class T>
+  void run_gather(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  template <class T>
+  void run_scatter_1x1(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  template <class T>
+  void run_scatter_taps(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  // run_path() on the element type of config().dtype.
+  void run_typed(const void* filter, const void* shared, const void* grad_output, void* grad_input) const;
   const tpp::Brgemm& kernel(bool rows_tail, bool cols_tail, bool first) const {
     return kernels_[static_cast<std::size_t>((rows_tail ? 4 : 0) | (cols_tail ? 2 : 0) | (first ? 1 : 0))];
   }
@@ -153,11 +175,12 @@ class ConvBwd {
   ActivationLayout grad_output_, grad_input_;
   std::int64_t rows_, cols_;      // what loops d and e run over
   std::int64_t k_step_, h_step_, w_step_;
-  tpp::Unary transpose_;                    // one tile bk x bc -> bc x bk
+  tpp::Unary transpose_;                    // one tile bk x bc -> bc x bk (bf16: its 32-bit pairs)
+  std::optional<tpp::Unary> vnni_pack_;     // bf16: the transposed tile into VNNI-2 along K
   parlooper::ThreadedLoop<2> all_tiles_;    // transpose_filter: (K block, C block R S tap), "AB"
   bool per_chunk_;
   mutable std::vector<ThreadTiles> thread_tiles_;
-  mutable std::vector<float> transposed_;   // run() up front: the whole filter transposed
+  mutable std::vector<float> transposed_;   // run() up front: the whole filter transposed (its bytes)
   // The gather's batches over a chunk of kc K blocks and a range of filter columns [t0, t1),
   // entry ((r * (t1 - t0) + s - t0) * kc + j) for K block j and tap (r, s): offsets of A's tile and
   // of B's first pixel. batches_[(tiles * 2 + chunk) * col_ranges_ + column range]: tiles 0 for

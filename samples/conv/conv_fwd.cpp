@@ -175,12 +175,6 @@ void require_fixed_owner(const LoopNest& nest, std::initializer_list<std::pair<i
 
 std::int64_t padded_plane(const ActivationLayout& l) { return l.padded_h() * l.padded_w() * l.channels.block; }
 
-// The TPPs' data types for the sample's element type: fp32 throughout, or bf16 tensors with fp32
-// arithmetic.
-tpp::DataTypes element_types(const ConvLoops& c) {
-  if (!c.bf16()) return {};
-  return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
-}
 
 // The taps of one axis (rows or columns) that read the image, for output position i whose window
 // starts at padded input position i * step (the image at [pad, pad + extent)).
@@ -354,7 +348,7 @@ void ConvFwd::prepare_scratch() {
   // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
   // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
   const ConvShape& s = config_.shape;
-  tpp::UnaryDesc row{.op = tpp::UnaryOp::copy, .types = element_types(config_)};
+  tpp::UnaryDesc row{.op = tpp::UnaryOp::copy, .types = config_.tpp_types()};
   if (config_.pack_input) {
     row.m = config_.bc, row.n = s.ofw(), row.ld_in = config_.bc * s.stride_w, row.ld_out = config_.bc;
   } else {
@@ -386,7 +380,7 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
     d.batch = batch;
     d.bias = last && config_.with_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none;
     d.activation = last && config_.with_relu ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
-    d.types = element_types(config_);
+    d.types = config_.tpp_types();
     kernels_.emplace_back(d);
   }
 }
@@ -406,7 +400,7 @@ std::string ConvFwd::measure_tag(int threads) const {
   const ConvFwdConfig& c = config_;
   return c.loop_string + "_hb=" + str(c.h_block) + "_wb=" + str(c.w_block) + "_cb=" + str(c.c_block) +
          "_kb=" + str(c.k_block) + "_hg=" + str(c.h_in_gemm) + "_pu=" + str(c.pack_input) + "_threads" +
-         std::to_string(threads);
+         std::to_string(threads) + (c.bf16() ? "_bf16" : "");
 }
 
 void ConvFwd::run(const void* input, const void* filter, const void* bias, void* output) const {

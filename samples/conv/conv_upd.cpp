@@ -22,7 +22,7 @@ char letter(int loop) { return static_cast<char>('a' + loop); }
 
 const ConvUpdConfig& validated(const ConvUpdConfig& c) {
   c.validate();
-  if (c.bf16()) throw Error("bf16: the backward pass by weights has no bf16 kernels yet (the forward pass has); run it in f32");
+  if (c.bf16()) throw Error("bf16: the backward pass by weights has no bf16 kernels yet (the forward and backward-by-data passes have); run it in f32");
   const std::int64_t ofh = c.shape.ofh();
   if (c.h_in_gemm < 0 || c.h_in_gemm > ofh) {
     throw Error("h_in_gemm (output rows per BRGEMM) must be in [1, ofh = " + std::to_string(ofh) +

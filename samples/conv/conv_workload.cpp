@@ -195,13 +195,14 @@ samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const ConvS
   return base_config<samples::ConvUpdConfig>(config, shape);
 }
 
-TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape) {
+TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape, jit::DataType dtype) {
   Knobs knobs = default_knobs(pass);
   // Blocks no larger than the channels: conv1's C = 3 in a block of 32 would pad 29 zero channels
   // into every multiply (10 instead of 115 GFLOPS on Zen 4).
   for (auto& [name, value] : knobs) {
     if (name == "bc") value = std::min<long>(value, shape.C);
     if (name == "bk") value = std::min<long>(value, shape.K);
+    if ((name == "bc" || name == "bk") && dtype == jit::DataType::bf16) value += value % 2;
   }
   return {knobs, samples::ConvLoops{}.loop_string, {}};
 }
@@ -268,9 +269,10 @@ struct Bound {
 ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions options)
     : shape_(shape), pass_(pass), options_(std::move(options)), data_(std::make_unique<Data>()) {
   shape_.validate();
-  if (options_.dtype != jit::DataType::f32 && !(options_.dtype == jit::DataType::bf16 && pass_ == ConvPassKind::fwd))
+  if (options_.dtype != jit::DataType::f32 && !(options_.dtype == jit::DataType::bf16 && pass_ != ConvPassKind::upd))
     throw Error("ConvWorkload: data type " + std::string(jit::to_string(options_.dtype)) + " for the " +
-                std::string(to_string(pass_)) + " pass: the samples have f32 for every pass and bf16 for the forward one");
+                std::string(to_string(pass_)) + " pass: the samples have f32 for every pass and bf16 for the forward "
+                "and backward-by-data ones");
   for (auto* list : {&options_.bc, &options_.bk}) {
     if (list->empty()) throw Error("ConvWorkload: bc and bk need at least one value each");
     for (long v : *list)
@@ -300,13 +302,15 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
   }
 
   // Every knob setting the sample accepts for this shape.
-  std::vector<long> bcs = channel_blocks(options_.bc, s.C);
-  const std::vector<long> bks = channel_blocks(options_.bk, s.K);
+  std::vector<long> bcs = channel_blocks(options_.bc, s.C), bks = channel_blocks(options_.bk, s.K);
   if (options_.dtype == jit::DataType::bf16) {
-    // The filter's VNNI-2 pairs run along C: an odd block (C = 3) takes one zero channel more.
-    for (long& bc : bcs) bc += bc % 2;
-    std::sort(bcs.begin(), bcs.end());
-    bcs.erase(std::unique(bcs.begin(), bcs.end()), bcs.end());
+    // The filter's VNNI-2 pairs run along C (forward) and K (backward): an odd block (C = 3) takes one
+    // zero channel more.
+    for (std::vector<long>* blocks : {&bcs, &bks}) {
+      for (long& b : *blocks) b += b % 2;
+      std::sort(blocks->begin(), blocks->end());
+      blocks->erase(std::unique(blocks->begin(), blocks->end()), blocks->end());
+    }
   }
   std::vector<Knobs> candidates;
   for (long bc : bcs)
@@ -487,18 +491,33 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
       break;
     }
     case ConvPassKind::bwd: {
-      auto b = std::make_shared<Bound<samples::ConvBwd>>(to_conv_bwd_config(config, s));
+      samples::ConvBwdConfig bwd = to_conv_bwd_config(config, s);
+      bwd.dtype = options_.dtype;
+      auto b = std::make_shared<Bound<samples::ConvBwd>>(bwd);
       const auto& p = b->pass;
       // Timed on the filter transposed once while preparing (run_transposed), as weft-bench-conv
       // and oneDNN (its reorder) run it: the transpose costs once per filter, not once per run.
       const auto filter = samples::kcrs_to_blocked(data.second.data(), p.filter_layout());
       b->a.resize(static_cast<std::size_t>(p.transposed_filter_layout().size()));
-      p.transpose_filter(filter.data(), b->a.data());
       b->b = samples::nchw_to_blocked(data.first.data(), p.grad_output_layout());
       b->out.resize(static_cast<std::size_t>(p.grad_input_layout().size()));
-      binding = {[b] { b->pass.run_transposed(b->a.data(), b->b.data(), b->out.data()); },
-                 [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout()); },
-                 b->poison(), samples::sum_tolerance(p.reduction_terms())};
+      if (p.config().bf16()) {
+        b->a_bf16.resize(b->a.size());
+        p.transpose_filter(samples::filter_to_vnni2(filter, p.filter_layout()).data(), b->a_bf16.data());
+        b->b_bf16 = samples::to_bf16(b->b);
+        b->out_bf16.resize(b->out.size());
+        binding = {[b] { b->pass.run_transposed(b->a_bf16.data(), b->b_bf16.data(), b->out_bf16.data()); },
+                   [b](float* plain) {
+                     b->out = samples::to_floats(b->out_bf16.data(), static_cast<std::int64_t>(b->out_bf16.size()));
+                     samples::blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout());
+                   },
+                   b->poison(), p.tolerance()};
+      } else {
+        p.transpose_filter(filter.data(), b->a.data());
+        binding = {[b] { b->pass.run_transposed(b->a.data(), b->b.data(), b->out.data()); },
+                   [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout()); },
+                   b->poison(), p.tolerance()};
+      }
       reference = [&data, s](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
         samples::conv_bwd_data_reference(s, data.first.data(), data.second.data(), ref.data());

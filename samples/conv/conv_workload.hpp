@@ -63,7 +63,9 @@ samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const sampl
 
 // What the samples run without tuning: "Abcdefg", bc = min(32, C), bk = min(32, K), every other knob
 // at the sample's default.
-TunedConfig default_conv_config(ConvPassKind pass, const samples::ConvShape& shape);
+// In bf16 an odd block (the channels, when fewer) takes one zero channel more: VNNI-2 pairs.
+TunedConfig default_conv_config(ConvPassKind pass, const samples::ConvShape& shape,
+                                jit::DataType dtype = jit::DataType::f32);
 
 class ConvWorkload : public Workload {
  public:
@@ -79,7 +81,7 @@ class ConvWorkload : public Workload {
   std::vector<LoopSpecification> specs(const Knobs& knobs) const override;
   CostInputs cost_inputs(const Knobs& knobs) const override;
   bool supports_parallel_reduction() const override { return pass_ == ConvPassKind::upd; }
-  TunedConfig default_config(int) const override { return default_conv_config(pass_, shape_); }
+  TunedConfig default_config(int) const override { return default_conv_config(pass_, shape_, options_.dtype); }
   std::unique_ptr<Runner> prepare(const TunedConfig& config) const override;
 
   const samples::ConvShape& shape() const { return shape_; }

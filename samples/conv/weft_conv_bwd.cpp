@@ -13,6 +13,7 @@
 #include "conv_auto.hpp"
 #include "conv_bwd.hpp"
 #include "conv_reference.hpp"
+#include "pass_buffer.hpp"
 #include "sample_driver.hpp"
 #include "verification.hpp"
 
@@ -38,7 +39,7 @@ const weft::cli::Tool kTool{
     "  weft-conv-bwd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters]: the configuration\n"
     "  `weft-tune conv --pass bwd` stored for this shape and --threads (else the nearest tuned shape\n"
     "  the sample accepts, else Abcdefg, bc = bk = 32); WEFT_TUNING_DB names the database\n"
-    "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
+    "  USE_BF16=1 (environment)  bf16 tensors (filter tiles in VNNI-2), fp32 accumulation; bc, bk even\n"};
 
 double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }
 
@@ -52,15 +53,25 @@ int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretrans
   std::vector<float> grad_output(count(out_count)), filter(count(s.K * s.C * s.R * s.S));
   fill_random(grad_output.data(), out_count, 1);
   fill_random(filter.data(), s.K * s.C * s.R * s.S, 2);
+  if (config.bf16()) {
+    // The values the bf16 run reads, for the reference.
+    round_to_bf16(grad_output);
+    round_to_bf16(filter);
+  }
 
   double start = omp_get_wtime();
-  const std::vector<float> grad_output_blocked = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
+  const PassBuffer grad_output_blocked =
+      PassBuffer::activations(nchw_to_blocked(grad_output.data(), bwd.grad_output_layout()), config);
   const double output_ms = milliseconds_since(start);
   start = omp_get_wtime();
-  const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), bwd.filter_layout());
+  const PassBuffer filter_blocked =
+      PassBuffer::filter(kcrs_to_blocked(filter.data(), bwd.filter_layout()), bwd.filter_layout(), config);
   const double filter_ms = milliseconds_since(start);
-  std::vector<float> grad_input_blocked(count(bwd.grad_input_layout().size()), 0.0f);
-  std::vector<float> filter_transposed(count(pretransposed ? bwd.transposed_filter_layout().size() : 0));
+  PassBuffer grad_input_blocked =
+      PassBuffer::activations(std::vector<float>(count(bwd.grad_input_layout().size()), 0.0f), config);
+  // The transposed filter in the pass's element type (floats hold bf16 two by two).
+  std::vector<float> filter_transposed(
+      count(pretransposed ? (bwd.transposed_filter_layout().size() * config.element_bytes() + 3) / 4 : 0));
   double transpose_ms = 0;
   if (pretransposed) {
     start = omp_get_wtime();
@@ -86,10 +97,10 @@ int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretrans
   const auto verify = [&] {
     std::vector<float> result(count(in_count)), reference(count(in_count));
     const double back = omp_get_wtime();
-    blocked_to_nchw(grad_input_blocked.data(), result.data(), bwd.grad_input_layout());
+    blocked_to_nchw(grad_input_blocked.as_floats().data(), result.data(), bwd.grad_input_layout());
     std::printf("conversion: grad_input blocked -> NCHW %.3f ms\n", milliseconds_since(back));
     conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
-    return Verdict{compare(result.data(), reference.data(), in_count), sum_tolerance(bwd.reduction_terms())};
+    return Verdict{compare(result.data(), reference.data(), in_count), bwd.tolerance()};
   };
   return measure_and_report(
       settings, {.run =
@@ -124,6 +135,12 @@ int run(int argc, char** argv) {
   for (const ActivationLayout* l : {&bwd.grad_output_layout(), &bwd.grad_input_layout()})
     memory.add_floats({l->images, l->channels.blocks(), l->padded_h(), l->padded_w(), l->channels.block});
   memory.add_floats({config.k_blocking().padded(), config.c_blocking().padded(), s.R, s.S});
+  if (config.bf16()) {  // the bf16 copies of the blocked tensors, and grad_input as floats for the check
+    memory.add_bytes(weft::bytes_needed({bwd.grad_output_layout().size() + bwd.grad_input_layout().size() +
+                                         bwd.filter_layout().size()},
+                                        2));
+    memory.add_floats({bwd.grad_input_layout().size()});
+  }
   if (pretransposed != 0) {
     memory.add_floats({bwd.transposed_filter_layout().size()});
   } else {

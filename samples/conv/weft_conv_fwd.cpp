@@ -15,6 +15,7 @@
 #include "conv_auto.hpp"
 #include "conv_fwd.hpp"
 #include "conv_reference.hpp"
+#include "pass_buffer.hpp"
 
 namespace {
 
@@ -47,7 +48,8 @@ const weft::cli::Tool kTool{
     "       weft-conv-fwd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"
     "  auto         the configuration `weft-tune conv --pass fwd` stored for this shape and --threads\n"
     "               (else the nearest tuned shape the sample accepts, else Abcdefg, bc = bk = 32);\n"
-    "               WEFT_TUNING_DB names the database\n"};
+    "               WEFT_TUNING_DB names the database\n"
+    "  USE_BF16=1 (environment)  bf16 tensors (filter tiles in VNNI-2), fp32 accumulation; bc even\n"};
 
 double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }
 
@@ -65,9 +67,11 @@ std::uint64_t memory_needed(const ConvFwd& conv, bool check) {
   memory.add_floats({s.K, s.C, s.R, s.S});            // filter
   memory.add_floats({conv.config().k_blocking().padded()});  // bias, blocked
   memory.add_floats({s.K});                           // bias
-  memory.add_floats({conv.input_layout().size()});
-  memory.add_floats({conv.filter_layout().size()});
-  memory.add_floats({conv.output_layout().size()});
+  // Blocked copies, and in bf16 their bf16 copies (half as large) besides.
+  const std::int64_t blocked = conv.input_layout().size() + conv.filter_layout().size() + conv.output_layout().size();
+  memory.add_floats({blocked});
+  if (conv.config().bf16()) memory.add_bytes(weft::bytes_needed({blocked}, 2));
+  if (conv.config().zero_output_rims || conv.config().bf16()) memory.add_floats({conv.output_layout().size()});  // as floats
   memory.add_bytes(conv.scratch_bytes());
   if (check) {
     memory.add_floats({2, s.N, s.K, s.ofh(), s.ofw()});  // the result, unblocked, and the reference
@@ -92,19 +96,24 @@ std::string options_text(const ConvFwdConfig& c) {
 int run_allocated(const ConvFwd& conv, const RunSettings& settings) {
   const ConvFwdConfig& config = conv.config();
   const ConvShape& s = config.shape;
-  const std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
-  const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 2);
-  const std::vector<float> bias = random_floats(s.K, 3);
+  std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
+  std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 2);
+  std::vector<float> bias = random_floats(s.K, 3);
+  if (config.bf16()) {
+    // The values the bf16 run reads, for the reference.
+    for (std::vector<float>* v : {&input, &filter, &bias}) round_to_bf16(*v);
+  }
 
   double start = omp_get_wtime();
-  const std::vector<float> input_blocked = nchw_to_blocked(input.data(), conv.input_layout());
+  const PassBuffer input_blocked = PassBuffer::activations(nchw_to_blocked(input.data(), conv.input_layout()), config);
   const double input_ms = milliseconds_since(start);
   start = omp_get_wtime();
-  const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), conv.filter_layout());
+  const PassBuffer filter_blocked =
+      PassBuffer::filter(kcrs_to_blocked(filter.data(), conv.filter_layout()), conv.filter_layout(), config);
   const double filter_ms = milliseconds_since(start);
-  const std::vector<float> bias_blocked = blocked_bias(bias.data(), config.k_blocking());
+  const PassBuffer bias_blocked = PassBuffer::activations(blocked_bias(bias.data(), config.k_blocking()), config);
   // Not zero, as PARLOOPER's: rims the run should zero, and outputs it should write, must be.
-  std::vector<float> output_blocked = random_floats(conv.output_layout().size(), 4);
+  PassBuffer output_blocked = PassBuffer::activations(random_floats(conv.output_layout().size(), 4), config);
 
   std::printf("%s%s, %s mode, threads %d, isa %s\n", conv_header("weft-conv-fwd", config).c_str(),
               options_text(config).c_str(), conv.per_tap() ? "per-tap" : "batch-reduce", settings.threads,
@@ -114,20 +123,21 @@ int run_allocated(const ConvFwd& conv, const RunSettings& settings) {
   const auto verify = [&] {
     std::vector<float> result(static_cast<std::size_t>(s.N * s.K * s.ofh() * s.ofw())), ref(result.size());
     const double back = omp_get_wtime();
-    blocked_to_nchw(output_blocked.data(), result.data(), conv.output_layout());
+    const std::vector<float> output = output_blocked.as_floats();
+    blocked_to_nchw(output.data(), result.data(), conv.output_layout());
     std::printf("conversion: output blocked -> NCHW %.3f ms\n", milliseconds_since(back));
     conv_fwd_reference(s, input.data(), filter.data(), config.with_bias ? bias.data() : nullptr, config.with_relu,
                        ref.data());
-    const double tolerance = sum_tolerance(conv.reduction_terms() + 1);
+    const double tolerance = conv.tolerance();
     if (!config.zero_output_rims) {
       return Verdict{compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size())), tolerance};
     }
     // The rims are part of the result: compare the whole blocked output with the reference's
     // blocked copy, whose rims are zero.
     std::printf("output rims: %lld elements not zero\n",
-                (long long)nonzero_rim_elements(output_blocked.data(), conv.output_layout()));
+                (long long)nonzero_rim_elements(output.data(), conv.output_layout()));
     const std::vector<float> ref_blocked = nchw_to_blocked(ref.data(), conv.output_layout());
-    return Verdict{compare(output_blocked.data(), ref_blocked.data(), conv.output_layout().size()), tolerance};
+    return Verdict{compare(output.data(), ref_blocked.data(), conv.output_layout().size()), tolerance};
   };
   const auto run = [&] {
     conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output_blocked.data());

@@ -2,6 +2,8 @@
 
 #include <weft/cli/command_line.hpp>
 
+#include "element_type.hpp"
+
 namespace weft::samples {
 namespace {
 
@@ -13,7 +15,7 @@ std::string sizes(std::int64_t a, std::int64_t b, std::int64_t c) {
 
 void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form) {
-  reject_bf16_request();
+  loops.dtype = bf16_requested() ? jit::DataType::bf16 : jit::DataType::f32;
   const char* const what = "block sizes in blocks, outermost first";
   cli::add_integer_list(args.app(), "--k-blocks", loops.k_blocks, 1, INT32_MAX, what);
   cli::add_integer_list(args.app(), "--m-blocks", loops.m_blocks, 1, INT32_MAX, what);
@@ -44,8 +46,8 @@ bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max,
 }
 
 std::string gemm_header(const char* program, const GemmLoops& loops) {
-  return std::string(program) + ": " + loops.loop_string + ", M x N x K = " + sizes(loops.M, loops.N, loops.K) +
-         ", blocks " + sizes(loops.bm, loops.bn, loops.bk);
+  return std::string(program) + ": " + precision_name(loops.dtype) + ", " + loops.loop_string +
+         ", M x N x K = " + sizes(loops.M, loops.N, loops.K) + ", blocks " + sizes(loops.bm, loops.bn, loops.bk);
 }
 
 std::string gemm_buffers(const char* program, const GemmLoops& loops, const std::string& shape_extra,

@@ -11,7 +11,8 @@
 
 namespace weft::samples {
 
-// Refuses a bf16 request, parses argv into `args` with the GEMM options added, allows at most
+// Sets loops.dtype from USE_BF16 (bf16 when it is a non-zero integer; UsageError when it is
+// not an integer), parses argv into `args` with the GEMM options added, allows at most
 // `max` positional arguments (`form` lists them) and reads LOOP_STRING M N K bm bn bk into `loops`.
 // Positions 7 and up are the sample's own. A first argument "auto" (weft-gemm's tuned mode) is the
 // sample's to read: then only the options are.
@@ -24,8 +25,8 @@ void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** a
 // resolves the configuration (gemm_auto.hpp). Returns false for any other line.
 bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max, const char* form);
 
-// "<program>: <loop_string>, M x N x K = 64 x 64 x 64, blocks 32 x 32 x 32": how the samples'
-// header lines start.
+// "<program>: FP32, <loop_string>, M x N x K = 64 x 64 x 64, blocks 32 x 32 x 32" (BF16 in bf16):
+// how the samples' header lines start.
 std::string gemm_header(const char* program, const GemmLoops& loops);
 
 // "<program> with M x N x K = 64 x 64 x 64<shape_extra> (<buffers>[ and the check's reference])":

@@ -7,8 +7,8 @@ namespace weft::samples {
 GemmFwdConfig recommended_gemm_config(const GemmFwdConfig& problem, int threads) {
   GemmFwdConfig c = problem;
   const bool mlp = problem.n_layers > 1;
-  c.bm = mlp ? 64 : 32;
-  c.bn = 48;
+  c.bm = mlp || problem.bf16() ? 64 : 32;
+  c.bn = problem.bf16() ? 128 : 48;
   c.bk = 64;
   const std::int64_t mb = (problem.M + c.bm - 1) / c.bm;
   const std::int64_t kb = (problem.K + c.bk - 1) / c.bk;

@@ -14,6 +14,7 @@ namespace {
 std::int64_t validated_k_step(const GemmFwdConfig& c) {
   const std::int64_t step = c.validated_step("kbf", c.kbf, c.k_blocking());
   require_positive({{"n_layers", c.n_layers}});
+  c.require_even_in_bf16("bk", c.bk, "the weight tiles are VNNI-2, which pairs their elements along K");
   if (c.n_layers > 1 && (c.M != c.K || c.bm != c.bk)) {
     throw Error("an MLP (n_layers > 1) feeds each output into the next layer, so it needs "
                 "M == K and bm == bk");
@@ -29,13 +30,14 @@ GemmFwd::GemmFwd(GemmFwdConfig config)
       kernels_(m_blocking(), n_blocking(), config_.bk, {.lda = config_.bm, .ldb = config_.bk, .ldc = config_.bm},
                {.bias = config_.fuse_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none,
                 .relu = config_.fuse_relu,
-                .prefetch_c = output_prefetch(config_.loop_string, 3, 0)}),
+                .prefetch_c = output_prefetch(config_.loop_string, 3, 0)},
+               config_.brgemm_types()),
       loop_(config_.make_loop({k_step_, 1, 1})) {
-  require_sequential_reduction(loop_.dynamic().nest(), 0, (k_blocking().blocks() + k_step_ - 1) / k_step_);
+  require_sequential_reduction(loop_.dynamic().nest(), 0, k_chunks());
 }
 
-void GemmFwd::run_layer(const float* input, const float* weight, const float* bias,
-                        float* output) const {
+template <class T>
+void GemmFwd::run_layer(const T* input, const T* weight, const T* bias, T* output) const {
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   loop_([&](int* ind) {
@@ -53,8 +55,10 @@ void GemmFwd::run_layer(const float* input, const float* weight, const float* bi
   });
 }
 
-void GemmFwd::run(std::span<float* const> activations, std::span<const float* const> weights,
-                  std::span<const float* const> biases) const {
+template <class T>
+void GemmFwd::run_typed(std::span<T* const> activations, std::span<const T* const> weights,
+                        std::span<const T* const> biases) const {
+  require_buffers_of<T>(config_.dtype, "GemmFwd::run");
   const auto layers = static_cast<std::size_t>(config_.n_layers);
   if (activations.size() < layers + 1 || weights.size() < layers ||
       (config_.fuse_bias && biases.size() < layers)) {
@@ -68,6 +72,16 @@ void GemmFwd::run(std::span<float* const> activations, std::span<const float* co
     }
     run_layer(activations[l], weights[l], config_.fuse_bias ? biases[l] : nullptr, activations[l + 1]);
   }
+}
+
+void GemmFwd::run(std::span<float* const> activations, std::span<const float* const> weights,
+                  std::span<const float* const> biases) const {
+  run_typed(activations, weights, biases);
+}
+
+void GemmFwd::run(std::span<bfloat16* const> activations, std::span<const bfloat16* const> weights,
+                  std::span<const bfloat16* const> biases) const {
+  run_typed(activations, weights, biases);
 }
 
 }  // namespace weft::samples

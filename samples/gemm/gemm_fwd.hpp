@@ -10,6 +10,11 @@
 // to k_step blocks. The first chunk of an output block uses a beta = 0 kernel (its first touch),
 // the last one applies the fused bias / ReLU epilogue (its last touch), so an output block is
 // written by exactly the calls of one (im, in) pair, in K order.
+//
+// In bf16 (config.dtype) the buffers hold bfloat16 in the same blocked layouts, except that
+// each weight tile is in VNNI-2 (TileOrder::vnni2: pairs of K interleaved), which BRGEMM reads as
+// its A; the kernels accumulate in fp32 and round each call's output to bf16 (a chunk after the
+// first re-reads it), and the bias is bf16 too.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +24,7 @@
 #include <weft/parlooper/threaded_loop.hpp>
 
 #include "brgemm_table.hpp"
+#include "element_type.hpp"
 #include "gemm_loops.hpp"
 
 namespace weft::samples {
@@ -37,18 +43,31 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
 
   // One pass through all layers. activations[0] is the input B ([Nb][Kb][bn][bk]);
   // activations[l + 1] receives layer l's output ([Nb][Mb][bn][bm]); weights[l] is A of layer l
-  // ([Mb][Kb][bk][bm]); biases[l] has Mb * bm floats (used when fuse_bias).
+  // ([Mb][Kb][bk][bm]); biases[l] has Mb * bm elements (used when fuse_bias). The float overload
+  // runs an f32 pass, the bfloat16 one a bf16 pass (weights in VNNI-2 tiles); the other throws
+  // weft::Error.
   void run(std::span<float* const> activations, std::span<const float* const> weights,
            std::span<const float* const> biases) const;
+  void run(std::span<bfloat16* const> activations, std::span<const bfloat16* const> weights,
+           std::span<const bfloat16* const> biases) const;
 
   std::int64_t k_step() const { return k_step_; }
+  // Batch-reduce calls that add into each output block: ceil(Kb / k_step).
+  std::int64_t k_chunks() const { return (k_blocking().blocks() + k_step_ - 1) / k_step_; }
   double flops() const { return config_.flops() * config_.n_layers; }  // of one run()
-  // "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<kbf>_threads<T>", the MEASURE tag.
-  std::string measure_tag(int threads) const { return config_.measure_tag(config_.kbf, threads); }
+  // "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<kbf>_threads<T>", the MEASURE tag ("_bf16" appended
+  // in bf16).
+  std::string measure_tag(int threads) const {
+    return config_.measure_tag(config_.kbf, threads) + config_.precision_tag();
+  }
   std::string render_loop() const { return loop_.render(); }
 
  private:
-  void run_layer(const float* input, const float* weight, const float* bias, float* output) const;
+  template <class T>
+  void run_typed(std::span<T* const> activations, std::span<const T* const> weights,
+                 std::span<const T* const> biases) const;
+  template <class T>
+  void run_layer(const T* input, const T* weight, const T* bias, T* output) const;
 
   std::int64_t k_step_ = 1;
   BrgemmTable kernels_;

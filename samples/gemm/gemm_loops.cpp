@@ -1,5 +1,7 @@
 #include "gemm_loops.hpp"
 
+#include <weft/jit/error.hpp>
+
 #include "block_loops.hpp"
 
 namespace weft::samples {
@@ -8,9 +10,24 @@ double GemmLoops::flops() const {
   return 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
 }
 
+tpp::DataTypes GemmLoops::brgemm_types() const {
+  if (!bf16()) return {};
+  return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
+}
+
 std::int64_t GemmLoops::validated_step(const char* chunks_name, std::int64_t chunks, const Blocking& reduction) const {
   require_positive({{"M", M}, {"N", N}, {"K", K}, {"bm", bm}, {"bn", bn}, {"bk", bk}, {chunks_name, chunks}});
+  if (dtype != jit::DataType::f32 && dtype != jit::DataType::bf16) {
+    throw Error("data type " + std::string(jit::to_string(dtype)) +
+                ": the GEMM samples compute in f32 or in bf16 (with f32 accumulation)");
+  }
   return chunk_step(reduction.blocks(), chunks);
+}
+
+void GemmLoops::require_even_in_bf16(const char* name, std::int64_t value, const char* why) const {
+  if (!bf16() || value % 2 == 0) return;
+  throw Error(std::string(name) + " = " + std::to_string(value) + " is odd: in bf16 " + why + ", so " + name +
+              " must be even");
 }
 
 parlooper::ThreadedLoop<3> GemmLoops::make_loop(const std::array<std::int64_t, 3>& steps) const {

@@ -3,9 +3,13 @@
 // weft-gemm-bwd and weft-gemm-upd (and their tests) do around the kernel is then the same code:
 //
 //   const GemmBwd bwd(config);
-//   GemmPassData data(bwd.layout(), 1, 2);   // random W and dY (seeds 1, 2), blocked; dX zeroed
+//   GemmPassData<float> data(bwd.layout(), 1, 2);   // random W and dY (seeds 1, 2), blocked; dX zeroed
 //   bwd.run(data.left(), data.right(), data.out());
-//   ErrorNorms e = data.check();             // dX against W^T x dY in double precision
+//   Verdict v = data.check(bwd.bf16_sum());         // dX against W^T x dY in double precision
+//
+// In bf16 (GemmPassData<bfloat16>, layout.dtype bf16) the random inputs are rounded to bf16,
+// the blocked copies hold bfloat16 (VNNI-2 tiles where the layout says so), and the check bounds
+// every element's error (verification.hpp, bf16_error_bound) for the way the pass sums it.
 //
 // The forward sample, with its bias, ReLU and layers, has its own driver (weft_gemm.cpp).
 #pragma once
@@ -15,7 +19,10 @@
 #include <string>
 #include <vector>
 
+#include <weft/jit/data_type.hpp>
+
 #include "blocked_layout.hpp"
+#include "element_type.hpp"
 #include "sample_driver.hpp"
 #include "verification.hpp"
 
@@ -26,52 +33,69 @@ struct PassMatrix {
   Blocking rows, cols;
   bool row_block_major = false;  // to_blocked's order
   bool transposed = false;       // the product reads its transpose
+  TileOrder order = TileOrder::column_major;  // inside each tile (vnni2: a bf16 weight or weight gradient)
 };
 
 struct GemmPassLayout {
   PassMatrix left, right, out;
+  jit::DataType dtype = jit::DataType::f32;  // every operand's element type
   // Terms of each output sum: the columns of op(left).
   std::int64_t reduction() const { return left.transposed ? left.rows.size : left.cols.size; }
 };
 
+// T: float for an f32 layout, bfloat16 for a bf16 one (weft::Error otherwise).
+template <class T>
 class GemmPassData {
  public:
-  // Random inputs from the seeds, their blocked copies, and a blocked output filled with `out_fill`.
+  // Random inputs from the seeds (rounded to T), their blocked copies, and a blocked output filled
+  // with `out_fill`.
   GemmPassData(const GemmPassLayout& layout, std::uint64_t left_seed, std::uint64_t right_seed,
                float out_fill = 0.0f);
 
-  const float* left() const { return left_blocked_.data(); }
-  const float* right() const { return right_blocked_.data(); }
-  float* out() { return out_blocked_.data(); }
+  const T* left() const { return left_blocked_.data(); }
+  const T* right() const { return right_blocked_.data(); }
+  T* out() { return out_blocked_.data(); }
 
-  // The output (unblocked) against op(left) x op(right) computed in double precision.
-  Verdict check() const;
+  // The output (unblocked) against op(left) x op(right) computed in double precision: in f32 the
+  // relative L2 error within sum_tolerance(reduction); in bf16 every element within its bound for
+  // `sum` (how the pass summed it; unused in f32).
+  Verdict check(const Bf16Sum& sum) const;
   // Bytes the constructor allocates, with (`check`) what check() allocates on top.
   static std::uint64_t bytes(const GemmPassLayout& layout, bool check);
 
  private:
   GemmPassLayout layout_;
-  std::vector<float> left_, right_;  // plain
-  std::vector<float> left_blocked_, right_blocked_, out_blocked_;
+  std::vector<float> left_, right_;  // plain, the values the blocked copies hold
+  std::vector<T> left_blocked_, right_blocked_, out_blocked_;
 };
 
+extern template class GemmPassData<float>;
+extern template class GemmPassData<bfloat16>;
+
 // The run of weft-gemm-bwd and weft-gemm-upd: checks that the buffers fit this machine (`what`
-// names them for the message), allocates and fills them, prints `header`, then times, checks and
-// reports `pass` (GemmBwd or GemmUpd). Returns the exit status.
-template <class Pass>
-int run_gemm_pass(const Pass& pass, const RunSettings& settings, const std::string& what, const std::string& header) {
+// names them for the message), allocates and fills them in the pass's precision, prints `header`,
+// then times, checks and reports `pass` (GemmBwd or GemmUpd). Returns the exit status.
+template <class T, class Pass>
+int run_gemm_pass_in(const Pass& pass, const RunSettings& settings, const std::string& what,
+                     const std::string& header) {
   const GemmPassLayout layout = pass.layout();
   MemoryTally memory;
   memory.add_bytes(pass.run_memory_bytes(settings.threads));
-  memory.add_bytes(GemmPassData::bytes(layout, settings.check));
+  memory.add_bytes(GemmPassData<T>::bytes(layout, settings.check));
   return run_within_memory(what, memory.bytes(), [&] {
-    GemmPassData data(layout, 1, 2);
+    GemmPassData<T> data(layout, 1, 2);
     std::fputs(header.c_str(), stdout);
     return measure_and_report(settings, {.run = [&] { pass.run(data.left(), data.right(), data.out()); },
                                          .flops = pass.flops(),
                                          .measure_tag = pass.measure_tag(settings.threads),
-                                         .verify = [&] { return data.check(); }});
+                                         .verify = [&] { return data.check(pass.bf16_sum()); }});
   });
+}
+
+template <class Pass>
+int run_gemm_pass(const Pass& pass, const RunSettings& settings, const std::string& what, const std::string& header) {
+  if (pass.config().bf16()) return run_gemm_pass_in<bfloat16>(pass, settings, what, header);
+  return run_gemm_pass_in<float>(pass, settings, what, header);
 }
 
 }  // namespace weft::samples

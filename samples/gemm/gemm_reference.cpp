@@ -1,5 +1,6 @@
 #include "gemm_reference.hpp"
 
+#include <cmath>
 #include <vector>
 
 namespace weft::samples {
@@ -19,13 +20,18 @@ const float* plain(const GemmOperand& op, std::int64_t rows, std::int64_t cols, 
 }  // namespace
 
 void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand A_op, GemmOperand B_op,
-                    const float* bias, bool relu, float* C) {
+                    const float* bias, bool relu, float* C, Bf16Magnitudes* magnitudes, std::int64_t chunk_terms) {
   std::vector<float> a_copy, b_copy;
   const float* A = plain(A_op, M, K, a_copy);
   const float* B = plain(B_op, K, N, b_copy);
+  const auto elements = static_cast<std::size_t>(M * N);
+  if (magnitudes != nullptr) {
+    magnitudes->terms.assign(elements, 0.0);
+    magnitudes->partials.assign(chunk_terms > 0 ? elements : 0, 0.0);
+  }
 #pragma omp parallel
   {
-    std::vector<double> column(static_cast<std::size_t>(M));
+    std::vector<double> column(static_cast<std::size_t>(M)), running;
 #pragma omp for schedule(static)
     for (std::int64_t j = 0; j < N; ++j) {
       for (std::int64_t i = 0; i < M; ++i) column[i] = bias != nullptr ? bias[i] : 0.0;
@@ -37,6 +43,23 @@ void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand 
       for (std::int64_t i = 0; i < M; ++i) {
         const double v = relu && column[i] < 0 ? 0.0 : column[i];
         C[j * M + i] = static_cast<float>(v);
+      }
+      if (magnitudes == nullptr) continue;
+      // A second sweep rather than more accumulators in the loop above: the f32 checks keep their
+      // speed. The running sums start without the bias, which the kernels add in the last call.
+      double* terms = magnitudes->terms.data() + j * M;
+      double* partials = chunk_terms > 0 ? magnitudes->partials.data() + j * M : nullptr;
+      running.assign(static_cast<std::size_t>(M), 0.0);
+      for (std::int64_t i = 0; i < M; ++i) terms[i] = bias != nullptr ? std::fabs(static_cast<double>(bias[i])) : 0.0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        if (partials != nullptr && k > 0 && k % chunk_terms == 0)
+          for (std::int64_t i = 0; i < M; ++i) partials[i] += std::fabs(running[i]);
+        const double b = B[j * K + k];
+        const float* a = A + k * M;
+        for (std::int64_t i = 0; i < M; ++i) {
+          running[i] += static_cast<double>(a[i]) * b;
+          terms[i] += std::fabs(static_cast<double>(a[i]) * b);
+        }
       }
     }
   }

@@ -1,5 +1,5 @@
-// weft-gemm-bwd: backward by data, dX = W^T x dY, on ThreadedLoop + BRGEMM, verified against a
-// double-precision reference.
+// weft-gemm-bwd: backward by data, dX = W^T x dY, on ThreadedLoop + BRGEMM, in FP32 or bf16,
+// verified against a double-precision reference.
 #include <cstdio>
 #include <string>
 
@@ -26,7 +26,8 @@ const weft::cli::Tool kTool{
     "  auto         loop string, blocks, tiles, mbf and private_trans from the tuning database\n"
     "               (weft-tune gemm --pass bwd): this shape's best, else the nearest tuned\n"
     "               shape's, else the defaults (aBC, 32-cubed tiles, one chunk)\n"
-    "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
+    "  USE_BF16=1 in the environment: bf16 (W in the forward's VNNI-2 tiles, transposed into\n"
+    "  VNNI-2 along M inside the timed run; bm and bk even)\n"};
 
 int run(int argc, char** argv) {
   GemmBwdConfig config;

@@ -28,7 +28,8 @@ const weft::cli::Tool kTool{
     "  auto         loop string, blocks, tiles, nbf and private_trans from the tuning database\n"
     "               (weft-tune gemm --pass upd), P the parallel degree of c: this shape's best,\n"
     "               else the nearest tuned shape's, else the defaults (aBC, 32-cubed tiles)\n"
-    "  FP32 only: USE_BF16 other than 0 in the environment is refused (no bf16 yet)\n"};
+    "  USE_BF16=1 in the environment: bf16 (dY repacked in VNNI-2 along N, dW written in the\n"
+    "  weights' VNNI-2 tiles, inside the timed run; bn and bk even)\n"};
 
 int run(int argc, char** argv) {
   GemmUpdConfig config;

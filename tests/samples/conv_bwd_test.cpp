@@ -41,9 +41,15 @@ struct Case {
   std::int64_t h_block = 1, w_block = 1, c_block = 1, k_block = 1, h_in_gemm = 1;
   int threads = 2;
   ConvBwdPath path = ConvBwdPath::gather;
+  bool bf16 = false;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name << " (" << c.loop_string << ")"; }
+
+Case bf16(Case c) {
+  c.bf16 = true;
+  return c;
+}
 
 ConvBwdConfig config_of(const Case& c) {
   ConvBwdConfig config;
@@ -52,6 +58,7 @@ ConvBwdConfig config_of(const Case& c) {
   config.bc = c.bc, config.bk = c.bk;
   config.h_block = c.h_block, config.w_block = c.w_block, config.c_block = c.c_block;
   config.k_block = c.k_block, config.h_in_gemm = c.h_in_gemm;
+  if (c.bf16) config.dtype = weft::jit::DataType::bf16;
   return config;
 }
 
@@ -77,25 +84,61 @@ std::vector<float> image_of(const std::vector<float>& grad_input, const ConvBwd&
 // tiles), and compares the image with the reference of the second; likewise run_transposed() on
 // the two filters transposed (a run that kept the first one's tiles, or read the filter
 // untransposed, would fail).
+// The passes' buffers in the element type of the pass: floats, or bf16 (the filters' tiles in VNNI-2
+// along C, as the forward pass takes them), handed back as floats.
+struct Buffers {
+  const ConvBwd& bwd;
+  bool bf16() const { return bwd.config().bf16(); }
+  std::vector<weft::jit::bfloat16> low(const std::vector<float>& v, bool filter) const {
+    return filter ? filter_to_vnni2(v, bwd.filter_layout()) : to_bf16(v);
+  }
+  // run(filter, grad_output) or, with `transposed`, transpose_filter then run_transposed, into a
+  // grad_input full of garbage.
+  std::vector<float> run(const std::vector<float>& filter, const std::vector<float>& grad_output, bool transposed,
+                         std::vector<float> grad_input) const {
+    const auto t_size = static_cast<std::size_t>(bwd.transposed_filter_layout().size());
+    if (!bf16()) {
+      std::vector<float> t(t_size);
+      if (!transposed) {
+        bwd.run(filter.data(), grad_output.data(), grad_input.data());
+      } else {
+        bwd.transpose_filter(filter.data(), t.data());
+        bwd.run_transposed(t.data(), grad_output.data(), grad_input.data());
+      }
+      return grad_input;
+    }
+    const auto f = low(filter, true), go = low(grad_output, false);
+    auto gi = low(grad_input, false);
+    std::vector<weft::jit::bfloat16> t(t_size);
+    if (!transposed) {
+      bwd.run(f.data(), go.data(), gi.data());
+    } else {
+      bwd.transpose_filter(f.data(), t.data());
+      bwd.run_transposed(t.data(), go.data(), gi.data());
+    }
+    return to_floats(gi.data(), static_cast<std::int64_t>(gi.size()));
+  }
+};
+
 Outcome run_case(const ConvBwd& bwd, int threads) {
   omp_set_num_threads(threads);
   const ConvShape& s = bwd.config().shape;
-  const std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 31);
-  const std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 32);
+  std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 31);
+  std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 32);
+  if (bwd.config().bf16()) {
+    round_to_bf16(grad_output);  // what the run reads, for the reference
+    round_to_bf16(filter);
+  }
   const std::vector<float> grad_output_blocked = nchw_to_blocked(grad_output.data(), bwd.grad_output_layout());
   const std::vector<float> filter_blocked = kcrs_to_blocked(filter.data(), bwd.filter_layout());
   const std::vector<float> first_filter = random_floats(bwd.filter_layout().size(), 33);
   const ActivationLayout& in = bwd.grad_input_layout();
-  std::vector<float> grad_input(static_cast<std::size_t>(in.size()), 555.0f);
-  bwd.run(first_filter.data(), grad_output_blocked.data(), grad_input.data());
-  bwd.run(filter_blocked.data(), grad_output_blocked.data(), grad_input.data());
-
-  std::vector<float> transposed(static_cast<std::size_t>(bwd.transposed_filter_layout().size()));
-  std::vector<float> grad_input_t(static_cast<std::size_t>(in.size()), 555.0f);
-  bwd.transpose_filter(first_filter.data(), transposed.data());
-  bwd.run_transposed(transposed.data(), grad_output_blocked.data(), grad_input_t.data());
-  bwd.transpose_filter(filter_blocked.data(), transposed.data());
-  bwd.run_transposed(transposed.data(), grad_output_blocked.data(), grad_input_t.data());
+  const Buffers buffers{bwd};
+  const std::vector<float> garbage(static_cast<std::size_t>(in.size()), 555.0f);
+  // A first run on another filter, then the one compared; run() keeps no tiles from the first.
+  buffers.run(first_filter, grad_output_blocked, false, garbage);
+  const std::vector<float> grad_input = buffers.run(filter_blocked, grad_output_blocked, false, garbage);
+  const std::vector<float> grad_input_t = buffers.run(filter_blocked, grad_output_blocked, true, garbage);
 
   const std::int64_t count = s.N * s.C * s.H * s.W;
   const std::vector<float> result = image_of(grad_input, bwd), result_t = image_of(grad_input_t, bwd);
@@ -111,7 +154,7 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
         for (std::int64_t x = 0; x < in.w; ++x)
           padding += grad_input[static_cast<std::size_t>(in.offset(n, c / bc, y + in.pad_h, x + in.pad_w) + c % bc)] != 0;
   return {compare(result.data(), reference.data(), count), compare(result_t.data(), reference.data(), count),
-          sum_tolerance(bwd.reduction_terms()), padding, differs};
+          bwd.tolerance(), padding, differs};
 }
 
 class ConvBwdCases : public ::testing::TestWithParam<Case> {};
@@ -179,6 +222,30 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"s2_2x2_parallel", "abcDEFG", square_shape(1, 8, 8, 8, 2, 2, 0), 8, 8, 1, 1, 1, 1, 1, 4, P::scatter_taps},
         Case{"s3_3x3_parallel", "abcDGef", square_shape(2, 9, 8, 8, 3, 3, 1), 8, 8, 1, 1, 1, 1, 1, 3, P::scatter_taps}),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+// bf16: the three paths, chunks, column blocks and rows per GEMM, per-chunk and up-front transposes.
+INSTANTIATE_TEST_SUITE_P(
+    Bf16, ConvBwdCases,
+    ::testing::Values(
+        bf16(Case{"same3x3", "Abcdefg", square_shape(2, 6, 16, 16, 3, 1, 1), 8, 8}),
+        bf16(Case{"pointwise", "Abcdefg", square_shape(2, 5, 16, 24, 1, 1, 0), 8, 8}),
+        bf16(Case{"valid3x3_rims", "Abcdefg", square_shape(1, 7, 8, 8, 3, 1, 0), 8, 8}),
+        bf16(Case{"same7x7_edge_columns", "Abcdefg", square_shape(1, 9, 8, 8, 7, 1, 3), 8, 8}),
+        bf16(Case{"channel_remainders", "Abcdefg", square_shape(2, 5, 10, 13, 3, 1, 1), 4, 8}),
+        bf16(Case{"first_layer_c3", "Abcdefg", square_shape(1, 6, 3, 16, 3, 1, 1), 4, 8}),
+        bf16(Case{"h_in_gemm_remainder", "Abcdefg", square_shape(2, 7, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 3}),
+        bf16(Case{"k_block_remainder", "Abcdefg", square_shape(1, 5, 8, 40, 3, 1, 1), 8, 8, 1, 1, 1, 2}),
+        bf16(Case{"w_block_grid", "A{R:2}B{C:2}cdefg", square_shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 2, 1, 1, 1, 4}),
+        bf16(Case{"rows_outside_chunks", "Adbcefg", square_shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2}),
+        bf16(Case{"s2_1x1", "Abcdefg", square_shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1}),
+        bf16(Case{"s2_3x3", "Abcdefg", square_shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 2, 1, 2, P::scatter_taps}),
+        bf16(Case{"s2_7x7_c3", "Abcdefg", square_shape(1, 12, 3, 16, 7, 2, 3), 4, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps})),
+    [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+TEST(ConvBwd, Bf16NeedsEvenChannelBlocks) {
+  EXPECT_THROW(ConvBwd(config_of(bf16({"odd_bk", "Abcdefg", square_shape(1, 5, 8, 8, 3, 1, 1), 8, 5}))), weft::Error);
+  EXPECT_THROW(ConvBwd(config_of(bf16({"odd_bc", "Abcdefg", square_shape(1, 5, 8, 8, 3, 1, 1), 3, 8}))), weft::Error);
+}
 
 // avoid_rim_fmas in the gather: the taps of a GEMM whose grad_output pixels are rims for all its
 // pixels are left out (filter rows; with one row per GEMM also filter columns, the edge columns
@@ -445,6 +512,28 @@ TEST(ConvBwdProgram, PretransposedRunsOnTheFilterTransposedBefore) {
     EXPECT_THAT(pre.out, HasSubstr("check: PASSED")) << line;
   }
   EXPECT_EQ(run_program("Abcdefg 1 8 8 8 8 3 3 1 1 1 1 8 8 --pretransposed 2").status, 2);
+}
+
+// USE_BF16=1: the three paths in bf16, checked, with "BF16" in the header and "_bf16" ending the
+// tag; an odd bk is refused (exit status 2) before anything runs.
+TEST(ConvBwdProgram, UseBf16RunsTheBf16Pass) {
+  const auto bf16 = [](const std::string& args) {
+    return weft::test::run_program("USE_BF16=1 '" WEFT_CONV_BWD_PATH "' " + args + " --threads 2 --warmup 0",
+                                   "weft_conv_bwd_bf16");
+  };
+  for (const char* line : {"Abcdefg 2 8 8 8 16 3 3 1 1 1 1 8 8", "Afgbdced 1 8 8 16 8 3 3 2 2 1 1 8 8",
+                           "Adbcefg 1 8 8 8 8 1 1 2 2 0 0 8 8"}) {
+    for (const char* extra : {"", " --pretransposed 1"}) {
+      const auto r = bf16(std::string(line) + extra);
+      EXPECT_EQ(r.status, 0) << line << extra << "\n" << r.err;
+      EXPECT_THAT(r.out, HasSubstr("weft-conv-bwd: BF16, ")) << line;
+      EXPECT_THAT(r.out, HasSubstr("check: PASSED")) << line << extra << "\n" << r.out;
+      EXPECT_THAT(r.out, HasSubstr("_threads2_bf16\n")) << line;
+    }
+  }
+  const auto odd = bf16("Abcdefg 1 8 8 8 8 3 3 1 1 1 1 8 5");
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_THAT(odd.err, HasSubstr("bk = 5 with bf16"));
 }
 #endif
 

@@ -230,8 +230,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 // bf16 (USE_BF16): bf16 tensors, VNNI-2 filter tiles, fp32 accumulation, the output rounded per C
 // chunk. Both modes, every kind of GEMM (rows, rims skipped and edge columns down the image,
-// several rows, strided 1x1, per tap), chunks, epilogues and rims. Not here: the padded copy and
-// the packed input, whose bf16 copy kernels come with the element-wise bf16 TPPs.
+// several rows, strided 1x1, per tap), chunks, epilogues and rims, the packed input and the padded
+// copy (bf16 copy TPPs).
 INSTANTIATE_TEST_SUITE_P(
     Bf16, ConvFwdCases,
     ::testing::Values(
@@ -252,7 +252,11 @@ INSTANTIATE_TEST_SUITE_P(
              .bf16 = true},
         Case{.name = "logical_per_tap", .shape = square_shape(1, 8, 4, 4, 3, 2, 1), .logical = true, .bias = true,
              .relu = true, .bf16 = true},
-        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4, .bf16 = true}),
+        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = k3x3, .c_block = 2, .threads = 4, .bf16 = true},
+        Case{.name = "pack_input", .loops = "Afgbdced", .shape = square_shape(2, 8, 8, 8, 1, 2, 0), .pack = true,
+             .threads = 2, .bf16 = true},
+        Case{.name = "input_copy", .loops = "Afgbdced", .shape = k3x3, .logical = true, .copy = true, .bias = true,
+             .threads = 2, .bf16 = true}),
     [](const auto& test) { return test.param.name; });
 
 TEST(ConvFwd, Bf16NeedsAnEvenChannelBlock) {
@@ -531,6 +535,30 @@ TEST(ConvFwdProgram, RefusesWithStatusTwo) {
     EXPECT_EQ(refused.status, 2) << args << "\n" << refused.out;
     EXPECT_THAT(refused.err, HasSubstr("weft-conv-fwd: ")) << args;
   }
+}
+
+// USE_BF16=1: the pass in bf16, checked (rims, bias, ReLU, the padded copy), "BF16" in the header,
+// "_bf16" ending the tag; an odd bc is refused before anything runs, as is a non-integer USE_BF16.
+TEST(ConvFwdProgram, UseBf16RunsTheBf16Pass) {
+  const auto with = [](const std::string& env, const std::string& args) {
+    return weft::test::run_program(env + " '" WEFT_CONV_FWD_PATH "' " + args + " --threads 2 --warmup 0",
+                                   "weft_conv_fwd_bf16");
+  };
+  for (const char* args : {"Afgbdced 2 8 8 8 8 3 3 1 1 1 1 4 4 1 1 1 1 1 0 2",
+                           "A{R:2}C{C:1}fgbde 2 9 9 5 6 3 3 2 2 1 1 4 4 1 2 2 1 1 0 2 1 1 0 0 0 0 1 1 1",
+                           "Abcdefg 1 7 7 4 4 3 3 1 1 1 1 4 4 1 1 1 1 7 0 2 0 0 1 1 1 1 1 1 1"}) {
+    const auto r = with("USE_BF16=1", args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    EXPECT_THAT(r.out, HasSubstr("weft-conv-fwd: BF16, ")) << args;
+    EXPECT_THAT(r.out, HasSubstr("check: PASSED")) << args << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("_threads2_bf16\n")) << args;
+  }
+  const auto odd = with("USE_BF16=1", "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 3 4");
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_THAT(odd.err, HasSubstr("bc = 3 with bf16"));
+  const auto word = with("USE_BF16=yes", "Abcdefg 1 8 8 4 4 3 3 1 1 1 1 4 4");
+  EXPECT_EQ(word.status, 2);
+  EXPECT_THAT(word.err, HasSubstr("USE_BF16 (environment): 'yes' is not an integer"));
 }
 #endif
 

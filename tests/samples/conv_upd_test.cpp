@@ -220,6 +220,13 @@ TEST_F(ConvUpdCli, RefusesWhatItDoesNotDo) {
   const auto bf16 = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 1 1 1 0 0 0 7 4 0 0 1 0");
   EXPECT_EQ(bf16.status, 2);
   EXPECT_NE(bf16.err.find("bf16 tuning knobs"), std::string::npos) << bf16.err;
+  // USE_BF16: no bf16 kernels for this pass yet, said by name (an FP32 run would be filed as bf16).
+  const auto use_bf16 = weft::test::run_program(
+      "USE_BF16=1 '" + std::string(WEFT_CONV_UPD_PATH) + "' Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 --warmup 0",
+      "weft_conv_upd_bf16");
+  EXPECT_EQ(use_bf16.status, 2);
+  EXPECT_NE(use_bf16.err.find("the backward pass by weights has no bf16 kernels yet"), std::string::npos)
+      << use_bf16.err;
   // auto takes the shape and n_iters only (the rest is the tuner's: weft_tune_cli_test.cpp).
   for (const char* line : {"auto", "auto 2 8 8 16 16 3 3 1 1 1 1 10 1"}) {
     const auto tuned = run_upd(line);

@@ -221,7 +221,7 @@ namespace weft::tuner {
 namespace {
 
 // bf16 (weft-tune conv --dtype bf16): its own key, even channel blocks, candidates that pass the
-// check within the bf16 tolerance, and the backward passes refused.
+// check within the bf16 tolerance (forward and backward by data), and the update refused.
 TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
   const samples::ConvShape conv1 = square_shape(1, 12, 3, 8, 3, 2, 1);
   ConvSearchOptions bf16;
@@ -232,13 +232,21 @@ TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
   std::set<long> bcs;
   for (const Knobs& k : w.knob_choices()) bcs.insert(TunedConfig{k, "", {}}.knob("bc", -1));
   EXPECT_EQ(bcs, (std::set<long>{4})) << "C = 3: one block of 3 channels and a zero one";
+  EXPECT_EQ(w.default_config(1).knob("bc", -1), 4) << "the default too (it was 3, which bf16 refuses)";
   omp_set_num_threads(1);
   for (const Knobs& k : w.knob_choices()) {
     const CheckResult check = w.prepare(TunedConfig{k, "Abcdefg", {}})->check();
     EXPECT_TRUE(check.passed) << check.message;
   }
-  EXPECT_THAT([&] { ConvWorkload(conv1, ConvPassKind::bwd, bf16); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("bf16 for the forward one")));
+  EXPECT_THAT([&] { ConvWorkload(conv1, ConvPassKind::upd, bf16); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("bf16 for the forward and backward-by-data ones")));
+  // The backward pass by data: its candidates pass their check in bf16 too.
+  const ConvWorkload bwd(square_shape(1, 6, 8, 8, 3, 1, 1), ConvPassKind::bwd, bf16);
+  EXPECT_EQ(bwd.key(1).dtype, "bf16");
+  for (const Knobs& k : bwd.knob_choices()) {
+    const CheckResult check = bwd.prepare(TunedConfig{k, "Abcdefg", {}})->check();
+    EXPECT_TRUE(check.passed) << check.message;
+  }
 }
 
 using BestBf16ConvConfig = test::TemporaryTuningDatabase;

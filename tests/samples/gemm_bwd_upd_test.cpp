@@ -2,11 +2,14 @@
 #include <cctype>
 #include <omp.h>
 
+#include <cmath>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include <weft/jit/error.hpp>
 
 #include "gemm_bwd.hpp"
 #include "gemm_pass.hpp"
@@ -15,6 +18,7 @@
 namespace {
 
 using namespace weft::samples;
+using weft::jit::DataType;
 
 enum class Pass { bwd, upd };
 
@@ -43,37 +47,53 @@ Config config_of(const Shape& s) {
 }
 
 // The pass run twice (the second run must not see the first one's state) on an output that starts
-// as garbage, compared with the plain reference.
-template <class Pass>
+// as garbage, compared with the plain reference. T: float or bfloat16, the pass's precision.
+template <class T, class Pass>
 Verdict pass_error(const Pass& pass, int threads) {
   omp_set_num_threads(threads);
-  GemmPassData data(pass.layout(), 21, 22, 555.0f);
+  GemmPassData<T> data(pass.layout(), 21, 22, 555.0f);
   pass.run(data.left(), data.right(), data.out());
   pass.run(data.left(), data.right(), data.out());
-  return data.check();
+  return data.check(pass.bf16_sum());
 }
 
-// dX = W^T dY through the sample.
-Verdict bwd_error(const Shape& s) {
+GemmBwdConfig bwd_config(const Shape& s, DataType dtype) {
   GemmBwdConfig c = config_of<GemmBwdConfig>(s);
   c.mbf = s.chunks;
-  return pass_error(GemmBwd(c), s.threads);
+  c.dtype = dtype;
+  return c;
 }
 
-// dW = dY X^T through the sample.
-Verdict upd_error(const Shape& s) {
+GemmUpdConfig upd_config(const Shape& s, DataType dtype) {
   GemmUpdConfig c = config_of<GemmUpdConfig>(s);
   c.nbf = s.chunks;
   c.n_partial_filters = s.partial_filters;
-  return pass_error(GemmUpd(c), s.threads);
+  c.dtype = dtype;
+  return c;
+}
+
+// dX = W^T dY or dW = dY X^T through the sample.
+template <class T>
+Verdict pass_error(const Shape& s) {
+  const DataType dtype = weft::samples::data_type_of<T>();
+  if (s.pass == Pass::bwd) return pass_error<T>(GemmBwd(bwd_config(s, dtype)), s.threads);
+  return pass_error<T>(GemmUpd(upd_config(s, dtype)), s.threads);
 }
 
 class GemmBackwardCases : public ::testing::TestWithParam<Shape> {};
 TEST_P(GemmBackwardCases, MatchesReference) {
   const Shape& s = GetParam();
-  const Verdict v = s.pass == Pass::bwd ? bwd_error(s) : upd_error(s);
+  const Verdict v = pass_error<float>(s);
   EXPECT_EQ(v.tolerance, sum_tolerance(s.pass == Pass::bwd ? s.M : s.N));  // the reduction's length
   EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
+}
+
+// The same shapes in bf16 (all their tiles are even), on whichever path this run selects
+// (avx512_bf16, or WEFT_ISA's): every element within its bf16 bound.
+TEST_P(GemmBackwardCases, MatchesReferenceInBf16) {
+  const Verdict v = pass_error<bfloat16>(GetParam());
+  EXPECT_TRUE(v.norms.bounded);
+  EXPECT_TRUE(v.norms.passed(0)) << v.norms.to_string();
 }
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GemmBackwardCases,
@@ -115,6 +135,59 @@ TEST(GemmBackward, ParallelReductionWithSeveralChunksIsAnError) {
   u.nbf = 2;
   EXPECT_THROW(GemmUpd{u}, weft::Error);
   u.n_partial_filters = 2;  // partial filters make a parallel reduction legal
+  EXPECT_NO_THROW(GemmUpd{u});
+}
+
+// Runs `pass` in bf16 and checks it; then one wrong element of its output (the first, in either
+// layout) must fail the check.
+template <class Pass>
+void expect_wrong_element_found(const Pass& pass) {
+  omp_set_num_threads(2);
+  GemmPassData<bfloat16> data(pass.layout(), 21, 22);
+  pass.run(data.left(), data.right(), data.out());
+  const Verdict right = data.check(pass.bf16_sum());
+  ASSERT_TRUE(right.norms.passed(0)) << right.norms.to_string();
+  const float value = weft::jit::to_float(data.out()[0]);
+  data.out()[0] = weft::jit::to_bfloat16(value + 0.25f + std::fabs(value) / 16);
+  const Verdict wrong = data.check(pass.bf16_sum());
+  EXPECT_FALSE(wrong.norms.passed(0)) << wrong.norms.to_string();
+  EXPECT_EQ(wrong.norms.beyond_bound, 1) << wrong.norms.to_string();
+}
+
+// The check can fail: dX, dW, and dW reduced from partial filters.
+TEST(GemmBackward, Bf16CheckFindsOneWrongElement) {
+  expect_wrong_element_found(
+      GemmBwd(bwd_config({Pass::bwd, "ACb", 64, 48, 64, 16, 16, 16, 2, false, 0, 2}, DataType::bf16)));
+  expect_wrong_element_found(
+      GemmUpd(upd_config({Pass::upd, "ABc", 64, 48, 64, 16, 16, 16, 2, false, 0, 2}, DataType::bf16)));
+  const GemmUpd partial(upd_config({Pass::upd, "abC", 64, 48, 64, 16, 16, 16, 3, false, 2, 2}, DataType::bf16));
+  EXPECT_TRUE(partial.uses_partial_filters());
+  expect_wrong_element_found(partial);
+}
+
+TEST(GemmBackward, Bf16NeedsEvenReductionTilesAndBf16Buffers) {
+  GemmBwdConfig b;
+  b.loop_string = "aBC";
+  b.M = b.N = b.K = 64;
+  b.dtype = DataType::bf16;
+  b.bm = 15;
+  EXPECT_THROW(GemmBwd{b}, weft::Error);  // W^T pairs M
+  b.bm = 16, b.bk = 17;
+  EXPECT_THROW(GemmBwd{b}, weft::Error);  // W (the forward's) pairs K
+  b.bk = 16, b.bn = 17;
+  const GemmBwd bwd(b);                   // dY and dX are column-major: any bn
+  std::vector<float> f(64 * 64);
+  EXPECT_THROW(bwd.run(f.data(), f.data(), f.data()), weft::Error);
+
+  GemmUpdConfig u;
+  u.loop_string = "abC";
+  u.M = u.N = u.K = 64;
+  u.dtype = DataType::bf16;
+  u.bn = 15;
+  EXPECT_THROW(GemmUpd{u}, weft::Error);  // dY pairs N
+  u.bn = 16, u.bk = 9;
+  EXPECT_THROW(GemmUpd{u}, weft::Error);  // dW in the weights' layout pairs K
+  u.bk = 16, u.bm = 9;
   EXPECT_NO_THROW(GemmUpd{u});
 }
 

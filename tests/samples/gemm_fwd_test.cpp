@@ -2,58 +2,38 @@
 
 #include <omp.h>
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "blocked_layout.hpp"
-#include "gemm_reference.hpp"
+#include <weft/jit/error.hpp>
+
+#include "gemm_fwd_data.hpp"
 
 namespace {
 
-using weft::samples::Blocking;
+using weft::jit::DataType;
+using weft::samples::bfloat16;
 using weft::samples::GemmFwd;
 using weft::samples::GemmFwdConfig;
+using weft::samples::GemmFwdData;
 
-// Runs the sample's forward pass on random inputs and returns the error against the reference.
-weft::samples::ErrorNorms run_against_reference(const GemmFwdConfig& config, int threads) {
+// Runs the sample's forward pass (its driver's data, GemmFwdData) twice and returns the check's
+// verdict: in FP32 the last output against the chain in double; in bf16 every layer within its
+// element-wise bound. A single layer's output starts as garbage: beta = 0 on the first chunk must
+// not read it, and the second run must not depend on the first.
+template <class T>
+weft::samples::Verdict run_and_check(const GemmFwdConfig& config, int threads, bool ring_buffer = false) {
   omp_set_num_threads(threads);
   const GemmFwd gemm(config);
-  const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
-  const std::int64_t M = config.M, N = config.N, K = config.K;
-  std::vector<float> a(static_cast<std::size_t>(M * K)), b(static_cast<std::size_t>(K * N));
-  std::vector<float> bias(static_cast<std::size_t>(mB.blocks() * mB.block), 0.0f);
-  weft::samples::fill_random(a.data(), M * K, 11);
-  weft::samples::fill_random(b.data(), K * N, 12);
-  weft::samples::fill_random(bias.data(), M, 13);
-  std::vector<float> weight = weft::samples::to_blocked(a.data(), mB, kB, true);
-  std::vector<float> input = weft::samples::to_blocked(b.data(), kB, nB, false);
-  const auto out_size = static_cast<std::size_t>(nB.blocks() * nB.block * mB.blocks() * mB.block);
-  // Output buffers start as garbage: beta = 0 on the first chunk must not read them.
-  std::vector<float> ping(out_size, 777.0f), pong(out_size, -777.0f);
-  // The MLP reads padded rows of the previous output as K padding: those must stay zero.
-  if (config.n_layers > 1) ping.assign(out_size, 0.0f), pong.assign(out_size, 0.0f);
-  std::vector<float*> acts{input.data()};
-  std::vector<const float*> weights, biases;
-  for (int l = 0; l < config.n_layers; ++l) {
-    acts.push_back(l % 2 == 0 ? ping.data() : pong.data());
-    weights.push_back(weight.data());
-    biases.push_back(bias.data());
-  }
-  gemm.run(acts, weights, biases);
-  gemm.run(acts, weights, biases);  // twice: results must not depend on what C held before
-
-  std::vector<float> result(static_cast<std::size_t>(M * N)), ref_in = b, ref_out(result.size());
-  weft::samples::from_blocked(acts.back(), result.data(), mB, nB, false);
-  for (int l = 0; l < config.n_layers; ++l) {
-    weft::samples::gemm_reference(M, N, K, a.data(), ref_in.data(),
-                                  config.fuse_bias ? bias.data() : nullptr, config.fuse_relu,
-                                  ref_out.data());
-    ref_in.swap(ref_out);
-  }
-  return weft::samples::compare(result.data(), ref_in.data(), M * N);
+  const float out_fill = config.n_layers > 1 ? 0.0f : 777.0f;
+  const GemmFwdData<T> data(gemm, ring_buffer, {.a_seed = 11, .b_seed = 12, .bias_seed = 13, .out_fill = out_fill});
+  data.run();
+  data.run();
+  return data.check();
 }
 
 struct Case {
@@ -72,8 +52,15 @@ TEST_P(GemmFwdCases, MatchesReference) {
   config.M = c.M, config.N = c.N, config.K = c.K;
   config.bm = c.bm, config.bn = c.bn, config.bk = c.bk, config.kbf = c.kbf;
   config.fuse_bias = c.bias, config.fuse_relu = c.relu;
-  const auto norms = run_against_reference(config, c.threads);
-  EXPECT_TRUE(norms.passed(weft::samples::sum_tolerance(c.K))) << norms.to_string();
+  const auto v = run_and_check<float>(config, c.threads);
+  EXPECT_EQ(v.tolerance, weft::samples::sum_tolerance(c.K));
+  EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
+  if (c.bk % 2 != 0) return;  // bf16 weights pair their K
+  // The same in bf16, on whichever path this run selects (avx512_bf16, or WEFT_ISA's).
+  config.dtype = DataType::bf16;
+  const auto bf16 = run_and_check<bfloat16>(config, c.threads);
+  EXPECT_TRUE(bf16.norms.bounded);
+  EXPECT_TRUE(bf16.norms.passed(0)) << bf16.norms.to_string();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -100,8 +87,81 @@ TEST(GemmFwd, MlpOfThreeLayersWithBiasAndRelu) {
   config.kbf = 2;
   config.n_layers = 3;
   config.fuse_bias = config.fuse_relu = true;
-  const auto norms = run_against_reference(config, 2);
-  EXPECT_TRUE(norms.passed(3 * weft::samples::sum_tolerance(config.K))) << norms.to_string();
+  const auto v = run_and_check<float>(config, 2);
+  EXPECT_EQ(v.tolerance, 3 * weft::samples::sum_tolerance(config.K));
+  EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
+}
+
+// bf16 MLPs chain bf16 activations: each layer is checked from its own bf16 input, with the ring
+// of two buffers too (whose check reruns the layers one buffer each).
+TEST(GemmFwd, Bf16MlpChecksEveryLayer) {
+  GemmFwdConfig config;
+  config.loop_string = "aBC";
+  config.M = config.K = 72;
+  config.N = 40;
+  config.bm = config.bk = config.bn = 16;
+  config.kbf = 2;
+  config.fuse_bias = config.fuse_relu = true;
+  config.dtype = DataType::bf16;
+  for (int layers : {2, 3}) {
+    config.n_layers = layers;
+    for (bool ring : {false, true}) {
+      const auto v = run_and_check<bfloat16>(config, 2, ring);
+      EXPECT_TRUE(v.norms.passed(0)) << layers << " layers, ring " << ring << ": " << v.norms.to_string() << v.note;
+      EXPECT_NE(v.note.find("worst layer: "), std::string::npos) << v.note;
+    }
+  }
+}
+
+// The check can fail: one output element off by far less than the values (but far more than
+// bf16 rounding) is reported, in the last layer and in the first.
+TEST(GemmFwd, Bf16CheckFindsOneWrongElement) {
+  GemmFwdConfig config;
+  config.loop_string = "aBC";
+  config.M = config.K = 64;
+  config.N = 48;
+  config.bm = config.bk = config.bn = 16;
+  config.fuse_bias = true;
+  config.dtype = DataType::bf16;
+  config.n_layers = 3;
+  omp_set_num_threads(2);
+  const GemmFwd gemm(config);
+  for (int layer : {1, 3}) {
+    const GemmFwdData<bfloat16> data(gemm, false);
+    data.run();
+    EXPECT_TRUE(data.check().norms.passed(0));
+    bfloat16& element = data.activations()[static_cast<std::size_t>(layer)][5 * 16 + 3];
+    // 1/16 of the value (16 times bf16's rounding) plus 1/4 (where the value is near 0).
+    const float value = weft::jit::to_float(element);
+    element = weft::jit::to_bfloat16(value + 0.25f + std::fabs(value) / 16);
+    const auto v = data.check();
+    EXPECT_FALSE(v.norms.passed(0)) << "layer " << layer << ": " << v.norms.to_string();
+    if (layer < 3) continue;  // the next layer, computed from the right value, fails too (worse)
+    EXPECT_EQ(v.norms.beyond_bound, 1) << v.norms.to_string();
+    EXPECT_NE(v.note.find("worst layer: 3 of 3"), std::string::npos) << v.note;
+  }
+}
+
+TEST(GemmFwd, Bf16NeedsEvenKTilesAndBf16Buffers) {
+  GemmFwdConfig config;
+  config.loop_string = "aBC";
+  config.M = config.N = config.K = 64;
+  config.bk = 33;
+  config.dtype = DataType::bf16;
+  try {
+    GemmFwd{config};
+    FAIL() << "an odd bk in bf16 was accepted";
+  } catch (const weft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bk = 33 is odd"), std::string::npos) << e.what();
+  }
+  config.bk = 32;
+  const GemmFwd gemm(config);
+  std::vector<float> buffer(64 * 64);
+  float* acts[] = {buffer.data(), buffer.data()};
+  const float* weights[] = {buffer.data()};
+  EXPECT_THROW(gemm.run(acts, weights, {}), weft::Error);  // float buffers into a bf16 pass
+  config.dtype = DataType::f64;
+  EXPECT_THROW(GemmFwd{config}, weft::Error);
 }
 
 TEST(GemmFwd, BadConfigurationsAreErrors) {

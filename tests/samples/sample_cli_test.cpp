@@ -1,6 +1,7 @@
 // The GEMM sample programs, run as programs: PARLOOPER's argument lines (its scripts pass
-// "... 0 0 BF16 0"), PARLOOPER's MEASURE tags, bf16 requests, and an exit status of 2 with a
-// message naming the argument for every bad argument, sizes beyond this machine included.
+// "... 0 0 BF16 0"), PARLOOPER's MEASURE tags, bf16 runs on every instruction set the host runs,
+// and an exit status of 2 with a message naming the argument for every bad argument (precisions
+// weft does not have and sizes beyond this machine included).
 #include <gtest/gtest.h>
 
 #include "run_program.hpp"
@@ -10,6 +11,9 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <vector>
+
+#include <weft/jit/cpu.hpp>
 
 namespace {
 
@@ -76,23 +80,89 @@ TEST_F(GemmSampleCli, PrintsParloopersMeasureTags) {
       << u.out;
 }
 
-// bf16 does not exist yet: refusing beats printing FP32 numbers that a script files under bf16.
-TEST_F(GemmSampleCli, RefusesBf16RequestsInsteadOfIgnoringThem) {
-  const Result precision = run(fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 BF16 0");
-  EXPECT_EQ(precision.status, 2);
-  EXPECT_NE(precision.err.find("precision (argument 13): BF16 is not supported yet"), std::string::npos)
-      << precision.err;
-  EXPECT_EQ(measure_tag(precision.out), "");
-  for (const char* program : {fwd, bwd, upd}) {
-    const Result env = run(program, "aBC 64 64 64 32 32 32", "USE_BF16=1");
-    EXPECT_EQ(env.status, 2) << program;
-    EXPECT_NE(env.err.find("USE_BF16=1 asks for bf16"), std::string::npos) << env.err;
-    EXPECT_EQ(measure_tag(env.out), "") << program;
-    EXPECT_EQ(run(program, "aBC 64 64 64 32 32 32", "USE_BF16=0").status, 0) << program;
+// The instruction sets this host runs, by WEFT_ISA name: bf16 runs natively on avx512_bf16
+// (vdpbf16ps) and widened to fp32 on avx512 and avx2.
+std::vector<std::string> host_isas() {
+  std::vector<std::string> names;
+  for (const char* name : {"avx512_bf16", "avx512", "avx2"})
+    if (weft::jit::can_run(*weft::jit::parse_isa(name), weft::jit::cpu_features())) names.emplace_back(name);
+  return names;
+}
+
+// USE_BF16 (PARLOOPER's switch) and weft-gemm's BF16 precision argument run every sample in bf16,
+// checked element by element, with the precision in the header and at the end of the MEASURE tag.
+TEST_F(GemmSampleCli, RunsBf16OnEveryIsaTheHostRuns) {
+  struct Case {
+    const char* program;
+    std::string args, env, tag;
+  };
+  const Case cases[] = {
+      // An MLP of 2 layers with bias and ReLU, by the precision argument.
+      {fwd, "aBC 64 48 64 16 16 16 2 2 2 1 1 BF16 0", "", "aBC_64_48_64_16_16_16_bf2_threads2_bf16"},
+      // The same with PARLOOPER's ring of two buffers over 3 layers, by USE_BF16 (and BF16 agreeing).
+      {fwd, "aBC 64 48 64 16 16 16 2 3 2 1 1 BF16 1", "USE_BF16=1", "aBC_64_48_64_16_16_16_bf2_threads2_bf16"},
+      {fwd, "aCb 70 46 50 16 16 16 2", "USE_BF16=1", "aCb_70_46_50_16_16_16_bf2_threads2_bf16"},
+      {bwd, "ACb 70 46 50 16 16 16 2 1 2", "USE_BF16=1",
+       "ACb_70_46_50_16_16_16_bf2_threads2_private_wt_trans1_bf16"},
+      {upd, "ABc 70 46 50 16 16 16 3 1 0 2", "USE_BF16=1",
+       "ABc_70_46_50_16_16_16_bf3_threads2_private_act_trans1_npartialFilters0_bf16"},
+      {upd, "abC 70 96 50 16 16 16 3 0 2 2", "USE_BF16=1",
+       "abC_70_96_50_16_16_16_bf3_threads2_private_act_trans0_npartialFilters2_bf16"},
+  };
+  const std::vector<std::string> isas = host_isas();
+  ASSERT_FALSE(isas.empty());
+  for (const std::string& isa : isas) {
+    for (const Case& c : cases) {
+      const Result r = run(c.program, c.args, "WEFT_ISA=" + isa + " " + c.env);
+      const std::string what = isa + ": " + c.program + " " + c.args;
+      EXPECT_EQ(r.status, 0) << what << "\n" << r.err;
+      EXPECT_NE(r.out.find(": BF16, "), std::string::npos) << what << "\n" << r.out;
+      EXPECT_NE(r.out.find("check: PASSED"), std::string::npos) << what << "\n" << r.out;
+      EXPECT_NE(r.out.find("bf16 bound per element: 0 beyond it"), std::string::npos) << what << "\n" << r.out;
+      EXPECT_EQ(measure_tag(r.out), c.tag) << what << "\n" << r.out;
+    }
   }
-  const Result garbage = run(fwd, "aBC 64 64 64 32 32 32", "USE_BF16=yes");
-  EXPECT_EQ(garbage.status, 2);
-  EXPECT_NE(garbage.err.find("USE_BF16"), std::string::npos) << garbage.err;
+  // The forward sample names the instruction set it ran.
+  const Result native = run(fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 BF16", "WEFT_ISA=" + isas.front());
+  EXPECT_NE(native.out.find("isa " + isas.front()), std::string::npos) << native.out;
+}
+
+// FP32 stays FP32 (USE_BF16 unset or 0: no "_bf16" in the tag); F16, BF8, INT8, a non-integer
+// USE_BF16, USE_BF16 against an explicit FP32, and tiles bf16 cannot pair are refused with exit
+// status 2 and a message, before anything runs.
+TEST_F(GemmSampleCli, RefusesWhatItCannotRunInBf16) {
+  for (const char* program : {fwd, bwd, upd}) {
+    for (const char* env : {"", "USE_BF16=0"}) {
+      const Result r = run(program, "aBC 64 64 64 32 32 32", env);
+      EXPECT_EQ(r.status, 0) << program << " " << env << "\n" << r.err;
+      EXPECT_NE(r.out.find(": FP32, "), std::string::npos) << r.out;
+      EXPECT_EQ(measure_tag(r.out).find("bf16"), std::string::npos) << r.out;
+    }
+  }
+  struct Case {
+    const char* program;
+    std::string args, env, says;
+  };
+  const Case cases[] = {
+      {fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 F16 0", "", "precision (argument 13): F16 is not supported yet"},
+      {fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 BF8 0", "", "precision (argument 13): BF8 is not supported yet"},
+      {fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 INT8 0", "", "precision (argument 13): INT8 is not supported yet"},
+      {fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 FP32 0", "USE_BF16=1",
+       "precision (argument 13): FP32, but USE_BF16 in the environment asks for bf16"},
+      {fwd, "aBC 64 64 64 32 32 32", "USE_BF16=yes", "USE_BF16 (environment): 'yes' is not an integer"},
+      {bwd, "aBC 64 64 64 32 32 32", "USE_BF16=1.5", "USE_BF16 (environment): '1.5' is not an integer"},
+      {upd, "aBC 64 64 64 32 32 32", "USE_BF16=on", "USE_BF16 (environment): 'on' is not an integer"},
+      {fwd, "aBC 64 64 64 32 32 33", "USE_BF16=1", "bk = 33 is odd: in bf16"},
+      {bwd, "aBC 64 64 64 31 32 32", "USE_BF16=1", "bm = 31 is odd: in bf16"},
+      {upd, "aBC 64 64 64 32 31 32", "USE_BF16=1", "bn = 31 is odd: in bf16"},
+      {upd, "aBC 200000 200000 200000 32 32 32", "USE_BF16=1", "TiB of memory, more than this machine's"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.program, c.args, c.env);
+    EXPECT_EQ(r.status, 2) << c.env << " " << c.program << " " << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.env << " " << c.program << " " << c.args << "\n" << r.err;
+    EXPECT_EQ(measure_tag(r.out), "") << r.out;
+  }
 }
 
 TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {

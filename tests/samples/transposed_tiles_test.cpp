@@ -1,5 +1,6 @@
 // Transposed tiles (samples/common/transposed_tiles.hpp): the up-front shared copy and the
-// per-thread copies made on first use hold the same transposes, in either slot order, run after run.
+// per-thread copies made on first use hold the same transposes (or, in bf16, VNNI-2 repacks), in
+// either slot order, run after run.
 #include "transposed_tiles.hpp"
 
 #include <omp.h>
@@ -8,10 +9,18 @@
 
 #include <gtest/gtest.h>
 
+#include <weft/jit/bfloat16.hpp>
+#include <weft/jit/error.hpp>
+
+#include "blocked_layout.hpp"
 #include "verification.hpp"
 
 namespace {
 
+using weft::jit::bfloat16;
+using weft::jit::DataType;
+using weft::samples::TileOrder;
+using weft::samples::TileTransform;
 using weft::samples::TransposedTiles;
 
 // Tile (o, i) of a [outer][inner] grid of rows x cols tiles, transposed, read from `copy`.
@@ -38,7 +47,7 @@ TEST(TransposedTiles, SharedAndPerThreadCopiesHoldTheSameTransposes) {
           for (float& v : source) v = -v;  // a new run must transpose the new contents
         t.start(source.data());
         for (std::int64_t i = 0; i < inner; ++i) {
-          const float* copy = t.tiles(1, 1, 2, i);  // thread 1 reads tiles 1 and 2 of column i
+          const float* copy = t.tiles<float>(1, 1, 2, i);  // thread 1 reads tiles 1 and 2 of column i
           expect_transposed(t, copy, source, rows, cols, inner, 1, i);
           expect_transposed(t, copy, source, rows, cols, inner, 2, i);
         }
@@ -48,6 +57,54 @@ TEST(TransposedTiles, SharedAndPerThreadCopiesHoldTheSameTransposes) {
       EXPECT_EQ(t.memory_bytes(2), per_thread ? 2 * copy_bytes + flags : copy_bytes);
     }
   }
+}
+
+// bf16 tiles, each transform: element (r, c) of source tile (o, i) (rows x cols, in the source's
+// order) lands where the destination's order puts it.
+TEST(TransposedTiles, Bf16TransformsPermuteEachTile) {
+  const std::int64_t rows = 6, cols = 4, outer = 3, inner = 2, tile = rows * cols;
+  std::vector<bfloat16> source(static_cast<std::size_t>(outer * inner * tile));
+  for (std::size_t e = 0; e < source.size(); ++e) source[e] = weft::jit::to_bfloat16(static_cast<float>(e));
+  struct Case {
+    TileTransform transform;
+    TileOrder from, to;
+    bool transposed;
+  };
+  omp_set_num_threads(2);
+  for (const Case& k : {Case{TileTransform::transpose, TileOrder::column_major, TileOrder::column_major, true},
+                        Case{TileTransform::vnni2_pack, TileOrder::column_major, TileOrder::vnni2, false},
+                        Case{TileTransform::vnni2_transpose, TileOrder::vnni2, TileOrder::vnni2, true}}) {
+    for (bool per_thread : {false, true}) {
+      const TransposedTiles t(rows, cols, outer, inner, true, per_thread, DataType::bf16, k.transform);
+      t.start(source.data());
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const bfloat16* copy = t.tiles<bfloat16>(1, 0, outer, i);
+        for (std::int64_t o = 0; o < outer; ++o) {
+          const bfloat16* in = source.data() + (o * inner + i) * tile;
+          const bfloat16* out = copy + t.offset(o, i);
+          for (std::int64_t r = 0; r < rows; ++r) {
+            for (std::int64_t c = 0; c < cols; ++c) {
+              const std::int64_t at = k.transposed ? weft::samples::tile_offset(c, r, cols, k.to)
+                                                   : weft::samples::tile_offset(r, c, rows, k.to);
+              ASSERT_EQ(out[at], in[weft::samples::tile_offset(r, c, rows, k.from)])
+                  << static_cast<int>(k.transform) << " per_thread " << per_thread << " tile (" << o << ", " << i
+                  << ") element (" << r << ", " << c << ")";
+            }
+          }
+        }
+      }
+      EXPECT_EQ(t.memory_bytes(1), static_cast<std::uint64_t>(outer * inner * tile) * 2 + (per_thread ? 6 : 0));
+    }
+  }
+}
+
+TEST(TransposedTiles, VnniNeedsBf16AndPairs) {
+  EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, DataType::f32, TileTransform::vnni2_pack), weft::Error);
+  EXPECT_THROW(TransposedTiles(4, 3, 1, 1, false, false, DataType::bf16, TileTransform::vnni2_pack), weft::Error);
+  EXPECT_THROW(TransposedTiles(3, 4, 1, 1, false, false, DataType::bf16, TileTransform::vnni2_transpose),
+               weft::Error);
+  EXPECT_NO_THROW(TransposedTiles(3, 4, 1, 1, false, false, DataType::bf16, TileTransform::vnni2_pack));
+  EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, DataType::f64), weft::Error);
 }
 
 }  // namespace

@@ -376,7 +376,7 @@ TEST(BrgemmTypes, EveryPathEmitsItsInstructions) {
   const Expect expects[] = {
       {Isa::avx512_bf16, kBf16ToBf16, {"vdpbf16ps", "vcvtneps2bf16", "zmm"}, {"vfmadd231ps", "vpsrld"}},
       {Isa::avx512, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpandd", "vpmovdw"}, {"vdpbf16ps", "vcvtneps2bf16"}},
-      {Isa::avx2, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpackusdw", "ymm"}, {"vdpbf16ps", "zmm"}},
+      {Isa::avx2, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpshufb", "ymm"}, {"vdpbf16ps", "zmm"}},
       {Isa::avx512, kF64, {"vfmadd231pd", "vbroadcastsd", "zmm"}, {"vfmadd231ps"}},
       {Isa::avx2, kF64, {"vfmadd231pd", "vbroadcastsd", "ymm"}, {"vfmadd231ps", "zmm"}},
   };

@@ -34,7 +34,7 @@ struct BrgemmFamilyCase {
   static Args args(const float* in0, const float* in1, float* out) { return {.a = in0, .b = in1, .c = out}; }
   static void typed_call(const Functor& k, const float* in0, const float* in1, float* out) { k(in0, in1, out); }
   // BRGEMM kernels are FP32 only so far (its bf16 and f64 kernels come from another change).
-  static bool supports(const tpp::DataTypes& types) { return types == tpp::DataTypes{}; }
+  static bool supports(const tpp::DataTypes& types) { return tpp::why_unsupported_brgemm(types).empty(); }
 };
 
 struct UnaryFamilyCase {

@@ -95,7 +95,7 @@ void validate(const BrgemmDesc& d) {
   in_enum(d.activation, BrgemmActivation::unary, "activation", "none, relu, unary");
   in_enum(d.prefetch, BrgemmPrefetch::next_c, "prefetch", "none, next_c");
   // Checked whatever the activation: the descriptor is a cache key, and to_string prints the field.
-  in_enum(d.unary, UnaryOp::reduce_cols_max, "unary", "the UnaryOps");
+  in_enum(d.unary, UnaryOp::vnni2_unpack, "unary", "the UnaryOps");
   if (d.activation == BrgemmActivation::unary && !is_elementwise(d.unary))
     reject(d, "the unary epilogue must be an element-wise op, not " + to_string(d.unary));
   const bool takes_alpha = d.activation == BrgemmActivation::unary &&
