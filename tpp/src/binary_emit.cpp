@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bf16_emit.hpp"
+#include "typed_moves.hpp"
 #include "binary_emit.hpp"
 #include "kernel_frame.hpp"
 #include "vec_traits.hpp"
@@ -84,64 +85,12 @@ class BinaryCode : public KernelFrame {
     }
   }
 
-  // `count` (1..lanes) elements of types.in at `at` into the compute lanes of v, the rest zero.
-  // Opmask: a partial count needs tail_k() set for it.
+  // The shared typed moves (typed_moves.hpp) with this kernel's registers and types.
   void load_elements(const Vmm& v, const RegExp& at, int count) {
-    switch (d_.types.in) {
-      case DataType::f32:
-        if (count == lanes_) {
-          vmovups(v, ptr[at]);
-        } else {
-          load_partial(*this, v, at, count, spare());
-        }
-        return;
-      case DataType::bf16: bf16_.load(v, at, count, spare()); return;
-      case DataType::f64:
-        if (count == lanes_) {
-          vmovupd(v, ptr[at]);
-        } else {
-          load_partial_f64(*this, v, at, count, spare());
-        }
-        return;
-    }
+    detail::load_elements(*this, bf16_, v, at, count, lanes_, d_.types.in, spare());
   }
-
-  // The first `count` (1..lanes) lanes of v to `at` as types.out (bf16: rounded, or narrowed for
-  // keeps_bf16_bits); `nt`: a streaming store (whole vectors). Opmask: a partial count needs
-  // tail_k() set. v is clobbered.
   void store_elements(const RegExp& at, const Vmm& v, int count, bool nt) {
-    switch (d_.types.out) {
-      case DataType::f32:
-        if (count < lanes_) {
-          store_partial(*this, at, v, count, v);
-        } else if (nt) {
-          vmovntps(ptr[at], v);
-        } else {
-          vmovups(ptr[at], v);
-        }
-        return;
-      case DataType::bf16:
-        if (keep_bits_) {
-          bf16_.narrow(v);
-        } else {
-          bf16_.round(v, {scratch(0), scratch(1)});
-        }
-        if (nt && count == lanes_) {
-          vmovntdq(ptr[at], Half<Vmm>(v.getIdx()));
-        } else {
-          bf16_.store_rounded(at, v, count);
-        }
-        return;
-      case DataType::f64:
-        if (count < lanes_) {
-          store_partial_f64(*this, at, v, count, v);
-        } else if (nt) {
-          vmovntpd(ptr[at], v);
-        } else {
-          vmovupd(ptr[at], v);
-        }
-        return;
-    }
+    detail::store_elements(*this, bf16_, at, v, count, lanes_, d_.types.out, nt, keep_bits_, {scratch(0), scratch(1)});
   }
 
   Vmm a(int u) const { return Vmm(u); }

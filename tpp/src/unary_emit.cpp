@@ -6,6 +6,7 @@
 
 #include "activation_emit.hpp"
 #include "bf16_emit.hpp"
+#include "typed_moves.hpp"
 #include "kernel_frame.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/data_type.hpp"
@@ -111,70 +112,17 @@ class UnaryCode : public KernelFrame {
 
   // ---- typed loads and stores ----------------------------------------------------------------------
 
-  // `count` (1..lanes) elements of `type` at `at` into the compute lanes of v (bf16 widened to f32,
-  // exactly), the lanes past count zero. Opmask: a partial count needs tail_k() set for it;
-  // piecewise: `spare` is clobbered.
+  // The shared typed moves (typed_moves.hpp) with this kernel's registers and types.
   void load_elements(const Vmm& v, const RegExp& at, int count, DataType type) {
-    switch (type) {
-      case DataType::f32:
-        if (count == lanes_) {
-          vmovups(v, ptr[at]);
-        } else {
-          load_partial(*this, v, at, count, spare());
-        }
-        return;
-      case DataType::bf16: bf16_.load(v, at, count, spare()); return;
-      case DataType::f64:
-        if (count == lanes_) {
-          vmovupd(v, ptr[at]);
-        } else {
-          load_partial_f64(*this, v, at, count, spare());
-        }
-        return;
-    }
+    detail::load_elements(*this, bf16_, v, at, count, lanes_, type, spare());
+  }
+  void store_elements(const RegExp& at, const Vmm& v, int count, bool nt) {
+    detail::store_elements(*this, bf16_, at, v, count, lanes_, d_.types.out, nt, keep_bits_, rounding_scratch());
+  }
+  void store_bf16_bits(const RegExp& at, const Vmm& v, int count, bool nt) {
+    detail::store_bf16_bits(*this, bf16_, at, v, count, lanes_, nt);
   }
 
-  // The first `count` (1..lanes) lanes of v to `at` as types.out: bf16 rounded (RNE), or narrowed
-  // where the op keeps bf16 bits (keeps_bf16_bits); `nt`: a streaming store (whole vectors only).
-  // Opmask: a partial count needs tail_k() set. v is clobbered (bf16; piecewise tails).
-  void store_elements(const RegExp& at, const Vmm& v, int count, bool nt) {
-    switch (d_.types.out) {
-      case DataType::f32:
-        if (count < lanes_) {
-          store_partial(*this, at, v, count, v);
-        } else if (nt) {
-          vmovntps(ptr[at], v);
-        } else {
-          vmovups(ptr[at], v);
-        }
-        return;
-      case DataType::bf16:
-        if (keep_bits_) {
-          bf16_.narrow(v);
-        } else {
-          bf16_.round(v, rounding_scratch());
-        }
-        store_bf16_bits(at, v, count, nt);
-        return;
-      case DataType::f64:
-        if (count < lanes_) {
-          store_partial_f64(*this, at, v, count, v);
-        } else if (nt) {
-          vmovntpd(ptr[at], v);
-        } else {
-          vmovupd(ptr[at], v);
-        }
-        return;
-    }
-  }
-  // The bf16 bits in v's low half, as they are.
-  void store_bf16_bits(const RegExp& at, const Vmm& v, int count, bool nt) {
-    if (nt && count == lanes_) {
-      vmovntdq(ptr[at], Half<Vmm>(v.getIdx()));
-    } else {
-      bf16_.store_rounded(at, v, count);
-    }
-  }
 
   // One element of `type` at `at` into lane 0 of x as the compute type (clobbers eax for bf16).
   void load_scalar(const Xmm& x, const RegExp& at, DataType type) {
