@@ -2,6 +2,7 @@
 // (kernel_family.hpp).
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,7 +46,10 @@ V element(const void* input, DataType type, Broadcast b, std::int64_t ld, std::i
   }
 }
 
-double binary_value_f64(BinaryOp op, double a, double b) {
+// One element of the op in float or double. A NaN operand, quiet or signaling, is ignored when the
+// other is a number (the kernels' rule; std::fmin / fmax return NaN for a signaling one).
+template <class T>
+T binary_value(BinaryOp op, T a, T b) {
   switch (op) {
     case BinaryOp::add: return a + b;
     case BinaryOp::sub: return a - b;
@@ -54,7 +58,7 @@ double binary_value_f64(BinaryOp op, double a, double b) {
     case BinaryOp::min: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b);
     case BinaryOp::max: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
   }
-  return std::nan("");
+  return std::numeric_limits<T>::quiet_NaN();
 }
 
 template <class V>
@@ -69,7 +73,7 @@ void reference(const BinaryDesc& d, const BinaryArgs& args) {
       const V b = element<V>(args.in1, in, d.bcast1, d.ld_in1, i, j);
       const std::int64_t at = i + j * d.ld_out;
       if constexpr (std::is_same_v<V, double>) {
-        static_cast<double*>(args.out)[at] = binary_value_f64(d.op, a, b);
+        static_cast<double*>(args.out)[at] = binary_value<double>(d.op, a, b);
       } else {
         const float c = binary_reference_value(d.op, a, b);
         if (out == DataType::f32) {
@@ -178,19 +182,7 @@ BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   return p;
 }
 
-float binary_reference_value(BinaryOp op, float a, float b) {
-  switch (op) {
-    case BinaryOp::add: return a + b;
-    case BinaryOp::sub: return a - b;
-    case BinaryOp::mul: return a * b;
-    case BinaryOp::div: return a / b;
-    // A NaN operand, quiet or signaling, is ignored when the other is a number (the kernels' rule;
-    // std::fmin / fmax return NaN for a signaling one).
-    case BinaryOp::min: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b);
-    case BinaryOp::max: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
-  }
-  return std::nanf("");
-}
+float binary_reference_value(BinaryOp op, float a, float b) { return binary_value<float>(op, a, b); }
 
 namespace {
 
