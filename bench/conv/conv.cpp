@@ -9,8 +9,8 @@
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
 //   WEFT_TUNING_DB=bench/conv/tuned_zen4.jsonl weft-bench-conv ...   the weft_auto column's database
 //
-// Options: --dtype=f32|bf16 (default f32; bf16: bf16 tensors with fp32 accumulation, the forward pass:
-// weft's bf16 samples have it; oneDNN's bf16 convolution where the CPU has AVX512_BF16 or emulates it),
+// Options: --dtype=f32|bf16 (default f32; bf16: bf16 tensors, the weight gradient too, with fp32
+// accumulation, every pass; oneDNN's bf16 convolution where the CPU has AVX512_BF16 or emulates it),
 // --threads=LIST (default: OpenMP's thread count, OMP_NUM_THREADS), --min-time=SECONDS per
 // implementation and row (default 0.3), --layers=FILE (default: the list in the source tree),
 // --only=NAMES (measure those implementations alone, comma-separated: weft, weft_auto, dnnl;

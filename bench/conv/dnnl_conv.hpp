@@ -110,10 +110,9 @@ PreparedPass prepared(const std::shared_ptr<Prepared>& p, const PrimitiveDesc& p
 inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                jit::DataType dtype) {
   using namespace dnnl_conv;
-  // bf16: the forward pass and the backward pass by data (what weft's bf16 samples compare with),
-  // every tensor bf16; oneDNN accumulates in fp32.
+  // bf16: every tensor bf16 (the weight gradient too, as weft's update writes it); oneDNN
+  // accumulates in fp32.
   const bool bf16 = dtype == jit::DataType::bf16;
-  if (bf16 && pass == Pass::upd) return std::nullopt;
   const auto p = std::make_shared<Prepared>();
   const dims src{N, l.C, l.H, l.W}, wei{l.K, l.C, l.R, l.S}, dst{N, l.K, l.ofh(), l.ofw()};
   const dims strides{l.stride, l.stride}, padding{l.pad, l.pad};
@@ -145,10 +144,12 @@ inline std::optional<PreparedPass> prepare_dnnl(const samples::ConvLayer& l, Pas
   const dnnl::convolution_backward_weights::desc upd_desc(algo, any(src), any(wei), any(dst), strides, padding,
                                                           padding);
   const dnnl::convolution_backward_weights::primitive_desc upd(upd_desc, p->engine, fwd);
-  return prepared(p, upd,
-                  {{DNNL_ARG_SRC, upd.src_desc(), src, "nchw"},  //
-                   {DNNL_ARG_DIFF_DST, upd.diff_dst_desc(), dst, "nchw"}},
-                  DNNL_ARG_DIFF_WEIGHTS, upd.diff_weights_desc(), "oihw");
+  PreparedPass prepared_upd = prepared(p, upd,
+                                       {{DNNL_ARG_SRC, upd.src_desc(), src, "nchw"},  //
+                                        {DNNL_ARG_DIFF_DST, upd.diff_dst_desc(), dst, "nchw"}},
+                                       DNNL_ARG_DIFF_WEIGHTS, upd.diff_weights_desc(), "oihw");
+  if (bf16) prepared_upd.rounding = 0x1p-8;
+  return prepared_upd;
 }
 
 }  // namespace weft::bench

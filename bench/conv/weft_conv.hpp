@@ -128,7 +128,7 @@ inline samples::ConvUpdConfig list_config(const samples::ConvLayer& l, const sam
                                           int threads, std::string& note) {
   samples::ConvUpdConfig c;
   set_loops(c, l, N, threads == 1 ? "Abcdefg" : "aBCdefg", u.bc, u.bk);
-  note = " (FP32 default, not the list's bf16 string)";
+  note = " (weft's default string, not the list's: it indexes PARLOOPER's bf16 update nests)";
   return c;
 }
 
@@ -197,15 +197,25 @@ inline std::optional<PreparedPass> prepare(const samples::ConvUpdConfig& c, int 
   s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
   s->in1 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
   s->out.resize(static_cast<std::size_t>(conv.filter_layout().size()));
+  // The filter as plain KCRS, from its blocked floats (in bf16 read back from its VNNI-2 tiles).
+  const auto plain_filter = [s] {
+    const samples::ConvShape& shape = s->pass->config().shape;
+    if (s->pass->config().bf16()) s->out = samples::vnni2_to_filter(s->out_bf16.data(), s->pass->filter_layout());
+    std::vector<float> plain(static_cast<std::size_t>(shape.K * shape.C * shape.R * shape.S));
+    samples::blocked_to_kcrs(s->out.data(), plain.data(), s->pass->filter_layout());
+    return plain;
+  };
+  if (c.bf16()) {
+    s->in0_bf16 = samples::to_bf16(s->in0);
+    s->in1_bf16 = samples::to_bf16(s->in1);
+    s->out_bf16.resize(s->out.size());
+    PreparedPass prepared{[s] { s->pass->run(s->in0_bf16.data(), s->in1_bf16.data(), s->out_bf16.data()); },
+                          conv.measure_tag(threads) + note, plain_filter, conv.reduction_length()};
+    prepared.rounding = conv.tolerance() - samples::sum_tolerance(conv.reduction_length());
+    return prepared;
+  }
   return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), s->out.data()); },
-                      conv.measure_tag(threads) + note,
-                      [s] {
-                        const samples::ConvShape& shape = s->pass->config().shape;
-                        std::vector<float> plain(static_cast<std::size_t>(shape.K * shape.C * shape.R * shape.S));
-                        samples::blocked_to_kcrs(s->out.data(), plain.data(), s->pass->filter_layout());
-                        return plain;
-                      },
-                      conv.reduction_length()};
+                      conv.measure_tag(threads) + note, plain_filter, conv.reduction_length()};
 }
 
 // A pass on the list's settings for it; nothing when the list has no settings for the pass.
@@ -240,26 +250,22 @@ std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std
 }  // namespace weft_conv
 
 // A pass the list does not give settings for is not offered (the bench does not ask for it).
-// bf16: the forward pass and the backward pass by data (weft's update is fp32 only so far).
 inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                 jit::DataType dtype) {
   const int threads = omp_get_max_threads();  // the bench sets it (and N = threads) before preparing
   if (pass == Pass::fwd) return weft_conv::prepare_listed(l, l.fwd, N, threads, dtype);
   if (pass == Pass::bwd) return weft_conv::prepare_listed(l, l.bwd, N, threads, dtype);
-  if (dtype != jit::DataType::f32) return std::nullopt;
   return weft_conv::prepare_listed(l, l.upd, N, threads, dtype);
 }
 
 #if defined(WEFT_HAVE_TUNER)
 // weft_auto: the tuned configuration (the passes the list has, so that its rows are the same).
-// bf16: the forward and backward-by-data passes, on the database's bf16 records (`weft-tune conv
-// --dtype bf16`).
+// bf16: on the database's bf16 records (`weft-tune conv --dtype bf16`).
 inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                      jit::DataType dtype) {
   const int threads = omp_get_max_threads();
   if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads, dtype);
   if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads, dtype);
-  if (dtype != jit::DataType::f32) return std::nullopt;
   return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads, dtype);
 }
 #endif

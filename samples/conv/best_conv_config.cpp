@@ -22,10 +22,12 @@ template <class Config>
 std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
   try {
     Config c;
+    if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) c = to_conv_fwd_config(tuned, problem.shape);
+    else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) c = to_conv_bwd_config(tuned, problem.shape);
+    else c = to_conv_upd_config(tuned, problem.shape);
+    // What the user asked for beyond the tuner's knobs.
+    c.dtype = problem.dtype;
     if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) {
-      c = to_conv_fwd_config(tuned, problem.shape);
-      // What the user asked for beyond the tuner's knobs.
-      c.dtype = problem.dtype;
       c.logical_padding = problem.logical_padding;
       c.input_padding_copy = problem.input_padding_copy;
       c.pad_h_in = problem.pad_h_in, c.pad_w_in = problem.pad_w_in;
@@ -35,11 +37,8 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
       c.with_relu = problem.with_relu;
       samples::ConvFwd validate(c);
     } else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) {
-      c = to_conv_bwd_config(tuned, problem.shape);
-      c.dtype = problem.dtype;
       samples::ConvBwd validate(c);
     } else {
-      c = to_conv_upd_config(tuned, problem.shape);
       c.use_mb_par_f32 = problem.use_mb_par_f32;
       samples::ConvUpd validate(c);
     }

@@ -114,6 +114,17 @@ std::vector<jit::bfloat16> filter_to_vnni2(const std::vector<float>& blocked, co
   return out;
 }
 
+std::vector<float> vnni2_to_filter(const jit::bfloat16* tiles, const FilterLayout& l) {
+  const std::int64_t bc = l.c.block, bk = l.k.block, tile = bc * bk;
+  std::vector<float> out(index(l.size()));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < l.size() / tile; ++t)
+    for (std::int64_t ic = 0; ic < bc; ++ic)
+      for (std::int64_t ik = 0; ik < bk; ++ik)
+        out[index(t * tile + ic * bk + ik)] = jit::to_float(tiles[t * tile + (ic / 2) * 2 * bk + 2 * ik + ic % 2]);
+  return out;
+}
+
 void round_to_bf16(std::vector<float>& values) {
   for (float& v : values) v = jit::to_float(jit::to_bfloat16(v));
 }

@@ -79,6 +79,8 @@ std::vector<float> blocked_bias(const float* bias, const Blocking& k);
 std::vector<jit::bfloat16> to_bf16(const std::vector<float>& values);
 // A blocked filter (kcrs_to_blocked) in bf16 with VNNI-2 tiles; needs an even bc.
 std::vector<jit::bfloat16> filter_to_vnni2(const std::vector<float>& blocked, const FilterLayout& layout);
+// The inverse: a filter of VNNI-2 bf16 tiles (the bf16 update's grad_filter) -> blocked floats, exactly.
+std::vector<float> vnni2_to_filter(const jit::bfloat16* tiles, const FilterLayout& layout);
 // Each value rounded to the nearest bf16 (kept as a float): inputs that bf16 holds exactly, so that a
 // reference computed from them sees what the bf16 run sees.
 void round_to_bf16(std::vector<float>& values);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include <weft/jit/error.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
 #include "block_loops.hpp"
+#include "verification.hpp"
 
 namespace weft::samples {
 namespace {
@@ -22,7 +24,11 @@ char letter(int loop) { return static_cast<char>('a' + loop); }
 
 const ConvUpdConfig& validated(const ConvUpdConfig& c) {
   c.validate();
-  if (c.bf16()) throw Error("bf16: the backward pass by weights has no bf16 kernels yet (the forward and backward-by-data passes have); run it in f32");
+  if (c.bf16() && (c.bc % 2 != 0 || c.bk % 2 != 0)) {
+    throw Error("bc = " + std::to_string(c.bc) + ", bk = " + std::to_string(c.bk) +
+                " with bf16: grad_filter's VNNI-2 pairs run along C and grad_output's along K rows, so bc and bk "
+                "must be even");
+  }
   const std::int64_t ofh = c.shape.ofh();
   if (c.h_in_gemm < 0 || c.h_in_gemm > ofh) {
     throw Error("h_in_gemm (output rows per BRGEMM) must be in [1, ofh = " + std::to_string(ofh) +
@@ -101,17 +107,48 @@ std::int64_t partial_copies(const ConvUpdConfig& c, const parlooper::LoopNest& n
   return team;
 }
 
-tpp::BrgemmDesc kernel_desc(const ConvUpdConfig& c, int beta) {
+// fp32: B is the input pixels read in place, transposed. bf16: both operands as UpdOperands lays
+// them out (B plain, A in VNNI-2), the sums in fp32.
+tpp::BrgemmDesc kernel_desc(const ConvUpdConfig& c, const std::optional<UpdOperands>& bf16, int beta) {
   tpp::BrgemmDesc d;
   d.m = static_cast<std::int32_t>(c.bk);
   d.n = static_cast<std::int32_t>(c.bc);
-  d.k = static_cast<std::int32_t>(c.shape.ofw());
   d.lda = c.bk;
-  d.ldb = c.shape.stride_w * c.bc;
   d.ldc = c.bk;
   d.beta = beta;
-  d.b_transposed = true;
+  if (bf16) {
+    d.k = static_cast<std::int32_t>(bf16->pixels());
+    d.ldb = bf16->wq();
+    d.types = {.in = jit::DataType::bf16, .out = jit::DataType::f32, .compute = jit::DataType::f32};
+  } else {
+    d.k = static_cast<std::int32_t>(c.shape.ofw());
+    d.ldb = c.shape.stride_w * c.bc;
+    d.b_transposed = true;
+  }
   return d;
+}
+
+// The fp32 operands: the blocked tensors read in place, B transposed (the interface UpdOperands has).
+struct Fp32Operands {
+  const float* input;
+  const float* grad_output;
+  ActivationLayout in, out;
+  std::int64_t stride_h;
+
+  const float* grad_output_row(std::int64_t n, std::int64_t kb, std::int64_t y) const {
+    return grad_output + out.offset(n, kb, y, 0);
+  }
+  const float* input_tap(std::int64_t n, std::int64_t cb, std::int64_t y, std::int64_t r, std::int64_t s) const {
+    return input + in.offset(n, cb, y * stride_h + r, s);
+  }
+  std::int64_t a_row() const { return out.padded_w() * out.channels.block; }
+  std::int64_t b_rows() const { return stride_h * in.padded_w() * in.channels.block; }
+};
+
+std::optional<UpdOperands> bf16_operands(const ConvUpdConfig& c, const ActivationLayout& input,
+                                        const ActivationLayout& grad_output, const FilterLayout& filter) {
+  if (!c.bf16()) return std::nullopt;
+  return std::make_optional<UpdOperands>(c.shape, input, grad_output, filter);
 }
 
 }  // namespace
@@ -123,8 +160,9 @@ ConvUpd::ConvUpd(ConvUpdConfig config)
       loop_(make_block_loop<kLoops>(config_.loop_string,
                                     trips(config_.shape, config_.c_blocking().blocks(), config_.k_blocking().blocks()),
                                     {1, 1, 1, rows_, config_.shape.ofw(), 1, 1}, {})),
-      first_touch_(kernel_desc(config_, 0)),
-      accumulate_(kernel_desc(config_, 1)),
+      operands_(bf16_operands(config_, input_layout(), grad_output_layout(), filter_layout())),
+      first_touch_(kernel_desc(config_, operands_, 0)),
+      accumulate_(kernel_desc(config_, operands_, 1)),
       partial_filters_(config_.bc * config_.bk, filter_layout().size() / (config_.bc * config_.bk),
                        partial_copies(config_, loop_.dynamic().nest(), rows_, team_)) {}
 
@@ -142,9 +180,13 @@ FilterLayout ConvUpd::filter_layout() const {
   return {.k = config_.k_blocking(), .c = config_.c_blocking(), .r = config_.shape.R, .s = config_.shape.S};
 }
 
+double ConvUpd::tolerance() const {
+  return sum_tolerance(reduction_length()) + (config_.bf16() ? 0x1p-8 : 0.0);
+}
+
 std::int64_t ConvUpd::reduction_length() const { return config_.shape.N * config_.shape.ofh() * config_.shape.ofw(); }
 
-void ConvUpd::run(const float* input, const float* grad_output, float* grad_filter) const {
+void ConvUpd::run(const void* input, const void* grad_output, void* grad_filter) const {
   if (input == nullptr || grad_output == nullptr || grad_filter == nullptr) throw Error("ConvUpd::run: null buffer");
   if (omp_in_parallel()) {
     throw Error("ConvUpd::run inside an OpenMP parallel region: it opens its own (its partial filters are shared "
@@ -155,22 +197,32 @@ void ConvUpd::run(const float* input, const float* grad_output, float* grad_filt
                 std::to_string(team_) + " (its race checks and partial filters count on them): build it with "
                 "the team it runs on");
   }
-  const ActivationLayout in = input_layout(), out = grad_output_layout();
+  if (operands_) {
+    operands_->prepare(input, grad_output);
+    accumulate(*operands_, operands_->accumulator());
+    operands_->finish(grad_filter);
+  } else {
+    accumulate(Fp32Operands{static_cast<const float*>(input), static_cast<const float*>(grad_output),
+                            input_layout(), grad_output_layout(), config_.shape.stride_h},
+               static_cast<float*>(grad_filter));
+  }
+}
+
+template <class Operands>
+void ConvUpd::accumulate(const Operands& operands, float* grad_filter) const {
   const FilterLayout filter = filter_layout();
-  const std::int64_t ofh = config_.shape.ofh(), stride_h = config_.shape.stride_h, rows = rows_;
-  const std::int64_t out_row = out.padded_w() * out.channels.block;
-  const std::int64_t in_rows = stride_h * in.padded_w() * in.channels.block;
+  const std::int64_t ofh = config_.shape.ofh(), rows = rows_;
   const bool partial = uses_partial_filters();
   if (partial) partial_filters_.start(grad_filter);
 
   loop_([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], h = ind[3], r = ind[5], s = ind[6];
     tpp::BrgemmArgs args;
-    args.a = grad_output + out.offset(n, kb, h, 0);
-    args.b = input + in.offset(n, cb, h * stride_h + r, s);
+    args.a = operands.grad_output_row(n, kb, h);
+    args.b = operands.input_tap(n, cb, h, r, s);
     args.count = std::min(rows, ofh - h);
-    args.stride_a = out_row;
-    args.stride_b = in_rows;
+    args.stride_a = operands.a_row();
+    args.stride_b = operands.b_rows();
     bool first = n == 0 && h == 0;
     if (partial) {
       const std::int64_t tile = ((kb * filter.c.blocks() + cb) * filter.r + r) * filter.s + s;
@@ -185,7 +237,7 @@ void ConvUpd::run(const float* input, const float* grad_output, float* grad_filt
 
 std::string ConvUpd::measure_tag(int threads) const {
   return config_.loop_string + "_hg=" + std::to_string(rows_) + "_mbpar=" + (config_.use_mb_par_f32 ? "1" : "0") +
-         "_threads" + std::to_string(threads);
+         "_threads" + std::to_string(threads) + (config_.bf16() ? "_bf16" : "");
 }
 
 }  // namespace weft::samples

@@ -1,4 +1,4 @@
-// Backward by weights of a convolution (PARLOOPER's conv_model_upd, FP32): grad_filter from the
+// Backward by weights of a convolution (PARLOOPER's conv_model_upd, FP32 or bf16): grad_filter from the
 // input and grad_output, on ThreadedLoop<7> + BRGEMM.
 //
 //   ConvUpdConfig cfg;
@@ -21,6 +21,11 @@
 // is one BRGEMM with B transposed (B(x, c) = in[x stride_w bc + c]: ldb = stride_w bc) batched
 // over the rows (stride_a one grad_output row, stride_b stride_h input rows).
 //
+// In bf16 (ConvLoops::dtype) input and grad_output hold bf16 and grad_filter comes out in bf16 as the
+// forward pass takes it (tiles in VNNI-2 along C, filter_to_vnni2); bc and bk must be even. Each run
+// first lays the inputs out for the bf16 BRGEMM (upd_operands.hpp: input rows transposed, grad_output
+// rows in VNNI-2 along pixels), sums in an fp32 grad_filter, and rounds it to bf16 once at the end.
+//
 // Accumulation: a tile is written by one thread, in loop order, when no reduction loop is split
 // among threads and each thread keeps its tiles from one entry of the parallel loops to the next
 // (a static schedule); then the first touch (n = 0, first rows) has beta = 0 and the others beta = 1.
@@ -32,14 +37,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <weft/parlooper/threaded_loop.hpp>
+#include <weft/jit/error.hpp>
 #include <weft/tpp/brgemm.hpp>
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
 #include "partial_sums.hpp"
+#include "upd_operands.hpp"
 
 namespace weft::samples {
 
@@ -58,9 +66,9 @@ class ConvUpd {
   // would race). The team is omp_get_max_threads() now: run() refuses a larger one.
   explicit ConvUpd(ConvUpdConfig config);
 
-  // grad_filter = backward by weights of (input, grad_output); blocked buffers as above, the
-  // input's rims and every padding channel zero. Outside any OpenMP parallel region.
-  void run(const float* input, const float* grad_output, float* grad_filter) const;
+  // grad_filter = backward by weights of (input, grad_output); blocked buffers as above in
+  // config().dtype, the input's rims and every padding channel zero. Outside any OpenMP parallel region.
+  void run(const void* input, const void* grad_output, void* grad_filter) const;
 
   const ConvUpdConfig& config() const { return config_; }
   ActivationLayout input_layout() const;
@@ -73,18 +81,30 @@ class ConvUpd {
   double flops() const { return config_.shape.flops(); }
   // Terms of each grad_filter sum (images x output pixels): what the check's tolerance scales with.
   std::int64_t reduction_length() const;
-  // "<loop_string>_hg=<rows>_mbpar=<0|1>_threads<T>"
+  // The check's relative L2 tolerance against a double-precision reference on the same inputs: the
+  // fp32 sum's (sum_tolerance), and in bf16 2^-8 for grad_filter's one rounding to bf16.
+  double tolerance() const;
+  // "<loop_string>_hg=<rows>_mbpar=<0|1>_threads<T>[_bf16]"
   std::string measure_tag(int threads) const;
-  // Bytes run() allocates itself (the partial filters).
-  std::uint64_t run_memory_bytes() const { return uses_partial_filters() ? partial_filters_.memory_bytes() : 0; }
+  // Bytes run() allocates itself (the partial filters; in bf16 the BRGEMMs' operands and the fp32 sums).
+  std::uint64_t run_memory_bytes() const {
+    return add_bytes(uses_partial_filters() ? partial_filters_.memory_bytes() : 0,
+                     operands_ ? operands_->memory_bytes() : 0);
+  }
 
  private:
   ConvUpdConfig config_;
   int team_;
   std::int64_t rows_;
   parlooper::ThreadedLoop<7> loop_;
+  std::optional<UpdOperands> operands_;  // bf16
   tpp::Brgemm first_touch_, accumulate_;  // beta = 0, beta = 1
   PartialSums partial_filters_;
+
+  // The BRGEMM loop over operands laid out as Operands says (fp32 in place, or UpdOperands), into
+  // an fp32 grad_filter.
+  template <class Operands>
+  void accumulate(const Operands& operands, float* grad_filter) const;
 };
 
 }  // namespace weft::samples

@@ -269,10 +269,9 @@ struct Bound {
 ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions options)
     : shape_(shape), pass_(pass), options_(std::move(options)), data_(std::make_unique<Data>()) {
   shape_.validate();
-  if (options_.dtype != jit::DataType::f32 && !(options_.dtype == jit::DataType::bf16 && pass_ != ConvPassKind::upd))
+  if (options_.dtype != jit::DataType::f32 && options_.dtype != jit::DataType::bf16)
     throw Error("ConvWorkload: data type " + std::string(jit::to_string(options_.dtype)) + " for the " +
-                std::string(to_string(pass_)) + " pass: the samples have f32 for every pass and bf16 for the forward "
-                "and backward-by-data ones");
+                std::string(to_string(pass_)) + " pass: the samples run f32 or bf16");
   for (auto* list : {&options_.bc, &options_.bk}) {
     if (list->empty()) throw Error("ConvWorkload: bc and bk need at least one value each");
     for (long v : *list)
@@ -304,8 +303,8 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
   // Every knob setting the sample accepts for this shape.
   std::vector<long> bcs = channel_blocks(options_.bc, s.C), bks = channel_blocks(options_.bk, s.K);
   if (options_.dtype == jit::DataType::bf16) {
-    // The filter's VNNI-2 pairs run along C (forward) and K (backward): an odd block (C = 3) takes one
-    // zero channel more.
+    // The filter's VNNI-2 pairs run along C (forward, update) and K (backward; the update's grad_output
+    // too): an odd block (C = 3) takes one zero channel more.
     for (std::vector<long>* blocks : {&bcs, &bks}) {
       for (long& b : *blocks) b += b % 2;
       std::sort(blocks->begin(), blocks->end());
@@ -525,14 +524,28 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
       break;
     }
     case ConvPassKind::upd: {
-      auto b = std::make_shared<Bound<samples::ConvUpd>>(to_conv_upd_config(config, s));
+      samples::ConvUpdConfig upd = to_conv_upd_config(config, s);
+      upd.dtype = options_.dtype;
+      auto b = std::make_shared<Bound<samples::ConvUpd>>(upd);
       const auto& p = b->pass;
       b->a = samples::nchw_to_blocked(data.first.data(), p.input_layout());
       b->b = samples::nchw_to_blocked(data.second.data(), p.grad_output_layout());
       b->out.resize(static_cast<std::size_t>(p.filter_layout().size()));
-      binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->out.data()); },
-                 [b](float* plain) { samples::blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout()); },
-                 b->poison(), samples::sum_tolerance(p.reduction_length())};
+      if (p.config().bf16()) {
+        b->a_bf16 = samples::to_bf16(b->a);
+        b->b_bf16 = samples::to_bf16(b->b);
+        b->out_bf16.resize(b->out.size());
+        binding = {[b] { b->pass.run(b->a_bf16.data(), b->b_bf16.data(), b->out_bf16.data()); },
+                   [b](float* plain) {
+                     b->out = samples::vnni2_to_filter(b->out_bf16.data(), b->pass.filter_layout());
+                     samples::blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout());
+                   },
+                   b->poison(), p.tolerance()};
+      } else {
+        binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->out.data()); },
+                   [b](float* plain) { samples::blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout()); },
+                   b->poison(), p.tolerance()};
+      }
       reference = [&data, s](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(s.K * s.C * s.R * s.S));
         samples::conv_bwd_weights_reference(s, data.first.data(), data.second.data(), ref.data());

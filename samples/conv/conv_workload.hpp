@@ -50,7 +50,7 @@ struct ConvSearchOptions {
   std::vector<long> bc{32, 64}, bk{32, 64};
   // Empty: every loop once, and once each with one of the pass's blockable loops (above) blocked.
   std::vector<LoopSpecification> specs;
-  // f32, or bf16 for the forward pass (bf16 tensors, VNNI-2 filters; odd channel blocks become even).
+  // f32, or bf16 (bf16 tensors, VNNI-2 filters; odd channel blocks become even).
   jit::DataType dtype = jit::DataType::f32;
 };
 

@@ -1,6 +1,7 @@
-// weft-conv-upd: backward by weights of a convolution (PARLOOPER's conv_model_upd, FP32) on
+// weft-conv-upd: backward by weights of a convolution (PARLOOPER's conv_model_upd, FP32 or bf16) on
 // ThreadedLoop<7> + BRGEMM, verified against a double-precision direct convolution.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "conv_reference.hpp"
 #include "conv_auto.hpp"
 #include "conv_upd.hpp"
+#include "pass_buffer.hpp"
 #include "sample_driver.hpp"
 
 namespace {
@@ -37,7 +39,10 @@ const weft::cli::Tool kTool{
         "  use_mb_par_f32 1 (default): a string that splits a, d or e among threads accumulates into a\n"
         "  partial filter per thread, added up at the end of each run; 0: such strings are refused\n"
         "  physical padding (zero rims in the blocked input); C and K need not be multiples of bc and bk\n"
-        "  FP32 only: PARLOOPER's bf16 knobs (arguments 17 to 28) and USE_BF16 other than 0 are refused;\n"
+        "  USE_BF16=1 (environment): bf16 input and grad_output, grad_filter in bf16 as the forward pass\n"
+        "  takes it (VNNI-2 tiles), fp32 sums; bc, bk even. Argument 16 is then PARLOOPER's\n"
+        "  bf16_use_nchw_format (0 only: the blocked layouts) and use_mb_par_f32 stays 1; PARLOOPER's bf16\n"
+        "  knobs (arguments 17 to 28) are refused\n"
         "       weft-conv-upd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"
         "  auto: the configuration `weft-tune conv --pass upd` stored for this shape and --threads (else\n"
         "  the nearest tuned shape the sample accepts, else Abcdefg, bc = bk = 32); WEFT_TUNING_DB names\n"
@@ -58,8 +63,15 @@ std::size_t parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, c
   if (positional.size() > kPositional) {
     throw UsageError("unexpected argument '" + positional[kPositional] + "' (argument " +
                      std::to_string(kPositional + 1) + "): PARLOOPER's arguments 17 to 28 are bf16 tuning knobs "
-                     "(bf16_fuse_upd_transposes ... logical_padding), and weft's samples run FP32, where "
-                     "PARLOOPER reads no argument after use_mb_par_f32; " + kForm);
+                     "(bf16_fuse_upd_transposes ... logical_padding), which weft's update does not take (its "
+                     "bf16 run lays out its operands one way, upd_operands.hpp); " + kForm);
+  }
+  if (config.bf16()) {  // PARLOOPER's bf16 run reads bf16_use_nchw_format here
+    if (args.integer(15, "bf16_use_nchw_format", 0, 0, 1) != 0) {
+      throw UsageError("bf16_use_nchw_format 1 (argument 16 with USE_BF16): weft's bf16 update reads the blocked "
+                       "layouts only; give 0");
+    }
+    return 14;
   }
   config.use_mb_par_f32 = args.integer(15, "use_mb_par_f32", 1, 0, 1) != 0;
   return 14;
@@ -92,21 +104,30 @@ int run(int argc, char** argv) {
   memory.add_floats({out_layout.size()});
   memory.add_floats({filter_layout.size()});
   memory.add_floats({filter_floats});  // grad_filter, KCRS
+  if (config.bf16()) memory.add_bytes(weft::bytes_needed({in_layout.size() + out_layout.size() + filter_layout.size()}, 2));
   memory.add_bytes(upd.run_memory_bytes());
   if (settings.check) memory.add_floats({filter_floats});  // the reference
   const bool partial = upd.uses_partial_filters();
   const std::string buffers = std::string("input, grad_output, grad_filter, their blocked copies") +
-                              (partial ? ", a partial filter per thread" : "");
+                              (partial ? ", a partial filter per thread" : "") +
+                              (config.bf16() ? ", the bf16 BRGEMMs' operands" : "");
 
   return run_within_memory(conv_buffers("weft-conv-upd", config, buffers, settings.check), memory.bytes(), [&] {
-    const std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
-    const std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 2);
-    std::vector<float> input_blocked, grad_output_blocked;
+    std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
+    std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 2);
+    if (config.bf16()) {  // the values the bf16 run reads, for the reference
+      round_to_bf16(input);
+      round_to_bf16(grad_output);
+    }
+    std::optional<PassBuffer> input_blocked, grad_output_blocked;
     std::vector<float> grad_filter_blocked(static_cast<std::size_t>(filter_layout.size()));
+    std::vector<weft::jit::bfloat16> grad_filter_bf16(config.bf16() ? grad_filter_blocked.size() : 0);
     std::vector<float> grad_filter(static_cast<std::size_t>(filter_floats));
-    const double to_blocked_in = milliseconds([&] { input_blocked = nchw_to_blocked(input.data(), in_layout); });
-    const double to_blocked_out =
-        milliseconds([&] { grad_output_blocked = nchw_to_blocked(grad_output.data(), out_layout); });
+    const double to_blocked_in = milliseconds(
+        [&] { input_blocked = PassBuffer::activations(nchw_to_blocked(input.data(), in_layout), config); });
+    const double to_blocked_out = milliseconds([&] {
+      grad_output_blocked = PassBuffer::activations(nchw_to_blocked(grad_output.data(), out_layout), config);
+    });
     const double to_kcrs =
         milliseconds([&] { blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout); });
     std::printf("%s, h_in_gemm %lld, use_mb_par_f32 %d (%s), threads %d, isa %s\n",
@@ -117,18 +138,18 @@ int run(int argc, char** argv) {
     std::printf("layout conversions (once, outside the timing): input NCHW -> blocked %.3f ms, grad_output NCHW "
                 "-> blocked %.3f ms, grad_filter blocked -> KCRS %.3f ms\n",
                 to_blocked_in, to_blocked_out, to_kcrs);
+    void* out = config.bf16() ? static_cast<void*>(grad_filter_bf16.data()) : grad_filter_blocked.data();
     const auto verify = [&] {
       std::vector<float> reference(static_cast<std::size_t>(filter_floats));
       conv_bwd_weights_reference(s, input.data(), grad_output.data(), reference.data());
+      if (config.bf16()) grad_filter_blocked = vnni2_to_filter(grad_filter_bf16.data(), filter_layout);
       blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout);
-      return Verdict{compare(grad_filter.data(), reference.data(), filter_floats),
-                     sum_tolerance(upd.reduction_length())};
+      return Verdict{compare(grad_filter.data(), reference.data(), filter_floats), upd.tolerance()};
     };
-    return measure_and_report(
-        settings, {.run = [&] { upd.run(input_blocked.data(), grad_output_blocked.data(), grad_filter_blocked.data()); },
-                   .flops = upd.flops(),
-                   .measure_tag = upd.measure_tag(settings.threads),
-                   .verify = verify});
+    return measure_and_report(settings, {.run = [&] { upd.run(input_blocked->data(), grad_output_blocked->data(), out); },
+                                         .flops = upd.flops(),
+                                         .measure_tag = upd.measure_tag(settings.threads),
+                                         .verify = verify});
   });
 }
 

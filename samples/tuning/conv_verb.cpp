@@ -32,7 +32,7 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
     cli::add_integer(app, name, *size, 0, kMax, "padding of one dimension");
   cli::add_text(app, "--pass", pass_name, "fwd, bwd or upd");
   std::string dtype_name = "f32";
-  cli::add_text(app, "--dtype", dtype_name, "f32, or bf16 (fwd and bwd: bf16 tensors, fp32 accumulation)");
+  cli::add_text(app, "--dtype", dtype_name, "f32, or bf16 (bf16 tensors, fp32 accumulation)");
   for (auto [name, list] : {std::pair{"--bc", &search.bc}, {"--bk", &search.bk}})
     cli::add_integer_list(app, name, *list, 1, 4096, "channel blocks to try");
   // A layer of a network starts with the previous layer's data in the private caches (and

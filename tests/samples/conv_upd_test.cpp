@@ -27,17 +27,24 @@ struct Case {
   int threads;
   bool partial;                // expected: the run accumulates into partial filters
   std::int64_t h_in_gemm = 0;  // 0: automatic
+  bool bf16 = false;
 };
+
+Case bf16(Case c) {
+  c.bf16 = true;
+  return c;
+}
 
 // gtest prints a case by this (its names list the bytes otherwise).
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.loop_string << " " << c.shape.to_string() << " bc " << c.bc << " bk " << c.bk << " threads " << c.threads
-      << " h_in_gemm " << c.h_in_gemm;
+      << " h_in_gemm " << c.h_in_gemm << (c.bf16 ? " bf16" : "");
 }
 
 ConvUpdConfig config_of(const std::string& loop_string, const ConvShape& shape, std::int64_t bc, std::int64_t bk,
-                        std::int64_t h_in_gemm = 0, bool use_mb_par_f32 = true) {
+                        std::int64_t h_in_gemm = 0, bool use_mb_par_f32 = true, bool bf16 = false) {
   ConvUpdConfig c;
+  if (bf16) c.dtype = weft::jit::DataType::bf16;
   c.loop_string = loop_string;
   c.shape = shape;
   c.bc = bc;
@@ -54,34 +61,47 @@ ConvShape shape(std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, 
 }
 
 // The pass run twice on a grad_filter that starts as garbage (the second run must not see the
-// first one's sums), against the reference.
+// first one's sums), against the reference. In bf16 on bf16 inputs (the reference gets the same
+// values), grad_filter read back from its VNNI-2 tiles.
 Verdict upd_error(const ConvUpd& upd) {
   const ConvShape& s = upd.config().shape;
+  const bool bf16 = upd.config().bf16();
   std::vector<float> input(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
   std::vector<float> grad_output(static_cast<std::size_t>(s.N * s.K * s.ofh() * s.ofw()));
   fill_random(input.data(), static_cast<std::int64_t>(input.size()), 31);
   fill_random(grad_output.data(), static_cast<std::int64_t>(grad_output.size()), 32);
+  if (bf16) {
+    round_to_bf16(input);
+    round_to_bf16(grad_output);
+  }
   const std::vector<float> in_blocked = nchw_to_blocked(input.data(), upd.input_layout());
   const std::vector<float> out_blocked = nchw_to_blocked(grad_output.data(), upd.grad_output_layout());
   std::vector<float> filter_blocked(static_cast<std::size_t>(upd.filter_layout().size()), 555.0f);
-  upd.run(in_blocked.data(), out_blocked.data(), filter_blocked.data());
-  upd.run(in_blocked.data(), out_blocked.data(), filter_blocked.data());
+  if (bf16) {
+    const std::vector<weft::jit::bfloat16> in16 = to_bf16(in_blocked), out16 = to_bf16(out_blocked);
+    std::vector<weft::jit::bfloat16> filter16 = to_bf16(filter_blocked);
+    upd.run(in16.data(), out16.data(), filter16.data());
+    upd.run(in16.data(), out16.data(), filter16.data());
+    filter_blocked = vnni2_to_filter(filter16.data(), upd.filter_layout());
+  } else {
+    upd.run(in_blocked.data(), out_blocked.data(), filter_blocked.data());
+    upd.run(in_blocked.data(), out_blocked.data(), filter_blocked.data());
+  }
 
   std::vector<float> result(static_cast<std::size_t>(s.K * s.C * s.R * s.S)), reference(result.size());
   blocked_to_kcrs(filter_blocked.data(), result.data(), upd.filter_layout());
   conv_bwd_weights_reference(s, input.data(), grad_output.data(), reference.data());
-  return {compare(result.data(), reference.data(), static_cast<std::int64_t>(result.size())),
-          sum_tolerance(upd.reduction_length())};
+  return {compare(result.data(), reference.data(), static_cast<std::int64_t>(result.size())), upd.tolerance()};
 }
 
 class ConvUpdCases : public ::testing::TestWithParam<Case> {};
 TEST_P(ConvUpdCases, MatchesReference) {
   const Case& c = GetParam();
   omp_set_num_threads(c.threads);
-  const ConvUpd upd(config_of(c.loop_string, c.shape, c.bc, c.bk, c.h_in_gemm));
+  const ConvUpd upd(config_of(c.loop_string, c.shape, c.bc, c.bk, c.h_in_gemm, true, c.bf16));
   EXPECT_EQ(upd.uses_partial_filters(), c.partial);
   const Verdict v = upd_error(upd);
-  EXPECT_EQ(v.tolerance, sum_tolerance(c.shape.N * c.shape.ofh() * c.shape.ofw()));
+  EXPECT_EQ(v.tolerance, sum_tolerance(c.shape.N * c.shape.ofh() * c.shape.ofw()) + (c.bf16 ? 0x1p-8 : 0.0));
   EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
 }
 INSTANTIATE_TEST_SUITE_P(
@@ -119,6 +139,32 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"bcBCadefg", shape(2, 6, 6, 32, 32, 3, 1, 1), 8, 8, 3, false},
         // One image: a parallel image loop has nothing to share out.
         Case{"Abcdefg", shape(1, 6, 6, 8, 8, 3, 1, 0), 8, 8, 4, false}));
+
+// bf16: odd ofw (the zero extra pixel), strides 2 and 3 (phases), the stem, channel remainders,
+// partial filters, rows per BRGEMM with a shorter last batch, grids.
+INSTANTIATE_TEST_SUITE_P(
+    Bf16, ConvUpdCases,
+    ::testing::Values(
+        bf16(Case{"Abcdefg", shape(2, 8, 8, 16, 16, 3, 1, 1), 8, 8, 2, true}),
+        bf16(Case{"aBCdefg", shape(2, 7, 7, 16, 16, 3, 1, 1), 8, 8, 2, false}),
+        bf16(Case{"aBcdefg", shape(2, 9, 9, 8, 16, 3, 2, 1), 4, 8, 3, false}),
+        bf16(Case{"abCdefg", shape(1, 10, 10, 16, 8, 1, 2, 0), 8, 4, 2, false}),
+        bf16(Case{"abCdefg", shape(1, 11, 11, 8, 8, 1, 3, 0), 8, 4, 2, false}),
+        bf16(Case{"Abcdefg", shape(2, 16, 16, 3, 8, 7, 2, 3), 4, 8, 2, true}),
+        bf16(Case{"aBCdefg", shape(2, 7, 6, 10, 13, 3, 1, 1), 4, 8, 4, false}),
+        bf16(Case{"Abcdefg", shape(1, 7, 7, 8, 8, 1, 1, 0), 8, 8, 1, false}),
+        bf16(Case{"aBcdefg", shape(2, 8, 8, 8, 16, 3, 1, 1), 8, 8, 2, false, 3}),
+        bf16(Case{"abcDefg", shape(1, 8, 8, 8, 16, 3, 1, 1), 8, 8, 3, true, 3}),
+        bf16(Case{"A{R:2}bC{C:2}defg", shape(2, 6, 6, 8, 16, 3, 1, 1), 8, 8, 4, true}),
+        bf16(Case{"Abcdefg", shape(1, 3, 1, 4, 4, 1, 1, 0), 4, 4, 1, false})));
+
+TEST(ConvUpd, Bf16NeedsEvenChannelBlocks) {
+  omp_set_num_threads(1);
+  const ConvShape s = shape(1, 6, 6, 8, 8, 3, 1, 1);
+  EXPECT_THROW(ConvUpd(config_of("Abcdefg", s, 3, 8, 0, true, true)), weft::Error);
+  EXPECT_THROW(ConvUpd(config_of("Abcdefg", s, 8, 5, 0, true, true)), weft::Error);
+  EXPECT_NO_THROW(ConvUpd(config_of("Abcdefg", s, 4, 8, 0, true, true)));
+}
 
 TEST(ConvUpd, RacingStringsNeedPartialFilters) {
   omp_set_num_threads(2);
@@ -213,6 +259,17 @@ TEST_F(ConvUpdCli, RunsParloopersArguments) {
   EXPECT_NE(direct.out.find(" aBcdefg_hg=2_mbpar=1_threads2\n"), std::string::npos) << direct.out;
 }
 
+// USE_BF16=1: bf16 tensors, checked, "BF16" in the header and "_bf16" ending the tag.
+TEST_F(ConvUpdCli, RunsInBf16) {
+  const auto bf16 = weft::test::run_program("USE_BF16=1 '" + std::string(WEFT_CONV_UPD_PATH) +
+                                                "' Abcdefg 2 7 7 16 16 3 3 2 2 1 1 8 8 2 0 --threads 2 --warmup 0",
+                                            "weft_conv_upd_bf16");
+  EXPECT_EQ(bf16.status, 0) << bf16.err;
+  EXPECT_NE(bf16.out.find("weft-conv-upd: BF16, "), std::string::npos) << bf16.out;
+  EXPECT_NE(bf16.out.find("check: PASSED"), std::string::npos) << bf16.out;
+  EXPECT_NE(bf16.out.find(" Abcdefg_hg=4_mbpar=1_threads2_bf16\n"), std::string::npos) << bf16.out;
+}
+
 TEST_F(ConvUpdCli, RefusesWhatItDoesNotDo) {
   const auto racing = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 0 --threads 2");
   EXPECT_EQ(racing.status, 2);
@@ -220,13 +277,17 @@ TEST_F(ConvUpdCli, RefusesWhatItDoesNotDo) {
   const auto bf16 = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 1 1 1 0 0 0 7 4 0 0 1 0");
   EXPECT_EQ(bf16.status, 2);
   EXPECT_NE(bf16.err.find("bf16 tuning knobs"), std::string::npos) << bf16.err;
-  // USE_BF16: no bf16 kernels for this pass yet, said by name (an FP32 run would be filed as bf16).
-  const auto use_bf16 = weft::test::run_program(
+  // USE_BF16: argument 16 is PARLOOPER's bf16_use_nchw_format there; weft reads blocked layouts only.
+  const auto nchw = weft::test::run_program(
       "USE_BF16=1 '" + std::string(WEFT_CONV_UPD_PATH) + "' Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 1 --warmup 0",
-      "weft_conv_upd_bf16");
-  EXPECT_EQ(use_bf16.status, 2);
-  EXPECT_NE(use_bf16.err.find("the backward pass by weights has no bf16 kernels yet"), std::string::npos)
-      << use_bf16.err;
+      "weft_conv_upd_bf16_nchw");
+  EXPECT_EQ(nchw.status, 2);
+  EXPECT_NE(nchw.err.find("bf16_use_nchw_format"), std::string::npos) << nchw.err;
+  const auto odd = weft::test::run_program(
+      "USE_BF16=1 '" + std::string(WEFT_CONV_UPD_PATH) + "' Abcdefg 2 8 8 16 16 3 3 1 1 1 1 7 8 2 --warmup 0",
+      "weft_conv_upd_bf16_odd");
+  EXPECT_EQ(odd.status, 2);
+  EXPECT_NE(odd.err.find("must be even"), std::string::npos) << odd.err;
   // auto takes the shape and n_iters only (the rest is the tuner's: weft_tune_cli_test.cpp).
   for (const char* line : {"auto", "auto 2 8 8 16 16 3 3 1 1 1 1 10 1"}) {
     const auto tuned = run_upd(line);

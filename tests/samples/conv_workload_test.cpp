@@ -221,7 +221,7 @@ namespace weft::tuner {
 namespace {
 
 // bf16 (weft-tune conv --dtype bf16): its own key, even channel blocks, candidates that pass the
-// check within the bf16 tolerance (forward and backward by data), and the update refused.
+// check within the bf16 tolerance (every pass), and data types without samples refused.
 TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
   const samples::ConvShape conv1 = square_shape(1, 12, 3, 8, 3, 2, 1);
   ConvSearchOptions bf16;
@@ -238,15 +238,28 @@ TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
     const CheckResult check = w.prepare(TunedConfig{k, "Abcdefg", {}})->check();
     EXPECT_TRUE(check.passed) << check.message;
   }
-  EXPECT_THAT([&] { ConvWorkload(conv1, ConvPassKind::upd, bf16); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("bf16 for the forward and backward-by-data ones")));
-  // The backward pass by data: its candidates pass their check in bf16 too.
+  ConvSearchOptions f64;
+  f64.dtype = jit::DataType::f64;
+  EXPECT_THAT([&] { ConvWorkload(conv1, ConvPassKind::upd, f64); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("the samples run f32 or bf16")));
+  // The backward passes: their candidates pass their check in bf16 too (the update's on the stem's
+  // odd channel count and odd output width, and with partial filters on two threads).
   const ConvWorkload bwd(square_shape(1, 6, 8, 8, 3, 1, 1), ConvPassKind::bwd, bf16);
   EXPECT_EQ(bwd.key(1).dtype, "bf16");
   for (const Knobs& k : bwd.knob_choices()) {
     const CheckResult check = bwd.prepare(TunedConfig{k, "Abcdefg", {}})->check();
     EXPECT_TRUE(check.passed) << check.message;
   }
+  const ConvWorkload upd(square_shape(2, 13, 3, 8, 3, 2, 1), ConvPassKind::upd, bf16);
+  EXPECT_EQ(upd.key(1).dtype, "bf16");
+  for (const Knobs& k : upd.knob_choices()) {
+    EXPECT_EQ((TunedConfig{k, "", {}}.knob("bc", -1)), 4);
+    const CheckResult check = upd.prepare(TunedConfig{k, "Abcdefg", {}})->check();
+    EXPECT_TRUE(check.passed) << check.message;
+  }
+  omp_set_num_threads(2);
+  const CheckResult partial = upd.prepare(TunedConfig{upd.knob_choices().front(), "Abcdefg", {}})->check();
+  EXPECT_TRUE(partial.passed) << partial.message;
 }
 
 using BestBf16ConvConfig = test::TemporaryTuningDatabase;
@@ -264,6 +277,20 @@ TEST_F(BestBf16ConvConfig, TheDataTypeIsPartOfTheLookup) {
   EXPECT_EQ(found.source, ConfigSource::exact) << found.detail;
   EXPECT_TRUE(found.config.bf16());
   EXPECT_EQ(found.config.bk, 64);
+  // Every pass keeps the problem's data type, from a record or from the default.
+  add(conv_key(ConvPassKind::upd, shape, 1, jit::DataType::bf16), {{{"bc", 64}, {"bk", 64}, {"h_in_gemm", 14}}, "Abcdefg", {}});
+  samples::ConvUpdConfig upd;
+  upd.shape = shape;
+  upd.dtype = jit::DataType::bf16;
+  const ConvUpdChoice upd_found = best_conv_config(upd, 1, db);
+  EXPECT_EQ(upd_found.source, ConfigSource::exact) << upd_found.detail;
+  EXPECT_TRUE(upd_found.config.bf16());
+  samples::ConvBwdConfig bwd;
+  bwd.shape = shape;
+  bwd.dtype = jit::DataType::bf16;
+  EXPECT_TRUE(best_conv_config(bwd, 1, db).config.bf16()) << "the default";
+  upd.shape.K = 48;
+  EXPECT_TRUE(best_conv_config(upd, 1, db).config.bf16()) << "the nearest tuned shape";
 }
 
 }  // namespace

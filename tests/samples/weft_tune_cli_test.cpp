@@ -418,6 +418,22 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
         << record.config.to_string() << "\n" << run.out;
     EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
   }
+  // bf16 (the update here): its own record, which USE_BF16=1 auto finds and runs.
+  const Result bf16 = tune("conv --pass upd --dtype bf16 --N 1 --H 7 --W 7 --C 16 --K 16 --R 3 --S 3 --pad 1 "
+                           "--bc 16 --bk 16 --threads 1 --budget 0.2 --top-k 4 --finalists 1 --db " + db_);
+  ASSERT_EQ(bf16.status, 0) << bf16.err;
+  const weft::tuner::TuningRecord bf16_record = weft::tuner::TuningDatabase(db_).load().records.back();
+  EXPECT_EQ(bf16_record.key.dtype, "bf16");
+  const weft::tuner::ProcessResult bf16_run = weft::tuner::run_process(
+      {"/usr/bin/env", "USE_BF16=1", "WEFT_TUNING_DB=" + db_, WEFT_CONV_UPD_PATH, "auto", "1", "7", "7", "16", "16", "3",
+       "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
+      60);
+  EXPECT_EQ(bf16_run.exit_status, 0) << bf16_run.err;
+  EXPECT_NE(bf16_run.out.find("auto: exact hit: " + bf16_record.config.loop_string + " bc=16 bk=16"),
+            std::string::npos)
+      << bf16_run.out;
+  EXPECT_NE(bf16_run.out.find("weft-conv-upd: BF16, "), std::string::npos) << bf16_run.out;
+  EXPECT_NE(bf16_run.out.find("check: PASSED"), std::string::npos) << bf16_run.out;
   // Another shape that nothing near was tuned for: the default, said so, its blocks no larger than
   // the channels (C = 3, K = 8).
   const weft::tuner::ProcessResult other = weft::tuner::run_process(
