@@ -16,6 +16,8 @@
 //   WEFT_ISA=avx2 taskset -c 1 ./weft-bench-eltwise --benchmark_filter=tail
 // and compare the median over repetitions of min_ticks (each call timed by itself).
 //
+// `transpose_tile/<type>`: a cache-resident 64 x 56 transpose (the bf16 convolution update's), elements/s.
+//
 // `types/<kernel>/<type>` run copy, relu and add over 32M elements of f32, bf16 (in and out) and
 // f64 (64 to 256 MiB per array: beyond the L3 for every type), one call each, in elements per second
 // (items_per_second); the table at the end gives each one's ratio to the f32 kernel. bf16 moves half
@@ -349,6 +351,20 @@ void bm_tail_binary(benchmark::State& state, BinaryOp op) {
   time_each_call(state, [&] { k(x.a.data(), x.b.data(), x.c.data()); });
 }
 
+// One cache-resident transpose of a 64 x 56 tile (a convolution row of 56 pixels of 64 channels, as
+// the bf16 update transposes its input), in elements per second: f32, and bf16 moved as 16-bit lanes.
+void bm_transpose_tile(benchmark::State& state, DataType type) {
+  constexpr std::int64_t m = 64, n = 56;
+  const Unary k(UnaryDesc{.op = UnaryOp::transpose, .m = m, .n = n, .ld_in = m, .ld_out = n,
+                          .types = {.in = type, .out = type, .compute = DataType::f32}});
+  std::vector<float> in(m * n, 1.0f), out(m * n);  // large enough for either type
+  for (auto _ : state) {
+    k(UnaryArgs{.in = in.data(), .out = out.data()});
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * m * n);
+}
+
 // Collects GiB/s per benchmark to print the ratios after the usual console output.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
@@ -415,6 +431,11 @@ void register_all() {
     tail_args(benchmark::RegisterBenchmark(("tail/unary_" + to_string(op)).c_str(), bm_tail_unary, op));
   }
   tail_args(benchmark::RegisterBenchmark("tail/binary_add", bm_tail_binary, BinaryOp::add));
+  for (DataType type : {DataType::f32, DataType::bf16}) {
+    benchmark::RegisterBenchmark(("transpose_tile/" + std::string(weft::jit::to_string(type))).c_str(),
+                                 bm_transpose_tile, type)
+        ->MinTime(0.2)->Repetitions(5)->ReportAggregatesOnly(true);
+  }
   for (const char* kernel : {"copy", "relu", "add"})
     for (DataType type : {DataType::f32, DataType::bf16, DataType::f64}) {
       const std::string name = std::string("types/") + kernel + "/" + std::string(weft::jit::to_string(type));
