@@ -75,6 +75,10 @@ class ConvUpd {
   ActivationLayout grad_output_layout() const;
   FilterLayout filter_layout() const;
   std::int64_t rows_per_gemm() const { return rows_; }
+  // The BRGEMMs' reduction length per batch entry: ofw pixels; in bf16 rounded up to even, and a
+  // whole image's (H x W, rounded up) for a 1x1 convolution of stride 1 without padding whose odd
+  // rows a BRGEMM takes all at once (upd_operands.hpp).
+  std::int64_t pixels_per_gemm_row() const { return first_touch_.desc().k; }
   // Whether run() accumulates into per-thread copies (and reduces them).
   bool uses_partial_filters() const { return partial_filters_.copies() > 1; }
   int team() const { return team_; }

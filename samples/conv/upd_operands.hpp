@@ -22,8 +22,12 @@
 //   operands.prepare(input, grad_output);            // every run, outside parallel regions
 //   ... BRGEMMs: A = grad_output_row(n, kb, y), B = input_tap(n, cb, y, s), C in accumulator() ...
 //   operands.finish(grad_filter);                    // fp32 tiles -> bf16 VNNI-2 tiles
+//
+// The shape and layouts are the ones the BRGEMMs see: ConvUpd gives a 1x1 convolution of stride 1
+// without padding as one row of H x W pixels per image where that saves work (conv_upd.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -56,6 +60,8 @@ class UpdOperands {
   std::int64_t wq() const { return wq_; }
   std::int64_t a_row() const { return pixels_ * grad_output_.channels.block; }
   std::int64_t b_rows() const { return shape_.stride_h * input_row_; }
+  // Output rows in the BRGEMM batch that starts at row y, of `rows` (fewer at the last rows).
+  std::int64_t batch(std::int64_t y, std::int64_t rows) const { return std::min(rows, grad_output_.h - y); }
   const jit::bfloat16* grad_output_row(std::int64_t n, std::int64_t kb, std::int64_t y) const {
     return packed_.data() + ((n * grad_output_.channels.blocks() + kb) * grad_output_.h + y) * a_row();
   }

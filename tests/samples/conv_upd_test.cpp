@@ -153,10 +153,23 @@ INSTANTIATE_TEST_SUITE_P(
         bf16(Case{"Abcdefg", shape(2, 16, 16, 3, 8, 7, 2, 3), 4, 8, 2, true}),
         bf16(Case{"aBCdefg", shape(2, 7, 6, 10, 13, 3, 1, 1), 4, 8, 4, false}),
         bf16(Case{"Abcdefg", shape(1, 7, 7, 8, 8, 1, 1, 0), 8, 8, 1, false}),
+        bf16(Case{"Abcdefg", shape(2, 7, 7, 8, 8, 1, 1, 0), 8, 8, 2, true}),
+        bf16(Case{"aBcdefg", shape(2, 7, 7, 8, 8, 1, 1, 0), 8, 8, 2, false, 3}),
         bf16(Case{"aBcdefg", shape(2, 8, 8, 8, 16, 3, 1, 1), 8, 8, 2, false, 3}),
         bf16(Case{"abcDefg", shape(1, 8, 8, 8, 16, 3, 1, 1), 8, 8, 3, true, 3}),
         bf16(Case{"A{R:2}bC{C:2}defg", shape(2, 6, 6, 8, 16, 3, 1, 1), 8, 8, 4, true}),
         bf16(Case{"Abcdefg", shape(1, 3, 1, 4, 4, 1, 1, 0), 4, 4, 1, false})));
+
+TEST(ConvUpd, Bf16PixelsPerGemmRow) {
+  omp_set_num_threads(1);
+  const ConvShape pointwise7 = shape(1, 7, 7, 8, 8, 1, 1, 0);
+  EXPECT_EQ(ConvUpd(config_of("Abcdefg", pointwise7, 8, 8)).pixels_per_gemm_row(), 7);
+  EXPECT_EQ(ConvUpd(config_of("Abcdefg", pointwise7, 8, 8, 3, true, true)).pixels_per_gemm_row(), 8);
+  EXPECT_EQ(ConvUpd(config_of("Abcdefg", pointwise7, 8, 8, 0, true, true)).pixels_per_gemm_row(), 50)
+      << "all 49 pixels as one row, not 7 rows of 8";
+  EXPECT_EQ(ConvUpd(config_of("Abcdefg", shape(1, 8, 8, 8, 8, 1, 1, 0), 8, 8, 0, true, true)).pixels_per_gemm_row(), 8);
+  EXPECT_EQ(ConvUpd(config_of("Abcdefg", shape(1, 9, 9, 8, 8, 3, 1, 1), 8, 8, 0, true, true)).pixels_per_gemm_row(), 10);
+}
 
 TEST(ConvUpd, Bf16NeedsEvenChannelBlocks) {
   omp_set_num_threads(1);
