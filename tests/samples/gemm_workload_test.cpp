@@ -311,6 +311,45 @@ TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
   EXPECT_EQ(other_team.config.M, 64);
 }
 
+// bf16 problems take bf16 records, else FP32 ones (validated in bf16: an odd tile where bf16 pairs
+// is skipped), else the heuristic, in bf16 either way; FP32 problems never take bf16 records.
+TEST_F(BestGemmConfig, TheDataTypeIsPartOfTheLookup) {
+  const TuningDatabase db(path_);
+  const GemmShape shape{64, 64, 64};
+  add(gemm_key(GemmPassKind::fwd, shape, 1, jit::DataType::bf16), {{{"bm", 32}, {"bn", 64}, {"bk", 32}, {"kbf", 2}}, "acb", {}});
+  add(gemm_key(GemmPassKind::bwd, shape, 1), {{{"bm", 32}, {"bn", 16}, {"bk", 32}, {"mbf", 1}, {"private_trans", 0}}, "bca", {}});
+  add(gemm_key(GemmPassKind::upd, shape, 1), {{{"bm", 32}, {"bn", 15}, {"bk", 32}, {"nbf", 1}, {"private_trans", 0}}, "bca", {}});
+  samples::GemmFwdConfig fwd;
+  fwd.M = fwd.N = fwd.K = 64;
+  EXPECT_EQ(best_gemm_config(fwd, 1, db).source, ConfigSource::heuristic) << "an FP32 problem, a bf16 record";
+  fwd.dtype = jit::DataType::bf16;
+  const GemmChoice own = best_gemm_config(fwd, 1, db);
+  EXPECT_EQ(own.source, ConfigSource::exact) << own.detail;
+  EXPECT_EQ(own.config.loop_string, "acb");
+  EXPECT_TRUE(own.config.bf16());
+  EXPECT_NE(own.detail.find("gemm_fwd M=64 N=64 K=64 bf16 threads=1"), std::string::npos) << own.detail;
+
+  samples::GemmBwdConfig bwd;
+  bwd.M = bwd.N = bwd.K = 64;
+  bwd.dtype = jit::DataType::bf16;
+  const GemmBwdChoice fp32 = best_gemm_config(bwd, 1, db);
+  EXPECT_EQ(fp32.source, ConfigSource::exact) << fp32.detail;
+  EXPECT_EQ(fp32.config.loop_string, "bca");
+  EXPECT_TRUE(fp32.config.bf16());
+  EXPECT_EQ(fp32.detail.rfind("no BF16 record fits; the FP32 one, run in BF16: ", 0), 0u) << fp32.detail;
+  samples::GemmBwd runs(fp32.config);
+
+  samples::GemmUpdConfig upd;
+  upd.M = upd.N = upd.K = 64;
+  EXPECT_EQ(best_gemm_config(upd, 1, db).source, ConfigSource::exact);  // FP32 takes bn = 15
+  upd.dtype = jit::DataType::bf16;
+  const GemmUpdChoice odd = best_gemm_config(upd, 1, db);
+  EXPECT_EQ(odd.source, ConfigSource::heuristic) << odd.detail;
+  EXPECT_NE(odd.detail.find("does not fit this problem"), std::string::npos) << odd.detail;
+  EXPECT_TRUE(odd.config.bf16());
+  EXPECT_EQ(odd.config.loop_string, "aBC");  // the sample's default
+}
+
 TEST_F(BestGemmConfig, AnMlpTakesItsOwnRecordElseASingleLayersWithBkEqualBm) {
   const TuningDatabase db(path_);
   samples::GemmFwdConfig mlp;
