@@ -1,11 +1,13 @@
 #include "best_gemm_config.hpp"
 
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include <weft/jit/error.hpp>
 
+#include "element_type.hpp"
 #include "gemm_defaults.hpp"
 #include "gemm_workload.hpp"
 
@@ -33,6 +35,7 @@ int layers_of(const samples::GemmLoops&) { return 1; }
 template <class Config>
 std::optional<Config> apply(const Config& problem, const TunedConfig& tuned, int threads) {
   Config c = to_gemm_pass_config<Config>(tuned, shape_of(problem, layers_of(problem)), threads);
+  c.dtype = problem.dtype;  // a record of another precision is validated in this one's (bf16: even tiles)
   if constexpr (std::is_same_v<Config, samples::GemmFwdConfig>) {
     c.fuse_bias = problem.fuse_bias;
     c.fuse_relu = problem.fuse_relu;
@@ -53,16 +56,34 @@ Config default_config(const Config& problem) {
   c.M = problem.M;
   c.N = problem.N;
   c.K = problem.K;
+  c.dtype = problem.dtype;
   return c;
+}
+
+// The keys of the problem's pass and shape in `dtype`: an MLP's own, then a single layer's.
+template <class Config>
+std::vector<WorkloadKey> keys_of(const Config& problem, int threads, jit::DataType dtype) {
+  const int layers = layers_of(problem);
+  std::vector<WorkloadKey> keys{gemm_key(pass_of<Config>(), shape_of(problem, layers), threads, dtype)};
+  if (layers > 1) keys.push_back(gemm_key(pass_of<Config>(), shape_of(problem, 1), threads, dtype));
+  return keys;
 }
 
 template <class Config>
 GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int threads, const TuningDatabase& database) {
-  const int layers = layers_of(problem);
-  std::vector<WorkloadKey> keys{gemm_key(pass_of<Config>(), shape_of(problem, layers), threads)};
-  if (layers > 1) keys.push_back(gemm_key(pass_of<Config>(), shape_of(problem, 1), threads));
-  const TunedLookup found =
-      find_tuned_config(database, keys, [&](const TunedConfig& c) { return apply(problem, c, threads).has_value(); });
+  const auto fits = [&](const TunedConfig& c) { return apply(problem, c, threads).has_value(); };
+  TunedLookup found = find_tuned_config(database, keys_of(problem, threads, problem.dtype), fits);
+  // bf16 without a bf16 record that fits: the FP32 record's loops and tiles, where bf16 takes them.
+  if (!found.config && problem.dtype != jit::DataType::f32) {
+    TunedLookup fp32 = find_tuned_config(database, keys_of(problem, threads, jit::DataType::f32), fits);
+    const std::string name = samples::precision_name(problem.dtype);
+    if (fp32.config) {
+      fp32.detail = "no " + name + " record fits; the FP32 one, run in " + name + ": " + fp32.detail;
+      found = std::move(fp32);
+    } else if (fp32.detail != found.detail) {
+      found.detail += "; FP32: " + fp32.detail;
+    }
+  }
   GemmPassChoice<Config> choice{std::move(heuristic), found.source, found.detail};
   if (found.config) choice.config = *apply(problem, *found.config, threads);
   return choice;

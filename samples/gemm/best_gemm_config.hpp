@@ -33,10 +33,13 @@ using GemmChoice = GemmPassChoice<samples::GemmFwdConfig>;
 using GemmBwdChoice = GemmPassChoice<samples::GemmBwdConfig>;
 using GemmUpdChoice = GemmPassChoice<samples::GemmUpdConfig>;
 
-// `problem` gives M, N, K; for the forward pass also n_layers and the fused epilogue (kept). Its
-// loop_string, tile sizes, chunks, transposes and block lists are replaced. An MLP (n_layers > 1)
-// takes an MLP record (kind gemm_mlp) else a single layer's (gemm_fwd), with bk = bm. A database
-// record that this shape rejects (e.g. a block list that does not fit) is skipped. Never throws
+// `problem` gives M, N, K and the precision (dtype, kept); for the forward pass also n_layers and
+// the fused epilogue (kept). Its loop_string, tile sizes, chunks, transposes and block lists are
+// replaced. An MLP (n_layers > 1) takes an MLP record (kind gemm_mlp) else a single layer's
+// (gemm_fwd), with bk = bm. The records are those of the problem's dtype ("fp32" or "bf16"); a
+// bf16 problem without one that fits takes an FP32 record (`detail` then starts "no BF16 record
+// fits; the FP32 one, run in BF16: "), else the heuristic. A database record that this problem rejects (e.g. a
+// block list that does not fit, or an odd tile where bf16 pairs elements) is skipped. Never throws
 // for database trouble (an unreadable file falls back to the heuristic, with the reason in `detail`).
 GemmChoice best_gemm_config(const samples::GemmFwdConfig& problem, int threads,
                             const TuningDatabase& database = TuningDatabase());

@@ -5,9 +5,6 @@
 //   resolve_gemm_auto(config, settings.threads, "weft-gemm-bwd");
 #pragma once
 
-#include <cstdio>
-
-#include "element_type.hpp"
 #include "sample_args.hpp"
 #include "tuned_auto.hpp"
 #if defined(WEFT_HAVE_TUNER)
@@ -17,20 +14,15 @@
 namespace weft::samples {
 
 // When config.loop_string is "auto", replaces `config` (GemmFwdConfig, GemmBwdConfig or
-// GemmUpdConfig) by the tuning database's choice for its shape and prints
-// "<program> auto: <choice>".
+// GemmUpdConfig) by the tuning database's choice for its shape and precision (config.dtype, kept)
+// and prints "<program> auto: <choice>".
 template <class Config>
 void resolve_gemm_auto(Config& config, int threads, const char* program) {
 #if defined(WEFT_HAVE_TUNER)
-  // The database holds FP32 measurements only: a bf16 run takes the loops and tiles chosen for
-  // FP32, in its own precision (and the pass refuses odd tiles where bf16 needs pairs).
-  const jit::DataType dtype = config.dtype;
-  const bool tuned = config.loop_string == "auto";
+  // In bf16 the lookup takes a bf16 record (weft-tune gemm --dtype bf16), else an FP32 one, which
+  // the printed choice says ("no BF16 record fits; the FP32 one, run in BF16: ..."), else the
+  // heuristic.
   resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::tuner::best_gemm_config(c, t); });
-  config.dtype = dtype;
-  if (tuned && dtype != jit::DataType::f32)
-    std::printf("%s auto: the tuning database measured FP32; running its choice in %s\n", program,
-                precision_name(dtype).c_str());
 #else
   (void)threads;
   (void)program;

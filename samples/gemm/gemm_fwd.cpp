@@ -74,6 +74,19 @@ void GemmFwd::run_typed(std::span<T* const> activations, std::span<const T* cons
   }
 }
 
+GemmPassLayout GemmFwd::layout() const {
+  const TileOrder a_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
+  return {.left = {m_blocking(), k_blocking(), true, false, a_order},
+          .right = {k_blocking(), n_blocking(), false, false},
+          .out = {m_blocking(), n_blocking(), false, false},
+          .dtype = config_.dtype};
+}
+
+Bf16Sum GemmFwd::bf16_sum() const {
+  const std::int64_t terms = config_.K + (config_.fuse_bias ? 1 : 0);
+  return {.terms = terms, .additions = terms + k_chunks(), .roundings = k_chunks(), .chunk_terms = k_step_ * config_.bk};
+}
+
 void GemmFwd::run(std::span<float* const> activations, std::span<const float* const> weights,
                   std::span<const float* const> biases) const {
   run_typed(activations, weights, biases);

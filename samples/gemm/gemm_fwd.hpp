@@ -26,6 +26,7 @@
 #include "brgemm_table.hpp"
 #include "element_type.hpp"
 #include "gemm_loops.hpp"
+#include "gemm_pass.hpp"
 
 namespace weft::samples {
 
@@ -54,6 +55,12 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
   std::int64_t k_step() const { return k_step_; }
   // Batch-reduce calls that add into each output block: ceil(Kb / k_step).
   std::int64_t k_chunks() const { return (k_blocking().blocks() + k_step_ - 1) / k_step_; }
+  // A (M x K, row-block-major, VNNI-2 tiles in bf16), B (K x N) and C (M x N) of one layer, plain
+  // and blocked.
+  GemmPassLayout layout() const;
+  // How each output element of a layer is summed (the bound of a bf16 check): K products and the
+  // bias over k_chunks() calls, each rounding its output to bf16.
+  Bf16Sum bf16_sum() const;
   double flops() const { return config_.flops() * config_.n_layers; }  // of one run()
   // "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<kbf>_threads<T>", the MEASURE tag ("_bf16" appended
   // in bf16).

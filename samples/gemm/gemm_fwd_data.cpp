@@ -40,8 +40,8 @@ GemmFwdData<T>::GemmFwdData(const GemmFwd& gemm, bool ring_buffer, GemmFwdInit i
   round_to_element_type<T>(b_);
   round_to_element_type<T>(bias_);
   // In bf16 the weight tiles are VNNI-2, BRGEMM's A (PARLOOPER packs its weights so too, untimed).
-  const TileOrder weight_order = c.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
-  weights_blocked_.assign(static_cast<std::size_t>(c.n_layers), to_blocked<T>(a_.data(), mB, kB, true, weight_order));
+  weights_blocked_.assign(static_cast<std::size_t>(c.n_layers),
+                          to_blocked<T>(a_.data(), mB, kB, true, gemm.layout().left.order));
   input_ = to_blocked<T>(b_.data(), kB, nB, false);
   bias_t_ = converted<T>(bias_);
   const int n_outputs = ring_buffer ? std::min(c.n_layers, 2) : c.n_layers;
@@ -69,13 +69,7 @@ Verdict GemmFwdData<T>::check_layers(std::span<T* const> acts) const {
     }
     return {compare(out.data(), ref_in.data(), M * N), sum_tolerance(K) * c.n_layers};
   } else {
-    // K products and the bias summed in fp32 over k_chunks() calls of k_step() blocks each, every
-    // call rounding its output to bf16.
-    const std::int64_t terms = K + (c.fuse_bias ? 1 : 0);
-    const Bf16Sum sum{.terms = terms,
-                      .additions = terms + gemm_.k_chunks(),
-                      .roundings = gemm_.k_chunks(),
-                      .chunk_terms = gemm_.k_step() * c.bk};
+    const Bf16Sum sum = gemm_.bf16_sum();
     std::vector<float> in(static_cast<std::size_t>(K * N)), out(static_cast<std::size_t>(M * N)), ref(out.size());
     Bf16Magnitudes magnitudes;
     Verdict worst;

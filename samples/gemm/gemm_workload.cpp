@@ -19,11 +19,14 @@
 
 #include "block_loops.hpp"
 #include "blocked_layout.hpp"
+#include "element_type.hpp"
 #include "gemm_pass.hpp"
+#include "gemm_reference.hpp"
 #include "verification.hpp"
 
 namespace weft::tuner {
 
+using samples::bfloat16;
 using samples::Blocking;
 using samples::GemmPassLayout;
 using samples::PassMatrix;
@@ -44,12 +47,18 @@ struct PassFacts {
   std::array<int, 2> left, right, out;
   const char* chunks;
   std::array<const char*, 3> names;  // left, right, out
+  // By dimension (K, M, N): the tiles the sample requires even in bf16, for its VNNI-2 pairs
+  // (GemmLoops::require_even_in_bf16 in gemm_fwd.cpp, gemm_bwd.cpp, gemm_upd.cpp).
+  std::array<bool, 3> bf16_pairs;
 };
 
 const PassFacts& facts(GemmPassKind pass) {
-  static const PassFacts fwd{kLoopK, {kLoopM, kLoopK}, {kLoopK, kLoopN}, {kLoopM, kLoopN}, "kbf", {"A", "B", "C"}};
-  static const PassFacts bwd{kLoopM, {kLoopM, kLoopK}, {kLoopM, kLoopN}, {kLoopK, kLoopN}, "mbf", {"W", "dY", "dX"}};
-  static const PassFacts upd{kLoopN, {kLoopM, kLoopN}, {kLoopK, kLoopN}, {kLoopM, kLoopK}, "nbf", {"dY", "X", "dW"}};
+  static const PassFacts fwd{kLoopK, {kLoopM, kLoopK}, {kLoopK, kLoopN}, {kLoopM, kLoopN}, "kbf", {"A", "B", "C"},
+                             {true, false, false}};
+  static const PassFacts bwd{kLoopM, {kLoopM, kLoopK}, {kLoopM, kLoopN}, {kLoopK, kLoopN}, "mbf", {"W", "dY", "dX"},
+                             {true, true, false}};
+  static const PassFacts upd{kLoopN, {kLoopM, kLoopN}, {kLoopK, kLoopN}, {kLoopM, kLoopK}, "nbf", {"dY", "X", "dW"},
+                             {true, false, true}};
   switch (pass) {
     case GemmPassKind::fwd: return fwd;
     case GemmPassKind::bwd: return bwd;
@@ -74,66 +83,39 @@ std::array<long, 3> tiles_of(const Knobs& knobs) {
           c.knob("bn", static_cast<long>(d.bn))};
 }
 
-// GemmFwd keeps the layouts of blocked_layout.hpp; the backward passes say theirs.
-GemmPassLayout layout_of(const samples::GemmFwd& gemm) {
-  return {.left = {gemm.m_blocking(), gemm.k_blocking(), true, false},
-          .right = {gemm.k_blocking(), gemm.n_blocking(), false, false},
-          .out = {gemm.m_blocking(), gemm.n_blocking(), false, false}};
+// Tile `value` of dimension `dim` (K, M, N) as the pass takes it in `dtype`: one more where bf16
+// pairs the elements along it and the value is odd. An MLP's bm is its bk.
+long paired_tile(const GemmShape& shape, GemmPassKind pass, jit::DataType dtype, int dim, long value) {
+  if (dtype != jit::DataType::bf16) return value;
+  const auto& pairs = facts(pass).bf16_pairs;
+  const bool paired = pairs[static_cast<std::size_t>(dim)] || (shape.layers > 1 && dim == kLoopM && pairs[kLoopK]);
+  return paired ? value + value % 2 : value;
 }
-GemmPassLayout layout_of(const samples::GemmBwd& bwd) { return bwd.layout(); }
-GemmPassLayout layout_of(const samples::GemmUpd& upd) { return upd.layout(); }
 
 // One run of the pass on blocked buffers; an MLP's layers write `outs` in turn.
-std::function<void()> bind_run(const samples::GemmFwd& gemm, const float* left, const float* right,
-                               std::span<float* const> outs) {
-  // GemmFwd takes its input as float* with the layer outputs; it never writes it.
-  std::vector<float*> activations{const_cast<float*>(right)};
+template <class T>
+std::function<void()> bind_run(const samples::GemmFwd& gemm, const T* left, const T* right, std::span<T* const> outs) {
+  // GemmFwd takes its input as T* with the layer outputs; it never writes it.
+  std::vector<T*> activations{const_cast<T*>(right)};
   for (int l = 0; l < gemm.config().n_layers; ++l) activations.push_back(outs[static_cast<std::size_t>(l) % outs.size()]);
-  std::vector<const float*> weights(static_cast<std::size_t>(gemm.config().n_layers), left);
+  std::vector<const T*> weights(static_cast<std::size_t>(gemm.config().n_layers), left);
   return [&gemm, activations = std::move(activations), weights = std::move(weights)] {
-    gemm.run(activations, weights, {});
+    gemm.run(std::span<T* const>(activations), std::span<const T* const>(weights), {});
   };
 }
-template <class Pass>
-std::function<void()> bind_run(const Pass& pass, const float* left, const float* right, std::span<float* const> outs) {
-  float* const out = outs[0];
+template <class Pass, class T>
+std::function<void()> bind_run(const Pass& pass, const T* left, const T* right, std::span<T* const> outs) {
+  T* const out = outs[0];
   return [&pass, left, right, out] { pass.run(left, right, out); };
 }
 
-// Columns `columns` of op(left)^layers x op(right) (an MLP applies the same weights `layers`
-// times), column-major, accumulated in double.
-std::vector<float> reference_columns(const GemmPassLayout& l, int layers, const float* left, const float* right,
-                                     const std::vector<std::int64_t>& columns) {
-  const std::int64_t rows = l.out.rows.size, reduction = l.reduction();
-  const std::int64_t left_ld = l.left.rows.size, right_ld = l.right.rows.size;
-  const auto n = static_cast<std::int64_t>(columns.size());
-  std::vector<float> out(static_cast<std::size_t>(rows * n));
-#pragma omp parallel for schedule(dynamic)
-  for (std::int64_t c = 0; c < n; ++c) {
-    const std::int64_t j = columns[static_cast<std::size_t>(c)];
-    std::vector<double> v(static_cast<std::size_t>(reduction)), w;
-    for (std::int64_t k = 0; k < reduction; ++k)
-      v[static_cast<std::size_t>(k)] = l.right.transposed ? right[j + k * right_ld] : right[k + j * right_ld];
-    for (int layer = 0; layer < layers; ++layer) {
-      w.assign(static_cast<std::size_t>(rows), 0.0);
-      if (l.left.transposed) {
-        for (std::int64_t i = 0; i < rows; ++i) {
-          const float* row = left + i * left_ld;  // row i of op(left) is stored column i
-          double sum = 0;
-          for (std::int64_t k = 0; k < reduction; ++k) sum += double(row[k]) * v[static_cast<std::size_t>(k)];
-          w[static_cast<std::size_t>(i)] = sum;
-        }
-      } else {
-        for (std::int64_t k = 0; k < reduction; ++k) {
-          const double vk = v[static_cast<std::size_t>(k)];
-          const float* column = left + k * left_ld;
-          for (std::int64_t i = 0; i < rows; ++i) w[static_cast<std::size_t>(i)] += double(column[i]) * vk;
-        }
-      }
-      v.swap(w);  // an MLP has rows == reduction
-    }
-    for (std::int64_t i = 0; i < rows; ++i) out[static_cast<std::size_t>(c * rows + i)] = static_cast<float>(v[static_cast<std::size_t>(i)]);
-  }
+// Columns `columns` of op(m) (the plain matrix `plain` as the product reads it), plain column-major.
+std::vector<float> columns_of(const PassMatrix& m, const std::vector<float>& plain, const std::vector<std::int64_t>& columns) {
+  const std::int64_t ld = m.rows.size, rows = m.transposed ? m.cols.size : m.rows.size;
+  std::vector<float> out;
+  out.reserve(static_cast<std::size_t>(rows) * columns.size());
+  for (std::int64_t j : columns)
+    for (std::int64_t k = 0; k < rows; ++k) out.push_back(plain[static_cast<std::size_t>(m.transposed ? j + k * ld : k + j * ld)]);
   return out;
 }
 
@@ -156,10 +138,17 @@ GemmPassKind parse_gemm_pass(std::string_view name) {
 
 const char* chunks_knob(GemmPassKind pass) { return facts(pass).chunks; }
 
-WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads) {
+GemmSearchOptions default_gemm_search(jit::DataType dtype) {
+  GemmSearchOptions options;
+  options.dtype = dtype;
+  if (dtype == jit::DataType::bf16) options.bn.push_back(128);
+  return options;
+}
+
+WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype) {
   WorkloadKey key{.kind = "gemm_" + std::string(to_string(pass)),
                   .shape = {{"M", shape.M}, {"N", shape.N}, {"K", shape.K}},
-                  .dtype = "fp32",
+                  .dtype = dtype == jit::DataType::bf16 ? "bf16" : "fp32",
                   .threads = threads};
   if (shape.layers > 1) {
     key.kind = "gemm_mlp";
@@ -217,101 +206,154 @@ template samples::GemmBwdConfig to_gemm_pass_config(const TunedConfig&, const Ge
 template samples::GemmUpdConfig to_gemm_pass_config(const TunedConfig&, const GemmShape&, int);
 
 struct GemmWorkload::Data {
-  using Copies = std::map<std::pair<long, long>, std::vector<float>>;  // by (rows block, cols block)
+  // Blocked copies by (rows block, cols block); outputs by the output's: one, or two for an MLP.
+  template <class T>
+  struct Blocked {
+    std::map<std::pair<long, long>, std::vector<T>> left, right;
+    std::map<std::pair<long, long>, std::vector<std::vector<T>>> outputs;
+  };
+  template <class T>
+  Blocked<T>& blocked() {
+    if constexpr (std::is_same_v<T, float>) {
+      return f32;
+    } else {
+      return bf16;
+    }
+  }
 
   std::mutex mutex;
-  std::vector<float> left, right;  // plain, as the pass stores them
-  Copies left_blocked, right_blocked;
-  std::map<std::pair<long, long>, std::vector<std::vector<float>>> outputs;  // one, or two for an MLP
-  // The reference's output columns, every row of each.
+  std::vector<float> left, right;  // plain, as the pass stores them; in bf16 the values of bf16
+  Blocked<float> f32;
+  Blocked<bfloat16> bf16;
+  // The reference's output columns, every row of each, and those columns of op(right).
   std::vector<std::int64_t> columns;
+  std::vector<float> right_columns;
+  // FP32: op(left)^layers x op(right) on those columns. bf16: one layer's, with the magnitudes of
+  // its bound, by the terms each call adds (Bf16Sum::chunk_terms).
+  using Bf16Reference = std::pair<std::vector<float>, samples::Bf16Magnitudes>;
   std::vector<float> reference;
-  bool reference_ready = false;
+  std::map<std::int64_t, Bf16Reference> bf16_references;
 };
 
 namespace {
 
-const std::vector<float>& blocked_copy(GemmWorkload::Data::Copies& cache, const PassMatrix& m,
-                                       const std::vector<float>& plain) {
+template <class T>
+const std::vector<T>& blocked_copy(std::map<std::pair<long, long>, std::vector<T>>& cache, const PassMatrix& m,
+                                   const std::vector<float>& plain) {
   const std::pair key{static_cast<long>(m.rows.block), static_cast<long>(m.cols.block)};
   auto it = cache.find(key);
   if (it == cache.end())
-    it = cache.emplace(key, samples::to_blocked(plain.data(), m.rows, m.cols, m.row_block_major)).first;
+    it = cache.emplace(key, samples::to_blocked<T>(plain.data(), m.rows, m.cols, m.row_block_major, m.order)).first;
   return it->second;
 }
 
-std::uint64_t padded_bytes(const PassMatrix& m) { return bytes_needed({m.rows.padded(), m.cols.padded()}, sizeof(float)); }
+std::uint64_t padded_bytes(const PassMatrix& m, std::size_t element) {
+  return bytes_needed({m.rows.padded(), m.cols.padded()}, element);
+}
 
-template <class Pass>
+// op(left) x `in` (columns of op(right)'s height, plain) in double precision, as the samples check
+// (gemm_reference.hpp); with `magnitudes`, those of the bf16 bound too.
+std::vector<float> reference_of(const GemmPassLayout& l, const std::vector<float>& left, const std::vector<float>& in,
+                                samples::Bf16Magnitudes* magnitudes = nullptr, std::int64_t chunk_terms = 0) {
+  const std::int64_t rows = l.out.rows.size, reduction = l.reduction();
+  const std::int64_t n = static_cast<std::int64_t>(in.size()) / reduction;
+  std::vector<float> out(static_cast<std::size_t>(rows * n));
+  samples::gemm_reference(rows, n, reduction, {left.data(), l.left.transposed}, in.data(), nullptr, false, out.data(),
+                          magnitudes, chunk_terms);
+  return out;
+}
+
+// A prepared candidate; T is the workload's element type (float or bfloat16).
+template <class Pass, class T>
 class PassRunner final : public Runner {
  public:
   template <class Config>
   PassRunner(Config config, const GemmWorkload& workload, GemmWorkload::Data& data)
-      : pass_(std::move(config)), layout_(layout_of(pass_)), data_(data), layers_(workload.shape().layers) {
+      : pass_(std::move(config)), layout_(pass_.layout()), workload_(workload), data_(data),
+        layers_(workload.shape().layers) {
     const auto& c = pass_.config();
-    const std::string what = workload.describe() + " with tiles bm=" + std::to_string(c.bm) +
-                             " bn=" + std::to_string(c.bn) + " bk=" + std::to_string(c.bk);
-    check_layout(workload, what);
+    what_ = workload.describe() + " with tiles bm=" + std::to_string(c.bm) + " bn=" + std::to_string(c.bn) +
+            " bk=" + std::to_string(c.bk);
+    check_layout();
     const std::size_t n_outputs = layers_ > 1 ? 2 : 1;
+    auto& blocked = data.blocked<T>();
     std::lock_guard lock(data.mutex);
     // Tiles much larger than the matrices pad the blocked copies: check before copying.
-    const std::uint64_t out_bytes = padded_bytes(layout_.out);
-    std::uint64_t bytes = add_bytes(padded_bytes(layout_.left), padded_bytes(layout_.right));
+    const std::uint64_t out_bytes = padded_bytes(layout_.out, sizeof(T));
+    std::uint64_t bytes = add_bytes(padded_bytes(layout_.left, sizeof(T)), padded_bytes(layout_.right, sizeof(T)));
     for (std::size_t i = 0; i < n_outputs; ++i) bytes = add_bytes(bytes, out_bytes);
-    require_memory(what + ": blocked operands", bytes);
-    left_ = allocating(what + ": blocked left operand", padded_bytes(layout_.left),
-                       [&] { return blocked_copy(data.left_blocked, layout_.left, data.left).data(); });
-    right_ = allocating(what + ": blocked right operand", padded_bytes(layout_.right),
-                        [&] { return blocked_copy(data.right_blocked, layout_.right, data.right).data(); });
-    auto& outs = data.outputs[{static_cast<long>(layout_.out.rows.block), static_cast<long>(layout_.out.cols.block)}];
-    allocating(what + ": blocked output", out_bytes, [&] {
-      outs.resize(n_outputs, std::vector<float>(static_cast<std::size_t>(layout_.out.rows.padded() * layout_.out.cols.padded())));
-    });
+    require_memory(what_ + ": blocked operands", bytes);
+    left_ = allocating(what_ + ": blocked left operand", padded_bytes(layout_.left, sizeof(T)),
+                       [&] { return blocked_copy(blocked.left, layout_.left, data.left).data(); });
+    right_ = allocating(what_ + ": blocked right operand", padded_bytes(layout_.right, sizeof(T)),
+                        [&] { return blocked_copy(blocked.right, layout_.right, data.right).data(); });
+    auto& outs = blocked.outputs[{static_cast<long>(layout_.out.rows.block), static_cast<long>(layout_.out.cols.block)}];
+    allocating(what_ + ": blocked output", out_bytes, [&] { outs.resize(n_outputs, std::vector<T>(out_elements())); });
     for (auto& o : outs) outs_.push_back(o.data());
-    run_ = bind_run(pass_, left_, right_, outs_);
+    run_ = bind_run(pass_, left_, right_, std::span<T* const>(outs_));
   }
 
   void run() override { run_(); }
 
   CheckResult check() override {
-    const PassMatrix& o = layout_.out;
-    const std::int64_t rows = o.rows.size, cols = o.cols.size;
+    constexpr bool bf16 = std::is_same_v<T, bfloat16>;
+    // A bf16 MLP is checked layer by layer from each layer's own input: one output per layer.
+    std::vector<std::vector<T>> layer_outputs;
+    std::vector<T*> outs = outs_;
+    std::function<void()> run = run_;
+    if (bf16 && layers_ > 1) {
+      const std::uint64_t bytes = bytes_needed({layers_, out_elements()}, sizeof(T));
+      require_memory(what_ + ": one output per layer for the check", bytes);
+      allocating(what_ + ": one output per layer for the check", bytes,
+                 [&] { layer_outputs.assign(static_cast<std::size_t>(layers_), std::vector<T>(out_elements())); });
+      outs.clear();
+      for (auto& o : layer_outputs) outs.push_back(o.data());
+      run = bind_run(pass_, left_, right_, std::span<T* const>(outs));
+    }
     // NaN in every real entry, so that an entry left unwritten fails; zero padding, which an MLP
     // layer reads as the next one's K padding.
-    const std::vector<float> poison = samples::to_blocked(
-        std::vector<float>(static_cast<std::size_t>(rows * cols), std::numeric_limits<float>::quiet_NaN()).data(),
-        o.rows, o.cols, o.row_block_major);
-    for (float* out : outs_) std::copy(poison.begin(), poison.end(), out);
-    run_();
-    std::vector<float> plain(static_cast<std::size_t>(rows * cols));
-    samples::from_blocked(outs_[static_cast<std::size_t>(layers_ - 1) % outs_.size()], plain.data(), o.rows, o.cols,
-                          o.row_block_major);
+    const PassMatrix& o = layout_.out;
+    const std::vector<T> poison = samples::to_blocked<T>(
+        std::vector<float>(static_cast<std::size_t>(o.rows.size * o.cols.size), std::numeric_limits<float>::quiet_NaN())
+            .data(),
+        o.rows, o.cols, o.row_block_major, o.order);
+    for (T* out : outs) std::copy(poison.begin(), poison.end(), out);
+    run();
     std::lock_guard lock(data_.mutex);
-    ensure_reference();
-    std::vector<float> got;
-    got.reserve(data_.reference.size());
-    for (std::int64_t j : data_.columns)
-      got.insert(got.end(), plain.begin() + j * rows, plain.begin() + (j + 1) * rows);
-    const samples::ErrorNorms norms =
-        samples::compare(got.data(), data_.reference.data(), static_cast<std::int64_t>(got.size()));
-    return {norms.passed(samples::sum_tolerance(layout_.reduction()) * layers_), norms.to_string()};
+    ensure_columns();
+    if constexpr (bf16) {
+      return check_bf16(outs);
+    } else {
+      std::vector<float> got = output_columns(outs[static_cast<std::size_t>(layers_ - 1) % outs.size()], layers_ - 1);
+      if (data_.reference.empty()) {
+        data_.reference = data_.right_columns;
+        for (int l = 0; l < layers_; ++l) data_.reference = reference_of(layout_, data_.left, data_.reference);
+      }
+      const samples::ErrorNorms norms =
+          samples::compare(got.data(), data_.reference.data(), static_cast<std::int64_t>(got.size()));
+      return {norms.passed(samples::sum_tolerance(layout_.reduction()) * layers_), norms.to_string()};
+    }
   }
 
  private:
+  std::int64_t out_elements() const { return layout_.out.rows.padded() * layout_.out.cols.padded(); }
+
   // The workload's plain operands must be what the pass blocks: a sample that changes its layouts
   // must change the workload too.
-  void check_layout(const GemmWorkload& workload, const std::string& what) const {
-    const PassFacts& f = facts(workload.pass());
-    const auto sizes = sizes_of(workload.shape());
+  void check_layout() const {
+    const PassFacts& f = facts(workload_.pass());
+    const auto sizes = sizes_of(workload_.shape());
     auto same = [&](const PassMatrix& m, const std::array<int, 2>& dims) {
       return m.rows.size == sizes[static_cast<std::size_t>(dims[0])] && m.cols.size == sizes[static_cast<std::size_t>(dims[1])];
     };
-    if (!same(layout_.left, f.left) || !same(layout_.right, f.right) || !same(layout_.out, f.out))
-      throw Error(what + ": the sample's operand layouts differ from the tuner workload's (gemm_workload.cpp)");
+    if (!same(layout_.left, f.left) || !same(layout_.right, f.right) || !same(layout_.out, f.out) ||
+        layout_.dtype != workload_.dtype())
+      throw Error(what_ + ": the sample's operand layouts differ from the tuner workload's (gemm_workload.cpp)");
   }
 
-  void ensure_reference() {
-    if (data_.reference_ready) return;
+  // Picks the columns the checks compare: all of them up to kFullReferenceLimit multiply-adds.
+  void ensure_columns() {
+    if (!data_.columns.empty()) return;
     const std::int64_t rows = layout_.out.rows.size, cols = layout_.out.cols.size;
     const double macs = double(rows) * double(cols) * double(layout_.reduction()) * layers_;
     std::set<std::int64_t> picked;
@@ -324,17 +366,64 @@ class PassRunner final : public Runner {
         picked.insert(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(cols)));
     }
     data_.columns.assign(picked.begin(), picked.end());
-    data_.reference = reference_columns(layout_, layers_, data_.left.data(), data_.right.data(), data_.columns);
-    data_.reference_ready = true;
+    data_.right_columns = columns_of(layout_.right, data_.right, data_.columns);
+  }
+
+  // The checked columns of a blocked output (that of `layer`), after the workload's inspection.
+  std::vector<float> output_columns(const T* out, int layer) const {
+    const PassMatrix& o = layout_.out;
+    std::vector<float> plain(static_cast<std::size_t>(o.rows.size * o.cols.size));
+    samples::from_blocked(out, plain.data(), o.rows, o.cols, o.row_block_major, o.order);
+    std::vector<float> got = columns_of(o, plain, data_.columns);
+    workload_.inspect_checked_output(got, layer);
+    return got;
+  }
+
+  // Every layer's every checked element within its bf16 bound (the sample's Bf16Sum), each layer
+  // from its own input: op(right), then the previous layer's output as the run rounded it.
+  CheckResult check_bf16(const std::vector<T*>& outs) const {
+    const samples::Bf16Sum sum = pass_.bf16_sum();
+    auto reference = [&](const std::vector<float>& in) {
+      GemmWorkload::Data::Bf16Reference r;
+      r.first = reference_of(layout_, data_.left, in, &r.second, sum.chunk_terms);
+      return r;
+    };
+    // The first layer's, from op(right), is the workload's, kept per chunking.
+    auto first = data_.bf16_references.find(sum.chunk_terms);
+    if (first == data_.bf16_references.end())
+      first = data_.bf16_references.emplace(sum.chunk_terms, reference(data_.right_columns)).first;
+    auto layer_text = [&](int l) {
+      return layers_ > 1 ? "; layer " + std::to_string(l + 1) + " of " + std::to_string(layers_) : std::string();
+    };
+    GemmWorkload::Data::Bf16Reference later;
+    std::vector<float> in;
+    samples::ErrorNorms worst;
+    int worst_layer = 0;
+    for (int l = 0; l < layers_; ++l) {
+      std::vector<float> got = output_columns(outs[static_cast<std::size_t>(l)], l);
+      if (l > 0) later = reference(in);
+      const auto& [ref, magnitudes] = l == 0 ? first->second : later;
+      const samples::ErrorNorms norms =
+          samples::compare_within(got.data(), ref.data(), magnitudes, static_cast<std::int64_t>(got.size()), sum);
+      if (!norms.passed(0)) return {false, norms.to_string() + layer_text(l)};
+      if (l == 0 || norms.worst_error_to_bound > worst.worst_error_to_bound) {
+        worst = norms;
+        worst_layer = l;
+      }
+      in = std::move(got);
+    }
+    return {true, worst.to_string() + layer_text(worst_layer)};
   }
 
   Pass pass_;
   GemmPassLayout layout_;
+  const GemmWorkload& workload_;
   GemmWorkload::Data& data_;
   int layers_;
-  const float* left_ = nullptr;
-  const float* right_ = nullptr;
-  std::vector<float*> outs_;
+  std::string what_;
+  const T* left_ = nullptr;
+  const T* right_ = nullptr;
+  std::vector<T*> outs_;
   std::function<void()> run_;
 };
 
@@ -343,6 +432,9 @@ class PassRunner final : public Runner {
 GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options, GemmPassKind pass)
     : shape_(shape), options_(std::move(options)), pass_(pass), data_(std::make_unique<Data>()) {
   samples::require_positive({{"M", shape.M}, {"N", shape.N}, {"K", shape.K}, {"layers", shape.layers}});
+  if (options_.dtype != jit::DataType::f32 && options_.dtype != jit::DataType::bf16)
+    throw Error("GemmWorkload: data type " + std::string(jit::to_string(options_.dtype)) +
+                ": the GEMM samples compute in f32 or bf16 (with f32 accumulation)");
   if (shape.layers > 1 && pass != GemmPassKind::fwd)
     throw Error("layers " + std::to_string(shape.layers) + ": an MLP is a forward pass, not " + std::string(to_string(pass)));
   if (shape.layers > 1 && shape.M != shape.K)
@@ -374,15 +466,23 @@ GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options, GemmPassK
   };
   fill(data_->left, left_bytes, f.left, f.names[0], 1);
   fill(data_->right, right_bytes, f.right, f.names[1], 2);
+  // bf16: the values the runs read, so that the reference computes on the same ones.
+  if (options_.dtype == jit::DataType::bf16) {
+    samples::round_to_element_type<bfloat16>(data_->left);
+    samples::round_to_element_type<bfloat16>(data_->right);
+  }
 }
 
 GemmWorkload::~GemmWorkload() = default;
 
 std::string GemmWorkload::describe() const {
-  if (shape_.layers > 1) return "MLP of " + std::to_string(shape_.layers) + " layers " + shape_text(shape_);
-  if (pass_ == GemmPassKind::fwd) return "GEMM " + shape_text(shape_);
-  return "GEMM " + std::string(to_string(pass_)) + " " + shape_text(shape_);
+  const std::string in = options_.dtype == jit::DataType::f32 ? "" : " in " + std::string(jit::to_string(options_.dtype));
+  if (shape_.layers > 1) return "MLP of " + std::to_string(shape_.layers) + " layers " + shape_text(shape_) + in;
+  if (pass_ == GemmPassKind::fwd) return "GEMM " + shape_text(shape_) + in;
+  return "GEMM " + std::string(to_string(pass_)) + " " + shape_text(shape_) + in;
 }
+
+void GemmWorkload::inspect_checked_output(std::span<float>, int) const {}
 
 double GemmWorkload::flops() const {
   return 2.0 * static_cast<double>(shape_.M) * static_cast<double>(shape_.N) * static_cast<double>(shape_.K) *
@@ -390,23 +490,26 @@ double GemmWorkload::flops() const {
 }
 
 std::vector<Knobs> GemmWorkload::knob_choices() const {
-  // Tiles larger than the matrix only add padding: keep the smallest such value at most.
-  auto fitting = [](const std::vector<long>& values, std::int64_t size) {
+  const PassFacts& f = facts(pass_);
+  const auto sizes = sizes_of(shape_);
+  // The tiles of dimension `dim` as the pass takes them (even where bf16 pairs along it). Tiles
+  // larger than the matrix only add padding: keep the smallest such value at most.
+  auto fitting = [&](const std::vector<long>& values, int dim) {
+    std::set<long> taken;
+    for (long v : values) taken.insert(paired_tile(shape_, pass_, options_.dtype, dim, v));
     std::vector<long> out;
-    for (long v : std::set<long>(values.begin(), values.end())) {
+    for (long v : taken) {
       out.push_back(v);
-      if (v >= size) break;
+      if (v >= sizes[static_cast<std::size_t>(dim)]) break;
     }
     return out;
   };
-  const PassFacts& f = facts(pass_);
-  const auto sizes = sizes_of(shape_);
   const std::set<long> chunk_values(options_.chunks.begin(), options_.chunks.end());
   const std::set<long> trans_values(options_.private_trans.begin(), options_.private_trans.end());
   std::vector<Knobs> choices;
-  for (long bm : fitting(options_.bm, shape_.M))
-    for (long bn : fitting(options_.bn, shape_.N))
-      for (long bk : shape_.layers > 1 ? std::vector<long>{bm} : fitting(options_.bk, shape_.K)) {
+  for (long bm : fitting(options_.bm, kLoopM))
+    for (long bn : fitting(options_.bn, kLoopN))
+      for (long bk : shape_.layers > 1 ? std::vector<long>{bm} : fitting(options_.bk, kLoopK)) {
         const std::array<long, 3> tiles{bk, bm, bn};
         const std::int64_t blocks = blocks_of(sizes[static_cast<std::size_t>(f.reduction)], tiles[static_cast<std::size_t>(f.reduction)]);
         std::set<std::int64_t> steps;  // chunk counts with the same chunk are the same loop
@@ -461,7 +564,7 @@ CostInputs GemmWorkload::cost_inputs(const Knobs& knobs) const {
   const auto tiles = tiles_of(knobs);
   const double step = static_cast<double>(loops(knobs)[static_cast<std::size_t>(f.reduction)].step);
   auto use = [&](const char* name, const std::array<int, 2>& dims, bool written) {
-    double bytes = sizeof(float);
+    auto bytes = static_cast<double>(jit::size_of(options_.dtype));
     for (int x : dims) bytes *= static_cast<double>(tiles[static_cast<std::size_t>(x)]) * (x == f.reduction ? step : 1.0);
     return TensorUse{name, {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])}, bytes, written};
   };
@@ -476,8 +579,10 @@ CostInputs GemmWorkload::cost_inputs(const Knobs& knobs) const {
 
 TunedConfig GemmWorkload::default_config(int) const {
   const samples::GemmLoops d;
-  Knobs knobs{{"bm", static_cast<long>(d.bm)}, {"bn", static_cast<long>(d.bn)}, {"bk", static_cast<long>(d.bk)},
-              {chunks_knob(pass_), 1}};
+  auto tile = [&](int dim, std::int64_t value) {
+    return paired_tile(shape_, pass_, options_.dtype, dim, static_cast<long>(value));
+  };
+  Knobs knobs{{"bm", tile(kLoopM, d.bm)}, {"bn", tile(kLoopN, d.bn)}, {"bk", tile(kLoopK, d.bk)}, {chunks_knob(pass_), 1}};
   if (pass_ != GemmPassKind::fwd) knobs.emplace_back("private_trans", 0);
   return {knobs, d.loop_string, {}};
 }
@@ -485,17 +590,19 @@ TunedConfig GemmWorkload::default_config(int) const {
 std::unique_ptr<Runner> GemmWorkload::prepare(const TunedConfig& config) const {
   const int threads = omp_get_max_threads();  // tune() sets the team it measures with
   switch (pass_) {
-    case GemmPassKind::fwd:
-      return std::make_unique<PassRunner<samples::GemmFwd>>(
-          to_gemm_pass_config<samples::GemmFwdConfig>(config, shape_, threads), *this, *data_);
-    case GemmPassKind::bwd:
-      return std::make_unique<PassRunner<samples::GemmBwd>>(
-          to_gemm_pass_config<samples::GemmBwdConfig>(config, shape_, threads), *this, *data_);
-    case GemmPassKind::upd:
-      return std::make_unique<PassRunner<samples::GemmUpd>>(
-          to_gemm_pass_config<samples::GemmUpdConfig>(config, shape_, threads), *this, *data_);
+    case GemmPassKind::fwd: return prepare_pass<samples::GemmFwd, samples::GemmFwdConfig>(config, threads);
+    case GemmPassKind::bwd: return prepare_pass<samples::GemmBwd, samples::GemmBwdConfig>(config, threads);
+    case GemmPassKind::upd: return prepare_pass<samples::GemmUpd, samples::GemmUpdConfig>(config, threads);
   }
   throw Error("GemmWorkload: unknown pass");
+}
+
+template <class Pass, class Config>
+std::unique_ptr<Runner> GemmWorkload::prepare_pass(const TunedConfig& config, int threads) const {
+  Config c = to_gemm_pass_config<Config>(config, shape_, threads);
+  c.dtype = options_.dtype;
+  if (c.bf16()) return std::make_unique<PassRunner<Pass, bfloat16>>(std::move(c), *this, *data_);
+  return std::make_unique<PassRunner<Pass, float>>(std::move(c), *this, *data_);
 }
 
 }  // namespace weft::tuner

@@ -12,18 +12,27 @@
 //   auto cfg = to_gemm_pass_config<samples::GemmBwdConfig>(r.best.config, shape, 2);
 //
 // Inputs are random (fixed seeds), kept plain and in every blocked layout the knobs need; every
-// candidate is checked once against a double-precision reference (all of the output for up to
-// 2^27 multiply-adds, else 16 columns: the first, the last and 14 random ones, every row). A
-// shape whose matrices this machine cannot hold throws weft::MemoryError (weft/jit/error.hpp)
-// saying how much memory it needs, before anything is allocated.
+// candidate is checked once against a double-precision reference (gemm_reference.hpp; all of the
+// output for up to 2^27 multiply-adds, else 16 columns: the first, the last and 14 random ones,
+// every row). A shape whose matrices this machine cannot hold throws weft::MemoryError
+// (weft/jit/error.hpp) saying how much memory it needs, before anything is allocated.
+//
+// In bf16 (GemmSearchOptions::dtype; weft-tune gemm --dtype bf16) the passes run as the samples
+// do with USE_BF16=1: inputs rounded to bf16, blocked copies in bf16 (VNNI-2 weight tiles), fp32
+// accumulation, bf16 outputs. The tiles along which a pass pairs elements for VNNI-2 are made even
+// (fwd: bk; bwd: bm, bk; upd: bn, bk; an MLP's bm, which is its bk), and the check is the samples':
+// every checked element within its bf16 bound for the way the pass summed it (the pass's
+// bf16_sum(), verification.hpp), an MLP layer by layer from each layer's own bf16 input.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <weft/jit/data_type.hpp>
 #include <weft/tuner/workload.hpp>
 
 #include "gemm_bwd.hpp"
@@ -52,11 +61,19 @@ struct GemmSearchOptions {
   // Empty: the reduction loop unblocked, the other two blocked 0 or 1 extra times (four specs), as
   // PARLOOPER's GEMM tuner.
   std::vector<LoopSpecification> specs;
+  // f32, or bf16 (bf16 operands, fp32 accumulation; odd tiles along a VNNI-2 pairing become even).
+  jit::DataType dtype = jit::DataType::f32;
 };
 
+// The default search in `dtype`: GemmSearchOptions{} with that dtype; bf16 adds bn = 128, the tile
+// of the samples' untuned bf16 heuristic (64 x 128 x 64, gemm_defaults.hpp), so that tuning
+// measures it too.
+GemmSearchOptions default_gemm_search(jit::DataType dtype);
+
 // The workload key: kind "gemm_fwd", "gemm_bwd", "gemm_upd", shape M, N, K; a forward MLP is
-// kind "gemm_mlp" with shape M, N, K, layers.
-WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads);
+// kind "gemm_mlp" with shape M, N, K, layers. dtype: "fp32" or "bf16" in the key (the samples'
+// GemmLoops::dtype).
+WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype = jit::DataType::f32);
 
 // The sample's configuration (samples::GemmFwdConfig, GemmBwdConfig or GemmUpdConfig) of a tuned
 // configuration for `shape` on `threads` threads: knobs missing from `config` keep the sample's
@@ -75,7 +92,7 @@ class GemmWorkload : public Workload {
   explicit GemmWorkload(GemmShape shape, GemmSearchOptions options = {}, GemmPassKind pass = GemmPassKind::fwd);
   ~GemmWorkload() override;
 
-  WorkloadKey key(int threads) const override { return gemm_key(pass_, shape_, threads); }
+  WorkloadKey key(int threads) const override { return gemm_key(pass_, shape_, threads, options_.dtype); }
   double flops() const override;
   std::vector<Knobs> knob_choices() const override;
   std::vector<LogicalLoop> loops(const Knobs& knobs) const override;
@@ -87,12 +104,21 @@ class GemmWorkload : public Workload {
 
   const GemmShape& shape() const { return shape_; }
   GemmPassKind pass() const { return pass_; }
-  // "GEMM M=.. N=.. K=..", "GEMM bwd M=..", "MLP of 4 layers M=..", for messages.
+  jit::DataType dtype() const { return options_.dtype; }
+  // "GEMM M=.. N=.. K=..", "GEMM bwd M=..", "MLP of 4 layers M=..", " in bf16" appended, for messages.
   std::string describe() const;
+
+  // Sees the output columns a check compares with the reference (column-major, every row; each
+  // layer's of a bf16 MLP, else the last layer's), as the candidate's run left them, before they
+  // are compared: a test overrides it to make a candidate compute something wrong. Does nothing.
+  virtual void inspect_checked_output(std::span<float> columns, int layer) const;
 
   struct Data;  // inputs in plain and blocked layouts, outputs, the reference
 
  private:
+  template <class Pass, class Config>
+  std::unique_ptr<Runner> prepare_pass(const TunedConfig& config, int threads) const;
+
   GemmShape shape_;
   GemmSearchOptions options_;
   GemmPassKind pass_;

@@ -37,7 +37,8 @@ const weft::cli::Tool kTool{
     "               of loop x; default: PARLOOPER's prime-factor rule\n"
     "  auto         loop string, blocks, tiles and kbf from the tuning database (weft-tune gemm;\n"
     "               an MLP: weft-tune gemm --layers L): this shape's best, else the nearest tuned\n"
-    "               shape's, else a heuristic\n"};
+    "               shape's, else a heuristic; in bf16 the bf16 record (weft-tune gemm --dtype bf16),\n"
+    "               else the FP32 one\n"};
 
 // [n_layers] [n_iters] [fuse_bias] [fuse_relu] from position `first` on, where both argument lines
 // have them. Returns the index of n_iters.

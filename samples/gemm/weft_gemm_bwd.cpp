@@ -25,7 +25,8 @@ const weft::cli::Tool kTool{
     "  private_trans 1: each thread transposes W on first use (default 0: up front)\n"
     "  auto         loop string, blocks, tiles, mbf and private_trans from the tuning database\n"
     "               (weft-tune gemm --pass bwd): this shape's best, else the nearest tuned\n"
-    "               shape's, else the defaults (aBC, 32-cubed tiles, one chunk)\n"
+    "               shape's, else the defaults (aBC, 32-cubed tiles, one chunk); in bf16 the bf16\n"
+    "               record (weft-tune gemm --pass bwd --dtype bf16), else the FP32 one\n"
     "  USE_BF16=1 in the environment: bf16 (W in the forward's VNNI-2 tiles, transposed into\n"
     "  VNNI-2 along M inside the timed run; bm and bk even)\n"};
 

@@ -27,7 +27,8 @@ const weft::cli::Tool kTool{
     "  summed at the end (P must be >= the parallel degree of c)\n"
     "  auto         loop string, blocks, tiles, nbf and private_trans from the tuning database\n"
     "               (weft-tune gemm --pass upd), P the parallel degree of c: this shape's best,\n"
-    "               else the nearest tuned shape's, else the defaults (aBC, 32-cubed tiles)\n"
+    "               else the nearest tuned shape's, else the defaults (aBC, 32-cubed tiles); in\n"
+    "               bf16 the bf16 record (weft-tune gemm --pass upd --dtype bf16), else the FP32 one\n"
     "  USE_BF16=1 in the environment: bf16 (dY repacked in VNNI-2 along N, dW written in the\n"
     "  weights' VNNI-2 tiles, inside the timed run; bn and bk even)\n"};
 

@@ -1,10 +1,13 @@
 // The GEMM passes as tuner workloads: shapes beyond the machine refused before allocating, every
 // candidate of every pass (MLP and the update's partial filters included) right on small shapes
-// with remainders, distinct database kinds, and the tuned configurations the samples' `auto`
-// mode runs.
+// with remainders, in FP32 and bf16, distinct database kinds and dtypes, a wrong bf16 result
+// caught, and the tuned configurations the samples' `auto` mode runs.
 #include <omp.h>
 
+#include <cmath>
 #include <ostream>
+#include <set>
+#include <span>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -12,6 +15,7 @@
 #include <weft/jit/error.hpp>
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the GEMM workload is built with the tuner
+#include <weft/jit/data_type.hpp>
 #include <weft/parlooper/loop_string.hpp>
 #include <weft/tuner/tuner.hpp>
 
@@ -109,8 +113,133 @@ INSTANTIATE_TEST_SUITE_P(
                   .specs = specs("a_0_M,b_0_K,c_0_N", "a_1_M,b_0_K,c_0_N")}},
         PassCase{"upd", GemmPassKind::upd, {40, 56, 24},
                  {.bm = {16}, .bn = {16}, .bk = {8, 16}, .chunks = {1, 2}, .private_trans = {0, 1},
-                  .specs = specs("a_0_N,b_0_M,c_0_K", "a_0_N,b_1_M,c_0_K")}}),
+                  .specs = specs("a_0_N,b_0_M,c_0_K", "a_0_N,b_1_M,c_0_K")}},
+        // bf16: every candidate within the samples' bf16 bound; odd tiles where a pass pairs
+        // elements for VNNI-2 (7, 15) become even, odd sizes stay (zero-padded).
+        PassCase{"fwd_bf16", GemmPassKind::fwd, {40, 24, 45},
+                 {.bm = {16}, .bn = {8, 16}, .bk = {15}, .chunks = {1, 2},
+                  .specs = specs("a_0_K,b_0_M,c_0_N", "a_0_K,b_1_M,c_0_N"), .dtype = jit::DataType::bf16}},
+        PassCase{"mlp_bf16", GemmPassKind::fwd, {40, 24, 40, 3},
+                 {.bm = {7, 16}, .bn = {16}, .bk = {16}, .chunks = {1, 2},
+                  .specs = specs("a_0_K,b_0_M,c_0_N", "a_0_K,b_0_M,c_1_N"), .dtype = jit::DataType::bf16}},
+        PassCase{"bwd_bf16", GemmPassKind::bwd, {45, 24, 48},
+                 {.bm = {15}, .bn = {16}, .bk = {7, 16}, .chunks = {1, 2}, .private_trans = {0, 1},
+                  .specs = specs("a_0_M,b_0_K,c_0_N", "a_1_M,b_0_K,c_0_N"), .dtype = jit::DataType::bf16}},
+        PassCase{"upd_bf16", GemmPassKind::upd, {40, 55, 24},
+                 {.bm = {16}, .bn = {15}, .bk = {7, 16}, .chunks = {1, 2}, .private_trans = {0, 1},
+                  .specs = specs("a_0_N,b_0_M,c_0_K", "a_0_N,b_1_M,c_0_K"), .dtype = jit::DataType::bf16}}),
     [](const auto& p) { return std::string(p.param.name); });
+
+// bf16 (weft-tune gemm --dtype bf16): its own key, the tiles each pass pairs for VNNI-2 made even
+// in the knob choices and the default (the others kept), other data types refused.
+TEST(GemmWorkload, Bf16HasItsOwnKeyAndEvenPairedTiles) {
+  const GemmShape shape{40, 24, 40};
+  GemmSearchOptions odd{.bm = {15}, .bn = {15}, .bk = {15}, .chunks = {1}, .specs = {}, .dtype = jit::DataType::bf16};
+  const GemmWorkload fwd(shape, odd, GemmPassKind::fwd);
+  EXPECT_EQ(fwd.key(2).to_string(), "gemm_fwd M=40 N=24 K=40 bf16 threads=2");
+  EXPECT_EQ(gemm_key(GemmPassKind::upd, {64, 32, 64, 1}, 1, jit::DataType::bf16).dtype, "bf16");
+  EXPECT_NE(fwd.key(2), GemmWorkload(shape).key(2));
+  EXPECT_NE(fwd.describe().find(" in bf16"), std::string::npos) << fwd.describe();
+  // By pass, the (bm, bn, bk) the knob choices hold.
+  const std::vector<std::pair<GemmPassKind, std::array<long, 3>>> paired{
+      {GemmPassKind::fwd, {15, 15, 16}}, {GemmPassKind::bwd, {16, 15, 16}}, {GemmPassKind::upd, {15, 16, 16}}};
+  for (const auto& [pass, tiles] : paired) {
+    const GemmWorkload w(shape, odd, pass);
+    ASSERT_FALSE(w.knob_choices().empty());
+    for (const Knobs& k : w.knob_choices()) {
+      const TunedConfig c{k, "", {}};
+      EXPECT_EQ((std::array<long, 3>{c.knob("bm", 0), c.knob("bn", 0), c.knob("bk", 0)}), tiles) << to_string(pass);
+    }
+    // The default is 32-cubed, which bf16 takes: it runs and passes the check.
+    omp_set_num_threads(1);
+    const TunedConfig d = w.default_config(1);
+    EXPECT_EQ(d.knob("bk", 0), 32);
+    EXPECT_TRUE(w.prepare(d)->check().passed) << to_string(pass);
+  }
+  // An MLP's bk is its bm: both even.
+  std::set<long> mlp_tiles;
+  odd.bm = {7, 16};
+  for (const Knobs& k : GemmWorkload({40, 24, 40, 2}, odd).knob_choices())
+    mlp_tiles.insert(TunedConfig{k, "", {}}.knob("bm", 0) * 100 + TunedConfig{k, "", {}}.knob("bk", 0));
+  EXPECT_EQ(mlp_tiles, (std::set<long>{808, 1616}));
+  odd.dtype = jit::DataType::f64;
+  EXPECT_THROW(GemmWorkload(shape, odd).key(1), Error);
+  // The default search in bf16 tries the bf16 heuristic's bn = 128 too.
+  EXPECT_EQ(default_gemm_search(jit::DataType::bf16).bn, (std::vector<long>{32, 48, 64, 128}));
+  EXPECT_EQ(default_gemm_search(jit::DataType::bf16).dtype, jit::DataType::bf16);
+  EXPECT_EQ(default_gemm_search(jit::DataType::f32).bn, GemmSearchOptions{}.bn);
+}
+
+// Tiny bf16 tuning runs of every pass (the forward one an MLP too): each finds a best
+// configuration that passed its check and is stored under the bf16 key.
+TEST(GemmWorkload, Bf16TuningOfEveryPassFindsAVerifiedBest) {
+  struct Tiny {
+    GemmPassKind pass;
+    GemmShape shape;
+  };
+  for (const Tiny& t : {Tiny{GemmPassKind::fwd, {64, 48, 80}}, Tiny{GemmPassKind::fwd, {48, 32, 48, 2}},
+                        Tiny{GemmPassKind::bwd, {64, 48, 80}}, Tiny{GemmPassKind::upd, {64, 48, 80}}}) {
+    const GemmWorkload w(t.shape,
+                         {.bm = {16, 32}, .bn = {16}, .bk = {15, 32}, .chunks = {1, 2}, .specs = {},
+                          .dtype = jit::DataType::bf16},
+                         t.pass);
+    TunerOptions options;
+    options.threads = 2;
+    options.budget_seconds = 0.5;
+    options.top_k = 8;
+    options.finalists = 2;
+    options.quick = {.warmup = 1, .min_repetitions = 2, .max_repetitions = 10, .min_seconds = 0.001, .abort_ratio = 0};
+    options.thorough = options.quick;
+    const TuningResult r = tune(w, options);
+    EXPECT_EQ(r.record().key.dtype, "bf16") << w.describe();
+    ASSERT_GE(r.measured.size(), 2u) << w.describe();
+    for (const auto& m : r.measured) EXPECT_FALSE(m.failed) << w.describe() << " " << m.config.to_string() << ": " << m.message;
+    EXPECT_FALSE(r.best.failed);
+    EXPECT_GT(r.best.thorough_gflops, 0) << w.describe();
+    EXPECT_EQ(r.best.config.knob("bk", 0) % 2, 0) << r.best.config.to_string();
+    omp_set_num_threads(2);
+    const CheckResult check = w.prepare(r.best.config)->check();
+    EXPECT_TRUE(check.passed) << w.describe() << ": " << check.message;
+    EXPECT_NE(check.message.find("bf16 bound per element: 0 beyond it"), std::string::npos) << check.message;
+  }
+}
+
+// A workload whose checked output has one element off (by 1/16 of its value plus 1/4: far beyond
+// bf16's rounding, far within the values' range) in layer `wrong_layer`.
+class OneWrongElement : public GemmWorkload {
+ public:
+  OneWrongElement(GemmShape shape, GemmPassKind pass, int wrong_layer)
+      : GemmWorkload(shape, {.bm = {16}, .bn = {16}, .bk = {16}, .chunks = {2}, .specs = {}, .dtype = jit::DataType::bf16},
+                     pass),
+        wrong_layer_(wrong_layer) {}
+  void inspect_checked_output(std::span<float> columns, int layer) const override {
+    if (layer != wrong_layer_) return;
+    float& element = columns[columns.size() / 3];
+    element += 0.25f + std::fabs(element) / 16;
+  }
+
+ private:
+  int wrong_layer_;
+};
+
+// The bf16 check can fail: a candidate that computes one element wrong is rejected, in every pass
+// and in any layer of an MLP.
+TEST(GemmWorkload, Bf16CandidateWithAWrongElementFailsItsCheck) {
+  omp_set_num_threads(2);
+  const TunedConfig config{{{"bm", 16}, {"bn", 16}, {"bk", 16}, {"kbf", 2}, {"mbf", 2}, {"nbf", 2}}, "abC", {}};
+  for (GemmPassKind pass : {GemmPassKind::fwd, GemmPassKind::bwd, GemmPassKind::upd}) {
+    EXPECT_TRUE(OneWrongElement({64, 48, 80}, pass, -1).prepare(config)->check().passed) << to_string(pass);
+    const CheckResult wrong = OneWrongElement({64, 48, 80}, pass, 0).prepare(config)->check();
+    EXPECT_FALSE(wrong.passed) << to_string(pass);
+    EXPECT_NE(wrong.message.find("1 beyond it"), std::string::npos) << wrong.message;
+  }
+  for (int layer : {0, 2}) {
+    const CheckResult wrong = OneWrongElement({48, 32, 48, 3}, GemmPassKind::fwd, layer).prepare(config)->check();
+    EXPECT_FALSE(wrong.passed) << layer;
+    EXPECT_NE(wrong.message.find("layer " + std::to_string(layer + 1) + " of 3"), std::string::npos) << wrong.message;
+  }
+}
+
 
 TEST(GemmWorkload, PassesAreDistinctWorkloadsWithTheirOwnReductionKnob) {
   const GemmShape shape{64, 32, 64};
@@ -180,6 +309,45 @@ TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
   EXPECT_EQ(other_team.source, ConfigSource::heuristic);
   EXPECT_EQ(other_team.config.loop_string, "aBC");  // the sample's default
   EXPECT_EQ(other_team.config.M, 64);
+}
+
+// bf16 problems take bf16 records, else FP32 ones (validated in bf16: an odd tile where bf16 pairs
+// is skipped), else the heuristic, in bf16 either way; FP32 problems never take bf16 records.
+TEST_F(BestGemmConfig, TheDataTypeIsPartOfTheLookup) {
+  const TuningDatabase db(path_);
+  const GemmShape shape{64, 64, 64};
+  add(gemm_key(GemmPassKind::fwd, shape, 1, jit::DataType::bf16), {{{"bm", 32}, {"bn", 64}, {"bk", 32}, {"kbf", 2}}, "acb", {}});
+  add(gemm_key(GemmPassKind::bwd, shape, 1), {{{"bm", 32}, {"bn", 16}, {"bk", 32}, {"mbf", 1}, {"private_trans", 0}}, "bca", {}});
+  add(gemm_key(GemmPassKind::upd, shape, 1), {{{"bm", 32}, {"bn", 15}, {"bk", 32}, {"nbf", 1}, {"private_trans", 0}}, "bca", {}});
+  samples::GemmFwdConfig fwd;
+  fwd.M = fwd.N = fwd.K = 64;
+  EXPECT_EQ(best_gemm_config(fwd, 1, db).source, ConfigSource::heuristic) << "an FP32 problem, a bf16 record";
+  fwd.dtype = jit::DataType::bf16;
+  const GemmChoice own = best_gemm_config(fwd, 1, db);
+  EXPECT_EQ(own.source, ConfigSource::exact) << own.detail;
+  EXPECT_EQ(own.config.loop_string, "acb");
+  EXPECT_TRUE(own.config.bf16());
+  EXPECT_NE(own.detail.find("gemm_fwd M=64 N=64 K=64 bf16 threads=1"), std::string::npos) << own.detail;
+
+  samples::GemmBwdConfig bwd;
+  bwd.M = bwd.N = bwd.K = 64;
+  bwd.dtype = jit::DataType::bf16;
+  const GemmBwdChoice fp32 = best_gemm_config(bwd, 1, db);
+  EXPECT_EQ(fp32.source, ConfigSource::exact) << fp32.detail;
+  EXPECT_EQ(fp32.config.loop_string, "bca");
+  EXPECT_TRUE(fp32.config.bf16());
+  EXPECT_EQ(fp32.detail.rfind("no BF16 record fits; the FP32 one, run in BF16: ", 0), 0u) << fp32.detail;
+  samples::GemmBwd runs(fp32.config);
+
+  samples::GemmUpdConfig upd;
+  upd.M = upd.N = upd.K = 64;
+  EXPECT_EQ(best_gemm_config(upd, 1, db).source, ConfigSource::exact);  // FP32 takes bn = 15
+  upd.dtype = jit::DataType::bf16;
+  const GemmUpdChoice odd = best_gemm_config(upd, 1, db);
+  EXPECT_EQ(odd.source, ConfigSource::heuristic) << odd.detail;
+  EXPECT_NE(odd.detail.find("does not fit this problem"), std::string::npos) << odd.detail;
+  EXPECT_TRUE(odd.config.bf16());
+  EXPECT_EQ(odd.config.loop_string, "aBC");  // the sample's default
 }
 
 TEST_F(BestGemmConfig, AnMlpTakesItsOwnRecordElseASingleLayersWithBkEqualBm) {

@@ -1,7 +1,7 @@
 // weft-tune, run in-process through weft_tune_main: exit status 2 with a message naming the
 // argument for every kind of bad usage, checked before any measuring; 0 for help and dry runs;
-// the loop strings of specs; a list of strings measured with the real weft-gemm; the backward
-// passes and the MLP tuned into a database that the samples' `auto` mode then reads.
+// the loop strings of specs; a list of strings measured with the real weft-gemm; the GEMM passes
+// and the MLP tuned in FP32 and bf16 into a database that the samples' `auto` mode then reads.
 #include <unistd.h>
 
 #include <cstdio>
@@ -167,6 +167,7 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
       {gemm + "--budget 1e400", "--budget: '1e400' is not a number"},
       {gemm + "--imbalance -1", "--imbalance"},
       {gemm + "--caches lukewarm", "--caches is warm or cold, not 'lukewarm'"},
+      {gemm + "--dtype fp64", "--dtype is f32 or bf16 (the GEMM samples' precisions), not 'fp64'"},
       {gemm + "--top-k -1", "--top-k"},
       {gemm + "--rows 0", "--rows: 0 is outside"},
       {gemm + "--block-choices 0", "--block-choices"},
@@ -341,37 +342,48 @@ TEST_F(WeftTuneCli, MeasureRanksAFileOfStringsWithTheRealSampleAndListsTheFailed
   EXPECT_NE(none.out.find("failed: 1 of 1"), std::string::npos) << none.out;
 }
 
-TEST_F(WeftTuneCli, TunesTheBackwardPassesAndTheMlpForTheSamplesAutoMode) {
+// In FP32, then in bf16 (--dtype bf16, the samples with USE_BF16=1) into the same database: each
+// precision's `auto` takes its own record.
+TEST_F(WeftTuneCli, TunesTheGemmPassesAndTheMlpForTheSamplesAutoMode) {
   if (std::string(WEFT_GEMM_PATH).empty()) GTEST_SKIP() << "the GEMM samples were not built";
   struct Case {
-    std::string tune_args, kind, program;
+    std::string tune_args, kind, program, after_k;  // after_k: the forward's n_layers, else n_iters
   };
   const std::string small = " --threads 2 --budget 0.2 --top-k 6 --finalists 1 --bn 16 --db " + db_;
   const std::vector<Case> cases = {
+      {"gemm --M 48 --N 32 --K 64 --bm 16 --bk 16,32 --kbf 1,2" + small, "gemm_fwd", WEFT_GEMM_PATH, "1"},
       {"gemm --M 48 --N 32 --K 64 --pass bwd --bm 16,32 --bk 16 --mbf 1,2 --private-trans 0,1" + small, "gemm_bwd",
-       WEFT_GEMM_BWD_PATH},
-      {"gemm --M 48 --N 32 --K 64 --pass upd --bm 16 --bk 16 --nbf 1,2" + small, "gemm_upd", WEFT_GEMM_UPD_PATH},
-      {"gemm --M 64 --N 32 --K 64 --layers 2 --bm 16,32 --kbf 1" + small, "gemm_mlp", WEFT_GEMM_PATH},
+       WEFT_GEMM_BWD_PATH, "2"},
+      {"gemm --M 48 --N 32 --K 64 --pass upd --bm 16 --bk 16 --nbf 1,2" + small, "gemm_upd", WEFT_GEMM_UPD_PATH, "2"},
+      {"gemm --M 64 --N 32 --K 64 --layers 2 --bm 16,32 --kbf 1" + small, "gemm_mlp", WEFT_GEMM_PATH, "2"},
   };
-  for (const Case& c : cases) {
-    const Result tuned = tune(c.tune_args);
-    ASSERT_EQ(tuned.status, 0) << c.tune_args << "\n" << tuned.err;
-    EXPECT_NE(tuned.out.find("saved to " + db_), std::string::npos) << tuned.out;
-    const auto records = weft::tuner::TuningDatabase(db_).load().records;
-    ASSERT_FALSE(records.empty());
-    const weft::tuner::TuningRecord& record = records.back();
-    EXPECT_EQ(record.key.kind, c.kind);
+  for (const char* dtype : {"fp32", "bf16"}) {
+    const bool bf16 = std::string(dtype) == "bf16";
+    for (const Case& c : cases) {
+      const std::string args = c.tune_args + (bf16 ? " --dtype bf16" : "");
+      const Result tuned = tune(args);
+      ASSERT_EQ(tuned.status, 0) << args << "\n" << tuned.err;
+      EXPECT_NE(tuned.out.find("saved to " + db_), std::string::npos) << tuned.out;
+      const auto records = weft::tuner::TuningDatabase(db_).load().records;
+      ASSERT_FALSE(records.empty());
+      const weft::tuner::TuningRecord& record = records.back();
+      EXPECT_EQ(record.key.kind, c.kind);
+      EXPECT_EQ(record.key.dtype, dtype);
 
-    // The sample finds the record through WEFT_TUNING_DB, runs it and checks it ("auto M N K"
-    // and the MLP's layers; the backward passes take n_iters there).
-    const std::string M = std::to_string(record.key.shape[0].second);
-    const weft::tuner::ProcessResult run = weft::tuner::run_process(
-        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, c.program, "auto", M, "32", "64", "2", "--threads", "2", "--warmup", "0"},
-        60);
-    EXPECT_EQ(run.exit_status, 0) << c.program << "\n" << run.err;
-    EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " "), std::string::npos)
-        << record.config.to_string() << "\n" << run.out;
-    EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
+      // The sample finds the record through WEFT_TUNING_DB, runs it and checks it ("auto M N K"
+      // and the MLP's layers; the backward passes take n_iters there).
+      const std::string M = std::to_string(record.key.shape[0].second);
+      const weft::tuner::ProcessResult run = weft::tuner::run_process(
+          {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, bf16 ? "USE_BF16=1" : "USE_BF16=0", c.program, "auto", M, "32",
+           "64", c.after_k, "--threads", "2", "--warmup", "0"},
+          60);
+      EXPECT_EQ(run.exit_status, 0) << c.program << "\n" << run.err;
+      EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " "), std::string::npos)
+          << record.config.to_string() << "\n" << run.out;
+      EXPECT_NE(run.out.find(std::string(" ") + dtype + " threads=2, "), std::string::npos) << run.out;
+      EXPECT_NE(run.out.find(bf16 ? ": BF16, " : ": FP32, "), std::string::npos) << run.out;
+      EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
+    }
   }
 }
 

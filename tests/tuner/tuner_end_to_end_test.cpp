@@ -4,7 +4,10 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <span>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -87,6 +90,26 @@ TEST(TunerEndToEnd, ColdCachesAreMeasuredAndRecorded) {
   EXPECT_EQ(tune(gemm, options).record().tuner.find("cold"), std::string::npos);
 }
 
+// Tunes `w` briefly on 2 threads; only its default computes the right result, so the tuner must
+// crown it and report every other candidate failed (with `says` in the message).
+void expect_only_the_default_crowned(const Workload& w, const std::string& says) {
+  TunerOptions options;
+  options.threads = 2;
+  options.budget_seconds = 0.5;
+  options.top_k = 4;
+  options.quick = {1, 2, 10, 0.001, 0};
+  options.thorough = {1, 2, 10, 0.001, 0};
+  const TuningResult r = tune(w, options);
+  EXPECT_EQ(r.best.config, w.default_config(2));
+  ASSERT_GE(r.measured.size(), 2u);
+  for (std::size_t i = 1; i < r.measured.size(); ++i) {
+    EXPECT_TRUE(r.measured[i].failed) << r.measured[i].config.to_string();
+    EXPECT_NE(r.measured[i].message.find(says), std::string::npos) << r.measured[i].message;
+  }
+}
+
+const GemmSearchOptions kOneTile{.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {}};
+
 TEST(TunerEndToEnd, WrongResultsAreCaughtNotCrowned) {
   // A workload whose candidates (except the default) compute garbage: the tuner must not pick one.
   class Broken : public GemmWorkload {
@@ -101,16 +124,32 @@ TEST(TunerEndToEnd, WrongResultsAreCaughtNotCrowned) {
       return std::make_unique<Wrong>();
     }
   };
-  Broken w({64, 64, 64}, {.bm = {32}, .bn = {32}, .bk = {32}, .chunks = {1}, .specs = {}});
-  TunerOptions options;
-  options.threads = 2;
-  options.budget_seconds = 0.5;
-  options.top_k = 4;
-  options.quick = {1, 2, 10, 0.001, 0};
-  options.thorough = {1, 2, 10, 0.001, 0};
-  const TuningResult r = tune(w, options);
-  EXPECT_EQ(r.best.config, w.default_config(2));
-  for (std::size_t i = 1; i < r.measured.size(); ++i) EXPECT_TRUE(r.measured[i].failed);
+  expect_only_the_default_crowned(Broken({64, 64, 64}, kOneTile), "always wrong");
+}
+
+// The same in bf16 through the workload's own check: every candidate but the default computes one
+// element wrong by far more than bf16's rounding, and the samples' bf16 bound catches it.
+TEST(TunerEndToEnd, WrongBf16ResultsAreCaughtNotCrowned) {
+  class OneWrongElement : public GemmWorkload {
+   public:
+    using GemmWorkload::GemmWorkload;
+    std::unique_ptr<Runner> prepare(const TunedConfig& c) const override {
+      checking_default_ = c == default_config(2);  // the tuner checks each candidate as it prepares it
+      return GemmWorkload::prepare(c);
+    }
+    void inspect_checked_output(std::span<float> columns, int) const override {
+      if (checking_default_) return;
+      float& element = columns[columns.size() / 2];
+      element += 0.25f + std::fabs(element) / 16;
+    }
+
+   private:
+    mutable bool checking_default_ = false;
+  };
+  GemmSearchOptions bf16 = kOneTile;
+  bf16.dtype = jit::DataType::bf16;
+  bf16.chunks = {1, 2};
+  expect_only_the_default_crowned(OneWrongElement({64, 64, 64}, bf16), "bf16 bound per element: 1 beyond it");
 }
 
 #endif  // WEFT_TUNER_HAVE_GEMM
