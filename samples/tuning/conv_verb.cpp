@@ -31,8 +31,8 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   for (auto [name, size] : {std::pair{"--pad_h", &shape.pad_h}, {"--pad_w", &shape.pad_w}})
     cli::add_integer(app, name, *size, 0, kMax, "padding of one dimension");
   cli::add_text(app, "--pass", pass_name, "fwd, bwd or upd");
-  std::string dtype_name = "f32";
-  cli::add_text(app, "--dtype", dtype_name, "f32, or bf16 (bf16 tensors, fp32 accumulation)");
+  std::string dtype_name;
+  add_sample_dtype_option(app, dtype_name, "bf16 tensors, fp32 accumulation");
   for (auto [name, list] : {std::pair{"--bc", &search.bc}, {"--bk", &search.bk}})
     cli::add_integer_list(app, name, *list, 1, 4096, "channel blocks to try");
   // A layer of a network starts with the previous layer's data in the private caches (and
@@ -50,8 +50,7 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
     if (cli::given(app, both)) *value = std::string(both) == "--stride" ? stride : pad;
   }
   const ConvPassKind pass = build_workload([&] { return parse_conv_pass(pass_name); });
-  if (dtype_name != "f32" && dtype_name != "bf16") throw CliError("--dtype is f32 or bf16, not '" + dtype_name + "'");
-  search.dtype = dtype_name == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
+  search.dtype = parse_sample_dtype(dtype_name);
   const Request request = make_request(app, given);
   const ConvWorkload workload = build_workload([&] { return ConvWorkload(shape, pass, search); });
   check_request(workload, request,

@@ -33,6 +33,17 @@ void add_request_options(CLI::App& app, RequestOptions& o) {
   cli::add_flag(app, "--dry-run", o.dry_run, "measure nothing");
 }
 
+void add_sample_dtype_option(CLI::App& app, std::string& name, const char* what) {
+  name = "f32";
+  cli::add_text(app, "--dtype", name, std::string("f32, or bf16 (") + what + ")");
+}
+
+jit::DataType parse_sample_dtype(const std::string& name) {
+  if (name != "f32" && name != "bf16")
+    throw CliError("--dtype is f32 or bf16 (the samples' precisions), not '" + name + "'");
+  return name == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
+}
+
 std::vector<LoopSpecification> parse_specs(const std::string& text, const std::string& option) {
   std::vector<LoopSpecification> specs;
   std::size_t start = 0;

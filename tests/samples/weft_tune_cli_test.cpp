@@ -167,7 +167,7 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
       {gemm + "--budget 1e400", "--budget: '1e400' is not a number"},
       {gemm + "--imbalance -1", "--imbalance"},
       {gemm + "--caches lukewarm", "--caches is warm or cold, not 'lukewarm'"},
-      {gemm + "--dtype fp64", "--dtype is f32 or bf16 (the GEMM samples' precisions), not 'fp64'"},
+      {gemm + "--dtype fp64", "--dtype is f32 or bf16 (the samples' precisions), not 'fp64'"},
       {gemm + "--top-k -1", "--top-k"},
       {gemm + "--rows 0", "--rows: 0 is outside"},
       {gemm + "--block-choices 0", "--block-choices"},
@@ -394,6 +394,7 @@ TEST_F(WeftTuneCli, ConvUsageErrorsAndDryRun) {
       {"conv --N 1 --H 8 --W 8 --C 16 --K 16 --R 3", "conv needs --S"},
       {"conv" + shape + " --pad_h 1", "--pad and --pad_h both set the same size"},
       {"conv" + shape + " --stride 0", "--stride: 0 is outside"},
+      {"conv" + shape + " --dtype f16", "--dtype is f32 or bf16 (the samples' precisions), not 'f16'"},
       {"conv --N 1 --H 2 --W 8 --C 16 --K 16 --R 3 --S 3", "H"},  // the filter does not fit the image
       {"conv" + shape + " --spec a_0_K,b_0_M,c_0_N", "loops"},
   };
