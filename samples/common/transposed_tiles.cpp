@@ -7,19 +7,12 @@
 #include <weft/jit/bfloat16.hpp>
 #include <weft/jit/error.hpp>  // bytes_needed, add_bytes
 
-#include "bf16_tiles.hpp"
 
 namespace weft::samples {
 namespace {
 
-tpp::UnaryDesc transpose_desc(std::int64_t rows, std::int64_t cols) {
-  tpp::UnaryDesc d;
-  d.op = tpp::UnaryOp::transpose;
-  d.m = rows;
-  d.n = cols;
-  d.ld_in = rows;
-  d.ld_out = cols;
-  return d;
+tpp::UnaryDesc unary(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_out, jit::DataType type) {
+  return {.op = op, .m = m, .n = n, .ld_in = m, .ld_out = ld_out, .types = {.in = type, .out = type}};
 }
 
 void require_even(const char* what, std::int64_t value) {
@@ -28,17 +21,32 @@ void require_even(const char* what, std::int64_t value) {
                 std::to_string(value));
 }
 
-std::optional<tpp::Unary> f32_transpose(jit::DataType type, TileTransform transform, std::int64_t rows,
-                                        std::int64_t cols) {
+jit::DataType checked(jit::DataType type, TileTransform transform, std::int64_t rows, std::int64_t cols) {
   if (type != jit::DataType::f32 && type != jit::DataType::bf16)
     throw Error("TransposedTiles: tiles of f32 or bf16, not " + std::string(jit::to_string(type)));
-  if (type == jit::DataType::f32) {
-    if (transform != TileTransform::transpose) throw Error("TransposedTiles: VNNI-2 tiles exist in bf16 only");
-    return tpp::Unary(transpose_desc(rows, cols));
-  }
+  if (type == jit::DataType::f32 && transform != TileTransform::transpose)
+    throw Error("TransposedTiles: VNNI-2 tiles exist in bf16 only");
   if (transform != TileTransform::transpose) require_even("columns", cols);
   if (transform == TileTransform::vnni2_transpose) require_even("rows", rows);
-  return std::nullopt;
+  return type;
+}
+
+// The TPP that does the transform, or its first step: a VNNI-2 tile's 32-bit units (column pairs)
+// are a rows x cols/2 matrix, whose transpose moves them as floats into the column-major transpose
+// of the tile (cols x rows); vnni2_pack then pairs its columns, the tile's rows (second_step).
+tpp::Unary first_step(jit::DataType type, TileTransform transform, std::int64_t rows, std::int64_t cols) {
+  switch (transform) {
+    case TileTransform::transpose: return tpp::Unary(unary(tpp::UnaryOp::transpose, rows, cols, cols, type));
+    case TileTransform::vnni2_pack: return tpp::Unary(unary(tpp::UnaryOp::vnni2_pack, rows, cols, rows, type));
+    case TileTransform::vnni2_transpose:
+      return tpp::Unary(unary(tpp::UnaryOp::transpose, rows, cols / 2, cols / 2, jit::DataType::f32));
+  }
+  throw Error("TransposedTiles: unknown transform");
+}
+
+std::optional<tpp::Unary> second_step(TileTransform transform, std::int64_t rows, std::int64_t cols) {
+  if (transform != TileTransform::vnni2_transpose) return std::nullopt;
+  return tpp::Unary(unary(tpp::UnaryOp::vnni2_pack, cols, rows, cols, jit::DataType::bf16));
 }
 
 }  // namespace
@@ -54,28 +62,27 @@ TransposedTiles::TransposedTiles(std::int64_t rows, std::int64_t cols, std::int6
       per_thread_(per_thread),
       element_bytes_(jit::size_of(type)),
       transform_(transform),
-      transpose_f32_(f32_transpose(type, transform, rows, cols)),
+      first_(first_step(checked(type, transform, rows, cols), transform, rows, cols)),
+      second_(second_step(transform, rows, cols)),
       all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(outer)}, parlooper::LoopSpecs{0L, static_cast<long>(inner)}},
                  "AB") {}
 
 void TransposedTiles::transform(std::int64_t o, std::int64_t i, std::byte* copy) const {
   const std::byte* in = source_ + static_cast<std::size_t>((o * inner_ + i) * tile_) * element_bytes_;
   std::byte* out = copy + static_cast<std::size_t>(offset(o, i)) * element_bytes_;
-  if (transpose_f32_) {
-    (*transpose_f32_)(reinterpret_cast<const float*>(in), reinterpret_cast<float*>(out));
+  if (!second_) {
+    first_(tpp::UnaryArgs{.in = in, .out = out});
     return;
   }
-  const auto* src = reinterpret_cast<const jit::bfloat16*>(in);
-  auto* dst = reinterpret_cast<jit::bfloat16*>(out);
-  switch (transform_) {
-    case TileTransform::transpose: transpose_tile(src, dst, rows_, cols_); return;
-    case TileTransform::vnni2_pack: vnni2_pack_tile(src, dst, rows_, cols_); return;
-    case TileTransform::vnni2_transpose: vnni2_transpose_tile(src, dst, rows_, cols_); return;
-  }
+  std::vector<std::byte>& between = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+  first_(tpp::UnaryArgs{.in = in, .out = between.data()});
+  (*second_)(tpp::UnaryArgs{.in = between.data(), .out = out});
 }
 
 void TransposedTiles::start(const void* source) const {
   source_ = static_cast<const std::byte*>(source);
+  if (second_) scratch_.assign(static_cast<std::size_t>(omp_get_max_threads()),
+                               std::vector<std::byte>(static_cast<std::size_t>(tile_) * element_bytes_));
   const auto bytes = static_cast<std::size_t>(outer_ * inner_ * tile_) * element_bytes_;
   if (!per_thread_) {
     shared_.resize(bytes);
@@ -100,8 +107,9 @@ void TransposedTiles::transform_once(int tid, std::int64_t o, std::int64_t i) co
 
 std::uint64_t TransposedTiles::memory_bytes(int threads) const {
   const std::uint64_t copy = bytes_needed({outer_, inner_, tile_}, element_bytes_);
-  if (!per_thread_) return copy;
-  return add_bytes(bytes_needed({threads}, copy), bytes_needed({threads, outer_, inner_}, 1));
+  const std::uint64_t scratch = second_ ? bytes_needed({threads, tile_}, element_bytes_) : 0;
+  if (!per_thread_) return add_bytes(copy, scratch);
+  return add_bytes(add_bytes(bytes_needed({threads}, copy), bytes_needed({threads, outer_, inner_}, 1)), scratch);
 }
 
 }  // namespace weft::samples

@@ -6,7 +6,9 @@
 // In bf16 a tile may instead be repacked for BRGEMM's A operand (TileTransform; layouts in
 // blocked_layout.hpp): vnni2_pack keeps a column-major tile's shape and interleaves its column
 // pairs; vnni2_transpose turns a VNNI-2 tile (pairs of columns) into the VNNI-2 form of its
-// transpose (pairs of rows). The bf16 transforms are bf16_tiles.hpp's C++ until the TPPs exist.
+// transpose (pairs of rows). Each is a unary TPP (the transpose in the tiles' type, vnni2_pack), or
+// two for vnni2_transpose (its column pairs transposed as floats, then vnni2_pack) through a tile
+// of scratch per thread.
 //
 // Either every tile is reformatted up front by a parallel loop into one shared copy, or
 // (per_thread) each thread reformats the tiles it reads on first use into its own copy: no second
@@ -74,13 +76,15 @@ class TransposedTiles {
   bool swap_, per_thread_;
   std::size_t element_bytes_;
   TileTransform transform_;
-  std::optional<tpp::Unary> transpose_f32_;  // f32 transposes: one tile, rows x cols -> cols x rows
+  tpp::Unary first_;                         // the transform, or its first step (vnni2_transpose)
+  std::optional<tpp::Unary> second_;         // vnni2_transpose: vnni2_pack of the transposed tile
   parlooper::ThreadedLoop<2> all_tiles_;     // (outer, inner), "AB": the up-front reformatting
   mutable const std::byte* source_ = nullptr;
   // Byte buffers holding elements of the type; std::vector's allocation is aligned for float.
   mutable std::vector<std::byte> shared_;
   mutable std::vector<std::vector<std::byte>> copies_;  // per thread
   mutable std::vector<std::vector<char>> done_;         // per thread, per tile: reformatted in this run
+  mutable std::vector<std::vector<std::byte>> scratch_;  // per thread: a tile between the two steps
 };
 
 }  // namespace weft::samples

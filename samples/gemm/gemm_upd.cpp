@@ -7,7 +7,6 @@
 
 #include <weft/jit/error.hpp>
 
-#include "bf16_tiles.hpp"
 #include "block_loops.hpp"
 
 namespace weft::samples {
@@ -89,6 +88,12 @@ GemmUpd::GemmUpd(GemmUpdConfig config)
   if (!config_.bf16()) return;
   grad_out_v_.emplace(config_.bm, config_.bn, n_blocking().blocks(), m_blocking().blocks(), false,
                       config_.private_trans, config_.dtype, TileTransform::vnni2_pack);
+  const auto pack = [&](jit::DataType in) {
+    return tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = config_.bm, .n = config_.bk, .ld_in = config_.bm,
+                          .ld_out = config_.bm, .types = {.in = in, .out = jit::DataType::bf16}};
+  };
+  pack_tile_.emplace(pack(jit::DataType::bf16));
+  pack_sums_.emplace(pack(jit::DataType::f32));
   if (!uses_partial_filters()) return;
   reduce_tile_.emplace(desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk, config_.n_partial_filters,
                             filter_size_, 0));
@@ -136,7 +141,7 @@ void GemmUpd::reduce_partial_filters(bfloat16* grad_weight) const {
     thread_local std::vector<float> sum;
     sum.resize(static_cast<std::size_t>(tile));
     (*reduce_tile_)(copies + ind[0] * tile, sum.data());
-    vnni2_pack_tile(sum.data(), grad_weight + ind[0] * tile, config_.bm, config_.bk);
+    (*pack_sums_)(tpp::UnaryArgs{.in = sum.data(), .out = grad_weight + ind[0] * tile});
   });
 }
 
@@ -181,9 +186,16 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const
       args.c = c;
       const bool last = in + n_step_ >= Nb;
       kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, last)(args);
-      // The block is complete: into the weights' VNNI-2 tile (BRGEMM writes C column-major).
-      if constexpr (bf16)
-        if (last) vnni2_pack_tile_in_place(c, bm, bk);
+      // The block is complete: into the weights' VNNI-2 tile (BRGEMM writes C column-major), through
+      // a tile of scratch (a TPP does not pack in place).
+      if constexpr (bf16) {
+        if (last) {
+          thread_local std::vector<bfloat16> packed;
+          packed.resize(static_cast<std::size_t>(bm * bk));
+          (*pack_tile_)(tpp::UnaryArgs{.in = c, .out = packed.data()});
+          std::copy(packed.begin(), packed.end(), c);
+        }
+      }
     }
   });
   if (partial) reduce_partial_filters(grad_weight);

@@ -91,6 +91,8 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   // VNNI-2 tile, tile by tile.
   std::optional<tpp::Unary> reduce_tile_;
   std::optional<parlooper::ThreadedLoop<1>> tile_loop_;  // (Mb * Kb tiles), "A"
+  // bf16: a finished dW tile (bm x bk, column-major; f32 sums or the BRGEMM's bf16) -> VNNI-2 along K.
+  std::optional<tpp::Unary> pack_sums_, pack_tile_;
   parlooper::ThreadedLoop<3> loop_;
   mutable std::vector<float> partial_filters_;
 };
