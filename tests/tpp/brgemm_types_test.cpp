@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "brgemm_emit.hpp"
@@ -249,6 +250,20 @@ TEST(BrgemmTypes, EpiloguesAndLeadingDimensions) {
       }
 }
 
+// AVX2's staged B (bf16_staged_b): k tails of 2, 4 and 6 past the 8-wide widening, the largest
+// staged k with a long ldb, and the in-register path just past it.
+TEST(BrgemmTypes, Avx2StagedBColumns) {
+  std::uint32_t seed = 400;
+  for (DataTypes types : {kBf16ToF32, kBf16ToBf16})
+    for (const auto& [m, n, k] : {std::tuple{16, 11, 30}, std::tuple{17, 6, 26}, std::tuple{33, 12, 4},
+                                  std::tuple{40, 7, 512}, std::tuple{9, 5, 514}}) {
+      BrgemmDesc d = shape(m, n, k, types);
+      d.ldb = k + 40;
+      check({.desc = d, .count = 2, .seed = seed++});
+      if (HasFailure()) return;
+    }
+}
+
 // The widest tiles of each ISA (several panels and column blocks, loops over k pairs), and a
 // prefetching kernel.
 TEST(BrgemmTypes, LargeTilesAndPrefetch) {
@@ -302,14 +317,19 @@ TEST(BrgemmTypes, Bf16OutputRoundsLikeToBfloat16) {
 
 TEST(BrgemmTypes, PlansNameTheirMath) {
   const BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
-  EXPECT_EQ(plan_brgemm(d, Isa::avx2).math, BrgemmMath::bf16_widen);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2).math, BrgemmMath::bf16_staged_b);
+  EXPECT_NE(to_string(plan_brgemm(d, Isa::avx2)).find("bf16-staged-b"), std::string::npos);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 514, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen)
+      << "k past the staging bound";
+  EXPECT_EQ(plan_brgemm(shape(32, 1, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen) << "one column";
   EXPECT_EQ(plan_brgemm(d, Isa::avx512).math, BrgemmMath::bf16_widen);
   EXPECT_EQ(plan_brgemm(d, Isa::avx512_bf16).math, BrgemmMath::bf16_dot);
   EXPECT_NE(to_string(plan_brgemm(d, Isa::avx512_bf16)).find("bf16-dot"), std::string::npos);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx512_bf16).math, BrgemmMath::fma);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx2).lanes, 4);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx512).lanes, 8);
-  EXPECT_EQ(plan_brgemm(d, Isa::avx2).k_unroll, 8) << "steps are pairs of k: 16 of them, unrolled 8";
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2).k_unroll, 16) << "staged B, two kinds of tile: all 16 pair steps in line";
+  EXPECT_EQ(plan_brgemm(shape(23, 17, 32, kBf16ToF32), Isa::avx2).k_unroll, 8) << "four kinds of tile";
   // Every tile fits the registers (widened pairs take two per operand).
   for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16})
     for (const BrgemmDesc& x : {d, shape(1, 1, 2, kBf16ToBf16), shape(17, 40, 6, kBf16ToBf16), shape(80, 9, 8, kF64)}) {
@@ -376,7 +396,7 @@ TEST(BrgemmTypes, EveryPathEmitsItsInstructions) {
   const Expect expects[] = {
       {Isa::avx512_bf16, kBf16ToBf16, {"vdpbf16ps", "vcvtneps2bf16", "zmm"}, {"vfmadd231ps", "vpsrld"}},
       {Isa::avx512, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpandd", "vpmovdw"}, {"vdpbf16ps", "vcvtneps2bf16"}},
-      {Isa::avx2, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpshufb", "ymm"}, {"vdpbf16ps", "zmm"}},
+      {Isa::avx2, kBf16ToBf16, {"vfmadd231ps", "vpslld", "vpmovzxwd", "vpshufb", "ymm"}, {"vdpbf16ps", "zmm"}},
       {Isa::avx512, kF64, {"vfmadd231pd", "vbroadcastsd", "zmm"}, {"vfmadd231ps"}},
       {Isa::avx2, kF64, {"vfmadd231pd", "vbroadcastsd", "ymm"}, {"vfmadd231ps", "zmm"}},
   };

@@ -70,9 +70,12 @@ class BrgemmEmitter : public detail::KernelFrame {
     const int unrolled = plan.k_unroll + (d.k % plan.k_unroll);
     for (const BrgemmPanel& p : plan.panels)
       for (const BrgemmColumnBlock& c : p.columns) {
-        // bf16_widen: a shift and a mask per operand and two FMAs per accumulator.
-        const std::size_t step = static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12 *
-                                 (plan.math == BrgemmMath::bf16_widen ? 3 : 1);
+        // Widening: a shift and a mask per operand and two FMAs per accumulator.
+        const bool widens = plan.math == BrgemmMath::bf16_widen || plan.math == BrgemmMath::bf16_staged_b;
+        const std::size_t step = static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12 * (widens ? 3 : 1);
+        // bf16_staged_b: per column, 3 instructions per 8 k and up to 3 pairs of the k tail.
+        if (plan.math == BrgemmMath::bf16_staged_b)
+          bytes += static_cast<std::size_t>(c.cols) * static_cast<std::size_t>(d.k / 8 * 3 + 3 * 4 + 2) * 12;
         bytes += step * static_cast<std::size_t>(unrolled) +
                  static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) +
                  static_cast<std::size_t>(p.vectors * c.cols * plan.k_split) * 16 + 512;
@@ -121,6 +124,27 @@ class BrgemmEmitter : public detail::KernelFrame {
     const int tail = d_.m % lanes_;
     if (tail != 0) detail::set_tail_mask<Vec>(*this, tail, r_tmp.cvt32());
 
+    if (staged_bytes() > 0) {
+      // A 64-byte aligned buffer below the stack pointer, the caller's rsp saved above it.
+      mov(r_tmp, rsp);
+      sub(rsp, static_cast<int>(staged_bytes() + 64));
+      and_(rsp, -64);
+      mov(ptr[rsp + static_cast<int>(staged_bytes())], r_tmp);
+    }
+    emit_panels();
+    if (staged_bytes() > 0) mov(rsp, ptr[rsp + static_cast<int>(staged_bytes())]);
+  }
+
+  // bf16_staged_b: bytes of the stack buffer for the widest tile's B columns (k floats each).
+  int staged_bytes() const {
+    if (plan_.math != BrgemmMath::bf16_staged_b) return 0;
+    int cols = 1;
+    for (const BrgemmPanel& p : plan_.panels)
+      for (const BrgemmColumnBlock& c : p.columns) cols = std::max(cols, c.cols);
+    return (cols * d_.k * 4 + 63) / 64 * 64;
+  }
+
+  void emit_panels() {
     xor_(r_row, r_row);
     for (const BrgemmPanel& panel : plan_.panels) {
       Label panel_top;
@@ -331,10 +355,41 @@ class BrgemmEmitter : public detail::KernelFrame {
         add(r_bi, 8);
         break;
     }
+    if (plan_.math == BrgemmMath::bf16_staged_b) stage_b(panel, cols);
     k_loop(panel, cols);
     dec(r_count);
     jnz(top, T_NEAR);
     L(done);
+  }
+
+  // bf16_staged_b: this entry's B columns of the tile (k bf16 each, from r_b) widened into the
+  // stack buffer (column j at j * k floats, exact: a bf16 is a float's top half), and r_b pointed
+  // at it. The operand registers are free between entries.
+  void stage_b(const BrgemmPanel& panel, int cols) {
+    if constexpr (kZmm) {
+      throw Error("brgemm: bf16_staged_b is emitted for AVX2 only");
+    } else {
+      const Ymm v = vec(panel.vectors * cols * plan_.k_split);
+      const Xmm x(v.getIdx());
+      const int whole = d_.k / 8;
+      for (int j = 0; j < cols; ++j) {
+        const std::int64_t from = j * d_.ldb * in_bytes_;
+        const int to = j * d_.k * 4;
+        // (Unpacking 16 words above zeros and storing the halves in order ran 3 % slower at 32^3.)
+        for (int c = 0; c < whole; ++c) {
+          vpmovzxwd(v, ptr[r_b + static_cast<int>(from + c * 16)]);
+          vpslld(v, v, 16);
+          vmovups(ptr[rsp + to + c * 32], v);
+        }
+        for (int e = whole * 8; e < d_.k; e += 2) {  // k is even: pairs of the tail
+          vmovd(x, ptr[r_b + static_cast<int>(from + e * 2)]);
+          vpmovzxwd(x, x);
+          vpslld(x, x, 16);
+          vmovq(ptr[rsp + to + e * 4], x);
+        }
+      }
+      mov(r_b, rsp);
+    }
   }
 
   // Where B's column n0 starts in B_i, in bytes, from r_col = n0: n0 * ldb elements, or with B
@@ -356,9 +411,17 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
-  std::int64_t b_column_bytes() const { return d_.b_transposed ? in_bytes_ : d_.ldb * in_bytes_; }
-  // Bytes between steps: one k (ldb apart when transposed), or a pair of k in bf16.
-  std::int64_t b_k_bytes() const { return d_.b_transposed ? d_.ldb * in_bytes_ : (bf16_in_ ? 2 : 1) * in_bytes_; }
+  // bf16_staged_b reads B from the stack buffer: columns of k floats.
+  std::int64_t b_column_bytes() const {
+    if (plan_.math == BrgemmMath::bf16_staged_b) return d_.k * 4;
+    return d_.b_transposed ? in_bytes_ : d_.ldb * in_bytes_;
+  }
+  // Bytes between steps: one k (ldb apart when transposed), or a pair of k in bf16 (two floats when
+  // staged).
+  std::int64_t b_k_bytes() const {
+    if (plan_.math == BrgemmMath::bf16_staged_b) return 8;
+    return d_.b_transposed ? d_.ldb * in_bytes_ : (bf16_in_ ? 2 : 1) * in_bytes_;
+  }
   // Bytes between A's steps: lda rows of one k, or of a VNNI-2 pair in bf16.
   std::int64_t a_k_bytes() const { return d_.lda * row_bytes_; }
 
@@ -429,6 +492,10 @@ class BrgemmEmitter : public detail::KernelFrame {
       auto b_addr = [&](int j) { return ptr[r_b + static_cast<int>(j * b_column + kk * b_k)]; };
       if (plan_.math == BrgemmMath::bf16_widen) {
         widened_step(panel, cols, s, operands, masked, a_disp, b_addr);
+        continue;
+      }
+      if (plan_.math == BrgemmMath::bf16_staged_b) {
+        staged_step(panel, cols, s, operands, masked, a_disp, [&](int j) { return j * b_column + kk * b_k; });
         continue;
       }
       if (!panel.b_in_registers) {
@@ -522,6 +589,28 @@ class BrgemmEmitter : public detail::KernelFrame {
         widen_pair(even(cols), odd(cols));
         for (int j = 0; j < cols; ++j) both(acc(i, j, mv, s), even(cols), odd(cols), even(j), odd(j));
       }
+    }
+  }
+
+  // A bf16 pair step of bf16_staged_b: A's vectors widened into even and odd registers, then per
+  // column the odd and the even k of B broadcast from the staged floats (`b_disp(j)`: the pair's
+  // offset from r_b), each accumulator taking the odd k first, as vdpbf16ps adds them.
+  template <class ADisp, class BDisp>
+  void staged_step(const BrgemmPanel& panel, int cols, int s, int operands, bool masked, ADisp a_disp, BDisp b_disp) {
+    const int mv = panel.vectors;
+    auto even = [&](int x) { return vec(operands + 2 * x); };
+    auto odd = [&](int x) { return vec(operands + 2 * x + 1); };
+    const Vec b = vec(operands + 2 * mv);
+    for (int i = 0; i < mv; ++i) {
+      load(odd(i), r_a, a_disp(i), masked && i == mv - 1);
+      widen_pair(even(i), odd(i));
+    }
+    for (int j = 0; j < cols; ++j) {
+      const int at = static_cast<int>(b_disp(j));
+      vbroadcastss(b, ptr[r_b + at + 4]);
+      for (int i = 0; i < mv; ++i) vfmadd231ps(acc(i, j, mv, s), odd(i), b);
+      vbroadcastss(b, ptr[r_b + at]);
+      for (int i = 0; i < mv; ++i) vfmadd231ps(acc(i, j, mv, s), even(i), b);
     }
   }
 
@@ -779,9 +868,10 @@ std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPl
   validate(d);
   const bool bf16 = d.types.in == jit::DataType::bf16;
   const bool dot_isa = jit::isa_traits(plan.isa).bf16_dot;
-  if (bf16 != (plan.math != BrgemmMath::fma) || (plan.math == BrgemmMath::bf16_dot && !dot_isa))
+  const bool staged_ok = plan.math != BrgemmMath::bf16_staged_b || jit::isa_traits(plan.isa).vector_bytes == 32;
+  if (bf16 != (plan.math != BrgemmMath::fma) || (plan.math == BrgemmMath::bf16_dot && !dot_isa) || !staged_ok)
     throw Error("brgemm plan '" + to_string(plan) + "' does not fit " + to_string(d) +
-                ": bf16 inputs need bf16_dot (avx512_bf16) or bf16_widen, other types fma");
+                ": bf16 inputs need bf16_dot (avx512_bf16), bf16_widen or bf16_staged_b (AVX2), other types fma");
   if (plan.panels.empty() == false && plan.panels.front().dot && d.types != DataTypes{})
     throw Error("brgemm plan '" + to_string(plan) + "': dot tiles are f32 only");
   for (const BrgemmPanel& p : plan.panels) {

@@ -178,7 +178,10 @@ struct BrgemmPanel {
 //   bf16_dot:   vdpbf16ps (Isa::avx512_bf16), a pair of k per step;
 //   bf16_widen: bf16 pairs widened to fp32 (a shift and a mask), two fp32 FMAs per step, which keep
 //               two registers per A vector or B broadcast.
-enum class BrgemmMath : std::uint8_t { fma, bf16_dot, bf16_widen };
+// How a k step multiplies: fma (f32, f64); bf16_dot (vdpbf16ps on a pair of k); bf16_widen (both
+// operands' pairs widened into fp32 in registers, two FMAs); bf16_staged_b (AVX2: each tile's B
+// columns widened into a stack buffer once per batch entry, A's pairs in registers).
+enum class BrgemmMath : std::uint8_t { fma, bf16_dot, bf16_widen, bf16_staged_b };
 
 struct BrgemmPlan {
   jit::Isa isa = jit::Isa::reference;
