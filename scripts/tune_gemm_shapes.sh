@@ -7,6 +7,7 @@
 #   scripts/tune_gemm_shapes.sh                          # M, N, K in {512, 1024, 2048}, all 27
 #   SIZES="1024 2048" THREADS=2 BUDGET=60 scripts/tune_gemm_shapes.sh
 #   SHAPES="4096x1024x1024 1024x4096x1024" scripts/tune_gemm_shapes.sh   # explicit MxNxK list
+#   EXTRA="--dtype bf16" scripts/tune_gemm_shapes.sh                   # the bf16 records (USE_BF16=1 auto)
 #
 # Environment: SIZES (each of M, N, K ranges over it), SHAPES (overrides SIZES), THREADS
 # (default: all cores), BUDGET (seconds per shape, default 60), WEFT_TUNE (the tool; default
