@@ -39,6 +39,7 @@
 #include "gemm_fwd.hpp"
 #include "gemm_fwd_data.hpp"
 #include "interleaved.hpp"
+#include "gemm_override_flags.hpp"
 #include "take_flag.hpp"
 
 namespace {
@@ -48,12 +49,8 @@ using weft::samples::GemmFwd;
 using weft::samples::GemmFwdConfig;
 using weft::samples::GemmFwdData;
 
-// Overrides of the bf16 configuration: empty / 0 keep recommended_gemm_config's choice.
-struct Overrides {
-  std::string loop;
-  long bm = 0, bn = 0, bk = 0, kbf = 0;
-  std::vector<long> k_blocks, m_blocks, n_blocks;
-} g_override;
+// Overrides of the bf16 configuration over recommended_gemm_config's choice.
+weft::samples::GemmConfigOverride g_override;
 int g_rounds = 11;
 
 GemmFwdConfig config_for(std::int64_t n, int threads, weft::jit::DataType dtype) {
@@ -61,17 +58,7 @@ GemmFwdConfig config_for(std::int64_t n, int threads, weft::jit::DataType dtype)
   problem.M = problem.N = problem.K = n;
   problem.dtype = dtype;
   GemmFwdConfig c = weft::samples::recommended_gemm_config(problem, threads);
-  if (dtype == weft::jit::DataType::f32) return c;
-  if (!g_override.loop.empty()) {  // a new string brings its own block lists
-    c.loop_string = g_override.loop;
-    c.k_blocks = g_override.k_blocks;
-    c.m_blocks = g_override.m_blocks;
-    c.n_blocks = g_override.n_blocks;
-  }
-  c.bm = g_override.bm ? g_override.bm : c.bm;
-  c.bn = g_override.bn ? g_override.bn : c.bn;
-  c.bk = g_override.bk ? g_override.bk : c.bk;
-  c.kbf = g_override.kbf ? g_override.kbf : c.kbf;
+  if (dtype != weft::jit::DataType::f32) g_override.apply(c);
   return c;
 }
 
@@ -166,31 +153,12 @@ void gemm_bf16(benchmark::State& state) {
   state.SetLabel(label);
 }
 
-std::vector<long> list_of(const std::string& text) {
-  std::vector<long> v;
-  for (const char* p = text.c_str(); *p;) {
-    char* end = nullptr;
-    v.push_back(std::strtol(p, &end, 10));
-    p = *end == ',' ? end + 1 : end;
-    if (end == p && *p) break;
-  }
-  return v;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
+  weft::bench::take_gemm_override(argc, argv, g_override);
   std::string value;
-  auto take = [&](const char* name) { return weft::bench::take_flag(argc, argv, name, value); };
-  if (take("loop")) g_override.loop = value;
-  if (take("bm")) g_override.bm = std::atol(value.c_str());
-  if (take("bn")) g_override.bn = std::atol(value.c_str());
-  if (take("bk")) g_override.bk = std::atol(value.c_str());
-  if (take("kbf")) g_override.kbf = std::atol(value.c_str());
-  if (take("k-blocks")) g_override.k_blocks = list_of(value);
-  if (take("m-blocks")) g_override.m_blocks = list_of(value);
-  if (take("n-blocks")) g_override.n_blocks = list_of(value);
-  if (take("rounds")) g_rounds = std::max(1, std::atoi(value.c_str()));
+  if (weft::bench::take_flag(argc, argv, "rounds", value)) g_rounds = std::max(1, std::atoi(value.c_str()));
 
   for (int n : {1024, 2048}) {
     benchmark::RegisterBenchmark("gemm_bf16", gemm_bf16)

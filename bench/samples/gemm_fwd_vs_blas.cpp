@@ -34,7 +34,7 @@ extern "C" void openblas_set_num_threads(int);
 #include "gemm_fwd.hpp"
 #include "gemm_reference.hpp"
 #include "ratio_reporter.hpp"
-#include "take_flag.hpp"
+#include "gemm_override_flags.hpp"
 
 namespace {
 
@@ -43,25 +43,13 @@ using weft::samples::GemmFwd;
 using weft::samples::GemmFwdConfig;
 
 // Defaults: samples::recommended_gemm_config (gemm_defaults.hpp), unless overridden.
-GemmFwdConfig g_override;
-bool g_has_override = false;
+weft::samples::GemmConfigOverride g_override;
 
 GemmFwdConfig config_for(std::int64_t n, int threads) {
   GemmFwdConfig problem;
   problem.M = problem.N = problem.K = n;
   GemmFwdConfig c = weft::samples::recommended_gemm_config(problem, threads);
-  if (g_has_override) {
-    c.loop_string = g_override.loop_string.empty() ? c.loop_string : g_override.loop_string;
-    c.bm = g_override.bm ? g_override.bm : c.bm;
-    c.bn = g_override.bn ? g_override.bn : c.bn;
-    c.bk = g_override.bk ? g_override.bk : c.bk;
-    c.kbf = g_override.kbf ? g_override.kbf : c.kbf;
-    if (!g_override.loop_string.empty()) {  // a new string brings its own block lists
-      c.k_blocks = g_override.k_blocks;
-      c.m_blocks = g_override.m_blocks;
-      c.n_blocks = g_override.n_blocks;
-    }
-  }
+  g_override.apply(c);
   return c;
 }
 
@@ -138,30 +126,10 @@ void dnnl(benchmark::State& state) {
 }
 #endif
 
-std::vector<long> list_of(const std::string& text) {
-  std::vector<long> v;
-  for (const char* p = text.c_str(); *p;) {
-    char* end = nullptr;
-    v.push_back(std::strtol(p, &end, 10));
-    p = *end == ',' ? end + 1 : end;
-    if (end == p && *p) break;
-  }
-  return v;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string value;
-  auto take = [&](const char* name) { return weft::bench::take_flag(argc, argv, name, value) && (g_has_override = true); };
-  if (take("loop")) g_override.loop_string = value;
-  if (take("bm")) g_override.bm = std::atol(value.c_str());
-  if (take("bn")) g_override.bn = std::atol(value.c_str());
-  if (take("bk")) g_override.bk = std::atol(value.c_str());
-  if (take("kbf")) g_override.kbf = std::atol(value.c_str());
-  if (take("k-blocks")) g_override.k_blocks = list_of(value);
-  if (take("m-blocks")) g_override.m_blocks = list_of(value);
-  if (take("n-blocks")) g_override.n_blocks = list_of(value);
+  weft::bench::take_gemm_override(argc, argv, g_override);
 
   // Registered shape by shape so ours and the peers run back to back on each shape: the machine's
   // noise then hits both sides of a ratio alike.

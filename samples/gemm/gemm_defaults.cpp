@@ -1,6 +1,7 @@
 #include "gemm_defaults.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace weft::samples {
 
@@ -20,6 +21,17 @@ GemmFwdConfig recommended_gemm_config(const GemmFwdConfig& problem, int threads)
   c.m_blocks = {group};
   c.n_blocks.clear();
   return c;
+}
+
+void GemmConfigOverride::apply(GemmFwdConfig& c) const {
+  if (!loop_string.empty()) {
+    c.loop_string = loop_string;
+    c.k_blocks = k_blocks;
+    c.m_blocks = m_blocks;
+    c.n_blocks = n_blocks;
+  }
+  for (auto [given, field] : {std::pair{bm, &c.bm}, {bn, &c.bn}, {bk, &c.bk}, {kbf, &c.kbf}})
+    if (given != 0) *field = given;
 }
 
 }  // namespace weft::samples

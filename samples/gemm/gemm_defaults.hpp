@@ -12,11 +12,26 @@
 // gave 0.94-0.99x (docs/gemm_sample.md).
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "gemm_fwd.hpp"
 
 namespace weft::samples {
 
 // `problem` gives M, N, K, n_layers and the epilogue (kept); the rest is replaced.
 GemmFwdConfig recommended_gemm_config(const GemmFwdConfig& problem, int threads);
+
+// Parts of a configuration given by hand over a chosen one (the benchmarks' --loop= --bm= ...
+// flags): an empty string or a 0 keeps the chosen value; a loop string brings its own block lists
+// (empty: PARLOOPER's defaults), since the chosen ones belong to the chosen string.
+struct GemmConfigOverride {
+  std::string loop_string;
+  std::int64_t bm = 0, bn = 0, bk = 0, kbf = 0;
+  std::vector<long> k_blocks, m_blocks, n_blocks;
+
+  void apply(GemmFwdConfig& config) const;
+};
 
 }  // namespace weft::samples
