@@ -290,21 +290,7 @@ class BinaryCode : public KernelFrame {
     if (streams(0)) load_scalar(x, rsi); else vmovaps(x, Xmm(bcast(0).getIdx()));
     if (streams(1)) load_scalar(y, rcx); else vmovaps(y, Xmm(bcast(1).getIdx()));
     op(x, x, y, t, t2);
-    switch (d_.types.out) {
-      case DataType::f32: vmovss(dword[rdx], x); break;
-      case DataType::f64: vmovsd(qword[rdx], x); break;
-      case DataType::bf16: {
-        // On ymm registers whatever the kernel's vectors: the same bits on every ISA.
-        Bf16Emitter<Ymm> bf16(*this, consts_);
-        if (keep_bits_) {
-          bf16.narrow(Ymm(x.getIdx()));
-        } else {
-          bf16.round(Ymm(x.getIdx()), {Ymm(t.getIdx()), Ymm(t2.getIdx())});
-        }
-        vpextrw(word[rdx], x, 0);
-        break;
-      }
-    }
+    detail::store_scalar(*this, consts_, rdx, x, d_.types.out, keep_bits_, Ymm(t.getIdx()), Ymm(t2.getIdx()));
     for (int input = 0; input < 2; ++input) {
       if (streams(input)) add(base(input), in_bytes_);
     }

@@ -89,4 +89,26 @@ void store_elements(Xbyak::CodeGenerator& g, Bf16Emitter<Vmm>& bf16, const Xbyak
   }
 }
 
+// Lane 0 of x to `at` as `type`: bf16 rounded, or with `keep_bits` narrowed, as store_elements
+// does, on ymm registers whatever the kernel's vectors (the same bits on every ISA). x and the
+// rounding's scratch s0, s1 are clobbered.
+inline void store_scalar(Xbyak::CodeGenerator& g, ConstantTable& consts, const Xbyak::RegExp& at, const Xbyak::Xmm& x,
+                         jit::DataType type, bool keep_bits, const Xbyak::Ymm& s0, const Xbyak::Ymm& s1) {
+  using namespace Xbyak::util;
+  switch (type) {
+    case jit::DataType::f32: g.vmovss(dword[at], x); return;
+    case jit::DataType::f64: g.vmovsd(qword[at], x); return;
+    case jit::DataType::bf16: {
+      Bf16Emitter<Xbyak::Ymm> bf16(g, consts);
+      if (keep_bits) {
+        bf16.narrow(Xbyak::Ymm(x.getIdx()));
+      } else {
+        bf16.round(Xbyak::Ymm(x.getIdx()), {s0, s1});
+      }
+      g.vpextrw(word[at], x, 0);
+      return;
+    }
+  }
+}
+
 }  // namespace weft::tpp::detail

@@ -139,20 +139,7 @@ class UnaryCode : public KernelFrame {
   // Lane 0 of x to `at` as types.out (bf16: rounded, or narrowed as store_elements does, on ymm
   // registers whatever the kernel's vectors: bit for bit the same on every ISA; x is clobbered).
   void store_scalar(const RegExp& at, const Xmm& x) {
-    switch (d_.types.out) {
-      case DataType::f32: vmovss(dword[at], x); return;
-      case DataType::f64: vmovsd(qword[at], x); return;
-      case DataType::bf16: {
-        Bf16Emitter<Ymm> bf16(*this, consts_);
-        if (keep_bits_) {
-          bf16.narrow(Ymm(x.getIdx()));
-        } else {
-          bf16.round(Ymm(x.getIdx()), {Ymm(12), Ymm(13)});
-        }
-        vpextrw(word[at], x, 0);
-        return;
-      }
-    }
+    detail::store_scalar(*this, consts_, at, x, d_.types.out, keep_bits_, Ymm(12), Ymm(13));
   }
 
   // x = op(x) in f64 for the ops validate() admits in f64 (x and t of the same register type; Zmm
