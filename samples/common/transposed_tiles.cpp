@@ -11,10 +11,6 @@
 namespace weft::samples {
 namespace {
 
-tpp::UnaryDesc unary(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_out, jit::DataType type) {
-  return {.op = op, .m = m, .n = n, .ld_in = m, .ld_out = ld_out, .types = {.in = type, .out = type}};
-}
-
 void require_even(const char* what, std::int64_t value) {
   if (value % 2 != 0)
     throw Error(std::string("VNNI-2 tiles pair their ") + what + ", so they need an even number of them, got " +
@@ -31,22 +27,16 @@ jit::DataType checked(jit::DataType type, TileTransform transform, std::int64_t 
   return type;
 }
 
-// The TPP that does the transform, or its first step: a VNNI-2 tile's 32-bit units (column pairs)
-// are a rows x cols/2 matrix, whose transpose moves them as floats into the column-major transpose
-// of the tile (cols x rows); vnni2_pack then pairs its columns, the tile's rows (second_step).
-tpp::Unary first_step(jit::DataType type, TileTransform transform, std::int64_t rows, std::int64_t cols) {
-  switch (transform) {
-    case TileTransform::transpose: return tpp::Unary(unary(tpp::UnaryOp::transpose, rows, cols, cols, type));
-    case TileTransform::vnni2_pack: return tpp::Unary(unary(tpp::UnaryOp::vnni2_pack, rows, cols, rows, type));
-    case TileTransform::vnni2_transpose:
-      return tpp::Unary(unary(tpp::UnaryOp::transpose, rows, cols / 2, cols / 2, jit::DataType::f32));
-  }
-  throw Error("TransposedTiles: unknown transform");
+std::optional<TileTranspose> transposer(jit::DataType type, TileTransform transform, std::int64_t rows,
+                                        std::int64_t cols) {
+  if (transform == TileTransform::vnni2_pack) return std::nullopt;
+  return TileTranspose(rows, cols, type, transform == TileTransform::vnni2_transpose);
 }
 
-std::optional<tpp::Unary> second_step(TileTransform transform, std::int64_t rows, std::int64_t cols) {
-  if (transform != TileTransform::vnni2_transpose) return std::nullopt;
-  return tpp::Unary(unary(tpp::UnaryOp::vnni2_pack, cols, rows, cols, jit::DataType::bf16));
+std::optional<tpp::Unary> packer(TileTransform transform, std::int64_t rows, std::int64_t cols) {
+  if (transform != TileTransform::vnni2_pack) return std::nullopt;
+  return tpp::Unary(tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = rows, .n = cols, .ld_in = rows, .ld_out = rows,
+                                   .types = {.in = jit::DataType::bf16, .out = jit::DataType::bf16}});
 }
 
 }  // namespace
@@ -62,27 +52,27 @@ TransposedTiles::TransposedTiles(std::int64_t rows, std::int64_t cols, std::int6
       per_thread_(per_thread),
       element_bytes_(jit::size_of(type)),
       transform_(transform),
-      first_(first_step(checked(type, transform, rows, cols), transform, rows, cols)),
-      second_(second_step(transform, rows, cols)),
+      transpose_(transposer(checked(type, transform, rows, cols), transform, rows, cols)),
+      pack_(packer(transform, rows, cols)),
       all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(outer)}, parlooper::LoopSpecs{0L, static_cast<long>(inner)}},
                  "AB") {}
 
 void TransposedTiles::transform(std::int64_t o, std::int64_t i, std::byte* copy) const {
   const std::byte* in = source_ + static_cast<std::size_t>((o * inner_ + i) * tile_) * element_bytes_;
   std::byte* out = copy + static_cast<std::size_t>(offset(o, i)) * element_bytes_;
-  if (!second_) {
-    first_(tpp::UnaryArgs{.in = in, .out = out});
-    return;
+  if (pack_) {
+    (*pack_)(tpp::UnaryArgs{.in = in, .out = out});
+  } else {
+    (*transpose_)(in, out, scratch_.empty() ? nullptr : scratch_[static_cast<std::size_t>(omp_get_thread_num())].data());
   }
-  std::vector<std::byte>& between = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
-  first_(tpp::UnaryArgs{.in = in, .out = between.data()});
-  (*second_)(tpp::UnaryArgs{.in = between.data(), .out = out});
 }
 
 void TransposedTiles::start(const void* source) const {
   source_ = static_cast<const std::byte*>(source);
-  if (second_) scratch_.assign(static_cast<std::size_t>(omp_get_max_threads()),
-                               std::vector<std::byte>(static_cast<std::size_t>(tile_) * element_bytes_));
+  if (transpose_ && transpose_->scratch_bytes() > 0) {  // a tile per thread, kept from run to run
+    scratch_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+    for (auto& s : scratch_) s.resize(static_cast<std::size_t>(transpose_->scratch_bytes()));
+  }
   const auto bytes = static_cast<std::size_t>(outer_ * inner_ * tile_) * element_bytes_;
   if (!per_thread_) {
     shared_.resize(bytes);
@@ -107,7 +97,8 @@ void TransposedTiles::transform_once(int tid, std::int64_t o, std::int64_t i) co
 
 std::uint64_t TransposedTiles::memory_bytes(int threads) const {
   const std::uint64_t copy = bytes_needed({outer_, inner_, tile_}, element_bytes_);
-  const std::uint64_t scratch = second_ ? bytes_needed({threads, tile_}, element_bytes_) : 0;
+  const std::uint64_t scratch =
+      transpose_ ? bytes_needed({threads, transpose_->scratch_bytes()}, 1) : 0;
   if (!per_thread_) return add_bytes(copy, scratch);
   return add_bytes(add_bytes(bytes_needed({threads}, copy), bytes_needed({threads, outer_, inner_}, 1)), scratch);
 }

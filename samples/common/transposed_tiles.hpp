@@ -6,9 +6,8 @@
 // In bf16 a tile may instead be repacked for BRGEMM's A operand (TileTransform; layouts in
 // blocked_layout.hpp): vnni2_pack keeps a column-major tile's shape and interleaves its column
 // pairs; vnni2_transpose turns a VNNI-2 tile (pairs of columns) into the VNNI-2 form of its
-// transpose (pairs of rows). Each is a unary TPP (the transpose in the tiles' type, vnni2_pack), or
-// two for vnni2_transpose (its column pairs transposed as floats, then vnni2_pack) through a tile
-// of scratch per thread.
+// transpose (pairs of rows). vnni2_pack is the unary TPP; the transposes are TileTranspose's
+// (tile_transpose.hpp), vnni2_transpose through a tile of scratch per thread.
 //
 // Either every tile is reformatted up front by a parallel loop into one shared copy, or
 // (per_thread) each thread reformats the tiles it reads on first use into its own copy: no second
@@ -30,6 +29,8 @@
 #include <weft/jit/data_type.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/unary.hpp>
+
+#include "tile_transpose.hpp"
 
 namespace weft::samples {
 
@@ -76,8 +77,8 @@ class TransposedTiles {
   bool swap_, per_thread_;
   std::size_t element_bytes_;
   TileTransform transform_;
-  tpp::Unary first_;                         // the transform, or its first step (vnni2_transpose)
-  std::optional<tpp::Unary> second_;         // vnni2_transpose: vnni2_pack of the transposed tile
+  std::optional<TileTranspose> transpose_;   // transpose, vnni2_transpose
+  std::optional<tpp::Unary> pack_;           // vnni2_pack
   parlooper::ThreadedLoop<2> all_tiles_;     // (outer, inner), "AB": the up-front reformatting
   mutable const std::byte* source_ = nullptr;
   // Byte buffers holding elements of the type; std::vector's allocation is aligned for float.

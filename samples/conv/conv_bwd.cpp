@@ -188,9 +188,7 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
       k_step_(chunk_step(config_.k_blocking().blocks(), config_.k_block)),
       h_step_(config_.h_in_gemm),
       w_step_(ceil_div(cols_, config_.w_block)),
-      // bf16: the tile's 32-bit pairs of C (bk x bc/2), moved as floats: a transpose moves bits.
-      transpose_({.op = tpp::UnaryOp::transpose, .m = config_.bk, .n = config_.bf16() ? config_.bc / 2 : config_.bc,
-                  .ld_in = config_.bk, .ld_out = config_.bf16() ? config_.bc / 2 : config_.bc}),
+      transpose_(config_.bk, config_.bc, config_.dtype, config_.bf16()),
       all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(config_.k_blocking().blocks())},
                   parlooper::LoopSpecs{0L, static_cast<long>(config_.c_blocking().blocks() * config_.shape.R *
                                                              config_.shape.S)}},
@@ -207,10 +205,6 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   const LoopNest& nest = loop_.dynamic().nest();
   require_no_race(nest, config_, path_, ceil_div(Kb, k_step_), ceil_div(cols_, w_step_));
   per_chunk_ = chunks_outside_pixels(nest);
-  if (config_.bf16()) {
-    vnni_pack_.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = config_.bc, .n = config_.bk,
-                                      .ld_in = config_.bc, .ld_out = config_.bc, .types = config_.tpp_types()});
-  }
 
   // The gather's batch: for each tap (r, s) and K block j of a chunk, the transposed tile and the
   // grad_output pixel that tap reads for the GEMM's first pixel (y, x): row y + pad_h - r, column
@@ -430,12 +424,6 @@ void ConvBwd::run_typed(const void* filter, const void* shared, const void* grad
            static_cast<float*>(grad_input));
 }
 
-void ConvBwd::transpose_tile(const void* from, void* to, std::vector<float>& plain) const {
-  if (!vnni_pack_) return transpose_({.in = from, .out = to});
-  transpose_({.in = from, .out = plain.data()});
-  (*vnni_pack_)({.in = plain.data(), .out = to});
-}
-
 void ConvBwd::transpose_filter(const void* filter, void* transposed) const {
   if (filter == nullptr || transposed == nullptr) {
     throw Error("ConvBwd::transpose_filter: null buffer (filter and transposed must both be given)");
@@ -448,8 +436,8 @@ void ConvBwd::transpose_filter(const void* filter, void* transposed) const {
   if (config_.bf16())
     for (auto& p : plain) p.resize(floats_for(config_.bc * config_.bk, config_.element_bytes()));
   all_tiles_([&](int* ind) {  // FilterLayout: [Kb][Cb R S] tiles -> TransposedFilterLayout: [Cb R S][Kb]
-    transpose_tile(from + (ind[0] * tiles_per_k_block + ind[1]) * tile_bytes, to + (ind[1] * Kb + ind[0]) * tile_bytes,
-                   plain[static_cast<std::size_t>(parlooper::ThreadedLoop<2>::get_tid(ind))]);
+    transpose_(from + (ind[0] * tiles_per_k_block + ind[1]) * tile_bytes, to + (ind[1] * Kb + ind[0]) * tile_bytes,
+               plain[static_cast<std::size_t>(parlooper::ThreadedLoop<2>::get_tid(ind))].data());
   });
 }
 
@@ -489,7 +477,8 @@ const T* ConvBwd::chunk_tiles(const T* filter, const T* shared, int tid, std::in
     for (std::int64_t j = 0; j < count; ++j) {
       const T* source = filter + ((kb + j) * Cb + cb) * taps * tile;  // FilterLayout::offset(kb + j, cb, 0, 0)
       for (std::int64_t tap = 0; tap < taps; ++tap) {
-        transpose_tile(source + tap * tile, reinterpret_cast<T*>(mine.tiles.data()) + (tap * k_step_ + j) * tile, mine.plain);
+        transpose_(source + tap * tile, reinterpret_cast<T*>(mine.tiles.data()) + (tap * k_step_ + j) * tile,
+                   mine.plain.data());
       }
     }
     mine.cb = cb;

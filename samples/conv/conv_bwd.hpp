@@ -66,6 +66,7 @@
 #include "conv_layout.hpp"
 #include "rim_taps.hpp"
 #include "sample_args.hpp"
+#include "tile_transpose.hpp"
 
 namespace weft::samples {
 
@@ -141,7 +142,7 @@ class ConvBwd {
   struct alignas(64) ThreadTiles {
     std::int64_t cb = -1, kb = -1;
     std::vector<float> tiles;  // chunk_elements() elements of config().dtype
-    std::vector<float> plain;  // bf16: one tile transposed before vnni2_pack
+    std::vector<float> plain;  // bf16: TileTranspose's scratch
   };
 
   // The transposed tiles of C block cb and the K chunk starting at kb, tap t's first K block at
@@ -153,9 +154,6 @@ class ConvBwd {
   std::int64_t tap_stride(const void* shared) const {
     return shared != nullptr ? config_.k_blocking().blocks() : k_step_;
   }
-  // One forward tile (bk x bc) to its backward form (bc x bk; in bf16 VNNI-2 along K, through the
-  // thread's `plain` tile).
-  void transpose_tile(const void* from, void* to, std::vector<float>& plain) const;
   template <class T>
   void run_path(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
   template <class T>
@@ -175,8 +173,9 @@ class ConvBwd {
   ActivationLayout grad_output_, grad_input_;
   std::int64_t rows_, cols_;      // what loops d and e run over
   std::int64_t k_step_, h_step_, w_step_;
-  tpp::Unary transpose_;                    // one tile bk x bc -> bc x bk (bf16: its 32-bit pairs)
-  std::optional<tpp::Unary> vnni_pack_;     // bf16: the transposed tile into VNNI-2 along K
+  // One forward tile (bk x bc) to its backward form (bc x bk; in bf16 from VNNI-2 along C to VNNI-2
+  // along K, through a thread's `plain` tile).
+  TileTranspose transpose_;
   parlooper::ThreadedLoop<2> all_tiles_;    // transpose_filter: (K block, C block R S tap), "AB"
   bool per_chunk_;
   mutable std::vector<ThreadTiles> thread_tiles_;

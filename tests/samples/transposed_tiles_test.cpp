@@ -14,6 +14,7 @@
 #include <weft/jit/error.hpp>
 
 #include "blocked_layout.hpp"
+#include "tile_transpose.hpp"
 #include "verification.hpp"
 
 namespace {
@@ -113,6 +114,16 @@ TEST(TransposedTiles, VnniNeedsBf16AndPairs) {
                weft::Error);
   EXPECT_NO_THROW(TransposedTiles(3, 4, 1, 1, false, false, DataType::bf16, TileTransform::vnni2_pack));
   EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, DataType::f64), weft::Error);
+}
+
+TEST(TileTranspose, RefusesWhatItCannotDo) {
+  using weft::samples::TileTranspose;
+  EXPECT_THROW(TileTranspose(4, 4, DataType::f32, true), weft::Error);   // VNNI-2 is bf16
+  EXPECT_THROW(TileTranspose(4, 3, DataType::bf16, true), weft::Error);  // odd columns: half a pair
+  EXPECT_THROW(TileTranspose(3, 4, DataType::bf16, true), weft::Error);  // odd rows
+  EXPECT_THROW(TileTranspose(4, 4, DataType::f64, false), weft::Error);
+  EXPECT_EQ(TileTranspose(6, 4, DataType::bf16, true).scratch_bytes(), 48);
+  EXPECT_EQ(TileTranspose(5, 3, DataType::bf16, false).scratch_bytes(), 0);
 }
 
 }  // namespace
