@@ -24,11 +24,6 @@ char letter(int loop) { return static_cast<char>('a' + loop); }
 
 const ConvUpdConfig& validated(const ConvUpdConfig& c) {
   c.validate();
-  if (c.bf16() && (c.bc % 2 != 0 || c.bk % 2 != 0)) {
-    throw Error("bc = " + std::to_string(c.bc) + ", bk = " + std::to_string(c.bk) +
-                " with bf16: grad_filter's VNNI-2 pairs run along C and grad_output's along K rows, so bc and bk "
-                "must be even");
-  }
   const std::int64_t ofh = c.shape.ofh();
   if (c.h_in_gemm < 0 || c.h_in_gemm > ofh) {
     throw Error("h_in_gemm (output rows per BRGEMM) must be in [1, ofh = " + std::to_string(ofh) +

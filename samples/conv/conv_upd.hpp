@@ -22,7 +22,7 @@
 // over the rows (stride_a one grad_output row, stride_b stride_h input rows).
 //
 // In bf16 (ConvLoops::dtype) input and grad_output hold bf16 and grad_filter comes out in bf16 as the
-// forward pass takes it (tiles in VNNI-2 along C, filter_to_vnni2); bc and bk must be even. Each run
+// forward pass takes it (tiles in VNNI-2 along C, filter_to_vnni2); bc must be even. Each run
 // first lays the inputs out for the bf16 BRGEMM (upd_operands.hpp: input rows transposed, grad_output
 // rows in VNNI-2 along pixels), sums in an fp32 grad_filter, and rounds it to bf16 once at the end.
 //

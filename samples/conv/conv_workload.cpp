@@ -202,7 +202,9 @@ TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape, jit::
   for (auto& [name, value] : knobs) {
     if (name == "bc") value = std::min<long>(value, shape.C);
     if (name == "bk") value = std::min<long>(value, shape.K);
-    if ((name == "bc" || name == "bk") && dtype == jit::DataType::bf16) value += value % 2;
+    // bf16: the filter's VNNI-2 pairs (C in every pass, K too backward by data).
+    const bool paired = name == "bc" || (name == "bk" && pass == ConvPassKind::bwd);
+    if (paired && dtype == jit::DataType::bf16) value += value % 2;
   }
   return {knobs, samples::ConvLoops{}.loop_string, {}};
 }
@@ -303,9 +305,11 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
   // Every knob setting the sample accepts for this shape.
   std::vector<long> bcs = channel_blocks(options_.bc, s.C), bks = channel_blocks(options_.bk, s.K);
   if (options_.dtype == jit::DataType::bf16) {
-    // The filter's VNNI-2 pairs run along C (forward, update) and K (backward; the update's grad_output
-    // too): an odd block (C = 3) takes one zero channel more.
-    for (std::vector<long>* blocks : {&bcs, &bks}) {
+    // The filter's VNNI-2 pairs run along C in every pass, and along K too in the backward pass by
+    // data: an odd block there (C = 3) takes one zero channel more.
+    std::vector<std::vector<long>*> paired{&bcs};
+    if (pass_ == ConvPassKind::bwd) paired.push_back(&bks);
+    for (std::vector<long>* blocks : paired) {
       for (long& b : *blocks) b += b % 2;
       std::sort(blocks->begin(), blocks->end());
       blocks->erase(std::unique(blocks->begin(), blocks->end()), blocks->end());

@@ -63,7 +63,8 @@ samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const sampl
 
 // What the samples run without tuning: "Abcdefg", bc = min(32, C), bk = min(32, K), every other knob
 // at the sample's default.
-// In bf16 an odd block (the channels, when fewer) takes one zero channel more: VNNI-2 pairs.
+// In bf16 an odd bc (and backward by data an odd bk: the channels, when fewer) takes one zero
+// channel more: the filter's VNNI-2 pairs.
 TunedConfig default_conv_config(ConvPassKind pass, const samples::ConvShape& shape,
                                 jit::DataType dtype = jit::DataType::f32);
 

@@ -12,13 +12,6 @@ constexpr tpp::DataTypes kBf16{.in = jit::DataType::bf16, .out = jit::DataType::
 
 std::size_t index(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-const ConvShape& validated(const ConvShape& shape, const FilterLayout& filter) {
-  if (filter.c.block % 2 != 0 || filter.k.block % 2 != 0)
-    throw Error("the bf16 update needs even channel blocks (its filter tiles pair input channels), got bc = " +
-                std::to_string(filter.c.block) + ", bk = " + std::to_string(filter.k.block));
-  return shape;
-}
-
 // Pixels of a padded row of width `w` in phase p of `stride`: x = p, p + stride, ... < w.
 std::int64_t phase_pixels(std::int64_t w, std::int64_t stride, std::int64_t p) { return (w - p + stride - 1) / stride; }
 
@@ -33,7 +26,7 @@ parlooper::ThreadedLoop<3> rows_loop(std::int64_t images, std::int64_t blocks, s
 
 UpdOperands::UpdOperands(const ConvShape& shape, const ActivationLayout& input, const ActivationLayout& grad_output,
                          const FilterLayout& filter)
-    : shape_(validated(shape, filter)),
+    : shape_(shape),
       input_(input),
       grad_output_(grad_output),
       filter_(filter),

@@ -43,7 +43,8 @@ namespace weft::samples {
 
 class UpdOperands {
  public:
-  // Needs even bc and bk (VNNI-2 pairs along C in the filter); throws weft::Error otherwise.
+  // Needs an even bc (the filter's VNNI-2 pairs run along C; ConvLoops::validate checks it, and the
+  // rounding TPP refuses an odd one too).
   UpdOperands(const ConvShape& shape, const ActivationLayout& input, const ActivationLayout& grad_output,
               const FilterLayout& filter);
 

@@ -40,7 +40,7 @@ const weft::cli::Tool kTool{
         "  partial filter per thread, added up at the end of each run; 0: such strings are refused\n"
         "  physical padding (zero rims in the blocked input); C and K need not be multiples of bc and bk\n"
         "  USE_BF16=1 (environment): bf16 input and grad_output, grad_filter in bf16 as the forward pass\n"
-        "  takes it (VNNI-2 tiles), fp32 sums; bc, bk even. Argument 16 is then PARLOOPER's\n"
+        "  takes it (VNNI-2 tiles), fp32 sums; bc even. Argument 16 is then PARLOOPER's\n"
         "  bf16_use_nchw_format (0 only: the blocked layouts) and use_mb_par_f32 stays 1; PARLOOPER's bf16\n"
         "  knobs (arguments 17 to 28) are refused\n"
         "       weft-conv-upd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"

@@ -557,6 +557,17 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
+  // The mv vectors of A's pairs at this step, widened: the even k into operand register 2i, the odd
+  // k into 2i + 1 (the tail vector loaded piecewise when `masked`).
+  template <class ADisp>
+  void widen_a(int mv, int operands, bool masked, ADisp a_disp) {
+    for (int i = 0; i < mv; ++i) {
+      const Vec even = vec(operands + 2 * i), odd = vec(operands + 2 * i + 1);
+      load(odd, r_a, a_disp(i), masked && i == mv - 1);
+      widen_pair(even, odd);
+    }
+  }
+
   // A bf16 pair step without vdpbf16ps (BrgemmMath::bf16_widen): A's vectors and B's broadcasts
   // widened into an even and an odd register each (operand registers 2x and 2x + 1), then two fp32
   // FMAs per accumulator, the odd k first.
@@ -570,10 +581,7 @@ class BrgemmEmitter : public detail::KernelFrame {
       vfmadd231ps(acc, a_even, b_even);
     };
     if (!panel.b_in_registers) {
-      for (int i = 0; i < mv; ++i) {
-        load(odd(i), r_a, a_disp(i), masked && i == mv - 1);
-        widen_pair(even(i), odd(i));
-      }
+      widen_a(mv, operands, masked, a_disp);
       for (int j = 0; j < cols; ++j) {
         vpbroadcastd(odd(mv), b_addr(j));
         widen_pair(even(mv), odd(mv));
@@ -601,10 +609,7 @@ class BrgemmEmitter : public detail::KernelFrame {
     auto even = [&](int x) { return vec(operands + 2 * x); };
     auto odd = [&](int x) { return vec(operands + 2 * x + 1); };
     const Vec b = vec(operands + 2 * mv);
-    for (int i = 0; i < mv; ++i) {
-      load(odd(i), r_a, a_disp(i), masked && i == mv - 1);
-      widen_pair(even(i), odd(i));
-    }
+    widen_a(mv, operands, masked, a_disp);
     for (int j = 0; j < cols; ++j) {
       const int at = static_cast<int>(b_disp(j));
       vbroadcastss(b, ptr[r_b + at + 4]);
