@@ -264,6 +264,42 @@ TEST(BrgemmTypes, Avx2StagedBColumns) {
     }
 }
 
+// AVX2's staged B shared by the row panels (BrgemmPlan::shared_staged_entries): the first panel's
+// tiles widen each entry into its own slot, the other panels (a tail panel, a run of panels) read
+// them; with more entries than slots every tile widens its own. Every batch kind, and counts on
+// both sides of the bound.
+TEST(BrgemmTypes, Avx2StagedBSharedByRowPanels) {
+  std::uint32_t seed = 450;
+  struct Shape {
+    int m, n, k, entries;
+  };
+  // Slots of 16 KB / (5 columns x k floats, rounded up to 64 bytes): 25 at k = 32, 3 at k = 256, 1 at
+  // k = 512.
+  for (const Shape& s : {Shape{32, 32, 32, 25}, Shape{30, 13, 20, 36}, Shape{64, 9, 16, 51}, Shape{32, 10, 256, 3},
+                         Shape{48, 10, 512, 1}}) {
+    BrgemmDesc d = shape(s.m, s.n, s.k, kBf16ToF32);
+    ASSERT_EQ(plan_brgemm(d, Isa::avx2).shared_staged_entries, s.entries) << to_string(plan_brgemm(d, Isa::avx2));
+    for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
+      for (std::int64_t count : {std::int64_t{1}, std::int64_t{s.entries}, std::int64_t{s.entries} + 1}) {
+        if (count > 4 && count != s.entries + 1 && batch != BrgemmBatch::strided) continue;  // keep it short
+        d.batch = batch;
+        d.types = seed % 2 ? kBf16ToF32 : kBf16ToBf16;
+        check({.desc = d, .count = count, .seed = seed++});
+        if (HasFailure()) return;
+      }
+  }
+}
+
+TEST(BrgemmTypes, Avx2StagedBIsSharedOnlyByPanelsOfTheSameColumns) {
+  EXPECT_EQ(plan_brgemm(shape(16, 32, 32, kBf16ToF32), Isa::avx2).shared_staged_entries, 0) << "one panel";
+  EXPECT_EQ(plan_brgemm(shape(40, 32, 32, kBf16ToF32), Isa::avx2).shared_staged_entries, 0)
+      << "a one-vector panel blocks its columns wider";
+  BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
+  d.prefetch = BrgemmPrefetch::next_c;
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2).shared_staged_entries, 0) << "the next tile's C assumes panels outside";
+  EXPECT_NE(to_string(plan_brgemm(shape(32, 32, 32, kBf16ToF32), Isa::avx2)).find("shared-b=25"), std::string::npos);
+}
+
 // The widest tiles of each ISA (several panels and column blocks, loops over k pairs), and a
 // prefetching kernel.
 TEST(BrgemmTypes, LargeTilesAndPrefetch) {

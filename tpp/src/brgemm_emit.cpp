@@ -8,7 +8,9 @@
 //       tile: acc = beta ? C : 0; for i < count { A_i, B_i; for k: acc += A_i(:, k) * B_i(k, :) }
 //             acc = epilogue(acc); C = acc
 // With k_split > 1 each accumulator has that many partial sums, added after the batch; dot tiles
-// (m = 1) run vectors along k instead of m (see the section below).
+// (m = 1) run vectors along k instead of m (see the section below). bf16_staged_b with
+// shared_staged_entries swaps the two outer loops, so that the panels of a column block can share
+// its widened B columns.
 //
 // Data types: the accumulators are f32 (f32 and bf16 inputs) or f64, `lanes` of them per register.
 // A k step is one k, or in bf16 a pair of k: A's vector then holds `lanes` rows of VNNI-2 pairs (as
@@ -125,23 +127,87 @@ class BrgemmEmitter : public detail::KernelFrame {
     if (tail != 0) detail::set_tail_mask<Vec>(*this, tail, r_tmp.cvt32());
 
     if (staged_bytes() > 0) {
-      // A 64-byte aligned buffer below the stack pointer, the caller's rsp saved above it.
+      // A 64-byte aligned buffer below the stack pointer, the caller's rsp and the staging
+      // variables above it. Its pages are touched from the top down, so that a buffer larger than
+      // a page cannot step over a thread stack's guard page.
       mov(r_tmp, rsp);
       sub(rsp, static_cast<int>(staged_bytes() + 64));
       and_(rsp, -64);
-      mov(ptr[rsp + static_cast<int>(staged_bytes())], r_tmp);
+      for (int page = staged_bytes() + 64 - 4096; page > 0; page -= 4096) or_(qword[rsp + page], 0);
+      or_(qword[rsp], 0);
+      mov(ptr[rsp + staged_var(kSavedRsp)], r_tmp);
+      if (plan_.shared_staged_entries > 0) {
+        // Entries staged side by side when the call's count fits, else all in the first slot.
+        Label fits;
+        mov(qword[rsp + staged_var(kSlotStep)], staged_slot_bytes());
+        cmp(qword[r_args + field(&BrgemmArgs::count)], plan_.shared_staged_entries);
+        jle(fits);
+        mov(qword[rsp + staged_var(kSlotStep)], 0);
+        L(fits);
+        emit_shared_staging_tiles();
+      } else {
+        emit_panels();
+      }
+      mov(rsp, ptr[rsp + staged_var(kSavedRsp)]);
+      return;
     }
     emit_panels();
-    if (staged_bytes() > 0) mov(rsp, ptr[rsp + static_cast<int>(staged_bytes())]);
   }
 
-  // bf16_staged_b: bytes of the stack buffer for the widest tile's B columns (k floats each).
-  int staged_bytes() const {
-    if (plan_.math != BrgemmMath::bf16_staged_b) return 0;
+  // bf16_staged_b: one batch entry's widened B columns for the widest tile (k floats each).
+  int staged_slot_bytes() const {
     int cols = 1;
     for (const BrgemmPanel& p : plan_.panels)
       for (const BrgemmColumnBlock& c : p.columns) cols = std::max(cols, c.cols);
-    return (cols * d_.k * 4 + 63) / 64 * 64;
+    return brgemm_staged_entry_bytes(d_.k, cols);
+  }
+
+  // Bytes of the stack buffer: one slot, or one per shared entry.
+  int staged_bytes() const {
+    if (plan_.math != BrgemmMath::bf16_staged_b) return 0;
+    return staged_slot_bytes() * std::max(1, plan_.shared_staged_entries);
+  }
+
+  // The 8-byte variables above the staging buffer: the caller's rsp; the bytes from one entry's
+  // slot to the next (0 when the call's entries do not fit); the current entry's slot; whether
+  // this tile widens its B columns (1) or reads what the first panel's tile left (0).
+  enum StagedVar { kSavedRsp, kSlotStep, kSlot, kStageB };
+  int staged_var(StagedVar v) const { return staged_bytes() + 8 * static_cast<int>(v); }
+
+  // bf16_staged_b with shared_staged_entries: the column blocks outside, every panel's tile of a
+  // block inside; the first widens each entry's B columns into its own slot, the others read them.
+  void emit_shared_staging_tiles() {
+    xor_(r_col, r_col);
+    for (const BrgemmColumnBlock& block : plan_.panels.front().columns) {
+      Label block_top;
+      if (block.count > 1) {
+        mov(r_col_loop, block.count);
+        L(block_top);
+      }
+      xor_(r_row, r_row);
+      mov(qword[rsp + staged_var(kStageB)], 1);
+      for (const BrgemmPanel& panel : plan_.panels) {
+        Label panel_top;
+        if (panel.count > 1) {
+          mov(r_panel_loop, panel.count);
+          L(panel_top);
+        }
+        tile(panel, block.cols);
+        // The next tiles widen again only when the entries did not fit side by side.
+        cmp(qword[rsp + staged_var(kSlotStep)], 0);
+        sete(byte[rsp + staged_var(kStageB)]);
+        add(r_row, panel.rows(lanes_));
+        if (panel.count > 1) {
+          dec(r_panel_loop);
+          jnz(panel_top, T_NEAR);
+        }
+      }
+      add(r_col, block.cols);
+      if (block.count > 1) {
+        dec(r_col_loop);
+        jnz(block_top, T_NEAR);
+      }
+    }
   }
 
   void emit_panels() {
@@ -310,6 +376,7 @@ class BrgemmEmitter : public detail::KernelFrame {
     mov(r_count, ptr[r_args + field(&BrgemmArgs::count)]);
     test(r_count, r_count);
     jle(done, T_NEAR);
+    if (plan_.shared_staged_entries > 0) mov(ptr[rsp + staged_var(kSlot)], rsp);  // entry 0's slot
     switch (d_.batch) {
       case BrgemmBatch::strided:
         mov(r_ai, ptr[r_args + field(&BrgemmArgs::a)]);
@@ -355,7 +422,22 @@ class BrgemmEmitter : public detail::KernelFrame {
         add(r_bi, 8);
         break;
     }
-    if (plan_.math == BrgemmMath::bf16_staged_b) stage_b(panel, cols);
+    if (plan_.math == BrgemmMath::bf16_staged_b) {
+      if (plan_.shared_staged_entries > 0) {
+        Label staged;
+        mov(r_tmp, ptr[rsp + staged_var(kSlot)]);
+        cmp(byte[rsp + staged_var(kStageB)], 0);
+        je(staged, T_NEAR);
+        stage_b(panel, cols, r_tmp);
+        L(staged);
+        mov(r_b, r_tmp);
+        add(r_tmp, ptr[rsp + staged_var(kSlotStep)]);
+        mov(ptr[rsp + staged_var(kSlot)], r_tmp);
+      } else {
+        stage_b(panel, cols, rsp);
+        mov(r_b, rsp);
+      }
+    }
     k_loop(panel, cols);
     dec(r_count);
     jnz(top, T_NEAR);
@@ -363,9 +445,9 @@ class BrgemmEmitter : public detail::KernelFrame {
   }
 
   // bf16_staged_b: this entry's B columns of the tile (k bf16 each, from r_b) widened into the
-  // stack buffer (column j at j * k floats, exact: a bf16 is a float's top half), and r_b pointed
-  // at it. The operand registers are free between entries.
-  void stage_b(const BrgemmPanel& panel, int cols) {
+  // stack buffer at `slot` (column j at j * k floats, exact: a bf16 is a float's top half). The
+  // operand registers are free between entries.
+  void stage_b(const BrgemmPanel& panel, int cols, const Reg64& slot) {
     if constexpr (kZmm) {
       throw Error("brgemm: bf16_staged_b is emitted for AVX2 only");
     } else {
@@ -379,16 +461,15 @@ class BrgemmEmitter : public detail::KernelFrame {
         for (int c = 0; c < whole; ++c) {
           vpmovzxwd(v, ptr[r_b + static_cast<int>(from + c * 16)]);
           vpslld(v, v, 16);
-          vmovups(ptr[rsp + to + c * 32], v);
+          vmovups(ptr[slot + to + c * 32], v);
         }
         for (int e = whole * 8; e < d_.k; e += 2) {  // k is even: pairs of the tail
           vmovd(x, ptr[r_b + static_cast<int>(from + e * 2)]);
           vpmovzxwd(x, x);
           vpslld(x, x, 16);
-          vmovq(ptr[rsp + to + e * 4], x);
+          vmovq(ptr[slot + to + e * 4], x);
         }
       }
-      mov(r_b, rsp);
     }
   }
 

@@ -73,6 +73,9 @@ constexpr int kDotColumns = 8;
 // stay in L1 beside A's rows.
 constexpr int kMaxStagedK = 512;
 constexpr int kStagedFullUnroll = 16;
+// bf16_staged_b: stack bytes for the widened B columns shared by the row panels (half of L1: 32^3
+// batch 8 takes 5 KB, 64^3 batch 8 10 KB).
+constexpr int kSharedStagedBytes = 16 * 1024;
 constexpr int kDotUnroll = 4;
 
 // Near-equal blocks of at most `most` columns covering n.
@@ -96,7 +99,24 @@ int split_for(int fmas, int loads) {
   return (kAccumulatorsInFlight + per_step - 1) / per_step;
 }
 
+// bf16_staged_b: batch entries whose widened B columns the row panels can share (see
+// BrgemmPlan::shared_staged_entries), 0 when there is one panel to run, the panels block their
+// columns differently, or C of the next tile is prefetched (that assumes the panel-outer order).
+int shared_staged_entries(const BrgemmPlan& plan, const BrgemmDesc& d) {
+  int runs = 0;
+  for (const BrgemmPanel& p : plan.panels) runs += p.count;
+  if (runs < 2 || plan.prefetch_next_c) return 0;
+  int widest = 0;
+  for (const BrgemmPanel& p : plan.panels) {
+    if (p.columns != plan.panels.front().columns) return 0;
+    for (const BrgemmColumnBlock& c : p.columns) widest = std::max(widest, c.cols);
+  }
+  return kSharedStagedBytes / brgemm_staged_entry_bytes(d.k, widest);
+}
+
 }  // namespace
+
+int brgemm_staged_entry_bytes(int k, int cols) { return (cols * k * 4 + 63) / 64 * 64; }
 
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols) {
   if (panel.dot) {
@@ -264,6 +284,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     }
     if (kinds <= 2) plan.k_unroll = steps;
   }
+  if (plan.math == BrgemmMath::bf16_staged_b) plan.shared_staged_entries = shared_staged_entries(plan, d);
   // Partial sums when a tile has too few accumulators to hide the FMA latency (small m times small
   // n): what the narrowest tile needs, as many as fit every tile, at most k.
   int split = options.k_split;
@@ -300,6 +321,7 @@ std::string to_string(const BrgemmPlan& plan) {
   add(" k_unroll=", plan.k_unroll);
   if (plan.k_split > 1) add(" k_split=", plan.k_split);
   if (plan.prefetch_next_c) s += " prefetch-c";
+  if (plan.shared_staged_entries > 0) add(" shared-b=", plan.shared_staged_entries);
   s += " |";
   for (const BrgemmPanel& p : plan.panels) {
     add(" ", p.count);

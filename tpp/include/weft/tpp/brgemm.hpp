@@ -197,6 +197,11 @@ struct BrgemmPlan {
   int epilogue_scratch = 0;  // vector registers the activation needs besides the accumulators
   // BrgemmDesc::prefetch == next_c, for the tiles that support it (not dot panels).
   bool prefetch_next_c = false;
+  // bf16_staged_b with several row panels of the same column blocks: > 0 runs the column blocks
+  // outside the panels, and the first panel's tiles keep the widened B columns of up to this many
+  // batch entries side by side, which the other panels read instead of widening them again. A
+  // call with more entries widens them in every tile (0: always).
+  int shared_staged_entries = 0;
   std::vector<BrgemmPanel> panels;
   // Whether every element is summed in brgemm_reference's order (C, then batch entry by batch
   // entry, k ascending, one FMA per term), so that results agree bit for bit. k_split > 1 and dot
@@ -221,6 +226,10 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
 
 // Vector registers a tile of the plan needs (accumulators + operands + AVX2 tail scratch), for tests.
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols);
+
+// bf16_staged_b: stack bytes of one batch entry's widened B columns in a tile of `cols` columns (k
+// floats each, the whole rounded up to 64).
+int brgemm_staged_entry_bytes(int k, int cols);
 
 // Vector registers the epilogue (bias, activation) needs besides the accumulators.
 int brgemm_epilogue_scratch(const BrgemmDesc& d);
