@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "aligned_buffer.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/tpp/binary.hpp"
@@ -352,14 +353,21 @@ void bm_tail_binary(benchmark::State& state, BinaryOp op) {
 }
 
 // One cache-resident transpose of a 64 x 56 tile (a convolution row of 56 pixels of 64 channels, as
-// the bf16 update transposes its input), in elements per second: f32, and bf16 moved as 16-bit lanes.
+// the bf16 update transposes its input), in elements per second: f32 (8 x 8 blocks), bf16 moved as
+// 16-bit lanes, f64 (4 x 4 blocks).
 void bm_transpose_tile(benchmark::State& state, DataType type) {
   constexpr std::int64_t m = 64, n = 56;
+  const DataType compute = type == DataType::f64 ? DataType::f64 : DataType::f32;
   const Unary k(UnaryDesc{.op = UnaryOp::transpose, .m = m, .n = n, .ld_in = m, .ld_out = n,
-                          .types = {.in = type, .out = type, .compute = DataType::f32}});
-  std::vector<float> in(m * n, 1.0f), out(m * n);  // large enough for either type
+                          .types = {.in = type, .out = type, .compute = compute}});
+  // In and out in one buffer, out 2 KB past a page boundary from in: loads and stores that sit a
+  // multiple of 4 KB apart alias in the store queue, and heap addresses from run to run halved the
+  // f32 figure that way.
+  const std::size_t bytes = static_cast<std::size_t>(m * n) * weft::jit::size_of(type);
+  const std::size_t out_at = (bytes + 4095) / 4096 * 4096 + 2048;
+  weft::bench::AlignedVector<std::uint8_t> buffer(out_at + bytes, 0x3f);
   for (auto _ : state) {
-    k(UnaryArgs{.in = in.data(), .out = out.data()});
+    k(UnaryArgs{.in = buffer.data(), .out = buffer.data() + out_at});
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * m * n);
@@ -431,7 +439,7 @@ void register_all() {
     tail_args(benchmark::RegisterBenchmark(("tail/unary_" + to_string(op)).c_str(), bm_tail_unary, op));
   }
   tail_args(benchmark::RegisterBenchmark("tail/binary_add", bm_tail_binary, BinaryOp::add));
-  for (DataType type : {DataType::f32, DataType::bf16}) {
+  for (DataType type : {DataType::f32, DataType::bf16, DataType::f64}) {
     benchmark::RegisterBenchmark(("transpose_tile/" + std::string(weft::jit::to_string(type))).c_str(),
                                  bm_transpose_tile, type)
         ->MinTime(0.2)->Repetitions(5)->ReportAggregatesOnly(true);

@@ -110,16 +110,6 @@ tpp::UnaryDesc plain_desc(prim_t op, dtype_t dtype, std::int64_t rows, std::int6
   return d;
 }
 
-// Whether a TPP exists for the descriptor (its types included).
-bool accepts(const tpp::UnaryDesc& d) {
-  try {
-    tpp::validate(d);
-    return true;
-  } catch (const weft::Error&) {
-    return false;
-  }
-}
-
 }  // namespace
 
 Block2d make_block(const Contraction& op, const std::vector<std::size_t>& prims) {
@@ -159,9 +149,7 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
       d.ld_in = b.in0_row;
       d.ld_out = b.out_col;
       d.types = tpp_types(op.dtype);
-      // The transpose TPP may lack the dtype (it is FP32 only today): then the layout is one no TPP
-      // takes (below: the portable loop with allow_generic_primitives, else an error).
-      if (op.dtype == dtype_t::fp32 || accepts(d)) return std::make_unique<TppUnaryKernel>(d);
+      return std::make_unique<TppUnaryKernel>(d);
     }
   } catch (const ConfigError&) {
     throw;
@@ -176,9 +164,8 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
     throw ConfigError(error_t::err_invalid_strides,
                       to_string(op.main) + " needs a prim dimension with stride 1 in out (and in "
                                            "in0, or a second prim dimension with stride 1 in in0 "
-                                           "for a transposing copy" +
-                          (op.dtype == dtype_t::fp32 ? "" : ", which has no " + to_string(op.dtype) + " TPP") +
-                          "); " + where + " has strides (" + std::to_string(b.in0_row) + ", " +
+                                           "for a transposing copy); " +
+                          where + " has strides (" + std::to_string(b.in0_row) + ", " +
                           std::to_string(b.out_row) + ") in (in0, out)");
   }
   if (op.dtype == dtype_t::fp64) return std::make_unique<PortableUnaryKernel<double>>(op.main, b);

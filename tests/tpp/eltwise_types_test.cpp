@@ -323,6 +323,60 @@ TEST_P(EltwiseTypes, UnaryF64EveryOpEveryTail) {
         }
 }
 
+// The f64 transpose (4 x 4 blocks) and every f64 op fused with it (transpose_out): every row and
+// column tail, whole blocks in loops, padded leading dimensions, and the partial row block of the
+// last columns, which must not read past A.
+TEST_P(EltwiseTypes, UnaryF64Transposes) {
+  std::mt19937 rng(1506);
+  std::vector<UnaryDesc> kinds{{.op = UnaryOp::transpose}};
+  for (UnaryOp op : kF64Ops)
+    if (is_elementwise(op)) kinds.push_back({.op = op, .alpha = takes_alpha(op) ? 0.1f : 0.0f, .transpose_out = true});
+  int trial = 0;
+  for (UnaryDesc d : kinds)
+    for (std::int64_t m : {1, 3, 4, 5, 8, 11, 17})
+      for (std::int64_t n : {1, 2, 4, 7, 9, 16})
+        for (std::int64_t pad : {0, 3}) {
+          d.types = kF64;
+          d.m = m;
+          d.n = n;
+          d.ld_in = m + pad;
+          d.ld_out = n + pad / 3;
+          check_unary(d, GetParam(), rng, ++trial % 2 == 0 ? Flush::front : Flush::back);
+          if (HasFatalFailure()) return;
+        }
+}
+
+// The f64 reductions: every row and column tail on both vector widths (4 and 8 doubles), padded
+// leading dimensions. max with the special values (a NaN element is skipped, as in f32); sums of
+// multiples of 1/16, which are exact in any order, bit for bit against the reference.
+TEST_P(EltwiseTypes, UnaryF64Reductions) {
+  std::mt19937 rng(1507);
+  std::uniform_int_distribution<int> sixteenths(-1000, 1000);
+  int trial = 0;
+  for (UnaryOp op : {UnaryOp::reduce_rows_sum, UnaryOp::reduce_rows_max, UnaryOp::reduce_cols_sum,
+                     UnaryOp::reduce_cols_max})
+    for (std::int64_t m : {1, 2, 3, 4, 5, 7, 8, 9, 13, 17, 33})
+      for (std::int64_t n : {1, 2, 5})
+        for (std::int64_t pad : {0, 3}) {
+          const UnaryDesc d{.op = op, .m = m, .n = n, .ld_in = m + pad, .ld_out = m, .types = kF64};
+          const Flush flush = ++trial % 2 == 0 ? Flush::front : Flush::back;
+          if (op == UnaryOp::reduce_rows_max || op == UnaryOp::reduce_cols_max) {
+            check_unary(d, GetParam(), rng, flush);
+            if (HasFatalFailure()) return;
+            continue;
+          }
+          SCOPED_TRACE(to_string(d));
+          const std::int64_t outputs = op == UnaryOp::reduce_rows_sum ? m : n;
+          Buffer a(DataType::f64, static_cast<std::size_t>(unary_in_count(d, d.ld_in)), flush);
+          Buffer b(DataType::f64, static_cast<std::size_t>(outputs), flush);
+          std::vector<double> want(static_cast<std::size_t>(outputs));
+          for (std::size_t i = 0; i < a.size(); ++i) a.set_bits(i, bits_of(DataType::f64, sixteenths(rng) / 16.0));
+          unary_reference(d, UnaryArgs{.in = a.data(), .out = want.data()});
+          Unary(d, GetParam())(UnaryArgs{.in = a.data(), .out = b.data()});
+          for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b.value(i), want[i]) << "output " << i;
+        }
+}
+
 // Leading dimensions given at call time (UnaryArgs::ld_in / ld_out) scale by the element size too.
 TEST_P(EltwiseTypes, UnaryLeadingDimensionsAtCallTime) {
   std::mt19937 rng(1505);
@@ -528,16 +582,15 @@ void expect_refused(const UnaryDesc& d, const std::string& says) {
 }
 
 TEST(EltwiseTypeErrors, UnaryOpsWithoutKernelsInTheirTypesAreNamed) {
-  for (UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu, UnaryOp::transpose,
-                     UnaryOp::reduce_rows_sum, UnaryOp::reduce_cols_max})
+  for (UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu})
     expect_refused(UnaryDesc{.op = op, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .types = kF64},
                    "op " + to_string(op) + " is not supported with data types in_f64_out_f64_compute_f64: f64 kernels exist for");
   expect_refused(UnaryDesc{.op = UnaryOp::relu, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .mask = ReluMask::bitmask, .types = kF64},
                  "op relu with a ReLU bitmask is not supported with data types in_f64_out_f64_compute_f64");
   expect_refused(UnaryDesc{.op = UnaryOp::relu_bwd, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .mask = ReluMask::bitmask, .types = kF64},
                  "op relu_bwd with a ReLU bitmask is not supported");
-  expect_refused(UnaryDesc{.op = UnaryOp::copy, .m = 8, .n = 4, .ld_in = 8, .ld_out = 4, .transpose_out = true, .types = kF64},
-                 "op copy with transpose_out is not supported with data types in_f64_out_f64_compute_f64");
+  expect_refused(UnaryDesc{.op = UnaryOp::exp, .m = 8, .n = 4, .ld_in = 8, .ld_out = 4, .transpose_out = true, .types = kF64},
+                 "op exp is not supported with data types in_f64_out_f64_compute_f64");
   expect_refused(UnaryDesc{.op = UnaryOp::vnni2_pack, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8},
                  "op vnni2_pack is not supported with data types in_f32_out_f32_compute_f32: VNNI-2 is a bf16 layout");
   expect_refused(UnaryDesc{.op = UnaryOp::vnni2_pack, .m = 8, .n = 4, .ld_in = 8, .ld_out = 8, .types = {.in = DataType::bf16}},
@@ -585,6 +638,10 @@ TEST(EltwiseTypeEmission, EveryIsaOnAnyHost) {
     unary.push_back({.op = UnaryOp::gelu, .transpose_out = true, .types = types});
   }
   for (UnaryOp op : kF64Ops) unary.push_back({.op = op, .alpha = takes_alpha(op) ? 2.0f : 0.0f, .types = kF64});
+  unary.push_back({.op = UnaryOp::transpose, .types = kF64});
+  for (UnaryOp op : {UnaryOp::reduce_rows_sum, UnaryOp::reduce_rows_max, UnaryOp::reduce_cols_sum, UnaryOp::reduce_cols_max})
+    unary.push_back({.op = op, .types = kF64});
+  unary.push_back({.op = UnaryOp::sqrt, .transpose_out = true, .types = kF64});
   unary.push_back({.op = UnaryOp::vnni2_pack, .types = {.in = DataType::bf16, .out = DataType::bf16}});
   unary.push_back({.op = UnaryOp::vnni2_pack, .types = {.in = DataType::f32, .out = DataType::bf16}});
   unary.push_back({.op = UnaryOp::vnni2_unpack, .types = {.in = DataType::bf16, .out = DataType::bf16}});

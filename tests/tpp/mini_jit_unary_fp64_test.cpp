@@ -1,6 +1,6 @@
 // mini_jit::Unary in fp64: the kernels of weft's f64 unary TPPs behind the seed's kernel_t (zero,
-// identity and relu; zero also transposed), bit for bit against plain double loops, with padded
-// leading dimensions whose gaps must stay untouched; and the requests f64 has no kernel for.
+// identity and relu, each also transposed), bit for bit against plain double loops, with padded
+// leading dimensions whose gaps must stay untouched.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,13 +84,35 @@ TEST(MiniJitUnaryFp64, Fp32AndFp64KernelsOfOneShapeAreDistinct) {
   EXPECT_EQ(a, b);
 }
 
-TEST(MiniJitUnaryFp64, TransposingKernelsAreFp32Only) {
+// identity and relu with trans_b = 1: B = op(A)^T, n x m with ld_b >= n, the gap columns untouched.
+TEST(MiniJitUnaryFp64, TransposingKernelsMatchDoubleLoops) {
+  const std::int64_t m = 7, n = 6, lda = 9, ldbt = 8;
+  std::vector<double> a = random_doubles(static_cast<std::size_t>(lda * n), 3);
+  a[2] = -0.0;
+  a[10] = std::numeric_limits<double>::quiet_NaN();
+  a[11] = -std::numeric_limits<double>::denorm_min();
   for (Unary::ptype_t ptype : {Unary::ptype_t::identity, Unary::ptype_t::relu}) {
+    SCOPED_TRACE(static_cast<int>(ptype));
     Unary u;
-    EXPECT_EQ(u.generate(6, 4, 1, Unary::dtype_t::fp64, ptype), Unary::error_t::err_wrong_dtype);
-    EXPECT_EQ(u.get_kernel(), nullptr);
-    EXPECT_NE(u.error_message().find("fp64"), std::string::npos) << u.error_message();
-    EXPECT_EQ(u.generate(6, 4, 1, Unary::dtype_t::fp32, ptype), Unary::error_t::success) << u.error_message();
+    ASSERT_EQ(u.generate(m, n, 1, Unary::dtype_t::fp64, ptype), Unary::error_t::success) << u.error_message();
+    std::vector<double> bt(static_cast<std::size_t>(ldbt * m), kGap);
+    u.get_kernel()(a.data(), bt.data(), lda, ldbt);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < ldbt; ++j) {
+        const double got = bt[static_cast<std::size_t>(j + i * ldbt)];
+        if (j >= n) {
+          EXPECT_EQ(got, kGap) << "gap " << j << " of row " << i;
+          continue;
+        }
+        const double x = a[static_cast<std::size_t>(i + j * lda)];
+        const double want = ptype == Unary::ptype_t::identity || x > 0.0 || std::isnan(x) ? x : 0.0;
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got)) << i << ", " << j;
+        } else {
+          EXPECT_EQ(got, want) << i << ", " << j;
+          EXPECT_EQ(std::signbit(got), std::signbit(want)) << i << ", " << j;
+        }
+      }
   }
 }
 

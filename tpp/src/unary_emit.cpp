@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "activation_emit.hpp"
@@ -403,7 +404,11 @@ class UnaryCode : public KernelFrame {
 
   // ---- reductions ----------------------------------------------------------------------------------
 
-  Address identity() { return max_op() ? consts_.splat_bits(0xff800000u) : consts_.splat(0.0f); }
+  // 0 for a sum, -inf for a max, in the compute type (+0.0f's bits are +0.0's too).
+  Address identity() {
+    if (!max_op()) return consts_.splat(0.0f);
+    return f64() ? consts_.splat_f64(-std::numeric_limits<double>::infinity()) : consts_.splat_bits(0xff800000u);
+  }
 
 
   // Opmask tails: sets tail_k() for load_reduce_tail. Called before the reduction loops, whose
@@ -417,6 +422,9 @@ class UnaryCode : public KernelFrame {
       if (d_.types.in == DataType::f32) {
         vmovaps(v, identity());
         vmovups(v | tail_k(), ptr[at]);
+      } else if (f64()) {
+        vmovapd(v, identity());
+        vmovupd(v | tail_k(), ptr[at]);  // tail_k() has a bit per double
       } else {
         load_elements(v, at, tail, d_.types.in);
         // The widened lanes past the tail are zero: the identity of a sum, not of a max.
@@ -427,8 +435,10 @@ class UnaryCode : public KernelFrame {
       }
     } else {
       load_elements(v, at, tail, d_.types.in);
-      // The piecewise load zeroes the lanes past the tail: the identity of a sum, not of a max.
-      if (max_op()) vblendps(v, v, identity(), static_cast<std::uint8_t>(0xffu << tail));
+      // The piecewise load zeroes the lanes past the tail: the identity of a sum, not of a max. (A
+      // double is two float lanes of the blend.)
+      const int floats = f64() ? 2 * tail : tail;
+      if (max_op()) vblendps(v, v, identity(), static_cast<std::uint8_t>(0xffu << floats));
     }
   }
 
@@ -484,16 +494,28 @@ class UnaryCode : public KernelFrame {
     }
     vextractf128(tx, y, 1);
     fold(x, tx);
+    if (f64()) {
+      vunpckhpd(tx, x, x);
+      fold(x, tx);
+      return;
+    }
     vmovhlps(tx, tx, x);
     fold(x, tx);
     vshufps(tx, x, x, 1);
     fold(x, tx);
   }
-  // vmaxps returns its second operand when either is NaN: a NaN element leaves acc unchanged.
+  // vmaxps / vmaxpd return their second operand when either is NaN: a NaN element leaves acc
+  // unchanged.
   template <class V>
   void fold(const V& acc, const V& v) {
     if (max_op()) {
-      vmaxps(acc, v, acc);
+      if (f64()) {
+        vmaxpd(acc, v, acc);
+      } else {
+        vmaxps(acc, v, acc);
+      }
+    } else if (f64()) {
+      vaddpd(acc, acc, v);
     } else {
       vaddps(acc, acc, v);
     }
@@ -537,12 +559,13 @@ class UnaryCode : public KernelFrame {
     return v;
   }
 
-  // ---- transpose: 8 x 8 blocks in ymm registers (on AVX-512 too: it is shuffle-bound either way) --
+  // ---- transpose: 8 x 8 blocks (4 x 4 in f64) in ymm registers (on AVX-512 too: it is shuffle-bound
+  // either way) ---------------------------------------------------------------------------------------
 
   // Loads block columns (A rows i0.. of columns j0..j0+nj-1), transposes, stores mi B columns.
   // Columns from `first_piecewise` on load only their mi rows (the tail policy); the others load
   // 8 rows, those past the block landing in transposed rows that are never stored.
-  void transpose_block(int mi, int nj, int first_piecewise = 8) {
+  void transpose_block(int mi, int nj, int first_piecewise) {
     const Ymm r[8] = {ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7};
     const Ymm t[8] = {ymm8, ymm9, ymm10, ymm11, ymm12, ymm13, ymm14, ymm15};
     // Column c of the block: [rsi + c*lda] for c < 4, [rcx + (c-4)*lda] for c >= 4; rax = 3*lda.
@@ -557,6 +580,10 @@ class UnaryCode : public KernelFrame {
     };
     if (keep_bits_ && d_.op == UnaryOp::transpose && mi == 8 && nj == 8 && first_piecewise == 8) {
       transpose_block_16(a_col);
+      return;
+    }
+    if (f64()) {
+      transpose_block_f64(mi, nj, first_piecewise, a_col);
       return;
     }
     for (int c = 0; c < 8; ++c) {
@@ -628,6 +655,38 @@ class UnaryCode : public KernelFrame {
     }
   }
 
+  // A 4 x 4 block of doubles (UnaryPlan::block 4): columns 0-3 as ymm registers, the op (with
+  // transpose_out), two rounds of shuffles (pairs of rows within 128-bit halves, then the halves),
+  // rows 0-3 stored. Loads and stores move pairs of floats, so bits are kept.
+  template <class Column>
+  void transpose_block_f64(int mi, int nj, int first_piecewise, const Column& a_col) {
+    const Ymm r[4] = {ymm0, ymm1, ymm2, ymm3};
+    const Ymm t[4] = {ymm8, ymm9, ymm10, ymm11};
+    const Ymm op_scratch = ymm12;
+    const Xmm high = xmm13;
+    for (int c = 0; c < 4; ++c) {
+      if (c >= nj) {
+        vxorpd(r[c], r[c], r[c]);
+      } else {
+        load_lanes(*this, r[c], a_col(c), 2 * (c < first_piecewise ? 4 : mi), high);
+      }
+    }
+    if (d_.transpose_out && d_.op != UnaryOp::copy)
+      for (int c = 0; c < nj; ++c) f64_op(r[c], op_scratch);
+    vunpcklpd(t[0], r[0], r[1]);  // rows 0 and 2 of columns 0, 1
+    vunpckhpd(t[1], r[0], r[1]);  // rows 1 and 3
+    vunpcklpd(t[2], r[2], r[3]);
+    vunpckhpd(t[3], r[2], r[3]);
+    vperm2f128(r[0], t[0], t[2], 0x20);
+    vperm2f128(r[1], t[1], t[3], 0x20);
+    vperm2f128(r[2], t[0], t[2], 0x31);
+    vperm2f128(r[3], t[1], t[3], 0x31);
+    for (int k = 0; k < mi; ++k) {
+      const RegExp at = k == 0 ? RegExp(rdx) : k == 1 ? rdx + r10 : k == 2 ? rdx + r10 * 2 : rdx + r8;
+      store_lanes(*this, at, r[k], 2 * nj, high);
+    }
+  }
+
   // `count` (1..8) elements of A (types.in) at `at` as floats in y; `high` clobbered (f32, count > 4).
   void load_block_column(const Ymm& y, const RegExp& at, int count, const Xmm& high) {
     if (d_.types.in == DataType::bf16) {
@@ -653,9 +712,10 @@ class UnaryCode : public KernelFrame {
 
   // A row-block loop (over i) for one column block of width nj: rsi/rdx at the block row 0. The
   // partial row block loads its columns from `first_piecewise` on piecewise.
-  void transpose_row_blocks(int nj, int first_piecewise = 8) {
-    const std::int64_t full = d_.m / 8;
-    const int tail = static_cast<int>(d_.m % 8);
+  void transpose_row_blocks(int nj, int first_piecewise) {
+    const int edge = p_.block;
+    const std::int64_t full = d_.m / edge;
+    const int tail = static_cast<int>(d_.m % edge);
     push(rsi);
     push(rdx);
     auto setup = [&] {
@@ -667,9 +727,9 @@ class UnaryCode : public KernelFrame {
       mov(r13, full);
       L(loop);
       setup();
-      transpose_block(8, nj);
-      add(rsi, 8 * in_bytes_);
-      lea(rdx, ptr[rdx + r10 * 8]);
+      transpose_block(edge, nj, edge);
+      add(rsi, edge * in_bytes_);
+      lea(rdx, ptr[rdx + r10 * edge]);
       dec(r13);
       jnz(loop, T_NEAR);
     }
@@ -687,9 +747,9 @@ class UnaryCode : public KernelFrame {
   // need the piecewise loads. An lda given at call time is unchecked by the kernel (the tensor
   // layer passes 0 for a broadcast input): then every column loads piecewise.
   std::int64_t first_piecewise_column() const {
-    const int tail = static_cast<int>(d_.m % 8);
+    const int tail = static_cast<int>(d_.m % p_.block);
     if (tail == 0) return d_.n;
-    return d_.ld_in == 0 ? 0 : whole_tail_columns(d_.n, 8, tail, d_.ld_in);
+    return d_.ld_in == 0 ? 0 : whole_tail_columns(d_.n, p_.block, tail, d_.ld_in);
   }
 
   // Column blocks of 8 in a loop while none of their columns loads piecewise, then the rest one
@@ -697,28 +757,29 @@ class UnaryCode : public KernelFrame {
   void transpose() {
     lea(rax, ptr[r9 + r9 * 2]);
     lea(r8, ptr[r10 + r10 * 2]);
-    const std::int64_t full = d_.n / 8;
-    const int tail = static_cast<int>(d_.n % 8);
+    const int edge = p_.block;
+    const std::int64_t full = d_.n / edge;
+    const int tail = static_cast<int>(d_.n % edge);
     const std::int64_t piecewise = first_piecewise_column();
-    const std::int64_t looped = std::min(full, piecewise / 8);
+    const std::int64_t looped = std::min(full, piecewise / edge);
     auto next_column_block = [&] {
-      lea(rsi, ptr[rsi + r9 * 8]);
-      add(rdx, 8 * out_bytes_);
+      lea(rsi, ptr[rsi + r9 * edge]);
+      add(rdx, edge * out_bytes_);
     };
     auto first_piecewise_in = [&](std::int64_t block) {
-      return static_cast<int>(std::clamp<std::int64_t>(piecewise - 8 * block, 0, 8));
+      return static_cast<int>(std::clamp<std::int64_t>(piecewise - edge * block, 0, edge));
     };
     if (looped > 0) {
       Label loop;
       mov(r12, looped);
       L(loop);
-      transpose_row_blocks(8);
+      transpose_row_blocks(edge, edge);
       next_column_block();
       dec(r12);
       jnz(loop, T_NEAR);
     }
     for (std::int64_t block = looped; block < full; ++block) {
-      transpose_row_blocks(8, first_piecewise_in(block));
+      transpose_row_blocks(edge, first_piecewise_in(block));
       next_column_block();
     }
     if (tail > 0) transpose_row_blocks(tail, first_piecewise_in(full));

@@ -102,16 +102,6 @@ Unary::kernel_t trampoline_for(const UnaryDesc& desc) {
   return entries.emplace(key, std::move(e)).first->second->fn;
 }
 
-// What validate() says against the descriptor ("" when it has a kernel).
-std::string why_rejected(const UnaryDesc& desc) {
-  try {
-    weft::tpp::validate(desc);
-    return {};
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-}
-
 }  // namespace
 
 Unary::error_t Unary::generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t dtype, ptype_t ptype) {
@@ -150,15 +140,8 @@ Unary::error_t Unary::generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t
       return fail(error_t::err_wrong_ptype, "ptype " + std::to_string(static_cast<uint32_t>(ptype)) +
                                                 " is none of zero (0), identity (1), relu (2)");
   }
-  // A request that has an fp32 kernel but no f64 one (the transposing kernels) is the dtype's
-  // fault; other rejections are the shape's (m or n beyond what a descriptor takes), below.
-  if (dtype == dtype_t::fp64) {
-    UnaryDesc as_fp32 = desc;
-    as_fp32.types = {};
-    if (why_rejected(as_fp32).empty())
-      if (const std::string why = why_rejected(desc); !why.empty())
-        return fail(error_t::err_wrong_dtype, "no fp64 kernel for this ptype and trans_b: " + why);
-  }
+  // Every ptype has a kernel in both dtypes: a rejection is the shape's (m or n beyond what a
+  // descriptor takes).
   try {
     kernel_ = trampoline_for(desc);
   } catch (const std::exception& e) {

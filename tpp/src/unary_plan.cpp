@@ -70,16 +70,16 @@ bool has_f64_kernel(UnaryOp op) {
     case UnaryOp::sqrt:
     case UnaryOp::increment:
     case UnaryOp::decrement:
-    case UnaryOp::scale: return true;
-    case UnaryOp::exp:
-    case UnaryOp::sigmoid:
-    case UnaryOp::tanh:
-    case UnaryOp::gelu:
+    case UnaryOp::scale:
     case UnaryOp::transpose:
     case UnaryOp::reduce_rows_sum:
     case UnaryOp::reduce_rows_max:
     case UnaryOp::reduce_cols_sum:
-    case UnaryOp::reduce_cols_max:
+    case UnaryOp::reduce_cols_max: return true;
+    case UnaryOp::exp:
+    case UnaryOp::sigmoid:
+    case UnaryOp::tanh:
+    case UnaryOp::gelu:
     case UnaryOp::vnni2_pack:
     case UnaryOp::vnni2_unpack: return false;
   }
@@ -104,12 +104,11 @@ std::string why_no_kernel_in_types(const UnaryDesc& d) {
   if (t.compute == DataType::f64) {
     if (!has_f64_kernel(d.op))
       return "op " + op + " is not supported with data types " + types +
-             ": f64 kernels exist for zero, copy, relu, relu_bwd, square, reciprocal, sqrt, increment, decrement and "
-             "scale (no transcendental, transpose or reduction)";
+             ": f64 kernels exist for zero, copy, relu, relu_bwd, square, reciprocal, sqrt, increment, decrement, "
+             "scale, transpose and the four reductions (no transcendental)";
     if (d.mask == ReluMask::bitmask)
       return "op " + op + " with a ReLU bitmask is not supported with data types " + types +
              ": f64 kernels have no bitmask (relu_bwd reads the forward input in aux instead)";
-    if (d.transpose_out) return "op " + op + " with transpose_out is not supported with data types " + types;
   }
   return {};
 }
@@ -188,7 +187,7 @@ UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {
   // long dependency chains gain nothing from more.
   p.unroll = 4;
   p.nontemporal = p.flat && p.rows * static_cast<std::int64_t>(jit::size_of(d.types.out)) >= kNontemporalBytes;
-  p.block = 8;
+  p.block = d.types.compute == jit::DataType::f64 ? 4 : 8;  // a ymm register of the compute type
   return p;
 }
 

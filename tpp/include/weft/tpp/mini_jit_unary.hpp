@@ -9,10 +9,9 @@
 //   }
 //
 // trans_b = 1 stores B transposed (B is n x m, ld_b >= n): B = op(A)^T. For `zero` A is not read
-// (it may be nullptr). fp64 (A and B of doubles) has the kernels of weft's f64 unary TPPs: zero
-// (either trans_b), identity and relu with trans_b = 0; the transposing ones are FP32 only and
-// return err_wrong_dtype. Unsupported requests (m or n = 0, trans_b > 1, an unknown ptype or dtype,
-// a combination without a kernel) return an error code, with error_message() saying why, and
+// (it may be nullptr). fp64 (A and B of doubles) has the same kernels, weft's f64 unary TPPs
+// (every ptype, either trans_b). Unsupported requests (m or n = 0, trans_b > 1, an unknown ptype or
+// dtype) return an error code, with error_message() saying why, and
 // leave no kernel; they never crash. A kernel_t call with b null, a null (except
 // for zero), ld_a outside [m, 2^28] or ld_b outside [m, 2^28] ([n, 2^28] with trans_b = 1) throws
 // weft::Error naming the argument (the kernel_t is a trampoline that tail-calls C++, so the exception
