@@ -25,6 +25,24 @@ std::vector<double> random_doubles(std::size_t n, unsigned seed) {
   return v;
 }
 
+// What the kernel of `ptype` makes of x: relu as the TPPs define it (x > 0 or NaN stays, everything
+// else, -0 included, is +0).
+double expected(Unary::ptype_t ptype, double x) {
+  if (ptype == Unary::ptype_t::zero) return 0.0;
+  if (ptype == Unary::ptype_t::identity) return x;
+  return x > 0.0 || std::isnan(x) ? x : 0.0;
+}
+
+// got == want, bit for bit but for NaN payloads (the element at row i, column j of the output).
+void expect_same(double got, double want, std::int64_t i, std::int64_t j) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << i << ", " << j;
+  } else {
+    EXPECT_EQ(got, want) << i << ", " << j;
+    EXPECT_EQ(std::signbit(got), std::signbit(want)) << i << ", " << j;
+  }
+}
+
 TEST(MiniJitUnaryFp64, ZeroIdentityReluMatchDoubleLoops) {
   // m = 13: one AVX-512 vector of 8 doubles and a tail of 5 (three AVX2 vectors and a tail of 1).
   const std::int64_t m = 13, n = 7, lda = 16, ldb = 15;
@@ -46,17 +64,7 @@ TEST(MiniJitUnaryFp64, ZeroIdentityReluMatchDoubleLoops) {
           EXPECT_EQ(got, kGap) << "gap row " << i << " of column " << j;
           continue;
         }
-        const double x = a[static_cast<std::size_t>(i + j * lda)];
-        // relu as the TPPs define it: x > 0 or NaN stays, everything else (-0 included) is +0.
-        const double want = ptype == Unary::ptype_t::zero ? 0.0
-                            : ptype == Unary::ptype_t::identity ? x
-                            : (x > 0.0 || std::isnan(x)) ? x : 0.0;
-        if (std::isnan(want)) {
-          EXPECT_TRUE(std::isnan(got)) << i << ", " << j;
-        } else {
-          EXPECT_EQ(got, want) << i << ", " << j;
-          EXPECT_EQ(std::signbit(got), std::signbit(want)) << i << ", " << j;
-        }
+        expect_same(got, expected(ptype, a[static_cast<std::size_t>(i + j * lda)]), i, j);
       }
     }
   }
@@ -104,14 +112,7 @@ TEST(MiniJitUnaryFp64, TransposingKernelsMatchDoubleLoops) {
           EXPECT_EQ(got, kGap) << "gap " << j << " of row " << i;
           continue;
         }
-        const double x = a[static_cast<std::size_t>(i + j * lda)];
-        const double want = ptype == Unary::ptype_t::identity || x > 0.0 || std::isnan(x) ? x : 0.0;
-        if (std::isnan(want)) {
-          EXPECT_TRUE(std::isnan(got)) << i << ", " << j;
-        } else {
-          EXPECT_EQ(got, want) << i << ", " << j;
-          EXPECT_EQ(std::signbit(got), std::signbit(want)) << i << ", " << j;
-        }
+        expect_same(got, expected(ptype, a[static_cast<std::size_t>(i + j * lda)]), i, j);
       }
   }
 }

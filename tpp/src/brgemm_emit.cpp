@@ -174,69 +174,56 @@ class BrgemmEmitter : public detail::KernelFrame {
   enum StagedVar { kSavedRsp, kSlotStep, kSlot, kStageB };
   int staged_var(StagedVar v) const { return staged_bytes() + 8 * static_cast<int>(v); }
 
+  // Emits body once, run `count` times in a loop on `counter` when count > 1.
+  template <class Body>
+  void repeated(const Reg64& counter, int count, Body body) {
+    Label top;
+    if (count > 1) {
+      mov(counter, count);
+      L(top);
+    }
+    body();
+    if (count > 1) {
+      dec(counter);
+      jnz(top, T_NEAR);
+    }
+  }
+
   // bf16_staged_b with shared_staged_entries: the column blocks outside, every panel's tile of a
   // block inside; the first widens each entry's B columns into its own slot, the others read them.
   void emit_shared_staging_tiles() {
     xor_(r_col, r_col);
     for (const BrgemmColumnBlock& block : plan_.panels.front().columns) {
-      Label block_top;
-      if (block.count > 1) {
-        mov(r_col_loop, block.count);
-        L(block_top);
-      }
-      xor_(r_row, r_row);
-      mov(qword[rsp + staged_var(kStageB)], 1);
-      for (const BrgemmPanel& panel : plan_.panels) {
-        Label panel_top;
-        if (panel.count > 1) {
-          mov(r_panel_loop, panel.count);
-          L(panel_top);
+      repeated(r_col_loop, block.count, [&] {
+        xor_(r_row, r_row);
+        mov(qword[rsp + staged_var(kStageB)], 1);
+        for (const BrgemmPanel& panel : plan_.panels) {
+          repeated(r_panel_loop, panel.count, [&] {
+            tile(panel, block.cols);
+            // The next tiles widen again only when the entries did not fit side by side.
+            cmp(qword[rsp + staged_var(kSlotStep)], 0);
+            sete(byte[rsp + staged_var(kStageB)]);
+            add(r_row, panel.rows(lanes_));
+          });
         }
-        tile(panel, block.cols);
-        // The next tiles widen again only when the entries did not fit side by side.
-        cmp(qword[rsp + staged_var(kSlotStep)], 0);
-        sete(byte[rsp + staged_var(kStageB)]);
-        add(r_row, panel.rows(lanes_));
-        if (panel.count > 1) {
-          dec(r_panel_loop);
-          jnz(panel_top, T_NEAR);
-        }
-      }
-      add(r_col, block.cols);
-      if (block.count > 1) {
-        dec(r_col_loop);
-        jnz(block_top, T_NEAR);
-      }
+        add(r_col, block.cols);
+      });
     }
   }
 
   void emit_panels() {
     xor_(r_row, r_row);
     for (const BrgemmPanel& panel : plan_.panels) {
-      Label panel_top;
-      if (panel.count > 1) {
-        mov(r_panel_loop, panel.count);
-        L(panel_top);
-      }
-      xor_(r_col, r_col);
-      for (const BrgemmColumnBlock& block : panel.columns) {
-        Label block_top;
-        if (block.count > 1) {
-          mov(r_col_loop, block.count);
-          L(block_top);
+      repeated(r_panel_loop, panel.count, [&] {
+        xor_(r_col, r_col);
+        for (const BrgemmColumnBlock& block : panel.columns) {
+          repeated(r_col_loop, block.count, [&] {
+            tile(panel, block.cols);
+            add(r_col, block.cols);
+          });
         }
-        tile(panel, block.cols);
-        add(r_col, block.cols);
-        if (block.count > 1) {
-          dec(r_col_loop);
-          jnz(block_top, T_NEAR);
-        }
-      }
-      add(r_row, panel.rows(lanes_));
-      if (panel.count > 1) {
-        dec(r_panel_loop);
-        jnz(panel_top, T_NEAR);
-      }
+        add(r_row, panel.rows(lanes_));
+      });
     }
   }
 
