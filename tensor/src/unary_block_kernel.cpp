@@ -20,7 +20,7 @@ class TppUnaryKernel final : public MainKernel {
  public:
   explicit TppUnaryKernel(const tpp::UnaryDesc& d) : unary_(d), fn_(unary_.kernel()) {}
   void run(const void* in0, const void*, void* out, bool, bool) const noexcept override {
-    const tpp::UnaryArgs args{.in = in0, .out = out};
+    const tpp::UnaryArgs args{.in = in0, .out = out, .ld_in = 0};  // 0: see plain_desc
     if (fn_) {
       fn_(&args);
     } else {
@@ -103,7 +103,9 @@ tpp::UnaryDesc plain_desc(prim_t op, dtype_t dtype, std::int64_t rows, std::int6
   d.types = tpp_types(dtype);
   d.m = rows;
   d.n = cols;
-  // With one column the leading dimension is never stepped; give the TPP one it accepts.
+  // With one column the leading dimension is never stepped; give the TPP one it accepts. An input
+  // of stride 0 along the columns keeps ld_in 0: given at call time, where TppUnaryKernel's
+  // UnaryArgs::ld_in 0 makes every column read the first (a column broadcast, tpp/unary.hpp).
   d.ld_in = cols == 1 ? std::max(ld_in, rows) : ld_in;
   d.ld_out = cols == 1 ? std::max(ld_out, rows) : ld_out;
   if (op == prim_t::zero) d.ld_in = d.ld_out;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,8 @@ TEST(UnaryCallChecks, NullPointersAndCallTimeLeadingDimensions) {
     const char* says;
   };
   const Case cases[] = {
-      {{.in = a.data(), .out = b.data(), .ld_in = 0, .ld_out = 8}, "UnaryArgs::ld_in is 0, must be in [m = 8, 2^28]"},
-      {{.in = a.data(), .out = b.data(), .ld_in = 7, .ld_out = 8}, "UnaryArgs::ld_in is 7"},
+      {{.in = a.data(), .out = b.data(), .ld_in = 7, .ld_out = 8},
+       "UnaryArgs::ld_in is 7, must be 0 (every column reads A's first) or in [m = 8, 2^28]"},
       {{.in = a.data(), .out = b.data(), .ld_in = -8, .ld_out = 8}, "UnaryArgs::ld_in is -8"},
       {{.in = a.data(), .out = b.data(), .ld_in = (std::int64_t{1} << 28) + 1, .ld_out = 8}, "UnaryArgs::ld_in is 268435457"},
       {{.in = a.data(), .out = b.data(), .ld_in = 8, .ld_out = 0}, "UnaryArgs::ld_out is 0, must be in [m = 8"},
@@ -52,10 +53,17 @@ TEST(UnaryCallChecks, NullPointersAndCallTimeLeadingDimensions) {
     expect_error([&] { relu(c.args); }, c.says, name);
     expect_error([&] { unary_reference(relu.desc(), c.args); }, c.says, name);
   }
-  // The two-pointer call has no leading dimensions to give.
-  expect_error([&] { relu(a.data(), b.data()); }, "UnaryArgs::ld_in is 0", name);
+  // The two-pointer call has no leading dimensions to give (ld_in 0 would broadcast A's first
+  // column, but ld_out 0 is no output layout).
+  expect_error([&] { relu(a.data(), b.data()); }, "UnaryArgs::ld_out is 0", name);
   relu(UnaryArgs{.in = a.data(), .out = b.data(), .ld_in = 8, .ld_out = 8});
   EXPECT_EQ(b[31], 1.0f);
+  // ld_in 0: every column of B is relu of A's first column (it was refused before it was part of
+  // the contract).
+  std::vector<float> column{-1.0f, 2.0f, -3.0f, 4.0f, 5.0f, -6.0f, 7.0f, 8.0f};
+  relu(UnaryArgs{.in = column.data(), .out = b.data(), .ld_in = 0, .ld_out = 8});
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(b[static_cast<std::size_t>(i + 8 * j)], std::max(column[static_cast<std::size_t>(i)], 0.0f));
 
   const Unary transpose(UnaryDesc{.op = UnaryOp::transpose, .m = 8, .n = 4, .ld_in = 8});
   expect_error([&] { transpose(UnaryArgs{.in = a.data(), .out = b.data(), .ld_out = 3}); },

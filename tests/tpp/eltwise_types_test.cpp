@@ -377,6 +377,44 @@ TEST_P(EltwiseTypes, UnaryF64Reductions) {
         }
 }
 
+// UnaryArgs::ld_in = 0 under a descriptor whose ld_in is 0: every column reads A's first (and
+// aux's), for every op that reads A, in every type combination that has it, against the reference
+// (which reads A at i + j * 0 too). The tensor layer runs its stride-0 inputs so. Before this was
+// part of the contract, Unary::operator() refused it (a test below).
+TEST_P(EltwiseTypes, UnaryColumnBroadcastAtCallTime) {
+  std::mt19937 rng(1508);
+  std::vector<UnaryDesc> kinds;
+  for (UnaryOp op : kElementwise) kinds.push_back({.op = op, .alpha = takes_alpha(op) ? 0.5f : 0.0f});
+  for (UnaryOp op : {UnaryOp::relu_bwd, UnaryOp::transpose, UnaryOp::reduce_rows_sum, UnaryOp::reduce_rows_max,
+                     UnaryOp::reduce_cols_sum, UnaryOp::reduce_cols_max})
+    kinds.push_back({.op = op});
+  kinds.push_back({.op = UnaryOp::relu, .transpose_out = true});
+  auto has_kernel = [](const UnaryDesc& d) {
+    try {
+      validate(d);
+      return true;
+    } catch (const weft::Error&) {
+      return false;
+    }
+  };
+  int trial = 0;
+  for (const DataTypes& types : {DataTypes{}, kBf16Types[0], kBf16Types[2], kF64})
+    for (UnaryDesc d : kinds) {
+      d.types = types;
+      d.m = d.n = 4;
+      if (!has_kernel(d)) continue;  // an op the type combination has no kernel for
+      for (std::int64_t m : {1, 5, 8, 13, 17, 33})
+        for (std::int64_t n : {2, 9}) {
+          d.m = m;
+          d.n = n;
+          d.ld_in = 0;
+          d.ld_out = (d.op == UnaryOp::transpose || d.transpose_out ? n : m) + 1;
+          check_unary(d, GetParam(), rng, ++trial % 2 == 0 ? Flush::front : Flush::back);
+          if (HasFatalFailure()) return;
+        }
+    }
+}
+
 // Leading dimensions given at call time (UnaryArgs::ld_in / ld_out) scale by the element size too.
 TEST_P(EltwiseTypes, UnaryLeadingDimensionsAtCallTime) {
   std::mt19937 rng(1505);

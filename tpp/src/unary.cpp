@@ -102,7 +102,7 @@ ArgProblem arg_problem(const UnaryDesc& d, const UnaryArgs& args) {
   const Requirements r = requirements(d);
   if (args.out == nullptr) return ArgProblem::out;
   if (r.in && args.in == nullptr) return ArgProblem::in;
-  if (r.ld_in_min != 0 && !ld_in_range(args.ld_in, r.ld_in_min)) return ArgProblem::ld_in;
+  if (r.ld_in_min != 0 && args.ld_in != 0 && !ld_in_range(args.ld_in, r.ld_in_min)) return ArgProblem::ld_in;
   if (r.aux && args.aux == nullptr) return ArgProblem::aux;
   if (r.mask && args.mask == nullptr) return ArgProblem::mask;
   if (r.ld_out_min != 0 && !ld_in_range(args.ld_out, r.ld_out_min)) return ArgProblem::ld_out;
@@ -111,7 +111,8 @@ ArgProblem arg_problem(const UnaryDesc& d, const UnaryArgs& args) {
 
 [[noreturn, gnu::cold, gnu::noinline]] void reject_args(const UnaryDesc& d, const UnaryArgs& args, ArgProblem p) {
   auto ld = [&](const char* field, std::int64_t value, const char* bound, std::int64_t min) {
-    return std::string("UnaryArgs::") + field + " is " + std::to_string(value) + ", must be in [" + bound + " = " +
+    return std::string("UnaryArgs::") + field + " is " + std::to_string(value) + ", must be " +
+           (p == ArgProblem::ld_in ? "0 (every column reads A's first) or " : "") + "in [" + bound + " = " +
            std::to_string(min) + ", 2^28] (the descriptor's " + field + " is 0: given at call time)";
   };
   std::string what;
@@ -157,7 +158,8 @@ CallChecks call_checks(const UnaryDesc& d) {
 // only where the descriptor leaves them to the call.
 inline bool passes(const CallChecks& c, const UnaryArgs& args) {
   return !(args.out == nullptr || (c.in && args.in == nullptr) ||
-           (c.ld_in_min != 0 && static_cast<std::uint64_t>(args.ld_in) - static_cast<std::uint64_t>(c.ld_in_min) > c.ld_in_span) ||
+           (c.ld_in_min != 0 && args.ld_in != 0 &&
+            static_cast<std::uint64_t>(args.ld_in) - static_cast<std::uint64_t>(c.ld_in_min) > c.ld_in_span) ||
            (c.ld_out_min != 0 && static_cast<std::uint64_t>(args.ld_out) - static_cast<std::uint64_t>(c.ld_out_min) > c.ld_out_span) ||
            (c.aux && args.aux == nullptr) || (c.mask && args.mask == nullptr));
 }

@@ -93,7 +93,9 @@ struct UnaryArgs {
   void* out = nullptr;         // B
   const void* aux = nullptr;   // relu_bwd: forward input x (types.in, ld_in) or its bitmask
   void* mask = nullptr;        // relu with ReluMask::bitmask: the mask written
-  std::int64_t ld_in = 0;      // read only when the descriptor's ld_in is 0
+  // Read only when the descriptor's ld_in is 0. 0 here too broadcasts A's first column: every
+  // column of A (and of aux) reads it (the tensor layer's inputs of stride 0 along the columns).
+  std::int64_t ld_in = 0;
   std::int64_t ld_out = 0;     // read only when the descriptor's ld_out is 0
 };
 
