@@ -149,10 +149,28 @@ TEST(BrgemmPlan, NarrowShapesGetMoreAccumulatorChains) {
   EXPECT_FALSE(row.reference_order());
   EXPECT_EQ(to_string(plan_brgemm(desc(1, 1, 128), Isa::avx2)), "avx2 k_unroll=32 k_split=4 | 1x[1r dot 1c x1]");
   EXPECT_EQ(to_string(plan_brgemm(desc(1, 3, 20), Isa::avx2)), "avx2 k_unroll=16 k_split=2 | 1x[1r dot 3c x1]");
-  // ... but not for k < lanes, not when asked not to, and not on AVX-512.
+  // ... but not for k < lanes, not when asked not to, and not in zmm code (AVX-512 plans AVX2 code
+  // for m = 1 unless told not to: NarrowMOnAvx512IsAvx2Code).
   EXPECT_FALSE(plan_brgemm(desc(1, 64, 7), Isa::avx2).panels[0].dot);
   EXPECT_FALSE(plan_brgemm(desc(1, 64, 64), Isa::avx2, {.dot = -1}).panels[0].dot);
-  EXPECT_FALSE(plan_brgemm(desc(1, 64, 64), Isa::avx512).panels[0].dot);
+  EXPECT_FALSE(plan_brgemm(desc(1, 64, 64), Isa::avx512, {.narrow_ymm = -1}).panels[0].dot);
+}
+
+// f32 kernels of m <= 8 on AVX-512 are the AVX2 kernels (ymm; dot tiles for m = 1); from m = 9 on,
+// and in bf16 and f64, zmm. narrow_ymm = -1 keeps zmm.
+TEST(BrgemmPlan, NarrowMOnAvx512IsAvx2Code) {
+  for (Isa isa : {Isa::avx512, Isa::avx512_bf16})
+    for (int m : {1, 4, 7, 8}) {
+      EXPECT_EQ(plan_brgemm(desc(m, 50, 64), isa), plan_brgemm(desc(m, 50, 64), Isa::avx2)) << m;
+      EXPECT_EQ(plan_brgemm(desc(m, 50, 64), isa, {.narrow_ymm = -1}).isa, isa) << m;
+    }
+  EXPECT_EQ(plan_brgemm(desc(9, 50, 64), Isa::avx512).isa, Isa::avx512);
+  EXPECT_TRUE(plan_brgemm(desc(1, 64, 128), Isa::avx512).panels[0].dot);
+  BrgemmDesc wider = desc(4, 50, 64);
+  wider.types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
+  EXPECT_EQ(plan_brgemm(wider, Isa::avx512).isa, Isa::avx512) << "f64 stays zmm";
+  wider.types = {.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::f32, .compute = weft::jit::DataType::f32};
+  EXPECT_EQ(plan_brgemm(wider, Isa::avx512_bf16).isa, Isa::avx512_bf16) << "bf16 keeps vdpbf16ps";
 }
 
 // Emits, and where objdump exists disassembles, AVX-512 kernels on any host (running them needs
@@ -179,7 +197,8 @@ TEST(BrgemmPlan, PrefetchNextCFollowsTheDescriptor) {
   BrgemmDesc row = desc(1, 32, 64);
   row.prefetch = BrgemmPrefetch::next_c;
   EXPECT_FALSE(plan_brgemm(row, Isa::avx2).prefetch_next_c);
-  EXPECT_TRUE(plan_brgemm(row, Isa::avx512).prefetch_next_c);
+  EXPECT_FALSE(plan_brgemm(row, Isa::avx512).prefetch_next_c);  // the AVX2 dot tiles (narrow m)
+  EXPECT_TRUE(plan_brgemm(row, Isa::avx512, {.narrow_ymm = -1}).prefetch_next_c);
 }
 
 TEST(BrgemmEmit, Avx512EmitsOnAnyHost) {
@@ -188,7 +207,7 @@ TEST(BrgemmEmit, Avx512EmitsOnAnyHost) {
                                                                              .batch = BrgemmBatch::addresses,
                                                                              .bias = BrgemmBias::per_row,
                                                                              .activation = BrgemmActivation::relu}}) {
-    const BrgemmPlan plan = plan_brgemm(d, Isa::avx512);
+    const BrgemmPlan plan = plan_brgemm(d, Isa::avx512, {.narrow_ymm = -1});  // zmm for m <= 8 too
     auto code = emit_brgemm(d, plan);
     ASSERT_GT(code->getSize(), 100u) << to_string(d);
     if (std::system("objdump --version > /dev/null 2>&1") != 0) continue;

@@ -156,8 +156,8 @@ TEST(Brgemm, DotTileSpecialValues) {
     const float inf = std::numeric_limits<float>::infinity();
     for (int beta : {0, 1}) {
       const BrgemmDesc d{.m = 1, .n = 4, .k = 11, .lda = 1, .ldb = 11, .ldc = 1, .beta = beta};
-      // Dot tiles on AVX2; AVX-512 keeps vectors along m, and the same values must come out.
-      ASSERT_EQ(plan_brgemm(d, isa).panels[0].dot, isa == weft::jit::Isa::avx2);
+      // Dot tiles on every ISA (AVX-512 runs the AVX2 kernel for m = 1, plan_brgemm).
+      ASSERT_TRUE(plan_brgemm(d, isa).panels[0].dot);
       GuardedBuffer<float> a(11), b(44), c(4);
       for (int p = 0; p < 11; ++p) a[static_cast<std::size_t>(p)] = 1.0f;
       for (std::size_t i = 0; i < 44; ++i) b[i] = 0.5f;

@@ -26,8 +26,10 @@ struct BrgemmFamilyCase {
   using Desc = tpp::BrgemmDesc;
   using Args = tpp::BrgemmArgs;
   using DescHash = tpp::BrgemmDescHash;
-  static Desc desc() { return {.m = 5, .n = 3, .k = 4, .lda = 5, .ldb = 4, .ldc = 6, .beta = 0}; }
-  static Desc invalid() { return {.m = 5, .n = 3, .k = 4, .lda = 4, .ldb = 4, .ldc = 6, .beta = 0}; }  // lda < m
+  // m = 13: above the rows for which AVX-512 plans AVX2 code (plan_brgemm), so that each ISA has
+  // its own kernel.
+  static Desc desc() { return {.m = 13, .n = 3, .k = 4, .lda = 13, .ldb = 4, .ldc = 14, .beta = 0}; }
+  static Desc invalid() { return {.m = 13, .n = 3, .k = 4, .lda = 12, .ldb = 4, .ldc = 14, .beta = 0}; }  // lda < m
   static auto plan(const Desc& d, jit::Isa isa) { return tpp::plan_brgemm(d, isa); }
   static void validate(const Desc& d) { tpp::validate(d); }
   static void reference(const Desc& d, const Args& args) { tpp::brgemm_reference(d, args); }

@@ -218,6 +218,9 @@ struct BrgemmPlanOptions {
   int k_split = 0;
   // dot panels for m = 1: 1 where possible (AVX2, f32, k >= lanes, B not transposed), -1 never, 0 plan's choice
   int dot = 0;
+  // An f32 kernel of m <= 8 on AVX-512 is planned and emitted as AVX2 code (ymm, dot tiles for
+  // m = 1; see plan_brgemm): 0 plan's choice, -1 never (zmm whatever m).
+  int narrow_ymm = 0;
 };
 
 // Pure: no allocation of code, no CPU query. Validates first (throws weft::Error for an invalid
