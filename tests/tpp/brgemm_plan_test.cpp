@@ -156,21 +156,27 @@ TEST(BrgemmPlan, NarrowShapesGetMoreAccumulatorChains) {
   EXPECT_FALSE(plan_brgemm(desc(1, 64, 64), Isa::avx512, {.narrow_ymm = -1}).panels[0].dot);
 }
 
-// f32 kernels of m <= 8 on AVX-512 are the AVX2 kernels (ymm; dot tiles for m = 1); from m = 9 on,
-// and in bf16 and f64, zmm. narrow_ymm = -1 keeps zmm.
+// f32 kernels of m <= 8 and f64 kernels of m <= 4 on AVX-512 are the AVX2 kernels (ymm; dot tiles
+// for f32 m = 1); wider m, and bf16, zmm. narrow_ymm = -1 keeps zmm.
 TEST(BrgemmPlan, NarrowMOnAvx512IsAvx2Code) {
-  for (Isa isa : {Isa::avx512, Isa::avx512_bf16})
+  const DataTypes f64{.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
+  auto typed = [](BrgemmDesc d, DataTypes types) {
+    d.types = types;
+    return d;
+  };
+  for (Isa isa : {Isa::avx512, Isa::avx512_bf16}) {
     for (int m : {1, 4, 7, 8}) {
       EXPECT_EQ(plan_brgemm(desc(m, 50, 64), isa), plan_brgemm(desc(m, 50, 64), Isa::avx2)) << m;
       EXPECT_EQ(plan_brgemm(desc(m, 50, 64), isa, {.narrow_ymm = -1}).isa, isa) << m;
     }
-  EXPECT_EQ(plan_brgemm(desc(9, 50, 64), Isa::avx512).isa, Isa::avx512);
+    for (int m : {1, 3, 4})
+      EXPECT_EQ(plan_brgemm(typed(desc(m, 50, 64), f64), isa), plan_brgemm(typed(desc(m, 50, 64), f64), Isa::avx2)) << m;
+    EXPECT_EQ(plan_brgemm(desc(9, 50, 64), isa).isa, isa);
+    EXPECT_EQ(plan_brgemm(typed(desc(5, 50, 64), f64), isa).isa, isa);
+  }
   EXPECT_TRUE(plan_brgemm(desc(1, 64, 128), Isa::avx512).panels[0].dot);
-  BrgemmDesc wider = desc(4, 50, 64);
-  wider.types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
-  EXPECT_EQ(plan_brgemm(wider, Isa::avx512).isa, Isa::avx512) << "f64 stays zmm";
-  wider.types = {.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::f32, .compute = weft::jit::DataType::f32};
-  EXPECT_EQ(plan_brgemm(wider, Isa::avx512_bf16).isa, Isa::avx512_bf16) << "bf16 keeps vdpbf16ps";
+  const DataTypes bf16{.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::f32, .compute = weft::jit::DataType::f32};
+  EXPECT_EQ(plan_brgemm(typed(desc(4, 50, 64), bf16), Isa::avx512_bf16).isa, Isa::avx512_bf16) << "bf16 keeps vdpbf16ps";
 }
 
 // Emits, and where objdump exists disassembles, AVX-512 kernels on any host (running them needs

@@ -77,8 +77,6 @@ constexpr int kStagedFullUnroll = 16;
 // batch 8 takes 5 KB, 64^3 batch 8 10 KB).
 constexpr int kSharedStagedBytes = 16 * 1024;
 constexpr int kDotUnroll = 4;
-// f32 kernels of at most this many rows run AVX2 code on AVX-512 (plan_brgemm).
-constexpr int kNarrowYmmRows = 8;
 
 // Near-equal blocks of at most `most` columns covering n.
 void add_column_blocks(BrgemmPanel& p, int n, int most) {
@@ -173,14 +171,17 @@ int brgemm_epilogue_scratch(const BrgemmDesc& d) {
 
 BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOptions& options) {
   validate(d);
-  // A zmm tile of m <= 8 rows leaves half its lanes or more idle, and AVX-512 has no dot tiles for
-  // m = 1; a ymm vector holds those rows whole and runs at the same instruction rate on every
-  // AVX-512 core (Zen 4 splits a zmm op in two, Zen 5 issues ymm and zmm ops alike). Measured on
-  // Zen 4, one core, GFLOPS zmm -> AVX2 code: 4 x 64 x 64 20.1 -> 32.9, 7 x 50 x 64 34.4 -> 51.9,
-  // 1 x 64 x 128 5.2 -> 48.8 (dot tiles). m = 9..16 stays zmm: one full zmm vector, which a core
-  // with 512-bit FMAs runs at twice the ymm rate.
-  if (options.narrow_ymm >= 0 && jit::isa_traits(isa).vector_bytes == 64 && d.types == DataTypes{} &&
-      d.m <= kNarrowYmmRows) {
+  // A zmm tile of at most a ymm vector's rows (8 floats, 4 doubles) leaves half its lanes or more
+  // idle, and AVX-512 has no dot tiles for m = 1; a ymm vector holds those rows whole and runs at
+  // the same instruction rate on every AVX-512 core (Zen 4 splits a zmm op in two, Zen 5 issues
+  // ymm and zmm ops alike). Measured on Zen 4, one core, in one process, GFLOPS zmm -> AVX2 code:
+  // f32 4 x 64 x 64 21.2 -> 48.9, 8 x 64 x 64 42.4 -> 100.5, 1 x 64 x 128 5.3 -> 80.5 (dot
+  // tiles); f64 4 x 64 x 64 20.6 -> 45.3, 1 x 64 x 128 5.3 -> 11.4. Wider m stays zmm (a full or
+  // nearly full vector, which a core with 512-bit FMAs runs at twice the ymm rate). bf16 keeps
+  // vdpbf16ps.
+  const int ymm_rows = jit::isa_traits(jit::Isa::avx2).lanes(static_cast<int>(jit::size_of(d.types.compute)));
+  if (options.narrow_ymm >= 0 && jit::isa_traits(isa).vector_bytes == 64 && d.types.in != jit::DataType::bf16 &&
+      d.m <= ymm_rows) {
     BrgemmPlanOptions ymm = options;
     ymm.narrow_ymm = -1;
     return plan_brgemm(d, jit::Isa::avx2, ymm);

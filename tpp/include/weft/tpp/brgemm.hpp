@@ -218,8 +218,9 @@ struct BrgemmPlanOptions {
   int k_split = 0;
   // dot panels for m = 1: 1 where possible (AVX2, f32, k >= lanes, B not transposed), -1 never, 0 plan's choice
   int dot = 0;
-  // An f32 kernel of m <= 8 on AVX-512 is planned and emitted as AVX2 code (ymm, dot tiles for
-  // m = 1; see plan_brgemm): 0 plan's choice, -1 never (zmm whatever m).
+  // An f32 or f64 kernel whose m fits one ymm vector (8 floats, 4 doubles) on AVX-512 is planned
+  // and emitted as AVX2 code (ymm, dot tiles for f32 m = 1; see plan_brgemm): 0 plan's choice, -1
+  // never (zmm whatever m).
   int narrow_ymm = 0;
 };
 
