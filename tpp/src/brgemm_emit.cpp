@@ -128,12 +128,18 @@ class BrgemmEmitter : public detail::KernelFrame {
 
     if (staged_bytes() > 0) {
       // A 64-byte aligned buffer below the stack pointer, the caller's rsp and the staging
-      // variables above it. Its pages are touched from the top down, so that a buffer larger than
-      // a page cannot step over a thread stack's guard page.
+      // variables above it. The stack pointer goes down in steps of less than a page (the
+      // alignment included), each touching its new top, so that a buffer larger than a page
+      // cannot step over a thread stack's guard page (the caller touched [rsp] with its call).
+      constexpr int kProbeStep = 4096 - 64;
       mov(r_tmp, rsp);
-      sub(rsp, static_cast<int>(staged_bytes() + 64));
       and_(rsp, -64);
-      for (int page = staged_bytes() + 64 - 4096; page > 0; page -= 4096) or_(qword[rsp + page], 0);
+      int left = staged_bytes() + 64;
+      for (; left > kProbeStep; left -= kProbeStep) {
+        sub(rsp, kProbeStep);
+        or_(qword[rsp], 0);
+      }
+      sub(rsp, left);
       or_(qword[rsp], 0);
       mov(ptr[rsp + staged_var(kSavedRsp)], r_tmp);
       if (plan_.shared_staged_entries > 0) {
