@@ -161,12 +161,7 @@ class BrgemmEmitter : public detail::KernelFrame {
   }
 
   // bf16_staged_b: one batch entry's widened B columns for the widest tile (k floats each).
-  int staged_slot_bytes() const {
-    int cols = 1;
-    for (const BrgemmPanel& p : plan_.panels)
-      for (const BrgemmColumnBlock& c : p.columns) cols = std::max(cols, c.cols);
-    return brgemm_staged_entry_bytes(d_.k, cols);
-  }
+  int staged_slot_bytes() const { return brgemm_staged_entry_bytes(plan_, d_.k); }
 
   // Bytes of the stack buffer: one slot, or one per shared entry.
   int staged_bytes() const {

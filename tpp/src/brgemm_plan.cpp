@@ -106,17 +106,19 @@ int shared_staged_entries(const BrgemmPlan& plan, const BrgemmDesc& d) {
   int runs = 0;
   for (const BrgemmPanel& p : plan.panels) runs += p.count;
   if (runs < 2 || plan.prefetch_next_c) return 0;
-  int widest = 0;
-  for (const BrgemmPanel& p : plan.panels) {
+  for (const BrgemmPanel& p : plan.panels)
     if (p.columns != plan.panels.front().columns) return 0;
-    for (const BrgemmColumnBlock& c : p.columns) widest = std::max(widest, c.cols);
-  }
-  return kSharedStagedBytes / brgemm_staged_entry_bytes(d.k, widest);
+  return kSharedStagedBytes / brgemm_staged_entry_bytes(plan, d.k);
 }
 
 }  // namespace
 
-int brgemm_staged_entry_bytes(int k, int cols) { return (cols * k * 4 + 63) / 64 * 64; }
+int brgemm_staged_entry_bytes(const BrgemmPlan& plan, int k) {
+  int cols = 1;
+  for (const BrgemmPanel& p : plan.panels)
+    for (const BrgemmColumnBlock& c : p.columns) cols = std::max(cols, c.cols);
+  return (cols * k * 4 + 63) / 64 * 64;
+}
 
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols) {
   if (panel.dot) {

@@ -718,7 +718,9 @@ class UnaryCode : public KernelFrame {
     const int tail = static_cast<int>(d_.m % edge);
     push(rsi);
     push(rdx);
+    // Columns 4-7 and rows 4-7 of an 8 x 8 block; a 4 x 4 block (f64) has none.
     auto setup = [&] {
+      if (edge != 8) return;
       lea(rcx, ptr[rsi + r9 * 4]);
       lea(r11, ptr[rdx + r10 * 4]);
     };
@@ -752,8 +754,8 @@ class UnaryCode : public KernelFrame {
     return d_.ld_in == 0 ? 0 : whole_tail_columns(d_.n, p_.block, tail, d_.ld_in);
   }
 
-  // Column blocks of 8 in a loop while none of their columns loads piecewise, then the rest one
-  // by one.
+  // Column blocks of the block edge in a loop while none of their columns loads piecewise, then the
+  // rest one by one.
   void transpose() {
     lea(rax, ptr[r9 + r9 * 2]);
     lea(r8, ptr[r10 + r10 * 2]);

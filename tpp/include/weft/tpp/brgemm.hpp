@@ -231,9 +231,9 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
 // Vector registers a tile of the plan needs (accumulators + operands + AVX2 tail scratch), for tests.
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols);
 
-// bf16_staged_b: stack bytes of one batch entry's widened B columns in a tile of `cols` columns (k
-// floats each, the whole rounded up to 64).
-int brgemm_staged_entry_bytes(int k, int cols);
+// bf16_staged_b: stack bytes of one batch entry's widened B columns for the plan's widest tile (k
+// floats per column, the whole rounded up to 64).
+int brgemm_staged_entry_bytes(const BrgemmPlan& plan, int k);
 
 // Vector registers the epilogue (bias, activation) needs besides the accumulators.
 int brgemm_epilogue_scratch(const BrgemmDesc& d);
