@@ -15,10 +15,16 @@ for p in "${packages[@]}"; do
 done
 
 if ((${#missing[@]})); then
-  echo "install-deps: installing ${missing[*]}"
+  echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # apt's progress goes to a log, shown only when it fails.
+  log=$(mktemp /tmp/weft-install-deps.XXXXXX.log)
+  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "install-deps: apt-get failed (whole output: $log)" >&2
+    exit 1
+  fi
+  rm -f "$log"
 else
   echo "install-deps: all packages present"
 fi

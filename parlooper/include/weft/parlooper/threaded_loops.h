@@ -3,6 +3,9 @@
 //
 //   #include <weft/parlooper/threaded_loops.h>
 //
+// (PARLOOPER's samples, whose common_utils.h includes PARLOOPER's header itself, need no change to
+// their sources: compile them with `-include weft/parlooper/threaded_loops.h`.)
+//
 //   auto loop = ThreadedLoop<2>({LoopSpecs{0, Mb, 1, {4}}, LoopSpecs{0, Nb, 1}}, "bA{R:2}b");
 //   loop([&](int* ind) {
 //     if (loop.get_loop_par_type('a', ind) == THREADED_LOOP_PARALLEL_THREAD_ROWS) { ... }
@@ -23,6 +26,17 @@
 // reach the caller too.
 #ifndef WEFT_PARLOOPER_THREADED_LOOPS_H
 #define WEFT_PARLOOPER_THREADED_LOOPS_H
+
+// PARLOOPER's own threaded_loops.h guards itself with _THREADED_LOOPS_H_. Its include/common_utils.h
+// includes it by a quoted name, which finds PARLOOPER's copy next to common_utils.h whatever the
+// include path says. Taking the guard here turns every later inclusion of PARLOOPER's copy into
+// nothing, so PARLOOPER's samples build unchanged once this header comes first (the compiler's
+// `-include weft/parlooper/threaded_loops.h`). Coming second, both would define LoopSpecs and
+// ThreadedLoop: stop with what to change instead of a page of redefinition errors.
+#ifdef _THREADED_LOOPS_H_
+#error "weft: PARLOOPER's threaded_loops.h was included before <weft/parlooper/threaded_loops.h> (PARLOOPER's common_utils.h includes it). Include weft's header first: compile with -include weft/parlooper/threaded_loops.h, or put #include <weft/parlooper/threaded_loops.h> above #include \"common_utils.h\" (docs/parlooper_compat.md)"
+#else  // the rest of the header is skipped after the error: no redefinition errors bury it
+#define _THREADED_LOOPS_H_
 
 #include <stdio.h>
 #include <string.h>
@@ -286,4 +300,5 @@ inline std::string loop_generator(const char* loop_nest_desc) {
   return std::string(text.get());
 }
 
+#endif  // _THREADED_LOOPS_H_
 #endif  // WEFT_PARLOOPER_THREADED_LOOPS_H
