@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <thread>
 #include <optional>
@@ -451,6 +452,70 @@ BENCHMARK(BM_Dgemm2048VsOpenblas)
     ->Iterations(1)
     ->UseRealTime();
 #endif
+
+// ---- unary primitives with a transposed output (docs/tensor.md, "Transposed outputs") ----------
+
+// 64 blocks (a seq loop) of 64 x 64: out(l, i, j) = main(in0(l, i, j)), in0 contiguous along i and
+// out along j when transposed, both along i when plain; 1 MiB per tensor (L2).
+constexpr std::int64_t kEdge = 64, kBlocks = 64;
+
+Contraction unary_blocks(prim_t main, bool transposed) {
+  const exec_t s = exec_t::seq, p = exec_t::prim;
+  Contraction op;
+  op.main = main;
+  op.dims = {Dim{dim_t::c, s, kBlocks, kEdge * kEdge, 0, kEdge * kEdge},
+             Dim{dim_t::c, p, kEdge, 1, 0, transposed ? kEdge : 1},
+             Dim{dim_t::c, p, kEdge, kEdge, 0, transposed ? 1 : kEdge}};
+  return op;
+}
+
+template <class Op>
+void transposed_loop(const float* in, float* out, Op f) {
+  for (std::int64_t l = 0; l < kBlocks; ++l, in += kEdge * kEdge, out += kEdge * kEdge)
+    for (std::int64_t i = 0; i < kEdge; ++i)
+      for (std::int64_t j = 0; j < kEdge; ++j) out[i * kEdge + j] = f(in[i + j * kEdge]);
+}
+
+// Args: main (prim_t value), layout (0 plain, 1 transposed, 2 transposed by a compiled C++ loop:
+// the peer, what a loop over the strides does).
+void BM_UnaryTransposed(benchmark::State& state) {
+  const auto main = static_cast<prim_t>(state.range(0));
+  const int layout = static_cast<int>(state.range(1));
+  omp_set_num_threads(1);
+  const std::size_t n = static_cast<std::size_t>(kBlocks * kEdge * kEdge);
+  const auto in = filled(n, 1);
+  auto out = filled(n, 2);
+  TensorOperation op;
+  if (layout < 2 && op.setup(unary_blocks(main, layout == 1), {}) != weft::tensor::error_t::success) {
+    state.SkipWithError(op.error_message().c_str());
+    return;
+  }
+  if (layout < 2) {
+    const std::string described = op.describe();
+    const std::size_t at = described.rfind("main: ");
+    state.SetLabel(described.substr(at, described.find('\n', at) - at));
+  } else {
+    state.SetLabel("C++ loop");
+  }
+  for (auto _ : state) {
+    if (layout < 2) {
+      op.execute(in.data(), nullptr, out.data());
+    } else if (main == prim_t::relu) {
+      transposed_loop(in.data(), out.data(), [](float x) { return x > 0.0f ? x : 0.0f; });
+    } else if (main == prim_t::exp) {
+      transposed_loop(in.data(), out.data(), [](float x) { return std::exp(x); });
+    } else {
+      transposed_loop(in.data(), out.data(), [](float x) { return x; });
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+}
+BENCHMARK(BM_UnaryTransposed)
+    ->ArgNames({"main", "layout"})
+    ->ArgsProduct({{static_cast<long>(prim_t::copy), static_cast<long>(prim_t::relu),
+                    static_cast<long>(prim_t::exp)},
+                   {0, 1, 2}});
 
 }  // namespace
 

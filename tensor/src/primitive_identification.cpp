@@ -93,9 +93,10 @@ void identify_elementwise(Contraction& op, const PrimitiveOptions& options) {
   }
   op.dims[rows].exec = exec_t::prim;
   const Dim r = op.dims[rows];
-  // A copy whose input is contiguous along another dim is a transpose of the two.
+  // A unary op whose input is contiguous along another dim transposes the two (the unary TPPs'
+  // transpose forms); zero reads no input.
   std::size_t cols = kNone;
-  if (op.main == prim_t::copy && !unit(r.stride_in0))
+  if (is_unary(op.main) && op.main != prim_t::zero && !unit(r.stride_in0))
     cols = pick(op, dim_t::c, [](const Dim& d) { return unit(d.stride_in0) && d.size > 1; },
                 [](const Dim& d) { return d.stride_out; });
   if (cols == kNone) {

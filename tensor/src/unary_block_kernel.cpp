@@ -1,5 +1,5 @@
 // Unary primitives: the main primitive of element-wise / permutation operations (out = op(in0)
-// over the prim dims, a transpose when in0 and out are contiguous along different dims) and the
+// over the prim dims, op(in0)^T when in0 and out are contiguous along different dims) and the
 // touches (op applied in place to the output block). tpp::Unary where the layout fits, a portable
 // loop otherwise (only with allow_generic_primitives).
 #include <algorithm>
@@ -112,6 +112,22 @@ tpp::UnaryDesc plain_desc(prim_t op, dtype_t dtype, std::int64_t rows, std::int6
   return d;
 }
 
+// in0 and out contiguous along different dims of the block: out = main(in0)^T. The TPP reads
+// A (cols x rows), contiguous along the block's columns, and stores B = op(A)^T; a copy is the plain
+// transpose kernel, every other op its transpose_out form (the op applied before the shuffles).
+tpp::UnaryDesc transposed_desc(prim_t op, dtype_t dtype, const Block2d& b) {
+  tpp::UnaryDesc d;
+  d.op = op == prim_t::copy ? tpp::UnaryOp::transpose : unary_tpp_op(op);
+  d.transpose_out = op != prim_t::copy;
+  d.types = tpp_types(dtype);
+  d.m = b.cols;
+  d.n = b.rows;
+  d.ld_in = b.in0_row;  // 0 broadcasts A's first column, as in plain_desc
+  // B has one column when the block has one: its leading dimension is never stepped.
+  d.ld_out = b.cols == 1 ? std::max(b.out_col, b.rows) : b.out_col;
+  return d;
+}
+
 }  // namespace
 
 Block2d make_block(const Contraction& op, const std::vector<std::size_t>& prims) {
@@ -141,18 +157,8 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
     if (unit(b.out_row, b.rows) && (!reads || unit(b.in0_row, b.rows)))
       return std::make_unique<TppUnaryKernel>(
           plain_desc(op.main, op.dtype, b.rows, b.cols, b.in0_col, b.out_col));
-    // Contiguous along different dims: out = in0^T (a copy that transposes).
-    if (op.main == prim_t::copy && block.size() == 2 && unit(b.out_row, b.rows) &&
-        unit(b.in0_col, b.cols)) {
-      tpp::UnaryDesc d;
-      d.op = tpp::UnaryOp::transpose;
-      d.m = b.cols;  // A(cols x rows) in in0, contiguous along cols
-      d.n = b.rows;
-      d.ld_in = b.in0_row;
-      d.ld_out = b.out_col;
-      d.types = tpp_types(op.dtype);
-      return std::make_unique<TppUnaryKernel>(d);
-    }
+    if (reads && block.size() == 2 && unit(b.out_row, b.rows) && unit(b.in0_col, b.cols))
+      return std::make_unique<TppUnaryKernel>(transposed_desc(op.main, op.dtype, b));
   } catch (const ConfigError&) {
     throw;
   } catch (const weft::Error& ex) {
@@ -165,8 +171,8 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
         block.empty() ? std::string("no prim dims") : "prim " + name_dimension(op, block[0]);
     throw ConfigError(error_t::err_invalid_strides,
                       to_string(op.main) + " needs a prim dimension with stride 1 in out (and in "
-                                           "in0, or a second prim dimension with stride 1 in in0 "
-                                           "for a transposing copy); " +
+                                           "in0, or a second prim dimension with stride 1 in in0: "
+                                           "a transposed output); " +
                           where + " has strides (" + std::to_string(b.in0_row) + ", " +
                           std::to_string(b.out_row) + ") in (in0, out)");
   }

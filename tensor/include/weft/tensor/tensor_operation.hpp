@@ -16,6 +16,8 @@
 //
 // setup_optimized() takes the same configuration with every dimension seq and runs the optimizer
 // passes (fusion, splitting, primitive identification, reordering, parallelization) first.
+// A unary main primitive whose in0 and out are contiguous along different dims writes its result
+// transposed, on the unary TPPs' transposing forms (docs/tensor.md, "Transposed outputs").
 // Strides are in elements of the dtype: fp32 (float tensors) or fp64 (double tensors; the same
 // lowering on the TPPs' f64 kernels; sigmoid, exp, tanh and gelu have none and are refused at setup,
 // see docs/tensor.md "Data types").
