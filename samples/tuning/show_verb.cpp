@@ -8,18 +8,18 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 int show_verb(int argc, char** argv, std::FILE* out) {
   CLI::App app;
   std::string path;
   cli::add_text(app, "--db", path, "tuning database");
   cli::parse(app, argc, argv, 2);
-  const TuningDatabase db = path.empty() ? TuningDatabase() : TuningDatabase(path);
+  const tuner::TuningDatabase db = path.empty() ? tuner::TuningDatabase() : tuner::TuningDatabase(path);
   std::error_code ec;
   if (std::filesystem::is_directory(db.path(), ec)) throw CliError("--db " + db.path().string() + ": is a directory");
   const auto contents = db.load();
-  const MachineFingerprint here = MachineFingerprint::current();
+  const tuner::MachineFingerprint here = tuner::MachineFingerprint::current();
   std::fprintf(out, "%s: %zu records, %zu unreadable lines\n", db.path().c_str(), contents.records.size(),
                contents.skipped_lines);
   for (const auto& rec : contents.records)
@@ -29,4 +29,4 @@ int show_verb(int argc, char** argv, std::FILE* out) {
   return 0;
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples
