@@ -51,7 +51,7 @@ std::vector<tuner::LoopSpecification> parse_specs(const std::string& text, const
     const std::size_t end = std::min(text.find(';', start), text.size());
     if (end > start) {
       try {
-        specs.push_back(parse_loop_spec(text.substr(start, end - start)));
+        specs.push_back(tuner::parse_loop_spec(text.substr(start, end - start)));
       } catch (const Error& e) {
         throw CliError(option + " '" + text + "': " + e.what());
       }
@@ -140,7 +140,7 @@ int measure_and_save(const tuner::Workload& workload, const Request& r, std::FIL
   std::fprintf(err, "weft-tune: %s on %s\n", workload.key(options.threads).to_string().c_str(),
                tuner::MachineFingerprint::current().to_string().c_str());
   if (r.dry_run) {
-    const tuner::SearchSpace space = build_search_space(workload, options);
+    const tuner::SearchSpace space = tuner::build_search_space(workload, options);
     const tuner::SpaceStats& s = space.stats;
     std::fprintf(out, "%zu enumerated, %zu distinct, %zu legal, %zu balanced\n", s.enumerated, s.distinct, s.legal,
                  s.balanced);

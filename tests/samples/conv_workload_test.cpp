@@ -50,7 +50,7 @@ TEST_P(ConvCandidates, PassTheirReferenceCheck) {
   tuner::TunerOptions options;
   options.threads = 2;
   options.blocks.max_choices = 2;
-  const tuner::SearchSpace space = build_search_space(workload, options);
+  const tuner::SearchSpace space = tuner::build_search_space(workload, options);
   ASSERT_GT(space.candidates.size(), 100u);
   omp_set_num_threads(2);  // prepare() takes the team from OpenMP, as under tune()
   std::map<std::string, int> per_setting;

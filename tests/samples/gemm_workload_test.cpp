@@ -76,7 +76,7 @@ TEST_P(EveryCandidate, PassesItsReferenceCheck) {
   tuner::TunerOptions options;
   options.threads = 2;
   options.blocks.max_choices = 2;
-  const tuner::SearchSpace space = build_search_space(workload, options);
+  const tuner::SearchSpace space = tuner::build_search_space(workload, options);
   ASSERT_GT(space.candidates.size(), 20u);
   omp_set_num_threads(2);  // prepare() takes the team from OpenMP, as under tune()
   std::size_t parallel_reductions = 0;
@@ -96,7 +96,7 @@ TEST_P(EveryCandidate, PassesItsReferenceCheck) {
 // Every order and parallelization of the three loops, and one blocked output loop: the blocked
 // strings of the default specs add JIT time, not kinds of candidates.
 std::vector<tuner::LoopSpecification> specs(const char* unblocked, const char* blocked) {
-  return {parse_loop_spec(unblocked), parse_loop_spec(blocked)};
+  return {tuner::parse_loop_spec(unblocked), tuner::parse_loop_spec(blocked)};
 }
 
 INSTANTIATE_TEST_SUITE_P(
