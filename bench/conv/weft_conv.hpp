@@ -242,7 +242,7 @@ std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std
   Config problem;
   problem.shape = shape_of(l, N);
   problem.dtype = dtype;
-  const auto choice = weft::tuner::best_conv_config(problem, threads);
+  const auto choice = weft::samples::best_conv_config(problem, threads);
   return prepare(choice.config, threads, " (" + std::string(weft::tuner::to_string(choice.source)) + ")");
 }
 #endif

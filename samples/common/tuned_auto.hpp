@@ -3,7 +3,7 @@
 // "<program> auto: <choice>" is printed. Without the tuner in the build, `auto` is bad usage.
 //
 //   resolve_auto(config, threads, "weft-conv-fwd",
-//                [](const auto& c, int t) { return weft::tuner::best_conv_config(c, t); });
+//                [](const auto& c, int t) { return weft::samples::best_conv_config(c, t); });
 #pragma once
 
 #include <cstdio>

@@ -7,27 +7,27 @@
 
 #include "conv_workload.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 template <class Config>
 constexpr ConvPassKind pass_of() {
-  if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) return ConvPassKind::fwd;
-  else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) return ConvPassKind::bwd;
+  if constexpr (std::is_same_v<Config, ConvFwdConfig>) return ConvPassKind::fwd;
+  else if constexpr (std::is_same_v<Config, ConvBwdConfig>) return ConvPassKind::bwd;
   else return ConvPassKind::upd;
 }
 
 // The problem under a tuned (or the default) configuration; nullopt when the sample rejects it.
 template <class Config>
-std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
+std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tuned) {
   try {
     Config c;
-    if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) c = to_conv_fwd_config(tuned, problem.shape);
-    else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) c = to_conv_bwd_config(tuned, problem.shape);
+    if constexpr (std::is_same_v<Config, ConvFwdConfig>) c = to_conv_fwd_config(tuned, problem.shape);
+    else if constexpr (std::is_same_v<Config, ConvBwdConfig>) c = to_conv_bwd_config(tuned, problem.shape);
     else c = to_conv_upd_config(tuned, problem.shape);
     // What the user asked for beyond the tuner's knobs.
     c.dtype = problem.dtype;
-    if constexpr (std::is_same_v<Config, samples::ConvFwdConfig>) {
+    if constexpr (std::is_same_v<Config, ConvFwdConfig>) {
       c.logical_padding = problem.logical_padding;
       c.input_padding_copy = problem.input_padding_copy;
       c.pad_h_in = problem.pad_h_in, c.pad_w_in = problem.pad_w_in;
@@ -35,12 +35,12 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
       c.zero_output_rims = problem.zero_output_rims;
       c.with_bias = problem.with_bias;
       c.with_relu = problem.with_relu;
-      samples::ConvFwd validate(c);
-    } else if constexpr (std::is_same_v<Config, samples::ConvBwdConfig>) {
-      samples::ConvBwd validate(c);
+      ConvFwd validate(c);
+    } else if constexpr (std::is_same_v<Config, ConvBwdConfig>) {
+      ConvBwd validate(c);
     } else {
       c.use_mb_par_f32 = problem.use_mb_par_f32;
-      samples::ConvUpd validate(c);
+      ConvUpd validate(c);
     }
     return c;
   } catch (const Error&) {
@@ -49,10 +49,10 @@ std::optional<Config> apply(const Config& problem, const TunedConfig& tuned) {
 }
 
 template <class Config>
-ConvPassChoice<Config> best_config(const Config& problem, int threads, const TuningDatabase& database) {
-  const WorkloadKey keys[] = {conv_key(pass_of<Config>(), problem.shape, threads, problem.dtype)};
-  const TunedLookup found =
-      find_tuned_config(database, keys, [&](const TunedConfig& c) { return apply(problem, c).has_value(); });
+ConvPassChoice<Config> best_config(const Config& problem, int threads, const tuner::TuningDatabase& database) {
+  const tuner::WorkloadKey keys[] = {conv_key(pass_of<Config>(), problem.shape, threads, problem.dtype)};
+  const tuner::TunedLookup found =
+      find_tuned_config(database, keys, [&](const tuner::TunedConfig& c) { return apply(problem, c).has_value(); });
   if (found.config) return {*apply(problem, *found.config), found.source, found.detail};
   // The default where the sample takes it for this problem, else the problem as given (its own
   // checks then name what is wrong).
@@ -65,19 +65,19 @@ ConvPassChoice<Config> best_config(const Config& problem, int threads, const Tun
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
-std::string knobs_text(const samples::ConvFwdConfig& c) {
+std::string knobs_text(const ConvFwdConfig& c) {
   return " h_in_gemm=" + str(c.h_in_gemm) + " w_block=" + str(c.w_block) + " c_block=" + str(c.c_block) +
          " k_block=" + str(c.k_block) + " h_block=" + str(c.h_block) + " pack_input=" + str(c.pack_input);
 }
-std::string knobs_text(const samples::ConvBwdConfig& c) {
+std::string knobs_text(const ConvBwdConfig& c) {
   return " h_in_gemm=" + str(c.h_in_gemm) + " w_block=" + str(c.w_block) + " k_block=" + str(c.k_block) +
          " c_block=" + str(c.c_block) + " h_block=" + str(c.h_block);
 }
-std::string knobs_text(const samples::ConvUpdConfig& c) { return " h_in_gemm=" + str(c.h_in_gemm); }
+std::string knobs_text(const ConvUpdConfig& c) { return " h_in_gemm=" + str(c.h_in_gemm); }
 
 // "<source>: <loop_string> <tiles> <the pass's knobs> (<detail>)"
 template <class Config>
-std::string describe_choice(const TunedChoice<Config>& choice) {
+std::string describe_choice(const tuner::TunedChoice<Config>& choice) {
   const Config& config = choice.config;
   return std::string(to_string(choice.source)) + ": " + config.loop_string + " bc=" + str(config.bc) +
          " bk=" + str(config.bk) + knobs_text(config) + " (" + choice.detail + ")";
@@ -85,28 +85,31 @@ std::string describe_choice(const TunedChoice<Config>& choice) {
 
 }  // namespace
 
+
+
+ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
+  return best_config(problem, threads, database);
+}
+ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
+  return best_config(problem, threads, database);
+}
+ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads, const tuner::TuningDatabase& database) {
+  return best_config(problem, threads, database);
+}
+
+}  // namespace weft::samples
+
+namespace weft::tuner {
 template <>
 std::string TunedChoice<samples::ConvFwdConfig>::describe() const {
-  return describe_choice(*this);
+  return samples::describe_choice(*this);
 }
 template <>
 std::string TunedChoice<samples::ConvBwdConfig>::describe() const {
-  return describe_choice(*this);
+  return samples::describe_choice(*this);
 }
 template <>
 std::string TunedChoice<samples::ConvUpdConfig>::describe() const {
-  return describe_choice(*this);
+  return samples::describe_choice(*this);
 }
-
-
-ConvFwdChoice best_conv_config(const samples::ConvFwdConfig& problem, int threads, const TuningDatabase& database) {
-  return best_config(problem, threads, database);
-}
-ConvBwdChoice best_conv_config(const samples::ConvBwdConfig& problem, int threads, const TuningDatabase& database) {
-  return best_config(problem, threads, database);
-}
-ConvUpdChoice best_conv_config(const samples::ConvUpdConfig& problem, int threads, const TuningDatabase& database) {
-  return best_config(problem, threads, database);
-}
-
 }  // namespace weft::tuner

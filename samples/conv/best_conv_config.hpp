@@ -20,29 +20,34 @@
 #include "conv_fwd.hpp"
 #include "conv_upd.hpp"
 
+// The tuner prints a choice through TunedChoice<Config>::describe(), which each sample specializes
+// for its configurations: an explicit specialization belongs to the template's namespace.
 namespace weft::tuner {
-
-template <class Config>
-using ConvPassChoice = TunedChoice<Config>;
 template <>
 std::string TunedChoice<samples::ConvFwdConfig>::describe() const;
 template <>
 std::string TunedChoice<samples::ConvBwdConfig>::describe() const;
 template <>
 std::string TunedChoice<samples::ConvUpdConfig>::describe() const;
-using ConvFwdChoice = ConvPassChoice<samples::ConvFwdConfig>;
-using ConvBwdChoice = ConvPassChoice<samples::ConvBwdConfig>;
-using ConvUpdChoice = ConvPassChoice<samples::ConvUpdConfig>;
+}  // namespace weft::tuner
+
+namespace weft::samples {
+
+template <class Config>
+using ConvPassChoice = tuner::TunedChoice<Config>;
+using ConvFwdChoice = ConvPassChoice<ConvFwdConfig>;
+using ConvBwdChoice = ConvPassChoice<ConvBwdConfig>;
+using ConvUpdChoice = ConvPassChoice<ConvUpdConfig>;
 
 // `problem` gives the shape; for the forward pass also the padding mode, rims and fused epilogue
 // (kept). Its loop_string, blocks and tuning knobs are replaced. A record the sample rejects for
 // this shape is skipped. The team is `threads` (the update's partial filters follow OpenMP's team,
 // which must be set before). Never throws for database trouble.
-ConvFwdChoice best_conv_config(const samples::ConvFwdConfig& problem, int threads,
-                               const TuningDatabase& database = TuningDatabase());
-ConvBwdChoice best_conv_config(const samples::ConvBwdConfig& problem, int threads,
-                               const TuningDatabase& database = TuningDatabase());
-ConvUpdChoice best_conv_config(const samples::ConvUpdConfig& problem, int threads,
-                               const TuningDatabase& database = TuningDatabase());
+ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

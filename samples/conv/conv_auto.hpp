@@ -28,7 +28,7 @@ inline bool is_conv_auto(const SampleArgs& args) { return !args.positional().emp
 template <class Config>
 void resolve_conv_auto(Config& config, int threads, const char* program) {
 #if defined(WEFT_HAVE_TUNER)
-  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::tuner::best_conv_config(c, t); });
+  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::samples::best_conv_config(c, t); });
 #else
   (void)threads;
   (void)program;

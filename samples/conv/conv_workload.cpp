@@ -17,9 +17,7 @@
 #include "conv_reference.hpp"
 #include "verification.hpp"
 
-namespace weft::tuner {
-
-using samples::ConvShape;
+namespace weft::samples {
 
 namespace {
 
@@ -52,7 +50,7 @@ std::int64_t blocks_of(std::int64_t size, long block) { return (size + block - 1
 
 // The outer block of `loop` in `config` (0: not blocked); a block list the sample cannot take is
 // an error.
-std::int64_t outer_block(const TunedConfig& config, ConvPassKind pass, int loop) {
+std::int64_t outer_block(const tuner::TunedConfig& config, ConvPassKind pass, int loop) {
   const auto& own = facts(pass).blockable;
   for (int x = 0; x < static_cast<int>(kLoops); ++x) {
     const auto& b = config.blocks_of(x);
@@ -69,7 +67,7 @@ std::int64_t outer_block(const TunedConfig& config, ConvPassKind pass, int loop)
 }
 
 template <class Config>
-Config base_config(const TunedConfig& config, const ConvShape& shape) {
+Config base_config(const tuner::TunedConfig& config, const ConvShape& shape) {
   Config c;
   c.shape = shape;
   c.loop_string = config.loop_string;
@@ -80,35 +78,35 @@ Config base_config(const TunedConfig& config, const ConvShape& shape) {
 }
 
 // The fields of the sample's default configuration that the tuner sets.
-Knobs default_knobs(ConvPassKind pass) {
+tuner::Knobs default_knobs(ConvPassKind pass) {
   switch (pass) {
     case ConvPassKind::fwd: {
-      const samples::ConvFwdConfig d;
+      const ConvFwdConfig d;
       return {{"bc", d.bc}, {"bk", d.bk}, {"h_in_gemm", d.h_in_gemm}, {"w_block", d.w_block},
               {"c_block", d.c_block}, {"pack_input", d.pack_input ? 1 : 0}};
     }
     case ConvPassKind::bwd: {
-      const samples::ConvBwdConfig d;
+      const ConvBwdConfig d;
       return {{"bc", d.bc}, {"bk", d.bk}, {"h_in_gemm", d.h_in_gemm}, {"w_block", d.w_block}, {"k_block", d.k_block}};
     }
     case ConvPassKind::upd: {
-      const samples::ConvUpdConfig d;
+      const ConvUpdConfig d;
       return {{"bc", d.bc}, {"bk", d.bk}, {"h_in_gemm", d.h_in_gemm}};
     }
   }
   return {};
 }
 
-long knob_of(const Knobs& knobs, const std::string& name, long fallback) { return TunedConfig{knobs, "", {}}.knob(name, fallback); }
+long knob_of(const tuner::Knobs& knobs, const std::string& name, long fallback) { return tuner::TunedConfig{knobs, "", {}}.knob(name, fallback); }
 
 // Whether the sample accepts a knob setting for this shape (with its default loop string).
-bool accepted(ConvPassKind pass, const Knobs& knobs, const ConvShape& shape) {
-  const TunedConfig config{knobs, samples::ConvLoops{}.loop_string, {}};
+bool accepted(ConvPassKind pass, const tuner::Knobs& knobs, const ConvShape& shape) {
+  const tuner::TunedConfig config{knobs, ConvLoops{}.loop_string, {}};
   try {
     switch (pass) {
-      case ConvPassKind::fwd: samples::ConvFwd{to_conv_fwd_config(config, shape)}; break;
-      case ConvPassKind::bwd: samples::ConvBwd{to_conv_bwd_config(config, shape)}; break;
-      case ConvPassKind::upd: samples::ConvUpd{to_conv_upd_config(config, shape)}; break;
+      case ConvPassKind::fwd: ConvFwd{to_conv_fwd_config(config, shape)}; break;
+      case ConvPassKind::bwd: ConvBwd{to_conv_bwd_config(config, shape)}; break;
+      case ConvPassKind::upd: ConvUpd{to_conv_upd_config(config, shape)}; break;
     }
     return true;
   } catch (const Error&) {
@@ -163,7 +161,7 @@ ConvPassKind parse_conv_pass(std::string_view name) {
   throw Error("'" + std::string(name) + "' is no convolution pass (fwd, bwd or upd)");
 }
 
-WorkloadKey conv_key(ConvPassKind pass, const ConvShape& s, int threads, jit::DataType dtype) {
+tuner::WorkloadKey conv_key(ConvPassKind pass, const ConvShape& s, int threads, jit::DataType dtype) {
   return {.kind = "conv_" + std::string(to_string(pass)),
           .shape = {{"N", s.N}, {"H", s.H}, {"W", s.W}, {"C", s.C}, {"K", s.K}, {"R", s.R}, {"S", s.S},
                     {"stride_h", s.stride_h}, {"stride_w", s.stride_w}, {"pad_h", s.pad_h}, {"pad_w", s.pad_w}},
@@ -171,8 +169,8 @@ WorkloadKey conv_key(ConvPassKind pass, const ConvShape& s, int threads, jit::Da
           .threads = threads};
 }
 
-samples::ConvFwdConfig to_conv_fwd_config(const TunedConfig& config, const ConvShape& shape) {
-  auto c = base_config<samples::ConvFwdConfig>(config, shape);
+ConvFwdConfig to_conv_fwd_config(const tuner::TunedConfig& config, const ConvShape& shape) {
+  auto c = base_config<ConvFwdConfig>(config, shape);
   c.w_block = config.knob("w_block", static_cast<long>(c.w_block));
   c.c_block = config.knob("c_block", static_cast<long>(c.c_block));
   c.pack_input = config.knob("pack_input", c.pack_input ? 1 : 0) != 0;
@@ -181,8 +179,8 @@ samples::ConvFwdConfig to_conv_fwd_config(const TunedConfig& config, const ConvS
   return c;
 }
 
-samples::ConvBwdConfig to_conv_bwd_config(const TunedConfig& config, const ConvShape& shape) {
-  auto c = base_config<samples::ConvBwdConfig>(config, shape);
+ConvBwdConfig to_conv_bwd_config(const tuner::TunedConfig& config, const ConvShape& shape) {
+  auto c = base_config<ConvBwdConfig>(config, shape);
   c.w_block = config.knob("w_block", static_cast<long>(c.w_block));
   c.k_block = config.knob("k_block", static_cast<long>(c.k_block));
   if (const auto b = outer_block(config, ConvPassKind::bwd, kCBlocks)) c.c_block = b;
@@ -190,13 +188,13 @@ samples::ConvBwdConfig to_conv_bwd_config(const TunedConfig& config, const ConvS
   return c;
 }
 
-samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const ConvShape& shape) {
+ConvUpdConfig to_conv_upd_config(const tuner::TunedConfig& config, const ConvShape& shape) {
   outer_block(config, ConvPassKind::upd, kImages);  // refuses any block list
-  return base_config<samples::ConvUpdConfig>(config, shape);
+  return base_config<ConvUpdConfig>(config, shape);
 }
 
-TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape, jit::DataType dtype) {
-  Knobs knobs = default_knobs(pass);
+tuner::TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape, jit::DataType dtype) {
+  tuner::Knobs knobs = default_knobs(pass);
   // Blocks no larger than the channels: conv1's C = 3 in a block of 32 would pad 29 zero channels
   // into every multiply (10 instead of 115 GFLOPS on Zen 4).
   for (auto& [name, value] : knobs) {
@@ -206,7 +204,7 @@ TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape, jit::
     const bool paired = name == "bc" || (name == "bk" && pass == ConvPassKind::bwd);
     if (paired && dtype == jit::DataType::bf16) value += value % 2;
   }
-  return {knobs, samples::ConvLoops{}.loop_string, {}};
+  return {knobs, ConvLoops{}.loop_string, {}};
 }
 
 struct ConvWorkload::Data {
@@ -225,22 +223,22 @@ struct PassBinding {
   double tolerance = 0;                  // the pass's relative L2 tolerance (sum_tolerance, bf16 rounding)
 };
 
-class ConvRunner final : public Runner {
+class ConvRunner final : public tuner::Runner {
  public:
   ConvRunner(PassBinding binding, ConvWorkload::Data& data, std::function<void(std::vector<float>&)> reference)
       : binding_(std::move(binding)), data_(data), reference_(std::move(reference)) {}
 
   void run() override { binding_.run(); }
 
-  CheckResult check() override {
+  tuner::CheckResult check() override {
     binding_.poison_output();
     binding_.run();
     std::lock_guard lock(data_.mutex);
     if (data_.reference.empty()) reference_(data_.reference);
     std::vector<float> plain(data_.reference.size());
     binding_.output_to_plain(plain.data());
-    const samples::ErrorNorms norms =
-        samples::compare(plain.data(), data_.reference.data(), static_cast<std::int64_t>(plain.size()));
+    const ErrorNorms norms =
+        compare(plain.data(), data_.reference.data(), static_cast<std::int64_t>(plain.size()));
     return {norms.passed(binding_.tolerance), norms.to_string()};
   }
 
@@ -289,7 +287,7 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
                            add_bytes(add_bytes(output, output), add_bytes(output, output))));
   const auto fill = [&](std::vector<float>& v, std::uint64_t bytes, const char* name, std::uint64_t seed) {
     allocating(describe() + ": " + name, bytes, [&] { v.resize(static_cast<std::size_t>(bytes / sizeof(float))); });
-    samples::fill_random(v.data(), static_cast<std::int64_t>(v.size()), seed);
+    fill_random(v.data(), static_cast<std::int64_t>(v.size()), seed);
   };
   switch (pass_) {
     case ConvPassKind::fwd: fill(data_->first, input, "input", 1), fill(data_->second, filter, "filter", 2); break;
@@ -298,8 +296,8 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
   }
   // bf16: the inputs the run reads, so that the reference computes on the same values.
   if (options_.dtype == jit::DataType::bf16) {
-    samples::round_to_bf16(data_->first);
-    samples::round_to_bf16(data_->second);
+    round_to_bf16(data_->first);
+    round_to_bf16(data_->second);
   }
 
   // Every knob setting the sample accepts for this shape.
@@ -315,12 +313,12 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
       blocks->erase(std::unique(blocks->begin(), blocks->end()), blocks->end());
     }
   }
-  std::vector<Knobs> candidates;
+  std::vector<tuner::Knobs> candidates;
   for (long bc : bcs)
     for (long bk : bks) {
-      const Knobs tiles{{"bc", bc}, {"bk", bk}};
-      auto with = [&](Knobs more) {
-        Knobs k = tiles;
+      const tuner::Knobs tiles{{"bc", bc}, {"bk", bk}};
+      auto with = [&](tuner::Knobs more) {
+        tuner::Knobs k = tiles;
         k.insert(k.end(), more.begin(), more.end());
         candidates.push_back(std::move(k));
       };
@@ -350,7 +348,7 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
         }
       }
     }
-  for (Knobs& k : candidates)
+  for (tuner::Knobs& k : candidates)
     if (accepted(pass_, k, s)) knob_choices_.push_back(std::move(k));
 }
 
@@ -358,7 +356,7 @@ ConvWorkload::~ConvWorkload() = default;
 
 std::string ConvWorkload::describe() const { return "conv " + std::string(to_string(pass_)) + " " + shape_text(shape_); }
 
-std::vector<LogicalLoop> ConvWorkload::loops(const Knobs& knobs) const {
+std::vector<tuner::LogicalLoop> ConvWorkload::loops(const tuner::Knobs& knobs) const {
   const ConvShape& s = shape_;
   const long bc = knob_of(knobs, "bc", 32), bk = knob_of(knobs, "bk", 32);
   const std::int64_t cb = blocks_of(s.C, bc), kb = blocks_of(s.K, bk);
@@ -367,15 +365,15 @@ std::vector<LogicalLoop> ConvWorkload::loops(const Knobs& knobs) const {
   std::array<std::int64_t, kLoops> steps{1, 1, 1, hg, 1, s.R, s.S};
   switch (pass_) {
     case ConvPassKind::fwd:  // physical padding: batch-reduce mode, f and g in one step
-      steps[kCBlocks] = samples::chunk_step(cb, knob_of(knobs, "c_block", 1));
-      steps[kCols] = samples::chunk_step(s.ofw(), knob_of(knobs, "w_block", 1));
+      steps[kCBlocks] = chunk_step(cb, knob_of(knobs, "c_block", 1));
+      steps[kCols] = chunk_step(s.ofw(), knob_of(knobs, "w_block", 1));
       break;
     case ConvPassKind::bwd: {
       const bool gather = s.stride_h == 1 && s.stride_w == 1;
       if (gather) trips[kRows] = s.H, trips[kCols] = s.W;
       if (!gather && (s.R > 1 || s.S > 1)) steps[kTapR] = steps[kTapS] = 1;  // scatter per tap
-      steps[kKBlocks] = samples::chunk_step(kb, knob_of(knobs, "k_block", 1));
-      steps[kCols] = samples::chunk_step(trips[kCols], knob_of(knobs, "w_block", 1));
+      steps[kKBlocks] = chunk_step(kb, knob_of(knobs, "k_block", 1));
+      steps[kCols] = chunk_step(trips[kCols], knob_of(knobs, "w_block", 1));
       break;
     }
     case ConvPassKind::upd:
@@ -391,30 +389,30 @@ std::vector<LogicalLoop> ConvWorkload::loops(const Knobs& knobs) const {
     reduction[kRows] = s.R > s.stride_h;
     reduction[kCols] = s.S > s.stride_w;
   }
-  std::vector<LogicalLoop> loops;
+  std::vector<tuner::LogicalLoop> loops;
   for (std::size_t x = 0; x < kLoops; ++x)
     loops.push_back({0, static_cast<long>(trips[x]), static_cast<long>(steps[x]), reduction[x]});
   return loops;
 }
 
-std::vector<LoopSpecification> ConvWorkload::specs(const Knobs& knobs) const {
+std::vector<tuner::LoopSpecification> ConvWorkload::specs(const tuner::Knobs& knobs) const {
   if (!options_.specs.empty()) return options_.specs;
   const PassFacts& f = facts(pass_);
   const auto l = loops(knobs);
   auto spec_with = [&](int blocked) {
-    LoopSpecification spec;
+    tuner::LoopSpecification spec;
     for (int x = 0; x < static_cast<int>(kLoops); ++x)
       spec.loops.push_back({.letter = static_cast<char>('a' + x),
                             .extra_levels = x == blocked ? 1 : 0,
                             .kind = l[static_cast<std::size_t>(x)].reduction ? 'K' : 'M'});
     return spec;
   };
-  std::vector<LoopSpecification> specs{spec_with(-1)};
+  std::vector<tuner::LoopSpecification> specs{spec_with(-1)};
   for (const auto& [loop, field] : f.blockable) specs.push_back(spec_with(loop));
   return specs;
 }
 
-CostInputs ConvWorkload::cost_inputs(const Knobs& knobs) const {
+tuner::CostInputs ConvWorkload::cost_inputs(const tuner::Knobs& knobs) const {
   const ConvShape& s = shape_;
   const auto l = loops(knobs);
   const double bc = static_cast<double>(knob_of(knobs, "bc", 32)), bk = static_cast<double>(knob_of(knobs, "bk", 32));
@@ -428,7 +426,7 @@ CostInputs ConvWorkload::cost_inputs(const Knobs& knobs) const {
     a.insert(a.end(), b);
     return a;
   };
-  CostInputs in;
+  tuner::CostInputs in;
   double out_rows = bk;
   switch (pass_) {
     case ConvPassKind::fwd:
@@ -455,7 +453,7 @@ CostInputs ConvWorkload::cost_inputs(const Knobs& knobs) const {
   return in;
 }
 
-std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
+std::unique_ptr<tuner::Runner> ConvWorkload::prepare(const tuner::TunedConfig& config) const {
   const ConvShape& s = shape_;
   Data& data = *data_;
   PassBinding binding;
@@ -463,96 +461,96 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
   const std::int64_t out_count = s.N * s.K * s.ofh() * s.ofw();
   switch (pass_) {
     case ConvPassKind::fwd: {
-      samples::ConvFwdConfig fwd = to_conv_fwd_config(config, s);
+      ConvFwdConfig fwd = to_conv_fwd_config(config, s);
       fwd.dtype = options_.dtype;
-      auto b = std::make_shared<Bound<samples::ConvFwd>>(fwd);
+      auto b = std::make_shared<Bound<ConvFwd>>(fwd);
       const auto& p = b->pass;
-      b->a = samples::nchw_to_blocked(data.first.data(), p.input_layout());
-      b->b = samples::kcrs_to_blocked(data.second.data(), p.filter_layout());
+      b->a = nchw_to_blocked(data.first.data(), p.input_layout());
+      b->b = kcrs_to_blocked(data.second.data(), p.filter_layout());
       b->bias.assign(static_cast<std::size_t>(p.config().k_blocking().padded()), 0.0f);
       b->out.resize(static_cast<std::size_t>(p.output_layout().size()));
       if (p.config().bf16()) {
-        b->a_bf16 = samples::to_bf16(b->a);
-        b->b_bf16 = samples::filter_to_vnni2(b->b, p.filter_layout());
-        b->bias_bf16 = samples::to_bf16(b->bias);
+        b->a_bf16 = to_bf16(b->a);
+        b->b_bf16 = filter_to_vnni2(b->b, p.filter_layout());
+        b->bias_bf16 = to_bf16(b->bias);
         b->out_bf16.resize(b->out.size());
         binding = {[b] { b->pass.run(b->a_bf16.data(), b->b_bf16.data(), b->bias_bf16.data(), b->out_bf16.data()); },
                    [b](float* plain) {
-                     b->out = samples::to_floats(b->out_bf16.data(), static_cast<std::int64_t>(b->out_bf16.size()));
-                     samples::blocked_to_nchw(b->out.data(), plain, b->pass.output_layout());
+                     b->out = to_floats(b->out_bf16.data(), static_cast<std::int64_t>(b->out_bf16.size()));
+                     blocked_to_nchw(b->out.data(), plain, b->pass.output_layout());
                    },
                    b->poison(), p.tolerance()};
       } else {
         binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->bias.data(), b->out.data()); },
-                   [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.output_layout()); },
+                   [b](float* plain) { blocked_to_nchw(b->out.data(), plain, b->pass.output_layout()); },
                    b->poison(), p.tolerance()};
       }
       reference = [&data, s, out_count](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(out_count));
-        samples::conv_fwd_reference(s, data.first.data(), data.second.data(), nullptr, false, ref.data());
+        conv_fwd_reference(s, data.first.data(), data.second.data(), nullptr, false, ref.data());
       };
       break;
     }
     case ConvPassKind::bwd: {
-      samples::ConvBwdConfig bwd = to_conv_bwd_config(config, s);
+      ConvBwdConfig bwd = to_conv_bwd_config(config, s);
       bwd.dtype = options_.dtype;
-      auto b = std::make_shared<Bound<samples::ConvBwd>>(bwd);
+      auto b = std::make_shared<Bound<ConvBwd>>(bwd);
       const auto& p = b->pass;
       // Timed on the filter transposed once while preparing (run_transposed), as weft-bench-conv
       // and oneDNN (its reorder) run it: the transpose costs once per filter, not once per run.
-      const auto filter = samples::kcrs_to_blocked(data.second.data(), p.filter_layout());
+      const auto filter = kcrs_to_blocked(data.second.data(), p.filter_layout());
       b->a.resize(static_cast<std::size_t>(p.transposed_filter_layout().size()));
-      b->b = samples::nchw_to_blocked(data.first.data(), p.grad_output_layout());
+      b->b = nchw_to_blocked(data.first.data(), p.grad_output_layout());
       b->out.resize(static_cast<std::size_t>(p.grad_input_layout().size()));
       if (p.config().bf16()) {
         b->a_bf16.resize(b->a.size());
-        p.transpose_filter(samples::filter_to_vnni2(filter, p.filter_layout()).data(), b->a_bf16.data());
-        b->b_bf16 = samples::to_bf16(b->b);
+        p.transpose_filter(filter_to_vnni2(filter, p.filter_layout()).data(), b->a_bf16.data());
+        b->b_bf16 = to_bf16(b->b);
         b->out_bf16.resize(b->out.size());
         binding = {[b] { b->pass.run_transposed(b->a_bf16.data(), b->b_bf16.data(), b->out_bf16.data()); },
                    [b](float* plain) {
-                     b->out = samples::to_floats(b->out_bf16.data(), static_cast<std::int64_t>(b->out_bf16.size()));
-                     samples::blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout());
+                     b->out = to_floats(b->out_bf16.data(), static_cast<std::int64_t>(b->out_bf16.size()));
+                     blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout());
                    },
                    b->poison(), p.tolerance()};
       } else {
         p.transpose_filter(filter.data(), b->a.data());
         binding = {[b] { b->pass.run_transposed(b->a.data(), b->b.data(), b->out.data()); },
-                   [b](float* plain) { samples::blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout()); },
+                   [b](float* plain) { blocked_to_nchw(b->out.data(), plain, b->pass.grad_input_layout()); },
                    b->poison(), p.tolerance()};
       }
       reference = [&data, s](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
-        samples::conv_bwd_data_reference(s, data.first.data(), data.second.data(), ref.data());
+        conv_bwd_data_reference(s, data.first.data(), data.second.data(), ref.data());
       };
       break;
     }
     case ConvPassKind::upd: {
-      samples::ConvUpdConfig upd = to_conv_upd_config(config, s);
+      ConvUpdConfig upd = to_conv_upd_config(config, s);
       upd.dtype = options_.dtype;
-      auto b = std::make_shared<Bound<samples::ConvUpd>>(upd);
+      auto b = std::make_shared<Bound<ConvUpd>>(upd);
       const auto& p = b->pass;
-      b->a = samples::nchw_to_blocked(data.first.data(), p.input_layout());
-      b->b = samples::nchw_to_blocked(data.second.data(), p.grad_output_layout());
+      b->a = nchw_to_blocked(data.first.data(), p.input_layout());
+      b->b = nchw_to_blocked(data.second.data(), p.grad_output_layout());
       b->out.resize(static_cast<std::size_t>(p.filter_layout().size()));
       if (p.config().bf16()) {
-        b->a_bf16 = samples::to_bf16(b->a);
-        b->b_bf16 = samples::to_bf16(b->b);
+        b->a_bf16 = to_bf16(b->a);
+        b->b_bf16 = to_bf16(b->b);
         b->out_bf16.resize(b->out.size());
         binding = {[b] { b->pass.run(b->a_bf16.data(), b->b_bf16.data(), b->out_bf16.data()); },
                    [b](float* plain) {
-                     b->out = samples::vnni2_to_filter(b->out_bf16.data(), b->pass.filter_layout());
-                     samples::blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout());
+                     b->out = vnni2_to_filter(b->out_bf16.data(), b->pass.filter_layout());
+                     blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout());
                    },
                    b->poison(), p.tolerance()};
       } else {
         binding = {[b] { b->pass.run(b->a.data(), b->b.data(), b->out.data()); },
-                   [b](float* plain) { samples::blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout()); },
+                   [b](float* plain) { blocked_to_kcrs(b->out.data(), plain, b->pass.filter_layout()); },
                    b->poison(), p.tolerance()};
       }
       reference = [&data, s](std::vector<float>& ref) {
         ref.resize(static_cast<std::size_t>(s.K * s.C * s.R * s.S));
-        samples::conv_bwd_weights_reference(s, data.first.data(), data.second.data(), ref.data());
+        conv_bwd_weights_reference(s, data.first.data(), data.second.data(), ref.data());
       };
       break;
     }
@@ -560,4 +558,4 @@ std::unique_ptr<Runner> ConvWorkload::prepare(const TunedConfig& config) const {
   return std::make_unique<ConvRunner>(std::move(binding), data, std::move(reference));
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -33,7 +33,7 @@
 #include "conv_shape.hpp"
 #include "conv_upd.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 enum class ConvPassKind { fwd, bwd, upd };
 std::string_view to_string(ConvPassKind pass);  // "fwd", "bwd", "upd"
@@ -42,14 +42,14 @@ ConvPassKind parse_conv_pass(std::string_view name);
 
 // Kind "conv_fwd", "conv_bwd" or "conv_upd", shape N H W C K R S stride_h stride_w pad_h pad_w.
 // dtype: "fp32" or "bf16" in the key (the samples' ConvLoops::dtype).
-WorkloadKey conv_key(ConvPassKind pass, const samples::ConvShape& shape, int threads,
+tuner::WorkloadKey conv_key(ConvPassKind pass, const ConvShape& shape, int threads,
                      jit::DataType dtype = jit::DataType::f32);
 
 struct ConvSearchOptions {
   // Channel blocks; values of at least C (K) collapse into one block of C (K) channels.
   std::vector<long> bc{32, 64}, bk{32, 64};
   // Empty: every loop once, and once each with one of the pass's blockable loops (above) blocked.
-  std::vector<LoopSpecification> specs;
+  std::vector<tuner::LoopSpecification> specs;
   // f32, or bf16 (bf16 tensors, VNNI-2 filters; odd channel blocks become even).
   jit::DataType dtype = jit::DataType::f32;
 };
@@ -57,35 +57,35 @@ struct ConvSearchOptions {
 // The samples' configurations of a tuned configuration for `shape`: missing knobs keep the samples'
 // defaults. Throws weft::Error for block lists a sample cannot take (a loop other than those above
 // blocked, or blocked more than once).
-samples::ConvFwdConfig to_conv_fwd_config(const TunedConfig& config, const samples::ConvShape& shape);
-samples::ConvBwdConfig to_conv_bwd_config(const TunedConfig& config, const samples::ConvShape& shape);
-samples::ConvUpdConfig to_conv_upd_config(const TunedConfig& config, const samples::ConvShape& shape);
+ConvFwdConfig to_conv_fwd_config(const tuner::TunedConfig& config, const ConvShape& shape);
+ConvBwdConfig to_conv_bwd_config(const tuner::TunedConfig& config, const ConvShape& shape);
+ConvUpdConfig to_conv_upd_config(const tuner::TunedConfig& config, const ConvShape& shape);
 
 // What the samples run without tuning: "Abcdefg", bc = min(32, C), bk = min(32, K), every other knob
 // at the sample's default.
 // In bf16 an odd bc (and backward by data an odd bk: the channels, when fewer) takes one zero
 // channel more: the filter's VNNI-2 pairs.
-TunedConfig default_conv_config(ConvPassKind pass, const samples::ConvShape& shape,
+tuner::TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape,
                                 jit::DataType dtype = jit::DataType::f32);
 
-class ConvWorkload : public Workload {
+class ConvWorkload : public tuner::Workload {
  public:
   // Throws weft::Error for a bad shape or empty / non-positive knob lists, weft::MemoryError when
   // the tensors do not fit this machine.
-  ConvWorkload(samples::ConvShape shape, ConvPassKind pass, ConvSearchOptions options = {});
+  ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions options = {});
   ~ConvWorkload() override;
 
-  WorkloadKey key(int threads) const override { return conv_key(pass_, shape_, threads, options_.dtype); }
+  tuner::WorkloadKey key(int threads) const override { return conv_key(pass_, shape_, threads, options_.dtype); }
   double flops() const override { return shape_.flops(); }
-  std::vector<Knobs> knob_choices() const override { return knob_choices_; }
-  std::vector<LogicalLoop> loops(const Knobs& knobs) const override;
-  std::vector<LoopSpecification> specs(const Knobs& knobs) const override;
-  CostInputs cost_inputs(const Knobs& knobs) const override;
+  std::vector<tuner::Knobs> knob_choices() const override { return knob_choices_; }
+  std::vector<tuner::LogicalLoop> loops(const tuner::Knobs& knobs) const override;
+  std::vector<tuner::LoopSpecification> specs(const tuner::Knobs& knobs) const override;
+  tuner::CostInputs cost_inputs(const tuner::Knobs& knobs) const override;
   bool supports_parallel_reduction() const override { return pass_ == ConvPassKind::upd; }
-  TunedConfig default_config(int) const override { return default_conv_config(pass_, shape_, options_.dtype); }
-  std::unique_ptr<Runner> prepare(const TunedConfig& config) const override;
+  tuner::TunedConfig default_config(int) const override { return default_conv_config(pass_, shape_, options_.dtype); }
+  std::unique_ptr<tuner::Runner> prepare(const tuner::TunedConfig& config) const override;
 
-  const samples::ConvShape& shape() const { return shape_; }
+  const ConvShape& shape() const { return shape_; }
   ConvPassKind pass() const { return pass_; }
   // "conv fwd N=1 H=56 ... pad 1 1", for messages.
   std::string describe() const;
@@ -93,11 +93,11 @@ class ConvWorkload : public Workload {
   struct Data;  // the plain inputs and the reference
 
  private:
-  samples::ConvShape shape_;
+  ConvShape shape_;
   ConvPassKind pass_;
   ConvSearchOptions options_;
-  std::vector<Knobs> knob_choices_;
+  std::vector<tuner::Knobs> knob_choices_;
   std::unique_ptr<Data> data_;
 };
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

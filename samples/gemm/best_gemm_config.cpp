@@ -11,32 +11,32 @@
 #include "gemm_defaults.hpp"
 #include "gemm_workload.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 template <class Config>
 constexpr GemmPassKind pass_of() {
-  if constexpr (std::is_same_v<Config, samples::GemmFwdConfig>) return GemmPassKind::fwd;
-  else if constexpr (std::is_same_v<Config, samples::GemmBwdConfig>) return GemmPassKind::bwd;
+  if constexpr (std::is_same_v<Config, GemmFwdConfig>) return GemmPassKind::fwd;
+  else if constexpr (std::is_same_v<Config, GemmBwdConfig>) return GemmPassKind::bwd;
   else return GemmPassKind::upd;
 }
 
 template <class Config>
-using PassOf = std::conditional_t<std::is_same_v<Config, samples::GemmFwdConfig>, samples::GemmFwd,
-                                  std::conditional_t<std::is_same_v<Config, samples::GemmBwdConfig>,
-                                                     samples::GemmBwd, samples::GemmUpd>>;
+using PassOf = std::conditional_t<std::is_same_v<Config, GemmFwdConfig>, GemmFwd,
+                                  std::conditional_t<std::is_same_v<Config, GemmBwdConfig>,
+                                                     GemmBwd, GemmUpd>>;
 
-GemmShape shape_of(const samples::GemmLoops& problem, int layers) { return {problem.M, problem.N, problem.K, layers}; }
+GemmShape shape_of(const GemmLoops& problem, int layers) { return {problem.M, problem.N, problem.K, layers}; }
 
-int layers_of(const samples::GemmFwdConfig& problem) { return problem.n_layers; }
-int layers_of(const samples::GemmLoops&) { return 1; }
+int layers_of(const GemmFwdConfig& problem) { return problem.n_layers; }
+int layers_of(const GemmLoops&) { return 1; }
 
 // The problem with a tuned configuration; nullopt when the sample rejects it.
 template <class Config>
-std::optional<Config> apply(const Config& problem, const TunedConfig& tuned, int threads) {
+std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tuned, int threads) {
   Config c = to_gemm_pass_config<Config>(tuned, shape_of(problem, layers_of(problem)), threads);
   c.dtype = problem.dtype;  // a record of another precision is validated in this one's (bf16: even tiles)
-  if constexpr (std::is_same_v<Config, samples::GemmFwdConfig>) {
+  if constexpr (std::is_same_v<Config, GemmFwdConfig>) {
     c.fuse_bias = problem.fuse_bias;
     c.fuse_relu = problem.fuse_relu;
     if (c.n_layers > 1) c.bk = c.bm;  // an MLP feeds outputs back as inputs (a single layer's record)
@@ -62,21 +62,21 @@ Config default_config(const Config& problem) {
 
 // The keys of the problem's pass and shape in `dtype`: an MLP's own, then a single layer's.
 template <class Config>
-std::vector<WorkloadKey> keys_of(const Config& problem, int threads, jit::DataType dtype) {
+std::vector<tuner::WorkloadKey> keys_of(const Config& problem, int threads, jit::DataType dtype) {
   const int layers = layers_of(problem);
-  std::vector<WorkloadKey> keys{gemm_key(pass_of<Config>(), shape_of(problem, layers), threads, dtype)};
+  std::vector<tuner::WorkloadKey> keys{gemm_key(pass_of<Config>(), shape_of(problem, layers), threads, dtype)};
   if (layers > 1) keys.push_back(gemm_key(pass_of<Config>(), shape_of(problem, 1), threads, dtype));
   return keys;
 }
 
 template <class Config>
-GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int threads, const TuningDatabase& database) {
-  const auto fits = [&](const TunedConfig& c) { return apply(problem, c, threads).has_value(); };
-  TunedLookup found = find_tuned_config(database, keys_of(problem, threads, problem.dtype), fits);
+GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int threads, const tuner::TuningDatabase& database) {
+  const auto fits = [&](const tuner::TunedConfig& c) { return apply(problem, c, threads).has_value(); };
+  tuner::TunedLookup found = find_tuned_config(database, keys_of(problem, threads, problem.dtype), fits);
   // bf16 without a bf16 record that fits: the FP32 record's loops and tiles, where bf16 takes them.
   if (!found.config && problem.dtype != jit::DataType::f32) {
-    TunedLookup fp32 = find_tuned_config(database, keys_of(problem, threads, jit::DataType::f32), fits);
-    const std::string name = samples::precision_name(problem.dtype);
+    tuner::TunedLookup fp32 = find_tuned_config(database, keys_of(problem, threads, jit::DataType::f32), fits);
+    const std::string name = precision_name(problem.dtype);
     if (fp32.config) {
       fp32.detail = "no " + name + " record fits; the FP32 one, run in " + name + ": " + fp32.detail;
       found = std::move(fp32);
@@ -89,18 +89,18 @@ GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int 
   return choice;
 }
 
-std::string extra_knobs(const samples::GemmFwdConfig& c) { return " kbf=" + std::to_string(c.kbf); }
-std::string extra_knobs(const samples::GemmBwdConfig& c) {
+std::string extra_knobs(const GemmFwdConfig& c) { return " kbf=" + std::to_string(c.kbf); }
+std::string extra_knobs(const GemmBwdConfig& c) {
   return " mbf=" + std::to_string(c.mbf) + " private_trans=" + std::to_string(c.private_trans ? 1 : 0);
 }
-std::string extra_knobs(const samples::GemmUpdConfig& c) {
+std::string extra_knobs(const GemmUpdConfig& c) {
   return " nbf=" + std::to_string(c.nbf) + " private_trans=" + std::to_string(c.private_trans ? 1 : 0) +
          " n_partial_filters=" + std::to_string(c.n_partial_filters);
 }
 
 // "<source>: <loop_string> <tiles> <the pass's knobs> (<detail>)"
 template <class Config>
-std::string describe_choice(const TunedChoice<Config>& choice) {
+std::string describe_choice(const tuner::TunedChoice<Config>& choice) {
   const Config& config = choice.config;
   return std::string(to_string(choice.source)) + ": " + config.loop_string + " bm=" + std::to_string(config.bm) +
          " bn=" + std::to_string(config.bn) + " bk=" + std::to_string(config.bk) + extra_knobs(config) + " (" +
@@ -109,24 +109,12 @@ std::string describe_choice(const TunedChoice<Config>& choice) {
 
 }  // namespace
 
-template <>
-std::string TunedChoice<samples::GemmFwdConfig>::describe() const {
-  return describe_choice(*this);
-}
-template <>
-std::string TunedChoice<samples::GemmBwdConfig>::describe() const {
-  return describe_choice(*this);
-}
-template <>
-std::string TunedChoice<samples::GemmUpdConfig>::describe() const {
-  return describe_choice(*this);
-}
 
 
-samples::GemmFwdConfig heuristic_gemm_config(const samples::GemmFwdConfig& problem, int threads) {
-  samples::GemmFwdConfig c = samples::recommended_gemm_config(problem, threads);
+GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads) {
+  GemmFwdConfig c = recommended_gemm_config(problem, threads);
   try {
-    samples::GemmFwd validate(c);
+    GemmFwd validate(c);
   } catch (const Error&) {
     c = default_config(problem);
     c.n_layers = problem.n_layers;
@@ -136,16 +124,31 @@ samples::GemmFwdConfig heuristic_gemm_config(const samples::GemmFwdConfig& probl
   return c;
 }
 
-GemmChoice best_gemm_config(const samples::GemmFwdConfig& problem, int threads, const TuningDatabase& database) {
+GemmChoice best_gemm_config(const GemmFwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
   return best_config(problem, heuristic_gemm_config(problem, threads), threads, database);
 }
 
-GemmBwdChoice best_gemm_config(const samples::GemmBwdConfig& problem, int threads, const TuningDatabase& database) {
+GemmBwdChoice best_gemm_config(const GemmBwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
   return best_config(problem, default_config(problem), threads, database);
 }
 
-GemmUpdChoice best_gemm_config(const samples::GemmUpdConfig& problem, int threads, const TuningDatabase& database) {
+GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads, const tuner::TuningDatabase& database) {
   return best_config(problem, default_config(problem), threads, database);
 }
 
+}  // namespace weft::samples
+
+namespace weft::tuner {
+template <>
+std::string TunedChoice<samples::GemmFwdConfig>::describe() const {
+  return samples::describe_choice(*this);
+}
+template <>
+std::string TunedChoice<samples::GemmBwdConfig>::describe() const {
+  return samples::describe_choice(*this);
+}
+template <>
+std::string TunedChoice<samples::GemmUpdConfig>::describe() const {
+  return samples::describe_choice(*this);
+}
 }  // namespace weft::tuner

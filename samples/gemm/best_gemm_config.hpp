@@ -19,19 +19,24 @@
 #include "gemm_fwd.hpp"
 #include "gemm_upd.hpp"
 
+// The tuner prints a choice through TunedChoice<Config>::describe(), which each sample specializes
+// for its configurations: an explicit specialization belongs to the template's namespace.
 namespace weft::tuner {
-
-template <class Config>
-using GemmPassChoice = TunedChoice<Config>;
 template <>
 std::string TunedChoice<samples::GemmFwdConfig>::describe() const;
 template <>
 std::string TunedChoice<samples::GemmBwdConfig>::describe() const;
 template <>
 std::string TunedChoice<samples::GemmUpdConfig>::describe() const;
-using GemmChoice = GemmPassChoice<samples::GemmFwdConfig>;
-using GemmBwdChoice = GemmPassChoice<samples::GemmBwdConfig>;
-using GemmUpdChoice = GemmPassChoice<samples::GemmUpdConfig>;
+}  // namespace weft::tuner
+
+namespace weft::samples {
+
+template <class Config>
+using GemmPassChoice = tuner::TunedChoice<Config>;
+using GemmChoice = GemmPassChoice<GemmFwdConfig>;
+using GemmBwdChoice = GemmPassChoice<GemmBwdConfig>;
+using GemmUpdChoice = GemmPassChoice<GemmUpdConfig>;
 
 // `problem` gives M, N, K and the precision (dtype, kept); for the forward pass also n_layers and
 // the fused epilogue (kept). Its loop_string, tile sizes, chunks, transposes and block lists are
@@ -41,16 +46,16 @@ using GemmUpdChoice = GemmPassChoice<samples::GemmUpdConfig>;
 // fits; the FP32 one, run in BF16: "), else the heuristic. A database record that this problem rejects (e.g. a
 // block list that does not fit, or an odd tile where bf16 pairs elements) is skipped. Never throws
 // for database trouble (an unreadable file falls back to the heuristic, with the reason in `detail`).
-GemmChoice best_gemm_config(const samples::GemmFwdConfig& problem, int threads,
-                            const TuningDatabase& database = TuningDatabase());
-GemmBwdChoice best_gemm_config(const samples::GemmBwdConfig& problem, int threads,
-                               const TuningDatabase& database = TuningDatabase());
-GemmUpdChoice best_gemm_config(const samples::GemmUpdConfig& problem, int threads,
-                               const TuningDatabase& database = TuningDatabase());
+GemmChoice best_gemm_config(const GemmFwdConfig& problem, int threads,
+                            const tuner::TuningDatabase& database = tuner::TuningDatabase());
+GemmBwdChoice best_gemm_config(const GemmBwdConfig& problem, int threads,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
 
 // The forward heuristic alone: samples::recommended_gemm_config (gemm_defaults.hpp), else the
 // samples' default ("aBC", 32-cubed tiles, one chunk) where that does not fit the problem. The
 // backward passes' heuristic is that default.
-samples::GemmFwdConfig heuristic_gemm_config(const samples::GemmFwdConfig& problem, int threads);
+GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads);
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -22,7 +22,7 @@ void resolve_gemm_auto(Config& config, int threads, const char* program) {
   // In bf16 the lookup takes a bf16 record (weft-tune gemm --dtype bf16), else an FP32 one, which
   // the printed choice says ("no BF16 record fits; the FP32 one, run in BF16: ..."), else the
   // heuristic.
-  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::tuner::best_gemm_config(c, t); });
+  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::samples::best_gemm_config(c, t); });
 #else
   (void)threads;
   (void)program;

@@ -24,12 +24,7 @@
 #include "gemm_reference.hpp"
 #include "verification.hpp"
 
-namespace weft::tuner {
-
-using samples::bfloat16;
-using samples::Blocking;
-using samples::GemmPassLayout;
-using samples::PassMatrix;
+namespace weft::samples {
 
 namespace {
 
@@ -76,9 +71,9 @@ std::string shape_text(const GemmShape& s) {
 }
 
 // The tiles of a knob setting, per dimension (K, M, N).
-std::array<long, 3> tiles_of(const Knobs& knobs) {
-  const TunedConfig c{knobs, "", {}};
-  const samples::GemmLoops d;
+std::array<long, 3> tiles_of(const tuner::Knobs& knobs) {
+  const tuner::TunedConfig c{knobs, "", {}};
+  const GemmLoops d;
   return {c.knob("bk", static_cast<long>(d.bk)), c.knob("bm", static_cast<long>(d.bm)),
           c.knob("bn", static_cast<long>(d.bn))};
 }
@@ -94,7 +89,7 @@ long paired_tile(const GemmShape& shape, GemmPassKind pass, jit::DataType dtype,
 
 // One run of the pass on blocked buffers; an MLP's layers write `outs` in turn.
 template <class T>
-std::function<void()> bind_run(const samples::GemmFwd& gemm, const T* left, const T* right, std::span<T* const> outs) {
+std::function<void()> bind_run(const GemmFwd& gemm, const T* left, const T* right, std::span<T* const> outs) {
   // GemmFwd takes its input as T* with the layer outputs; it never writes it.
   std::vector<T*> activations{const_cast<T*>(right)};
   for (int l = 0; l < gemm.config().n_layers; ++l) activations.push_back(outs[static_cast<std::size_t>(l) % outs.size()]);
@@ -145,8 +140,8 @@ GemmSearchOptions default_gemm_search(jit::DataType dtype) {
   return options;
 }
 
-WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype) {
-  WorkloadKey key{.kind = "gemm_" + std::string(to_string(pass)),
+tuner::WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype) {
+  tuner::WorkloadKey key{.kind = "gemm_" + std::string(to_string(pass)),
                   .shape = {{"M", shape.M}, {"N", shape.N}, {"K", shape.K}},
                   .dtype = dtype == jit::DataType::bf16 ? "bf16" : "fp32",
                   .threads = threads};
@@ -174,7 +169,7 @@ std::int64_t partial_filters_for(const std::string& loop_string, int threads) {
 }
 
 template <class Config>
-Config to_gemm_pass_config(const TunedConfig& config, const GemmShape& shape, [[maybe_unused]] int threads) {
+Config to_gemm_pass_config(const tuner::TunedConfig& config, const GemmShape& shape, [[maybe_unused]] int threads) {
   Config c;
   c.M = shape.M;
   c.N = shape.N;
@@ -186,12 +181,12 @@ Config to_gemm_pass_config(const TunedConfig& config, const GemmShape& shape, [[
   c.k_blocks = config.blocks_of(kLoopK);
   c.m_blocks = config.blocks_of(kLoopM);
   c.n_blocks = config.blocks_of(kLoopN);
-  if constexpr (std::is_same_v<Config, samples::GemmFwdConfig>) {
+  if constexpr (std::is_same_v<Config, GemmFwdConfig>) {
     c.kbf = config.knob("kbf", c.kbf);
     c.n_layers = shape.layers;
   } else {
     c.private_trans = config.knob("private_trans", 0) != 0;
-    if constexpr (std::is_same_v<Config, samples::GemmBwdConfig>) {
+    if constexpr (std::is_same_v<Config, GemmBwdConfig>) {
       c.mbf = config.knob("mbf", c.mbf);
     } else {
       c.nbf = config.knob("nbf", c.nbf);
@@ -201,9 +196,9 @@ Config to_gemm_pass_config(const TunedConfig& config, const GemmShape& shape, [[
   return c;
 }
 
-template samples::GemmFwdConfig to_gemm_pass_config(const TunedConfig&, const GemmShape&, int);
-template samples::GemmBwdConfig to_gemm_pass_config(const TunedConfig&, const GemmShape&, int);
-template samples::GemmUpdConfig to_gemm_pass_config(const TunedConfig&, const GemmShape&, int);
+template GemmFwdConfig to_gemm_pass_config(const tuner::TunedConfig&, const GemmShape&, int);
+template GemmBwdConfig to_gemm_pass_config(const tuner::TunedConfig&, const GemmShape&, int);
+template GemmUpdConfig to_gemm_pass_config(const tuner::TunedConfig&, const GemmShape&, int);
 
 struct GemmWorkload::Data {
   // Blocked copies by (rows block, cols block); outputs by the output's: one, or two for an MLP.
@@ -230,7 +225,7 @@ struct GemmWorkload::Data {
   std::vector<float> right_columns;
   // FP32: op(left)^layers x op(right) on those columns. bf16: one layer's, with the magnitudes of
   // its bound, by the terms each call adds (Bf16Sum::chunk_terms).
-  using Bf16Reference = std::pair<std::vector<float>, samples::Bf16Magnitudes>;
+  using Bf16Reference = std::pair<std::vector<float>, Bf16Magnitudes>;
   std::vector<float> reference;
   std::map<std::int64_t, Bf16Reference> bf16_references;
 };
@@ -243,7 +238,7 @@ const std::vector<T>& blocked_copy(std::map<std::pair<long, long>, std::vector<T
   const std::pair key{static_cast<long>(m.rows.block), static_cast<long>(m.cols.block)};
   auto it = cache.find(key);
   if (it == cache.end())
-    it = cache.emplace(key, samples::to_blocked<T>(plain.data(), m.rows, m.cols, m.row_block_major, m.order)).first;
+    it = cache.emplace(key, to_blocked<T>(plain.data(), m.rows, m.cols, m.row_block_major, m.order)).first;
   return it->second;
 }
 
@@ -254,18 +249,18 @@ std::uint64_t padded_bytes(const PassMatrix& m, std::size_t element) {
 // op(left) x `in` (columns of op(right)'s height, plain) in double precision, as the samples check
 // (gemm_reference.hpp); with `magnitudes`, those of the bf16 bound too.
 std::vector<float> reference_of(const GemmPassLayout& l, const std::vector<float>& left, const std::vector<float>& in,
-                                samples::Bf16Magnitudes* magnitudes = nullptr, std::int64_t chunk_terms = 0) {
+                                Bf16Magnitudes* magnitudes = nullptr, std::int64_t chunk_terms = 0) {
   const std::int64_t rows = l.out.rows.size, reduction = l.reduction();
   const std::int64_t n = static_cast<std::int64_t>(in.size()) / reduction;
   std::vector<float> out(static_cast<std::size_t>(rows * n));
-  samples::gemm_reference(rows, n, reduction, {left.data(), l.left.transposed}, in.data(), nullptr, false, out.data(),
+  gemm_reference(rows, n, reduction, {left.data(), l.left.transposed}, in.data(), nullptr, false, out.data(),
                           magnitudes, chunk_terms);
   return out;
 }
 
 // A prepared candidate; T is the workload's element type (float or bfloat16).
 template <class Pass, class T>
-class PassRunner final : public Runner {
+class PassRunner final : public tuner::Runner {
  public:
   template <class Config>
   PassRunner(Config config, const GemmWorkload& workload, GemmWorkload::Data& data)
@@ -295,7 +290,7 @@ class PassRunner final : public Runner {
 
   void run() override { run_(); }
 
-  CheckResult check() override {
+  tuner::CheckResult check() override {
     constexpr bool bf16 = std::is_same_v<T, bfloat16>;
     // A bf16 MLP is checked layer by layer from each layer's own input: one output per layer.
     std::vector<std::vector<T>> layer_outputs;
@@ -313,7 +308,7 @@ class PassRunner final : public Runner {
     // NaN in every real entry, so that an entry left unwritten fails; zero padding, which an MLP
     // layer reads as the next one's K padding.
     const PassMatrix& o = layout_.out;
-    const std::vector<T> poison = samples::to_blocked<T>(
+    const std::vector<T> poison = to_blocked<T>(
         std::vector<float>(static_cast<std::size_t>(o.rows.size * o.cols.size), std::numeric_limits<float>::quiet_NaN())
             .data(),
         o.rows, o.cols, o.row_block_major, o.order);
@@ -329,9 +324,9 @@ class PassRunner final : public Runner {
         data_.reference = data_.right_columns;
         for (int l = 0; l < layers_; ++l) data_.reference = reference_of(layout_, data_.left, data_.reference);
       }
-      const samples::ErrorNorms norms =
-          samples::compare(got.data(), data_.reference.data(), static_cast<std::int64_t>(got.size()));
-      return {norms.passed(samples::sum_tolerance(layout_.reduction()) * layers_), norms.to_string()};
+      const ErrorNorms norms =
+          compare(got.data(), data_.reference.data(), static_cast<std::int64_t>(got.size()));
+      return {norms.passed(sum_tolerance(layout_.reduction()) * layers_), norms.to_string()};
     }
   }
 
@@ -373,7 +368,7 @@ class PassRunner final : public Runner {
   std::vector<float> output_columns(const T* out, int layer) const {
     const PassMatrix& o = layout_.out;
     std::vector<float> plain(static_cast<std::size_t>(o.rows.size * o.cols.size));
-    samples::from_blocked(out, plain.data(), o.rows, o.cols, o.row_block_major, o.order);
+    from_blocked(out, plain.data(), o.rows, o.cols, o.row_block_major, o.order);
     std::vector<float> got = columns_of(o, plain, data_.columns);
     workload_.inspect_checked_output(got, layer);
     return got;
@@ -381,8 +376,8 @@ class PassRunner final : public Runner {
 
   // Every layer's every checked element within its bf16 bound (the sample's Bf16Sum), each layer
   // from its own input: op(right), then the previous layer's output as the run rounded it.
-  CheckResult check_bf16(const std::vector<T*>& outs) const {
-    const samples::Bf16Sum sum = pass_.bf16_sum();
+  tuner::CheckResult check_bf16(const std::vector<T*>& outs) const {
+    const Bf16Sum sum = pass_.bf16_sum();
     auto reference = [&](const std::vector<float>& in) {
       GemmWorkload::Data::Bf16Reference r;
       r.first = reference_of(layout_, data_.left, in, &r.second, sum.chunk_terms);
@@ -397,14 +392,14 @@ class PassRunner final : public Runner {
     };
     GemmWorkload::Data::Bf16Reference later;
     std::vector<float> in;
-    samples::ErrorNorms worst;
+    ErrorNorms worst;
     int worst_layer = 0;
     for (int l = 0; l < layers_; ++l) {
       std::vector<float> got = output_columns(outs[static_cast<std::size_t>(l)], l);
       if (l > 0) later = reference(in);
       const auto& [ref, magnitudes] = l == 0 ? first->second : later;
-      const samples::ErrorNorms norms =
-          samples::compare_within(got.data(), ref.data(), magnitudes, static_cast<std::int64_t>(got.size()), sum);
+      const ErrorNorms norms =
+          compare_within(got.data(), ref.data(), magnitudes, static_cast<std::int64_t>(got.size()), sum);
       if (!norms.passed(0)) return {false, norms.to_string() + layer_text(l)};
       if (l == 0 || norms.worst_error_to_bound > worst.worst_error_to_bound) {
         worst = norms;
@@ -431,7 +426,7 @@ class PassRunner final : public Runner {
 
 GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options, GemmPassKind pass)
     : shape_(shape), options_(std::move(options)), pass_(pass), data_(std::make_unique<Data>()) {
-  samples::require_positive({{"M", shape.M}, {"N", shape.N}, {"K", shape.K}, {"layers", shape.layers}});
+  require_positive({{"M", shape.M}, {"N", shape.N}, {"K", shape.K}, {"layers", shape.layers}});
   if (options_.dtype != jit::DataType::f32 && options_.dtype != jit::DataType::bf16)
     throw Error("GemmWorkload: data type " + std::string(jit::to_string(options_.dtype)) +
                 ": the GEMM samples compute in f32 or bf16 (with f32 accumulation)");
@@ -462,14 +457,14 @@ GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options, GemmPassK
                   std::uint64_t seed) {
     const std::int64_t count = sizes[static_cast<std::size_t>(dims[0])] * sizes[static_cast<std::size_t>(dims[1])];
     allocating(describe() + ": " + name, bytes, [&] { plain.resize(static_cast<std::size_t>(count)); });
-    samples::fill_random(plain.data(), count, seed);
+    fill_random(plain.data(), count, seed);
   };
   fill(data_->left, left_bytes, f.left, f.names[0], 1);
   fill(data_->right, right_bytes, f.right, f.names[1], 2);
   // bf16: the values the runs read, so that the reference computes on the same ones.
   if (options_.dtype == jit::DataType::bf16) {
-    samples::round_to_element_type<bfloat16>(data_->left);
-    samples::round_to_element_type<bfloat16>(data_->right);
+    round_to_element_type<bfloat16>(data_->left);
+    round_to_element_type<bfloat16>(data_->right);
   }
 }
 
@@ -489,7 +484,7 @@ double GemmWorkload::flops() const {
          shape_.layers;
 }
 
-std::vector<Knobs> GemmWorkload::knob_choices() const {
+std::vector<tuner::Knobs> GemmWorkload::knob_choices() const {
   const PassFacts& f = facts(pass_);
   const auto sizes = sizes_of(shape_);
   // The tiles of dimension `dim` as the pass takes them (even where bf16 pairs along it). Tiles
@@ -506,7 +501,7 @@ std::vector<Knobs> GemmWorkload::knob_choices() const {
   };
   const std::set<long> chunk_values(options_.chunks.begin(), options_.chunks.end());
   const std::set<long> trans_values(options_.private_trans.begin(), options_.private_trans.end());
-  std::vector<Knobs> choices;
+  std::vector<tuner::Knobs> choices;
   for (long bm : fitting(options_.bm, kLoopM))
     for (long bn : fitting(options_.bn, kLoopN))
       for (long bk : shape_.layers > 1 ? std::vector<long>{bm} : fitting(options_.bk, kLoopK)) {
@@ -514,8 +509,8 @@ std::vector<Knobs> GemmWorkload::knob_choices() const {
         const std::int64_t blocks = blocks_of(sizes[static_cast<std::size_t>(f.reduction)], tiles[static_cast<std::size_t>(f.reduction)]);
         std::set<std::int64_t> steps;  // chunk counts with the same chunk are the same loop
         for (long chunks : chunk_values) {
-          if (chunks > blocks || !steps.insert(samples::chunk_step(blocks, chunks)).second) continue;
-          Knobs knobs{{"bm", bm}, {"bn", bn}, {"bk", bk}, {f.chunks, chunks}};
+          if (chunks > blocks || !steps.insert(chunk_step(blocks, chunks)).second) continue;
+          tuner::Knobs knobs{{"bm", bm}, {"bn", bn}, {"bk", bk}, {f.chunks, chunks}};
           if (pass_ == GemmPassKind::fwd) {
             choices.push_back(knobs);
             continue;
@@ -529,25 +524,25 @@ std::vector<Knobs> GemmWorkload::knob_choices() const {
   return choices;
 }
 
-std::vector<LogicalLoop> GemmWorkload::loops(const Knobs& knobs) const {
+std::vector<tuner::LogicalLoop> GemmWorkload::loops(const tuner::Knobs& knobs) const {
   const PassFacts& f = facts(pass_);
   const auto sizes = sizes_of(shape_);
   const auto tiles = tiles_of(knobs);
-  std::vector<LogicalLoop> loops;
+  std::vector<tuner::LogicalLoop> loops;
   for (std::size_t x = 0; x < 3; ++x) loops.push_back({0, static_cast<long>(blocks_of(sizes[x], tiles[x])), 1, false});
-  LogicalLoop& r = loops[static_cast<std::size_t>(f.reduction)];
-  r.step = static_cast<long>(samples::chunk_step(r.end, TunedConfig{knobs, "", {}}.knob(f.chunks, 1)));
+  tuner::LogicalLoop& r = loops[static_cast<std::size_t>(f.reduction)];
+  r.step = static_cast<long>(chunk_step(r.end, tuner::TunedConfig{knobs, "", {}}.knob(f.chunks, 1)));
   r.reduction = true;
   return loops;
 }
 
-std::vector<LoopSpecification> GemmWorkload::specs(const Knobs&) const {
+std::vector<tuner::LoopSpecification> GemmWorkload::specs(const tuner::Knobs&) const {
   if (!options_.specs.empty()) return options_.specs;
   const PassFacts& f = facts(pass_);
-  std::vector<LoopSpecification> specs;
+  std::vector<tuner::LoopSpecification> specs;
   for (int row_levels = 0; row_levels <= 1; ++row_levels)
     for (int col_levels = 0; col_levels <= 1; ++col_levels) {
-      LoopSpecification spec;
+      tuner::LoopSpecification spec;
       for (int x = 0; x < 3; ++x) {
         const bool rows = x == f.out[0], cols = x == f.out[1];
         spec.loops.push_back({.letter = static_cast<char>('a' + x),
@@ -559,16 +554,16 @@ std::vector<LoopSpecification> GemmWorkload::specs(const Knobs&) const {
   return specs;
 }
 
-CostInputs GemmWorkload::cost_inputs(const Knobs& knobs) const {
+tuner::CostInputs GemmWorkload::cost_inputs(const tuner::Knobs& knobs) const {
   const PassFacts& f = facts(pass_);
   const auto tiles = tiles_of(knobs);
   const double step = static_cast<double>(loops(knobs)[static_cast<std::size_t>(f.reduction)].step);
   auto use = [&](const char* name, const std::array<int, 2>& dims, bool written) {
     auto bytes = static_cast<double>(jit::size_of(options_.dtype));
     for (int x : dims) bytes *= static_cast<double>(tiles[static_cast<std::size_t>(x)]) * (x == f.reduction ? step : 1.0);
-    return TensorUse{name, {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])}, bytes, written};
+    return tuner::TensorUse{name, {std::min(dims[0], dims[1]), std::max(dims[0], dims[1])}, bytes, written};
   };
-  CostInputs in;
+  tuner::CostInputs in;
   in.tensors = {use(f.names[0], f.left, false), use(f.names[1], f.right, false), use(f.names[2], f.out, true)};
   in.total_flops = flops() / shape_.layers;  // the nest runs once per layer: rank one layer
   // The AVX2 micro-kernel holds output rows in multiples of 8 floats; other heights waste lanes.
@@ -577,32 +572,32 @@ CostInputs GemmWorkload::cost_inputs(const Knobs& knobs) const {
   return in;
 }
 
-TunedConfig GemmWorkload::default_config(int) const {
-  const samples::GemmLoops d;
+tuner::TunedConfig GemmWorkload::default_config(int) const {
+  const GemmLoops d;
   auto tile = [&](int dim, std::int64_t value) {
     return paired_tile(shape_, pass_, options_.dtype, dim, static_cast<long>(value));
   };
-  Knobs knobs{{"bm", tile(kLoopM, d.bm)}, {"bn", tile(kLoopN, d.bn)}, {"bk", tile(kLoopK, d.bk)}, {chunks_knob(pass_), 1}};
+  tuner::Knobs knobs{{"bm", tile(kLoopM, d.bm)}, {"bn", tile(kLoopN, d.bn)}, {"bk", tile(kLoopK, d.bk)}, {chunks_knob(pass_), 1}};
   if (pass_ != GemmPassKind::fwd) knobs.emplace_back("private_trans", 0);
   return {knobs, d.loop_string, {}};
 }
 
-std::unique_ptr<Runner> GemmWorkload::prepare(const TunedConfig& config) const {
+std::unique_ptr<tuner::Runner> GemmWorkload::prepare(const tuner::TunedConfig& config) const {
   const int threads = omp_get_max_threads();  // tune() sets the team it measures with
   switch (pass_) {
-    case GemmPassKind::fwd: return prepare_pass<samples::GemmFwd, samples::GemmFwdConfig>(config, threads);
-    case GemmPassKind::bwd: return prepare_pass<samples::GemmBwd, samples::GemmBwdConfig>(config, threads);
-    case GemmPassKind::upd: return prepare_pass<samples::GemmUpd, samples::GemmUpdConfig>(config, threads);
+    case GemmPassKind::fwd: return prepare_pass<GemmFwd, GemmFwdConfig>(config, threads);
+    case GemmPassKind::bwd: return prepare_pass<GemmBwd, GemmBwdConfig>(config, threads);
+    case GemmPassKind::upd: return prepare_pass<GemmUpd, GemmUpdConfig>(config, threads);
   }
   throw Error("GemmWorkload: unknown pass");
 }
 
 template <class Pass, class Config>
-std::unique_ptr<Runner> GemmWorkload::prepare_pass(const TunedConfig& config, int threads) const {
+std::unique_ptr<tuner::Runner> GemmWorkload::prepare_pass(const tuner::TunedConfig& config, int threads) const {
   Config c = to_gemm_pass_config<Config>(config, shape_, threads);
   c.dtype = options_.dtype;
   if (c.bf16()) return std::make_unique<PassRunner<Pass, bfloat16>>(std::move(c), *this, *data_);
   return std::make_unique<PassRunner<Pass, float>>(std::move(c), *this, *data_);
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -39,7 +39,7 @@
 #include "gemm_fwd.hpp"
 #include "gemm_upd.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 enum class GemmPassKind { fwd, bwd, upd };
 std::string_view to_string(GemmPassKind pass);  // "fwd", "bwd", "upd"
@@ -60,7 +60,7 @@ struct GemmSearchOptions {
   std::vector<long> private_trans{0};  // bwd and upd: 0 (up front) and/or 1 (per thread)
   // Empty: the reduction loop unblocked, the other two blocked 0 or 1 extra times (four specs), as
   // PARLOOPER's GEMM tuner.
-  std::vector<LoopSpecification> specs;
+  std::vector<tuner::LoopSpecification> specs;
   // f32, or bf16 (bf16 operands, fp32 accumulation; odd tiles along a VNNI-2 pairing become even).
   jit::DataType dtype = jit::DataType::f32;
 };
@@ -73,34 +73,34 @@ GemmSearchOptions default_gemm_search(jit::DataType dtype);
 // The workload key: kind "gemm_fwd", "gemm_bwd", "gemm_upd", shape M, N, K; a forward MLP is
 // kind "gemm_mlp" with shape M, N, K, layers. dtype: "fp32" or "bf16" in the key (the samples'
 // GemmLoops::dtype).
-WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype = jit::DataType::f32);
+tuner::WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype = jit::DataType::f32);
 
 // The sample's configuration (samples::GemmFwdConfig, GemmBwdConfig or GemmUpdConfig) of a tuned
 // configuration for `shape` on `threads` threads: knobs missing from `config` keep the sample's
 // defaults, empty block lists mean PARLOOPER's default blocking, a forward config gets
 // shape.layers layers, and an update whose loop c is parallel gets the partial filters it needs.
 template <class Config>
-Config to_gemm_pass_config(const TunedConfig& config, const GemmShape& shape, int threads);
+Config to_gemm_pass_config(const tuner::TunedConfig& config, const GemmShape& shape, int threads);
 
 // The dW copies an update on `threads` threads needs for `loop_string`: the parallel degree of
 // its reduction loop c (the team for a work-shared c, the grid ways of a split c), 0 when c is
 // sequential or the string does not parse (the sample reports that).
 std::int64_t partial_filters_for(const std::string& loop_string, int threads);
 
-class GemmWorkload : public Workload {
+class GemmWorkload : public tuner::Workload {
  public:
   explicit GemmWorkload(GemmShape shape, GemmSearchOptions options = {}, GemmPassKind pass = GemmPassKind::fwd);
   ~GemmWorkload() override;
 
-  WorkloadKey key(int threads) const override { return gemm_key(pass_, shape_, threads, options_.dtype); }
+  tuner::WorkloadKey key(int threads) const override { return gemm_key(pass_, shape_, threads, options_.dtype); }
   double flops() const override;
-  std::vector<Knobs> knob_choices() const override;
-  std::vector<LogicalLoop> loops(const Knobs& knobs) const override;
-  std::vector<LoopSpecification> specs(const Knobs& knobs) const override;
-  CostInputs cost_inputs(const Knobs& knobs) const override;
+  std::vector<tuner::Knobs> knob_choices() const override;
+  std::vector<tuner::LogicalLoop> loops(const tuner::Knobs& knobs) const override;
+  std::vector<tuner::LoopSpecification> specs(const tuner::Knobs& knobs) const override;
+  tuner::CostInputs cost_inputs(const tuner::Knobs& knobs) const override;
   bool supports_parallel_reduction() const override { return pass_ == GemmPassKind::upd; }
-  TunedConfig default_config(int threads) const override;
-  std::unique_ptr<Runner> prepare(const TunedConfig& config) const override;
+  tuner::TunedConfig default_config(int threads) const override;
+  std::unique_ptr<tuner::Runner> prepare(const tuner::TunedConfig& config) const override;
 
   const GemmShape& shape() const { return shape_; }
   GemmPassKind pass() const { return pass_; }
@@ -117,7 +117,7 @@ class GemmWorkload : public Workload {
 
  private:
   template <class Pass, class Config>
-  std::unique_ptr<Runner> prepare_pass(const TunedConfig& config, int threads) const;
+  std::unique_ptr<tuner::Runner> prepare_pass(const tuner::TunedConfig& config, int threads) const;
 
   GemmShape shape_;
   GemmSearchOptions options_;
@@ -125,4 +125,4 @@ class GemmWorkload : public Workload {
   std::unique_ptr<Data> data_;
 };
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -7,7 +7,7 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 int contraction_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   CLI::App app;
@@ -22,12 +22,12 @@ int contraction_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   add_request_options(app, given);
   cli::parse(app, argc, argv, 2);
   const Request request = make_request(app, given);
-  const ContractionProblem problem =
-      build_workload([&] { return parse_contraction_problem(dims, einsum, sizes, prim, first, last); });
-  const ContractionWorkload workload =
-      build_workload([&] { return ContractionWorkload(problem, request.tuner.threads); });
+  const tuner::ContractionProblem problem =
+      build_workload([&] { return tuner::parse_contraction_problem(dims, einsum, sizes, prim, first, last); });
+  const tuner::ContractionWorkload workload =
+      build_workload([&] { return tuner::ContractionWorkload(problem, request.tuner.threads); });
   check_request(workload, request, "the optimizer leaves no loop");
   return run_tuning(workload, request, out, err);
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

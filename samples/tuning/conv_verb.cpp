@@ -11,12 +11,12 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   CLI::App app;
   RequestOptions given;
-  samples::ConvShape shape;
+  ConvShape shape;
   std::int64_t stride = 1, pad = 0;
   std::string pass_name = "fwd";
   ConvSearchOptions search;
@@ -58,4 +58,4 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   return run_tuning(workload, request, out, err);
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -9,7 +9,7 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 // GEMM tile sizes: beyond this a tile exceeds any cache many times over, and its padded blocked
@@ -84,4 +84,4 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   return run_tuning(workload, request, out, err);
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -15,7 +15,7 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 int measure_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   const int separator = static_cast<int>(std::find_if(argv + std::min(argc, 2), argv + argc,
@@ -82,4 +82,4 @@ int measure_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   return std::all_of(results.begin(), results.end(), [](const StringMeasurement& r) { return r.failed; }) ? 1 : 0;
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

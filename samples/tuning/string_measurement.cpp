@@ -11,7 +11,7 @@
 #include <weft/jit/error.hpp>
 #include <weft/tuner/svg_plot.hpp>
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -168,11 +168,11 @@ void write_ranking_plot(const std::vector<StringMeasurement>& results, const std
   std::sort(measured.rbegin(), measured.rend());
   std::vector<double> rank(measured.size());
   for (std::size_t i = 0; i < rank.size(); ++i) rank[i] = static_cast<double>(i + 1);
-  SvgPlot plot(title, "rank", "GFLOPS");
+  tuner::SvgPlot plot(title, "rank", "GFLOPS");
   plot.add_points("loop strings, best first", rank, measured, "#4477aa");
   if (!results.empty() && !results[0].failed)
     plot.add_hline("first string: " + results[0].loop_string, results[0].median(), "#228833");
   plot.write(path);
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -23,7 +23,7 @@
 
 #include "subprocess.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 
 // The loop strings of a file: one per line, surrounding blanks dropped, from '#' to the end of a
 // line a comment, blank lines skipped, repeated strings kept once (the first). Throws weft::Error
@@ -80,4 +80,4 @@ void print_ranking(std::FILE* out, const std::vector<StringMeasurement>& results
 void write_ranking_plot(const std::vector<StringMeasurement>& results, const std::filesystem::path& path,
                         const std::string& title);
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -17,7 +17,7 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 // `loop_string` with an inline spec "[,,,(b0,b1)]" after the first letter (and its grid) of
@@ -76,7 +76,7 @@ int strings_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   cli::add_integer(app, "--block-choices", block_choices, 1, 1000, "block sizes per blocking level");
   cli::parse(app, argc, argv, 2);
   if (!cli::given(app, "--spec")) throw CliError("strings needs --spec (e.g. a_0_K,b_1_M,c_1_N)");
-  const std::vector<LoopSpecification> specs = parse_specs(spec_text, "--spec");
+  const std::vector<tuner::LoopSpecification> specs = parse_specs(spec_text, "--spec");
   if (parlooper)
     for (const char* mine : {"--threads", "--parallel-reductions", "--run-length", "--no-grids"})
       if (cli::given(app, mine))
@@ -90,15 +90,15 @@ int strings_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
                    std::to_string(ends.size()) + ": one per loop");
   steps.resize(ends.size(), 1);
 
-  LoopStringOptions options;
+  tuner::LoopStringOptions options;
   options.threads = threads;
   options.allow_parallel_reduction = parallel_reductions;
   options.max_run_length = static_cast<int>(run_length);
   options.grids = !no_grids;
-  const BlockOptions block_options{.allow_remainder = true, .max_choices = static_cast<std::size_t>(block_choices)};
+  const tuner::BlockOptions block_options{.allow_remainder = true, .max_choices = static_cast<std::size_t>(block_choices)};
   std::set<std::string> seen;
   std::size_t printed = 0;
-  for (const LoopSpecification& spec : specs) {
+  for (const tuner::LoopSpecification& spec : specs) {
     const std::vector<std::string> strings =
         parlooper ? parlooper_loop_strings(spec) : enumerate_loop_strings(spec, options);
     std::vector<std::vector<std::vector<long>>> chains(static_cast<std::size_t>(spec.num_loops()), {{}});
@@ -108,7 +108,7 @@ int strings_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
                        "' has " + std::to_string(spec.num_loops()) + " loops");
       for (int x = 0; x < spec.num_loops(); ++x) {
         const auto i = static_cast<std::size_t>(x);
-        const LogicalLoop loop{0, ends[i], steps[i], spec.loop(x).reduction()};
+        const tuner::LogicalLoop loop{0, ends[i], steps[i], spec.loop(x).reduction()};
         chains[i] = enumerate_block_chains(loop, spec.loop(x).extra_levels, block_options);
         if (chains[i].empty())
           std::fprintf(err, "weft-tune: --spec '%s': loop '%c' has %ld iterations, too few to block %d more times\n",
@@ -128,4 +128,4 @@ int strings_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   return 0;
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 // Closes what it holds on every path out of run_process.
@@ -134,4 +134,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   return result;
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

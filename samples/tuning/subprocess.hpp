@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace weft::tuner {
+namespace weft::samples {
 
 struct ProcessResult {
   int exit_status = -1;  // when it exited
@@ -30,4 +30,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
 // Whether `program` names an executable file, directly (with a '/') or through PATH.
 bool is_executable_program(const std::string& program);
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

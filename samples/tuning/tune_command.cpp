@@ -7,7 +7,7 @@
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 constexpr const char* kUsage =
@@ -77,4 +77,4 @@ int weft_tune_main(int argc, char** argv, std::FILE* out, std::FILE* err) {
   return cli::run_tool({"weft-tune", kUsage, out, err}, [&] { return tune_command(argc, argv, out, err); });
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -1,7 +1,7 @@
 // weft-tune as a function, so that tests run every path of the tool in-process:
 //
 //   char* argv[] = {"weft-tune", "gemm", "--M", "64", "--N", "64", "--K", "64", "--dry-run"};
-//   int status = weft::tuner::weft_tune_main(9, argv, stdout, stderr);
+//   int status = weft::samples::weft_tune_main(9, argv, stdout, stderr);
 //
 // Exit status: 0 success; 1 a run-time failure (a measurement or a file write that failed, memory
 // that could not be allocated); 2 bad usage, with a message naming the argument on `err`: unknown
@@ -12,8 +12,8 @@
 
 #include <cstdio>
 
-namespace weft::tuner {
+namespace weft::samples {
 
 int weft_tune_main(int argc, char** argv, std::FILE* out, std::FILE* err);
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

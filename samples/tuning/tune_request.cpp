@@ -11,7 +11,7 @@
 #include <weft/cli/command_line.hpp>
 #include <weft/tuner/report.hpp>
 
-namespace weft::tuner {
+namespace weft::samples {
 
 namespace fs = std::filesystem;
 
@@ -44,14 +44,14 @@ jit::DataType parse_sample_dtype(const std::string& name) {
   return name == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
 }
 
-std::vector<LoopSpecification> parse_specs(const std::string& text, const std::string& option) {
-  std::vector<LoopSpecification> specs;
+std::vector<tuner::LoopSpecification> parse_specs(const std::string& text, const std::string& option) {
+  std::vector<tuner::LoopSpecification> specs;
   std::size_t start = 0;
   while (start < text.size()) {
     const std::size_t end = std::min(text.find(';', start), text.size());
     if (end > start) {
       try {
-        specs.push_back(parse_loop_spec(text.substr(start, end - start)));
+        specs.push_back(tuner::parse_loop_spec(text.substr(start, end - start)));
       } catch (const Error& e) {
         throw CliError(option + " '" + text + "': " + e.what());
       }
@@ -65,7 +65,7 @@ std::vector<LoopSpecification> parse_specs(const std::string& text, const std::s
 
 Request make_request(const CLI::App& app, const RequestOptions& given) {
   Request r;
-  TunerOptions& o = r.tuner;
+  tuner::TunerOptions& o = r.tuner;
   o.threads = given.threads;
   o.budget_seconds = given.budget;
   o.top_k = static_cast<std::size_t>(given.top_k);
@@ -88,7 +88,7 @@ Request make_request(const CLI::App& app, const RequestOptions& given) {
   r.plot = given.plot;
   if (r.dry_run && !r.plot.empty()) throw CliError("--plot needs a measured run, and --dry-run measures nothing");
   r.save = !given.no_save && !r.dry_run;
-  r.db = given.db.empty() ? TuningDatabase() : TuningDatabase(given.db);
+  r.db = given.db.empty() ? tuner::TuningDatabase() : tuner::TuningDatabase(given.db);
   r.db_source = given.db.empty() ? "the tuning database (give --db PATH or --no-save)" : "--db";
   return r;
 }
@@ -115,17 +115,17 @@ namespace {
 
 // The loop specs must fit the workload's loops under every knob setting: as many loops, and K
 // exactly where the workload's reductions are.
-void check_specs(const Workload& workload, const std::vector<Knobs>& knob_choices,
-                 const std::vector<LoopSpecification>& specs) {
-  for (const Knobs& knobs : knob_choices) {
-    const std::vector<LogicalLoop> loops = workload.loops(knobs);
-    for (const LoopSpecification& spec : specs) {
+void check_specs(const tuner::Workload& workload, const std::vector<tuner::Knobs>& knob_choices,
+                 const std::vector<tuner::LoopSpecification>& specs) {
+  for (const tuner::Knobs& knobs : knob_choices) {
+    const std::vector<tuner::LogicalLoop> loops = workload.loops(knobs);
+    for (const tuner::LoopSpecification& spec : specs) {
       if (static_cast<std::size_t>(spec.num_loops()) != loops.size())
         throw CliError("--spec '" + spec.to_string() + "' has " + std::to_string(spec.num_loops()) +
                        " loops; the workload has " + std::to_string(loops.size()) + " (letters a.." +
                        std::string(1, static_cast<char>('a' + loops.size() - 1)) + ")");
       for (std::size_t i = 0; i < loops.size(); ++i) {
-        const SpecLoop& l = spec.loop(static_cast<int>(i));
+        const tuner::SpecLoop& l = spec.loop(static_cast<int>(i));
         if (l.reduction() != loops[i].reduction)
           throw CliError("--spec '" + spec.to_string() + "': loop '" + std::string(1, l.letter) + "' is " +
                          std::string(1, l.kind) + ", but the workload's loop '" + std::string(1, l.letter) +
@@ -135,13 +135,13 @@ void check_specs(const Workload& workload, const std::vector<Knobs>& knob_choice
   }
 }
 
-int measure_and_save(const Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
-  const TunerOptions& options = r.tuner;
+int measure_and_save(const tuner::Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
+  const tuner::TunerOptions& options = r.tuner;
   std::fprintf(err, "weft-tune: %s on %s\n", workload.key(options.threads).to_string().c_str(),
-               MachineFingerprint::current().to_string().c_str());
+               tuner::MachineFingerprint::current().to_string().c_str());
   if (r.dry_run) {
-    const SearchSpace space = build_search_space(workload, options);
-    const SpaceStats& s = space.stats;
+    const tuner::SearchSpace space = tuner::build_search_space(workload, options);
+    const tuner::SpaceStats& s = space.stats;
     std::fprintf(out, "%zu enumerated, %zu distinct, %zu legal, %zu balanced\n", s.enumerated, s.distinct, s.legal,
                  s.balanced);
     for (std::size_t i = 0; i < std::min<std::size_t>(space.candidates.size(), 20); ++i)
@@ -149,8 +149,8 @@ int measure_and_save(const Workload& workload, const Request& r, std::FILE* out,
                    space.candidates[i].estimate.to_string().c_str());
     return 0;
   }
-  ProgressPrinter printer(err);
-  const TuningResult result = tune(workload, options, printer.callback());
+  tuner::ProgressPrinter printer(err);
+  const tuner::TuningResult result = tune(workload, options, printer.callback());
   printer.finish();
   print_table(out, result, r.rows);
   std::fprintf(out, "search: %.2f s enumerating and ranking, %.1f s in total\n", result.search_seconds, result.seconds);
@@ -167,18 +167,18 @@ int measure_and_save(const Workload& workload, const Request& r, std::FILE* out,
 
 }  // namespace
 
-void check_request(const Workload& workload, const Request& r, const std::string& empty_space_hint) {
-  const std::vector<Knobs> knobs = workload.knob_choices();
+void check_request(const tuner::Workload& workload, const Request& r, const std::string& empty_space_hint) {
+  const std::vector<tuner::Knobs> knobs = workload.knob_choices();
   if (knobs.empty()) throw CliError("no knob setting fits the problem: " + empty_space_hint);
   if (!r.tuner.specs.empty()) check_specs(workload, knobs, r.tuner.specs);
   if (!r.plot.empty()) check_writable("--plot", r.plot, false);
   if (r.save) check_writable(r.db_source, r.db->path(), true);
 }
 
-int run_tuning(const Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
+int run_tuning(const tuner::Workload& workload, const Request& r, std::FILE* out, std::FILE* err) {
   try {
     return measure_and_save(workload, r, out, err);
-  } catch (const NoCandidateError& e) {
+  } catch (const tuner::NoCandidateError& e) {
     throw Error(std::string(e.what()) +
                 "\n  (nothing to measure: fewer --threads, other tile sizes or loop specs, or a larger "
                 "--imbalance may leave some)");
@@ -189,4 +189,4 @@ int run_tuning(const Workload& workload, const Request& r, std::FILE* out, std::
   }
 }
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

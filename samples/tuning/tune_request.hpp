@@ -29,7 +29,7 @@
 #include <weft/jit/error.hpp>
 #include <weft/tuner/tuner.hpp>
 
-namespace weft::tuner {
+namespace weft::samples {
 
 using CliError = cli::UsageError;
 
@@ -46,10 +46,10 @@ struct RequestOptions {
 void add_request_options(CLI::App& app, RequestOptions& options);
 
 struct Request {
-  TunerOptions tuner;
+  tuner::TunerOptions tuner;
   std::size_t rows = 10;
   std::string plot;  // empty: none
-  std::optional<TuningDatabase> db;
+  std::optional<tuner::TuningDatabase> db;
   std::string db_source;  // how the database was named, for messages
   bool save = true;
   bool dry_run = false;
@@ -67,7 +67,7 @@ jit::DataType parse_sample_dtype(const std::string& name);
 
 // "a_0_K,b_1_M;a_0_K,b_0_M": loop specs separated by ';'. CliError naming `option` when one does
 // not parse or there is none.
-std::vector<LoopSpecification> parse_specs(const std::string& text, const std::string& option);
+std::vector<tuner::LoopSpecification> parse_specs(const std::string& text, const std::string& option);
 
 // CliError when `path` cannot be opened for writing, so that a long run does not end in a failed
 // write. Leaves no file behind (one it had to create is removed again); with `create_parents`,
@@ -77,7 +77,7 @@ void check_writable(const std::string& what, const std::filesystem::path& path, 
 // Everything about the request that measuring cannot fix, before the search starts: a knob
 // setting (else CliError with `empty_space_hint`), loop specs that fit the workload's loops and
 // reductions, a writable plot and database.
-void check_request(const Workload& workload, const Request& request, const std::string& empty_space_hint);
+void check_request(const tuner::Workload& workload, const Request& request, const std::string& empty_space_hint);
 
 // Builds a workload from the arguments: what it rejects is bad usage (CliError), except memory
 // that could not be allocated (MemoryError::Reason::allocation_failed, passed on).
@@ -95,6 +95,6 @@ auto build_workload(Build&& build) {
 // Tunes (or with --dry-run prints the search space), prints the table, writes the plot and saves
 // the winner. What goes wrong once the request is accepted is a run-time failure (exit status 1),
 // except a request that leaves nothing to measure, which is bad usage.
-int run_tuning(const Workload& workload, const Request& request, std::FILE* out, std::FILE* err);
+int run_tuning(const tuner::Workload& workload, const Request& request, std::FILE* out, std::FILE* err);
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

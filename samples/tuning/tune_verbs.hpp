@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-namespace weft::tuner {
+namespace weft::samples {
 
 // Tunes a GEMM sample's pass (gemm_verb.cpp).
 int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err);
@@ -20,4 +20,4 @@ int strings_verb(int argc, char** argv, std::FILE* out, std::FILE* err);
 // Runs a sample once per loop string of a file and ranks them (measure_verb.cpp).
 int measure_verb(int argc, char** argv, std::FILE* out, std::FILE* err);
 
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -5,4 +5,4 @@
 
 #include "tune_command.hpp"
 
-int main(int argc, char** argv) { return weft::tuner::weft_tune_main(argc, argv, stdout, stderr); }
+int main(int argc, char** argv) { return weft::samples::weft_tune_main(argc, argv, stdout, stderr); }

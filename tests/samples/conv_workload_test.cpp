@@ -23,16 +23,16 @@
 #include "conv_workload.hpp"
 #endif
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 #ifdef WEFT_HAVE_GEMM_TUNING
-using samples::test::square_shape;
+using test::square_shape;
 
 struct PassCase {
   const char* name;
   ConvPassKind pass;
-  samples::ConvShape shape;
+  ConvShape shape;
   ConvSearchOptions search;
 };
 
@@ -47,17 +47,17 @@ TEST_P(ConvCandidates, PassTheirReferenceCheck) {
   const PassCase& c = GetParam();
   const ConvWorkload workload(c.shape, c.pass, c.search);
   ASSERT_FALSE(workload.knob_choices().empty());
-  TunerOptions options;
+  tuner::TunerOptions options;
   options.threads = 2;
   options.blocks.max_choices = 2;
-  const SearchSpace space = build_search_space(workload, options);
+  const tuner::SearchSpace space = tuner::build_search_space(workload, options);
   ASSERT_GT(space.candidates.size(), 100u);
   omp_set_num_threads(2);  // prepare() takes the team from OpenMP, as under tune()
   std::map<std::string, int> per_setting;
   std::size_t checked = 0, blocked = 0, parallel_reductions = 0;
   const std::size_t stride = space.candidates.size() / 12 + 1;
   for (std::size_t i = 0; i < space.candidates.size(); ++i) {
-    const TunedConfig& config = space.candidates[i].config;
+    const tuner::TunedConfig& config = space.candidates[i].config;
     std::string setting;
     for (const auto& [name, value] : config.knobs) setting += name + "=" + std::to_string(value) + " ";
     if (per_setting[setting]++ >= 1 && i % stride != 0) continue;
@@ -65,7 +65,7 @@ TEST_P(ConvCandidates, PassTheirReferenceCheck) {
       parallel_reductions += level.par != parlooper::ParKind::none &&
                              workload.loops(config.knobs)[static_cast<std::size_t>(level.loop)].reduction;
     for (const auto& b : config.blocks) blocked += !b.empty();
-    const CheckResult check = workload.prepare(config)->check();
+    const tuner::CheckResult check = workload.prepare(config)->check();
     EXPECT_TRUE(check.passed) << c.name << " " << config.to_string() << ": " << check.message;
     ++checked;
   }
@@ -96,8 +96,8 @@ TEST(ConvWorkload, KnobsFollowTheShape) {
   // C = 3: one block of all three channels; strided 1x1: pack_input both ways; 7 rows: h_in_gemm 7.
   const ConvWorkload first(square_shape(1, 14, 3, 64, 1, 2, 0), ConvPassKind::fwd);
   std::set<long> bcs, packs, rows;
-  for (const Knobs& k : first.knob_choices()) {
-    const TunedConfig c{k, "", {}};
+  for (const tuner::Knobs& k : first.knob_choices()) {
+    const tuner::TunedConfig c{k, "", {}};
     bcs.insert(c.knob("bc", -1));
     packs.insert(c.knob("pack_input", -1));
     rows.insert(c.knob("h_in_gemm", -1));
@@ -108,9 +108,9 @@ TEST(ConvWorkload, KnobsFollowTheShape) {
   // Unstrided 3x3: no pack_input; 64 channels: blocks 32 and 64.
   const ConvWorkload layer(square_shape(1, 14, 64, 64, 3, 1, 1), ConvPassKind::fwd);
   bcs.clear(), packs.clear();
-  for (const Knobs& k : layer.knob_choices()) {
-    bcs.insert(TunedConfig{k, "", {}}.knob("bc", -1));
-    packs.insert(TunedConfig{k, "", {}}.knob("pack_input", -1));
+  for (const tuner::Knobs& k : layer.knob_choices()) {
+    bcs.insert(tuner::TunedConfig{k, "", {}}.knob("bc", -1));
+    packs.insert(tuner::TunedConfig{k, "", {}}.knob("pack_input", -1));
   }
   EXPECT_EQ(bcs, (std::set<long>{32, 64}));
   EXPECT_EQ(packs, (std::set<long>{0}));
@@ -118,7 +118,7 @@ TEST(ConvWorkload, KnobsFollowTheShape) {
 }
 
 TEST(ConvWorkload, PassesAreDistinctWorkloadsWithTheirOwnReductions) {
-  const samples::ConvShape shape = square_shape(1, 56, 64, 64, 3, 1, 1);
+  const ConvShape shape = square_shape(1, 56, 64, 64, 3, 1, 1);
   EXPECT_EQ(conv_key(ConvPassKind::fwd, shape, 2).to_string(),
             "conv_fwd N=1 H=56 W=56 C=64 K=64 R=3 S=3 stride_h=1 stride_w=1 pad_h=1 pad_w=1 fp32 threads=2");
   EXPECT_EQ(conv_key(ConvPassKind::bwd, shape, 2).kind, "conv_bwd");
@@ -142,16 +142,16 @@ TEST(ConvWorkload, PassesAreDistinctWorkloadsWithTheirOwnReductions) {
 }
 
 TEST(ConvWorkload, TunedConfigurationsBecomeTheSamplesConfigurations) {
-  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
-  const TunedConfig fwd{{{"bc", 64}, {"bk", 32}, {"h_in_gemm", 2}, {"c_block", 2}}, "acdbefgcd", {{}, {}, {1}, {4}}};
-  const samples::ConvFwdConfig f = to_conv_fwd_config(fwd, shape);
+  const ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  const tuner::TunedConfig fwd{{{"bc", 64}, {"bk", 32}, {"h_in_gemm", 2}, {"c_block", 2}}, "acdbefgcd", {{}, {}, {1}, {4}}};
+  const ConvFwdConfig f = to_conv_fwd_config(fwd, shape);
   EXPECT_EQ(f.bc, 64);
   EXPECT_EQ(f.h_in_gemm, 2);
   EXPECT_EQ(f.c_block, 2);
   EXPECT_EQ(f.k_block, 1);
   EXPECT_EQ(f.h_block, 4);
   EXPECT_EQ(f.w_block, 1);  // the sample's default
-  const samples::ConvBwdConfig b = to_conv_bwd_config({{{"k_block", 2}}, "abbcdefg", {{}, {1}}}, shape);
+  const ConvBwdConfig b = to_conv_bwd_config({{{"k_block", 2}}, "abbcdefg", {{}, {1}}}, shape);
   EXPECT_EQ(b.c_block, 1);
   EXPECT_EQ(b.k_block, 2);
   // Blocks the samples cannot take are refused, not dropped.
@@ -162,80 +162,80 @@ TEST(ConvWorkload, TunedConfigurationsBecomeTheSamplesConfigurations) {
 using BestConvConfig = test::TemporaryTuningDatabase;
 
 TEST_F(BestConvConfig, ExactNearestAndDefault) {
-  const TuningDatabase db(path_);
-  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  const tuner::TuningDatabase db(path_);
+  const ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
   add(conv_key(ConvPassKind::fwd, shape, 1),
       {{{"bc", 64}, {"bk", 32}, {"h_in_gemm", 2}, {"w_block", 1}, {"c_block", 1}, {"pack_input", 0}}, "acbdefgd", {{}, {}, {}, {4}}});
-  samples::ConvFwdConfig problem;
+  ConvFwdConfig problem;
   problem.shape = shape;
   problem.with_relu = true;
   const ConvFwdChoice exact = best_conv_config(problem, 1, db);
-  EXPECT_EQ(exact.source, ConfigSource::exact) << exact.detail;
+  EXPECT_EQ(exact.source, tuner::ConfigSource::exact) << exact.detail;
   EXPECT_EQ(exact.config.loop_string, "acbdefgd");
   EXPECT_EQ(exact.config.h_block, 4);
   EXPECT_TRUE(exact.config.with_relu);  // the user's, kept
   EXPECT_EQ(exact.describe().rfind("exact hit: acbdefgd bc=64 bk=32 h_in_gemm=2", 0), 0u) << exact.describe();
   // A nearby shape takes the record when the sample accepts it.
   problem.shape = square_shape(1, 16, 64, 64, 3, 1, 1);
-  EXPECT_EQ(best_conv_config(problem, 1, db).source, ConfigSource::nearest);
+  EXPECT_EQ(best_conv_config(problem, 1, db).source, tuner::ConfigSource::nearest);
   // Another pass, or another team: the samples' default.
-  samples::ConvBwdConfig bwd;
+  ConvBwdConfig bwd;
   bwd.shape = shape;
   const ConvBwdChoice none = best_conv_config(bwd, 1, db);
-  EXPECT_EQ(none.source, ConfigSource::heuristic);
+  EXPECT_EQ(none.source, tuner::ConfigSource::heuristic);
   EXPECT_EQ(none.config.loop_string, "Abcdefg");
   EXPECT_EQ(none.config.bc, 32);
   problem.shape = shape;
-  EXPECT_EQ(best_conv_config(problem, 2, db).source, ConfigSource::heuristic);
+  EXPECT_EQ(best_conv_config(problem, 2, db).source, tuner::ConfigSource::heuristic);
 }
 
 // Padding 0 (every 1x1 layer) is part of the key; such records were never found (a zero made the
 // shape distance infinite), so `auto` ran the default on them.
 TEST_F(BestConvConfig, FindsOneByOneLayersWithoutPadding) {
-  const TuningDatabase db(path_);
-  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 1, 1, 0);
+  const tuner::TuningDatabase db(path_);
+  const ConvShape shape = square_shape(1, 14, 64, 64, 1, 1, 0);
   add(conv_key(ConvPassKind::upd, shape, 1), {{{"bc", 32}, {"bk", 32}, {"h_in_gemm", 14}}, "abcdefg", {}});
-  samples::ConvUpdConfig problem;
+  ConvUpdConfig problem;
   problem.shape = shape;
   const ConvUpdChoice found = best_conv_config(problem, 1, db);
-  EXPECT_EQ(found.source, ConfigSource::exact) << found.detail;
+  EXPECT_EQ(found.source, tuner::ConfigSource::exact) << found.detail;
   EXPECT_EQ(found.config.h_in_gemm, 14);
 }
 
 // Untuned, the default's blocks shrink to the channels: conv1 (C = 3) in blocks of 32 multiplied
 // 29 zero channels into every sum.
 TEST_F(BestConvConfig, DefaultBlocksAreNoLargerThanTheChannels) {
-  samples::ConvFwdConfig problem;
+  ConvFwdConfig problem;
   problem.shape = square_shape(1, 16, 3, 16, 7, 2, 3);
-  const ConvFwdChoice stem = best_conv_config(problem, 1, TuningDatabase(path_));
-  EXPECT_EQ(stem.source, ConfigSource::heuristic);
+  const ConvFwdChoice stem = best_conv_config(problem, 1, tuner::TuningDatabase(path_));
+  EXPECT_EQ(stem.source, tuner::ConfigSource::heuristic);
   EXPECT_EQ(stem.config.bc, 3);
   EXPECT_EQ(stem.config.bk, 16);
 }
 #endif
 
 }  // namespace
-}  // namespace weft::tuner
+}  // namespace weft::samples
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 // bf16 (weft-tune conv --dtype bf16): its own key, even channel blocks, candidates that pass the
 // check within the bf16 tolerance (every pass), and data types without samples refused.
 TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
-  const samples::ConvShape conv1 = square_shape(1, 12, 3, 8, 3, 2, 1);
+  const ConvShape conv1 = square_shape(1, 12, 3, 8, 3, 2, 1);
   ConvSearchOptions bf16;
   bf16.dtype = jit::DataType::bf16;
   const ConvWorkload w(conv1, ConvPassKind::fwd, bf16);
   EXPECT_EQ(w.key(1).dtype, "bf16");
   EXPECT_NE(w.key(1), ConvWorkload(conv1, ConvPassKind::fwd).key(1));
   std::set<long> bcs;
-  for (const Knobs& k : w.knob_choices()) bcs.insert(TunedConfig{k, "", {}}.knob("bc", -1));
+  for (const tuner::Knobs& k : w.knob_choices()) bcs.insert(tuner::TunedConfig{k, "", {}}.knob("bc", -1));
   EXPECT_EQ(bcs, (std::set<long>{4})) << "C = 3: one block of 3 channels and a zero one";
   EXPECT_EQ(w.default_config(1).knob("bc", -1), 4) << "the default too (it was 3, which bf16 refuses)";
   omp_set_num_threads(1);
-  for (const Knobs& k : w.knob_choices()) {
-    const CheckResult check = w.prepare(TunedConfig{k, "Abcdefg", {}})->check();
+  for (const tuner::Knobs& k : w.knob_choices()) {
+    const tuner::CheckResult check = w.prepare(tuner::TunedConfig{k, "Abcdefg", {}})->check();
     EXPECT_TRUE(check.passed) << check.message;
   }
   ConvSearchOptions f64;
@@ -246,46 +246,46 @@ TEST(ConvWorkload, Bf16ForwardHasItsOwnKeyAndEvenChannelBlocks) {
   // odd channel count and odd output width, and with partial filters on two threads).
   const ConvWorkload bwd(square_shape(1, 6, 8, 8, 3, 1, 1), ConvPassKind::bwd, bf16);
   EXPECT_EQ(bwd.key(1).dtype, "bf16");
-  for (const Knobs& k : bwd.knob_choices()) {
-    const CheckResult check = bwd.prepare(TunedConfig{k, "Abcdefg", {}})->check();
+  for (const tuner::Knobs& k : bwd.knob_choices()) {
+    const tuner::CheckResult check = bwd.prepare(tuner::TunedConfig{k, "Abcdefg", {}})->check();
     EXPECT_TRUE(check.passed) << check.message;
   }
   const ConvWorkload upd(square_shape(2, 13, 3, 8, 3, 2, 1), ConvPassKind::upd, bf16);
   EXPECT_EQ(upd.key(1).dtype, "bf16");
-  for (const Knobs& k : upd.knob_choices()) {
-    EXPECT_EQ((TunedConfig{k, "", {}}.knob("bc", -1)), 4);
-    const CheckResult check = upd.prepare(TunedConfig{k, "Abcdefg", {}})->check();
+  for (const tuner::Knobs& k : upd.knob_choices()) {
+    EXPECT_EQ((tuner::TunedConfig{k, "", {}}.knob("bc", -1)), 4);
+    const tuner::CheckResult check = upd.prepare(tuner::TunedConfig{k, "Abcdefg", {}})->check();
     EXPECT_TRUE(check.passed) << check.message;
   }
   omp_set_num_threads(2);
-  const CheckResult partial = upd.prepare(TunedConfig{upd.knob_choices().front(), "Abcdefg", {}})->check();
+  const tuner::CheckResult partial = upd.prepare(tuner::TunedConfig{upd.knob_choices().front(), "Abcdefg", {}})->check();
   EXPECT_TRUE(partial.passed) << partial.message;
 }
 
 using BestBf16ConvConfig = test::TemporaryTuningDatabase;
 
 TEST_F(BestBf16ConvConfig, TheDataTypeIsPartOfTheLookup) {
-  const TuningDatabase db(path_);
-  const samples::ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  const tuner::TuningDatabase db(path_);
+  const ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
   add(conv_key(ConvPassKind::fwd, shape, 1, jit::DataType::bf16),
       {{{"bc", 64}, {"bk", 64}, {"h_in_gemm", 1}, {"w_block", 1}, {"c_block", 1}, {"pack_input", 0}}, "abcdefg", {}});
-  samples::ConvFwdConfig problem;
+  ConvFwdConfig problem;
   problem.shape = shape;
-  EXPECT_EQ(best_conv_config(problem, 1, db).source, ConfigSource::heuristic) << "an fp32 problem, a bf16 record";
+  EXPECT_EQ(best_conv_config(problem, 1, db).source, tuner::ConfigSource::heuristic) << "an fp32 problem, a bf16 record";
   problem.dtype = jit::DataType::bf16;
   const ConvFwdChoice found = best_conv_config(problem, 1, db);
-  EXPECT_EQ(found.source, ConfigSource::exact) << found.detail;
+  EXPECT_EQ(found.source, tuner::ConfigSource::exact) << found.detail;
   EXPECT_TRUE(found.config.bf16());
   EXPECT_EQ(found.config.bk, 64);
   // Every pass keeps the problem's data type, from a record or from the default.
   add(conv_key(ConvPassKind::upd, shape, 1, jit::DataType::bf16), {{{"bc", 64}, {"bk", 64}, {"h_in_gemm", 14}}, "Abcdefg", {}});
-  samples::ConvUpdConfig upd;
+  ConvUpdConfig upd;
   upd.shape = shape;
   upd.dtype = jit::DataType::bf16;
   const ConvUpdChoice upd_found = best_conv_config(upd, 1, db);
-  EXPECT_EQ(upd_found.source, ConfigSource::exact) << upd_found.detail;
+  EXPECT_EQ(upd_found.source, tuner::ConfigSource::exact) << upd_found.detail;
   EXPECT_TRUE(upd_found.config.bf16());
-  samples::ConvBwdConfig bwd;
+  ConvBwdConfig bwd;
   bwd.shape = shape;
   bwd.dtype = jit::DataType::bf16;
   EXPECT_TRUE(best_conv_config(bwd, 1, db).config.bf16()) << "the default";
@@ -294,4 +294,4 @@ TEST_F(BestBf16ConvConfig, TheDataTypeIsPartOfTheLookup) {
 }
 
 }  // namespace
-}  // namespace weft::tuner
+}  // namespace weft::samples

@@ -24,7 +24,7 @@
 #include "gemm_workload.hpp"
 #endif
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 #ifdef WEFT_HAVE_GEMM_TUNING
@@ -73,18 +73,18 @@ class EveryCandidate : public ::testing::TestWithParam<PassCase> {};
 TEST_P(EveryCandidate, PassesItsReferenceCheck) {
   const PassCase& c = GetParam();
   const GemmWorkload workload(c.shape, c.search, c.pass);
-  TunerOptions options;
+  tuner::TunerOptions options;
   options.threads = 2;
   options.blocks.max_choices = 2;
-  const SearchSpace space = build_search_space(workload, options);
+  const tuner::SearchSpace space = tuner::build_search_space(workload, options);
   ASSERT_GT(space.candidates.size(), 20u);
   omp_set_num_threads(2);  // prepare() takes the team from OpenMP, as under tune()
   std::size_t parallel_reductions = 0;
-  for (const Candidate& candidate : space.candidates) {
+  for (const tuner::Candidate& candidate : space.candidates) {
     const int reduction = c.pass == GemmPassKind::fwd ? 0 : c.pass == GemmPassKind::bwd ? 1 : 2;
     for (const auto& level : parlooper::parse_loop_string(candidate.config.loop_string, 3).levels)
       parallel_reductions += level.loop == reduction && level.par != parlooper::ParKind::none;
-    const CheckResult check = workload.prepare(candidate.config)->check();
+    const tuner::CheckResult check = workload.prepare(candidate.config)->check();
     EXPECT_TRUE(check.passed) << c.name << " " << candidate.config.to_string() << ": " << check.message;
   }
   // Only the update combines partial results, so only its reduction may run in parallel.
@@ -95,8 +95,8 @@ TEST_P(EveryCandidate, PassesItsReferenceCheck) {
 
 // Every order and parallelization of the three loops, and one blocked output loop: the blocked
 // strings of the default specs add JIT time, not kinds of candidates.
-std::vector<LoopSpecification> specs(const char* unblocked, const char* blocked) {
-  return {parse_loop_spec(unblocked), parse_loop_spec(blocked)};
+std::vector<tuner::LoopSpecification> specs(const char* unblocked, const char* blocked) {
+  return {tuner::parse_loop_spec(unblocked), tuner::parse_loop_spec(blocked)};
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -146,21 +146,21 @@ TEST(GemmWorkload, Bf16HasItsOwnKeyAndEvenPairedTiles) {
   for (const auto& [pass, tiles] : paired) {
     const GemmWorkload w(shape, odd, pass);
     ASSERT_FALSE(w.knob_choices().empty());
-    for (const Knobs& k : w.knob_choices()) {
-      const TunedConfig c{k, "", {}};
+    for (const tuner::Knobs& k : w.knob_choices()) {
+      const tuner::TunedConfig c{k, "", {}};
       EXPECT_EQ((std::array<long, 3>{c.knob("bm", 0), c.knob("bn", 0), c.knob("bk", 0)}), tiles) << to_string(pass);
     }
     // The default is 32-cubed, which bf16 takes: it runs and passes the check.
     omp_set_num_threads(1);
-    const TunedConfig d = w.default_config(1);
+    const tuner::TunedConfig d = w.default_config(1);
     EXPECT_EQ(d.knob("bk", 0), 32);
     EXPECT_TRUE(w.prepare(d)->check().passed) << to_string(pass);
   }
   // An MLP's bk is its bm: both even.
   std::set<long> mlp_tiles;
   odd.bm = {7, 16};
-  for (const Knobs& k : GemmWorkload({40, 24, 40, 2}, odd).knob_choices())
-    mlp_tiles.insert(TunedConfig{k, "", {}}.knob("bm", 0) * 100 + TunedConfig{k, "", {}}.knob("bk", 0));
+  for (const tuner::Knobs& k : GemmWorkload({40, 24, 40, 2}, odd).knob_choices())
+    mlp_tiles.insert(tuner::TunedConfig{k, "", {}}.knob("bm", 0) * 100 + tuner::TunedConfig{k, "", {}}.knob("bk", 0));
   EXPECT_EQ(mlp_tiles, (std::set<long>{808, 1616}));
   odd.dtype = jit::DataType::f64;
   EXPECT_THROW(GemmWorkload(shape, odd).key(1), Error);
@@ -183,14 +183,14 @@ TEST(GemmWorkload, Bf16TuningOfEveryPassFindsAVerifiedBest) {
                          {.bm = {16, 32}, .bn = {16}, .bk = {15, 32}, .chunks = {1, 2}, .specs = {},
                           .dtype = jit::DataType::bf16},
                          t.pass);
-    TunerOptions options;
+    tuner::TunerOptions options;
     options.threads = 2;
     options.budget_seconds = 0.5;
     options.top_k = 8;
     options.finalists = 2;
     options.quick = {.warmup = 1, .min_repetitions = 2, .max_repetitions = 10, .min_seconds = 0.001, .abort_ratio = 0};
     options.thorough = options.quick;
-    const TuningResult r = tune(w, options);
+    const tuner::TuningResult r = tune(w, options);
     EXPECT_EQ(r.record().key.dtype, "bf16") << w.describe();
     ASSERT_GE(r.measured.size(), 2u) << w.describe();
     for (const auto& m : r.measured) EXPECT_FALSE(m.failed) << w.describe() << " " << m.config.to_string() << ": " << m.message;
@@ -198,7 +198,7 @@ TEST(GemmWorkload, Bf16TuningOfEveryPassFindsAVerifiedBest) {
     EXPECT_GT(r.best.thorough_gflops, 0) << w.describe();
     EXPECT_EQ(r.best.config.knob("bk", 0) % 2, 0) << r.best.config.to_string();
     omp_set_num_threads(2);
-    const CheckResult check = w.prepare(r.best.config)->check();
+    const tuner::CheckResult check = w.prepare(r.best.config)->check();
     EXPECT_TRUE(check.passed) << w.describe() << ": " << check.message;
     EXPECT_NE(check.message.find("bf16 bound per element: 0 beyond it"), std::string::npos) << check.message;
   }
@@ -226,15 +226,15 @@ class OneWrongElement : public GemmWorkload {
 // and in any layer of an MLP.
 TEST(GemmWorkload, Bf16CandidateWithAWrongElementFailsItsCheck) {
   omp_set_num_threads(2);
-  const TunedConfig config{{{"bm", 16}, {"bn", 16}, {"bk", 16}, {"kbf", 2}, {"mbf", 2}, {"nbf", 2}}, "abC", {}};
+  const tuner::TunedConfig config{{{"bm", 16}, {"bn", 16}, {"bk", 16}, {"kbf", 2}, {"mbf", 2}, {"nbf", 2}}, "abC", {}};
   for (GemmPassKind pass : {GemmPassKind::fwd, GemmPassKind::bwd, GemmPassKind::upd}) {
     EXPECT_TRUE(OneWrongElement({64, 48, 80}, pass, -1).prepare(config)->check().passed) << to_string(pass);
-    const CheckResult wrong = OneWrongElement({64, 48, 80}, pass, 0).prepare(config)->check();
+    const tuner::CheckResult wrong = OneWrongElement({64, 48, 80}, pass, 0).prepare(config)->check();
     EXPECT_FALSE(wrong.passed) << to_string(pass);
     EXPECT_NE(wrong.message.find("1 beyond it"), std::string::npos) << wrong.message;
   }
   for (int layer : {0, 2}) {
-    const CheckResult wrong = OneWrongElement({48, 32, 48, 3}, GemmPassKind::fwd, layer).prepare(config)->check();
+    const tuner::CheckResult wrong = OneWrongElement({48, 32, 48, 3}, GemmPassKind::fwd, layer).prepare(config)->check();
     EXPECT_FALSE(wrong.passed) << layer;
     EXPECT_NE(wrong.message.find("layer " + std::to_string(layer + 1) + " of 3"), std::string::npos) << wrong.message;
   }
@@ -246,10 +246,10 @@ TEST(GemmWorkload, PassesAreDistinctWorkloadsWithTheirOwnReductionKnob) {
   EXPECT_EQ(gemm_key(GemmPassKind::fwd, shape, 2).kind, "gemm_fwd");
   EXPECT_EQ(gemm_key(GemmPassKind::bwd, shape, 2).kind, "gemm_bwd");
   EXPECT_EQ(gemm_key(GemmPassKind::upd, shape, 2).kind, "gemm_upd");
-  const WorkloadKey mlp = gemm_key(GemmPassKind::fwd, {64, 32, 64, 4}, 2);
+  const tuner::WorkloadKey mlp = gemm_key(GemmPassKind::fwd, {64, 32, 64, 4}, 2);
   EXPECT_EQ(mlp.to_string(), "gemm_mlp M=64 N=32 K=64 layers=4 fp32 threads=2");
   const GemmWorkload upd(shape, {}, GemmPassKind::upd);
-  const TunedConfig d = upd.default_config(2);
+  const tuner::TunedConfig d = upd.default_config(2);
   EXPECT_EQ(d.knob("nbf", 0), 1);
   EXPECT_EQ(d.knob("private_trans", -1), 0);
   const auto loops = upd.loops(d.knobs);
@@ -267,8 +267,8 @@ TEST(GemmWorkload, TheUpdateGetsOneFilterCopyPerThreadAlongItsReduction) {
   EXPECT_EQ(partial_filters_for("aB{R:2}C{C:3}", 6), 3);
   EXPECT_EQ(partial_filters_for("aBc", 4), 0);
   EXPECT_EQ(partial_filters_for("not a loop string", 4), 0);
-  const TunedConfig tuned{{{"bm", 16}, {"nbf", 2}, {"private_trans", 1}}, "abC", {}};
-  const auto c = to_gemm_pass_config<samples::GemmUpdConfig>(tuned, {64, 48, 32}, 2);
+  const tuner::TunedConfig tuned{{{"bm", 16}, {"nbf", 2}, {"private_trans", 1}}, "abC", {}};
+  const auto c = to_gemm_pass_config<GemmUpdConfig>(tuned, {64, 48, 32}, 2);
   EXPECT_EQ(c.n_partial_filters, 2);
   EXPECT_EQ(c.nbf, 2);
   EXPECT_TRUE(c.private_trans);
@@ -279,34 +279,34 @@ TEST(GemmWorkload, TheUpdateGetsOneFilterCopyPerThreadAlongItsReduction) {
 using BestGemmConfig = test::TemporaryTuningDatabase;
 
 TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
-  const TuningDatabase db(path_);
+  const tuner::TuningDatabase db(path_);
   const GemmShape shape{64, 64, 64};
   add(gemm_key(GemmPassKind::bwd, shape, 2), {{{"bm", 16}, {"bn", 32}, {"bk", 16}, {"mbf", 2}, {"private_trans", 1}}, "ACb", {}});
   add(gemm_key(GemmPassKind::upd, shape, 2), {{{"bm", 16}, {"bn", 16}, {"bk", 32}, {"nbf", 2}, {"private_trans", 0}}, "aBC", {}});
-  samples::GemmBwdConfig bwd;
+  GemmBwdConfig bwd;
   bwd.M = bwd.N = bwd.K = 64;
   const GemmBwdChoice b = best_gemm_config(bwd, 2, db);
-  EXPECT_EQ(b.source, ConfigSource::exact) << b.detail;
+  EXPECT_EQ(b.source, tuner::ConfigSource::exact) << b.detail;
   EXPECT_EQ(b.config.loop_string, "ACb");
   EXPECT_EQ(b.config.mbf, 2);
   EXPECT_TRUE(b.config.private_trans);
   EXPECT_EQ(b.describe().rfind("exact hit: ACb bm=16 bn=32 bk=16 mbf=2 private_trans=1 (", 0), 0u) << b.describe();
 
-  samples::GemmUpdConfig upd;
+  GemmUpdConfig upd;
   upd.M = 80, upd.N = 64, upd.K = 64;
   const GemmUpdChoice u = best_gemm_config(upd, 2, db);
-  EXPECT_EQ(u.source, ConfigSource::nearest) << u.detail;
+  EXPECT_EQ(u.source, tuner::ConfigSource::nearest) << u.detail;
   EXPECT_EQ(u.config.loop_string, "aBC");
   EXPECT_EQ(u.config.M, 80);
   EXPECT_EQ(u.config.n_partial_filters, 2);  // c is parallel
-  samples::GemmUpd runs(u.config);
+  GemmUpd runs(u.config);
 
   // The forward pass does not take the backward passes' records, nor another team's.
-  samples::GemmFwdConfig fwd;
+  GemmFwdConfig fwd;
   fwd.M = fwd.N = fwd.K = 64;
-  EXPECT_EQ(best_gemm_config(fwd, 2, db).source, ConfigSource::heuristic);
+  EXPECT_EQ(best_gemm_config(fwd, 2, db).source, tuner::ConfigSource::heuristic);
   const GemmBwdChoice other_team = best_gemm_config(bwd, 1, db);
-  EXPECT_EQ(other_team.source, ConfigSource::heuristic);
+  EXPECT_EQ(other_team.source, tuner::ConfigSource::heuristic);
   EXPECT_EQ(other_team.config.loop_string, "aBC");  // the sample's default
   EXPECT_EQ(other_team.config.M, 64);
 }
@@ -314,56 +314,56 @@ TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
 // bf16 problems take bf16 records, else FP32 ones (validated in bf16: an odd tile where bf16 pairs
 // is skipped), else the heuristic, in bf16 either way; FP32 problems never take bf16 records.
 TEST_F(BestGemmConfig, TheDataTypeIsPartOfTheLookup) {
-  const TuningDatabase db(path_);
+  const tuner::TuningDatabase db(path_);
   const GemmShape shape{64, 64, 64};
   add(gemm_key(GemmPassKind::fwd, shape, 1, jit::DataType::bf16), {{{"bm", 32}, {"bn", 64}, {"bk", 32}, {"kbf", 2}}, "acb", {}});
   add(gemm_key(GemmPassKind::bwd, shape, 1), {{{"bm", 32}, {"bn", 16}, {"bk", 32}, {"mbf", 1}, {"private_trans", 0}}, "bca", {}});
   add(gemm_key(GemmPassKind::upd, shape, 1), {{{"bm", 32}, {"bn", 15}, {"bk", 32}, {"nbf", 1}, {"private_trans", 0}}, "bca", {}});
-  samples::GemmFwdConfig fwd;
+  GemmFwdConfig fwd;
   fwd.M = fwd.N = fwd.K = 64;
-  EXPECT_EQ(best_gemm_config(fwd, 1, db).source, ConfigSource::heuristic) << "an FP32 problem, a bf16 record";
+  EXPECT_EQ(best_gemm_config(fwd, 1, db).source, tuner::ConfigSource::heuristic) << "an FP32 problem, a bf16 record";
   fwd.dtype = jit::DataType::bf16;
   const GemmChoice own = best_gemm_config(fwd, 1, db);
-  EXPECT_EQ(own.source, ConfigSource::exact) << own.detail;
+  EXPECT_EQ(own.source, tuner::ConfigSource::exact) << own.detail;
   EXPECT_EQ(own.config.loop_string, "acb");
   EXPECT_TRUE(own.config.bf16());
   EXPECT_NE(own.detail.find("gemm_fwd M=64 N=64 K=64 bf16 threads=1"), std::string::npos) << own.detail;
 
-  samples::GemmBwdConfig bwd;
+  GemmBwdConfig bwd;
   bwd.M = bwd.N = bwd.K = 64;
   bwd.dtype = jit::DataType::bf16;
   const GemmBwdChoice fp32 = best_gemm_config(bwd, 1, db);
-  EXPECT_EQ(fp32.source, ConfigSource::exact) << fp32.detail;
+  EXPECT_EQ(fp32.source, tuner::ConfigSource::exact) << fp32.detail;
   EXPECT_EQ(fp32.config.loop_string, "bca");
   EXPECT_TRUE(fp32.config.bf16());
   EXPECT_EQ(fp32.detail.rfind("no BF16 record fits; the FP32 one, run in BF16: ", 0), 0u) << fp32.detail;
-  samples::GemmBwd runs(fp32.config);
+  GemmBwd runs(fp32.config);
 
-  samples::GemmUpdConfig upd;
+  GemmUpdConfig upd;
   upd.M = upd.N = upd.K = 64;
-  EXPECT_EQ(best_gemm_config(upd, 1, db).source, ConfigSource::exact);  // FP32 takes bn = 15
+  EXPECT_EQ(best_gemm_config(upd, 1, db).source, tuner::ConfigSource::exact);  // FP32 takes bn = 15
   upd.dtype = jit::DataType::bf16;
   const GemmUpdChoice odd = best_gemm_config(upd, 1, db);
-  EXPECT_EQ(odd.source, ConfigSource::heuristic) << odd.detail;
+  EXPECT_EQ(odd.source, tuner::ConfigSource::heuristic) << odd.detail;
   EXPECT_NE(odd.detail.find("does not fit this problem"), std::string::npos) << odd.detail;
   EXPECT_TRUE(odd.config.bf16());
   EXPECT_EQ(odd.config.loop_string, "aBC");  // the sample's default
 }
 
 TEST_F(BestGemmConfig, AnMlpTakesItsOwnRecordElseASingleLayersWithBkEqualBm) {
-  const TuningDatabase db(path_);
-  samples::GemmFwdConfig mlp;
+  const tuner::TuningDatabase db(path_);
+  GemmFwdConfig mlp;
   mlp.M = mlp.N = mlp.K = 64;
   mlp.n_layers = 3;
   add(gemm_key(GemmPassKind::fwd, {64, 64, 64}, 2), {{{"bm", 32}, {"bn", 16}, {"bk", 16}, {"kbf", 1}}, "aBC", {}});
   GemmChoice layer = best_gemm_config(mlp, 2, db);
-  EXPECT_EQ(layer.source, ConfigSource::exact) << layer.detail;
+  EXPECT_EQ(layer.source, tuner::ConfigSource::exact) << layer.detail;
   EXPECT_NE(layer.detail.find("gemm_fwd"), std::string::npos) << layer.detail;
   EXPECT_EQ(layer.config.bk, 32);
   EXPECT_EQ(layer.config.n_layers, 3);
   add(gemm_key(GemmPassKind::fwd, {64, 64, 64, 4}, 2), {{{"bm", 16}, {"bn", 16}, {"bk", 16}, {"kbf", 2}}, "aCB", {}});
   const GemmChoice own = best_gemm_config(mlp, 2, db);
-  EXPECT_EQ(own.source, ConfigSource::nearest) << own.detail;  // 4 layers tuned, 3 asked
+  EXPECT_EQ(own.source, tuner::ConfigSource::nearest) << own.detail;  // 4 layers tuned, 3 asked
   EXPECT_NE(own.detail.find("gemm_mlp"), std::string::npos) << own.detail;
   EXPECT_EQ(own.config.loop_string, "aCB");
   EXPECT_EQ(own.config.n_layers, 3);
@@ -371,4 +371,4 @@ TEST_F(BestGemmConfig, AnMlpTakesItsOwnRecordElseASingleLayersWithBkEqualBm) {
 #endif
 
 }  // namespace
-}  // namespace weft::tuner
+}  // namespace weft::samples

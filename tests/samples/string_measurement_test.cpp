@@ -20,7 +20,7 @@
 #define WEFT_HAVE_STRING_MEASUREMENT 1
 #endif
 
-namespace weft::tuner {
+namespace weft::samples {
 namespace {
 
 #ifdef WEFT_HAVE_STRING_MEASUREMENT
@@ -148,4 +148,4 @@ TEST(StringMeasurement, MeasuresEveryStringAndRanksAgainstTheBestAndTheFirst) {
 #endif
 
 }  // namespace
-}  // namespace weft::tuner
+}  // namespace weft::samples

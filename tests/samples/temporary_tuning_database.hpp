@@ -12,7 +12,7 @@
 
 #include <weft/tuner/tuning_database.hpp>
 
-namespace weft::tuner::test {
+namespace weft::samples::test {
 
 class TemporaryTuningDatabase : public ::testing::Test {
  protected:
@@ -25,16 +25,16 @@ class TemporaryTuningDatabase : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove(path_); }
   // A record of `config` for `key`, 100 GFLOPS.
-  void add(const WorkloadKey& key, TunedConfig config) const {
-    TuningRecord r;
+  void add(const tuner::WorkloadKey& key, tuner::TunedConfig config) const {
+    tuner::TuningRecord r;
     r.key = key;
-    r.machine = MachineFingerprint::current();
-    r.weft_version = std::string(weft_version());
+    r.machine = tuner::MachineFingerprint::current();
+    r.weft_version = std::string(tuner::weft_version());
     r.config = std::move(config);
     r.gflops = 100;
-    TuningDatabase(path_).append(r);
+    tuner::TuningDatabase(path_).append(r);
   }
   std::filesystem::path path_;
 };
 
-}  // namespace weft::tuner::test
+}  // namespace weft::samples::test

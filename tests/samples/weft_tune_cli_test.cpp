@@ -63,7 +63,7 @@ Result tune(const std::string& args) {
   std::FILE* out = std::tmpfile();
   std::FILE* err = std::tmpfile();
   Result r;
-  r.status = weft::tuner::weft_tune_main(static_cast<int>(words.size()), argv.data(), out, err);
+  r.status = weft::samples::weft_tune_main(static_cast<int>(words.size()), argv.data(), out, err);
   r.out = read_all(out);
   r.err = read_all(err);
   return r;
@@ -373,7 +373,7 @@ TEST_F(WeftTuneCli, TunesTheGemmPassesAndTheMlpForTheSamplesAutoMode) {
       // The sample finds the record through WEFT_TUNING_DB, runs it and checks it ("auto M N K"
       // and the MLP's layers; the backward passes take n_iters there).
       const std::string M = std::to_string(record.key.shape[0].second);
-      const weft::tuner::ProcessResult run = weft::tuner::run_process(
+      const weft::samples::ProcessResult run = weft::samples::run_process(
           {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, bf16 ? "USE_BF16=1" : "USE_BF16=0", c.program, "auto", M, "32",
            "64", c.after_k, "--threads", "2", "--warmup", "0"},
           60);
@@ -422,7 +422,7 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
     ASSERT_FALSE(records.empty());
     const weft::tuner::TuningRecord& record = records.back();
     EXPECT_EQ(record.key.kind, "conv_" + pass);
-    const weft::tuner::ProcessResult run = weft::tuner::run_process(
+    const weft::samples::ProcessResult run = weft::samples::run_process(
         {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, program, "auto", "1", "8", "8", "16", "16", "3", "3", "1", "1", "1",
          "1", "2", "--threads", "1", "--warmup", "0"},
         60);
@@ -437,7 +437,7 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
   ASSERT_EQ(bf16.status, 0) << bf16.err;
   const weft::tuner::TuningRecord bf16_record = weft::tuner::TuningDatabase(db_).load().records.back();
   EXPECT_EQ(bf16_record.key.dtype, "bf16");
-  const weft::tuner::ProcessResult bf16_run = weft::tuner::run_process(
+  const weft::samples::ProcessResult bf16_run = weft::samples::run_process(
       {"/usr/bin/env", "USE_BF16=1", "WEFT_TUNING_DB=" + db_, WEFT_CONV_UPD_PATH, "auto", "1", "7", "7", "16", "16", "3",
        "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
       60);
@@ -449,7 +449,7 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
   EXPECT_NE(bf16_run.out.find("check: PASSED"), std::string::npos) << bf16_run.out;
   // Another shape that nothing near was tuned for: the default, said so, its blocks no larger than
   // the channels (C = 3, K = 8).
-  const weft::tuner::ProcessResult other = weft::tuner::run_process(
+  const weft::samples::ProcessResult other = weft::samples::run_process(
       {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, WEFT_CONV_FWD_PATH, "auto", "1", "7", "7", "3", "8", "1", "1", "1", "1",
        "0", "0", "2", "--threads", "1", "--warmup", "0"},
       60);
