@@ -17,6 +17,7 @@
 #include "weft/jit/isa_traits.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/tpp/binary.hpp"
+#include "weft/tpp/min_max_relu.hpp"
 
 namespace weft::tpp {
 namespace {
@@ -46,8 +47,7 @@ V element(const void* input, DataType type, Broadcast b, std::int64_t ld, std::i
   }
 }
 
-// One element of the op in float or double. A NaN operand, quiet or signaling, is ignored when the
-// other is a number (the kernels' rule; std::fmin / fmax return NaN for a signaling one).
+// One element of the op in float or double; min / max by the rule of weft/tpp/min_max_relu.hpp.
 template <class T>
 T binary_value(BinaryOp op, T a, T b) {
   switch (op) {
@@ -55,8 +55,8 @@ T binary_value(BinaryOp op, T a, T b) {
     case BinaryOp::sub: return a - b;
     case BinaryOp::mul: return a * b;
     case BinaryOp::div: return a / b;
-    case BinaryOp::min: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b);
-    case BinaryOp::max: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
+    case BinaryOp::min: return minimum(a, b);
+    case BinaryOp::max: return maximum(a, b);
   }
   return std::numeric_limits<T>::quiet_NaN();
 }

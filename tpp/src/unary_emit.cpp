@@ -9,6 +9,7 @@
 #include "bf16_emit.hpp"
 #include "typed_moves.hpp"
 #include "kernel_frame.hpp"
+#include "min_max_emit.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/data_type.hpp"
 
@@ -30,8 +31,8 @@ int log2_size(DataType type) { return type == DataType::f64 ? 3 : type == DataTy
 //   column of a pair); r8 mask out; r9 ld_in bytes; r10 ld_out bytes; r11 column counter; rax
 //   scratch (tails, vmovmskps, bf16 scalars).
 // Vector registers: 0-3 data, 4-7 aux (vnni2: the second column), 8 the spare of piecewise tail
-// loads, 9 vnni2's interleave temporary, 12-15 the op's scratch, 12-13 also bf16 rounding's
-// (after the op). Opmasks: k1 tails, k2-k3 bf16 rounding, k7 the op.
+// loads, 9 vnni2's interleave temporary, 12-15 the op's scratch (a max reduction's: 12-13), 12-13
+// also bf16 rounding's (after the op). Opmasks: k1 tails, k2-k3 bf16 rounding, k7 the op.
 //
 // Data types: elements are loaded into vectors of the compute type (bf16 widened to f32 lanes by
 // Bf16Emitter, f64 as doubles) and stored as types.out; pointers advance in bytes of each type.
@@ -504,16 +505,11 @@ class UnaryCode : public KernelFrame {
     vshufps(tx, x, x, 1);
     fold(x, tx);
   }
-  // vmaxps / vmaxpd return their second operand when either is NaN: a NaN element leaves acc
-  // unchanged.
+  // acc = acc + v, or maximum(acc, v) (min_max_emit.hpp; clobbers registers 12 and 13, and k7).
   template <class V>
   void fold(const V& acc, const V& v) {
     if (max_op()) {
-      if (f64()) {
-        vmaxpd(acc, v, acc);
-      } else {
-        vmaxps(acc, v, acc);
-      }
+      emit_min_max(*this, MinMax::max, f64(), acc, acc, v, V(12), V(13));
     } else if (f64()) {
       vaddpd(acc, acc, v);
     } else {

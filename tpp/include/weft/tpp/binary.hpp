@@ -30,8 +30,8 @@ enum class BinaryOp : std::uint8_t {
   sub,
   mul,
   div,  // IEEE division
-  min,  // like std::fmin: a NaN operand (quiet or signaling) is ignored when the other is a number
-  max,  // like std::fmax
+  min,  // IEEE 754-2019 minimum: NaN if either operand is NaN; min(-0, +0) = -0 (min_max_relu.hpp)
+  max,  // IEEE 754-2019 maximum: NaN if either operand is NaN; max(-0, +0) = +0
 };
 
 enum class Broadcast : std::uint8_t { none, row, col, scalar };
@@ -93,7 +93,8 @@ void check_args(const BinaryDesc& desc, const BinaryArgs& args);
 BinaryPlan plan_binary(const BinaryDesc& desc, weft::jit::Isa isa);
 
 // The reference in every type: bf16 read as floats (exact), computed as in f32, bf16 C written with
-// jit::to_bfloat16 (min / max with bf16 in and out keep the selected input's bits); f64 in double.
+// jit::to_bfloat16 (min / max with bf16 in and out keep the selected input's bits, or give the
+// all-ones NaN); f64 in double.
 void binary_reference(const BinaryDesc& desc, const BinaryArgs& args);
 float binary_reference_value(BinaryOp op, float a, float b);
 
