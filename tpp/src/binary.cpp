@@ -11,6 +11,7 @@
 
 #include "binary_emit.hpp"
 #include "kernel_family.hpp"
+#include "op_properties.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
@@ -65,7 +66,7 @@ template <class V>
 void reference(const BinaryDesc& d, const BinaryArgs& args) {
   const DataType in = d.types.in, out = d.types.out;
   // min and max select one of their inputs: with bf16 in and out its bits are kept (as the kernel
-  // narrows instead of rounding: keeps_bf16_bits in binary_emit.hpp).
+  // narrows instead of rounding: keeps_bf16_bits in op_properties.hpp).
   const bool keep_bits = detail::keeps_bf16_bits(d);
   for (std::int64_t j = 0; j < d.n; ++j)
     for (std::int64_t i = 0; i < d.m; ++i) {
@@ -148,15 +149,6 @@ void validate(const BinaryDesc& d) {
   // Every op has kernels in every type the element-wise TPPs take.
   if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
 }
-
-namespace detail {
-
-bool keeps_bf16_bits(const BinaryDesc& d) {
-  return d.types.in == jit::DataType::bf16 && d.types.out == jit::DataType::bf16 &&
-         (d.op == BinaryOp::min || d.op == BinaryOp::max);
-}
-
-}  // namespace detail
 
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   validate(d);

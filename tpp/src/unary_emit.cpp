@@ -10,6 +10,7 @@
 #include "typed_moves.hpp"
 #include "kernel_frame.hpp"
 #include "min_max_emit.hpp"
+#include "op_properties.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/data_type.hpp"
 

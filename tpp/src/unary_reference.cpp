@@ -10,7 +10,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "unary_emit.hpp"
+#include "op_properties.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/tpp/min_max_relu.hpp"
 #include "weft/tpp/unary.hpp"

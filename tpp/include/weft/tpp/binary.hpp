@@ -68,7 +68,7 @@ struct BinaryArgs {
 using BinaryKernelFn = void (*)(const BinaryArgs*);
 
 struct BinaryPlan {
-  weft::jit::Isa isa = weft::jit::Isa::avx2;
+  weft::jit::Isa isa = weft::jit::Isa::reference;  // as every TPP plan; plan_binary sets it
   // Elements per vector register of the compute type: floats for f32 and bf16 data (bf16 widened to
   // f32 lanes), doubles for f64. rows, tail and full_vectors count these.
   int lanes = 8;

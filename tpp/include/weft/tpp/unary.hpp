@@ -103,7 +103,7 @@ using UnaryKernelFn = void (*)(const UnaryArgs*);
 
 // How a kernel is laid out; a pure function of the descriptor and the ISA (see plan_unary).
 struct UnaryPlan {
-  weft::jit::Isa isa = weft::jit::Isa::avx2;
+  weft::jit::Isa isa = weft::jit::Isa::reference;  // as every TPP plan; plan_unary sets it
   // Elements per vector register of the compute type: floats for f32 and bf16 data (bf16 is widened
   // to f32 lanes as it is loaded: 8 on AVX2, 16 on AVX-512), doubles for f64 (4, 8). rows, tail and
   // full_vectors count elements and vectors of these lanes.
