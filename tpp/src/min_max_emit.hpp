@@ -5,7 +5,7 @@
 //
 // vmaxps / vminps alone do not follow it: they return their second operand when either operand is
 // NaN or both are zeros. AVX-512DQ's vrangeps orders the zeros, but ignores a quiet NaN operand like
-// IEEE 754-2008 maxNum (checked on an Ice Lake Xeon: vrange(1, qNaN) = 1, vrange(1, sNaN) = the
+// IEEE 754-2008 maxNum (checked on an Ice Lake-class Xeon: vrange(1, qNaN) = 1, vrange(1, sNaN) = the
 // quieted sNaN), so both ISAs mark the unordered lanes with a compare:
 // - AVX-512: k = unordered(x, y); d = vrange(x, y); d |= all-ones under k. Three instructions,
 //   y read from memory by the first two.
