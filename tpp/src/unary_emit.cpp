@@ -453,7 +453,7 @@ class UnaryCode : public KernelFrame {
     auto chunk = [&](int count, int tail) {
       const int n = tail > 0 ? 1 : count;
       for (int k = 0; k < n; ++k) vmovaps(data(k), identity());
-      start_nan_seen(n);
+      start_seen(n);
       if (tail > 0) set_reduce_tail_mask(tail);
       Label loop;
       mov(rax, rsi);
@@ -470,7 +470,7 @@ class UnaryCode : public KernelFrame {
       add(rax, r9);
       dec(r11);
       jnz(loop, T_NEAR);
-      finish_nan_seen(n);
+      finish_seen(n);
       for (int k = 0; k < n; ++k) store(k * out_step(), data(k), tail, false);
     };
     while (done + u <= full) {
@@ -511,65 +511,85 @@ class UnaryCode : public KernelFrame {
   }
 
   // The reduction loops fold each loaded vector v into accumulator k: a sum adds; a max keeps the
-  // accumulator's dependency chain short and sets the lanes where v is NaN in nan_seen(k) aside,
-  // which finish_nan_seen() ORs into the accumulators (all ones: the NaN of min_max_emit.hpp).
-  // AVX-512: vrangeps orders the zeros (and ignores a quiet NaN); AVX2: vmaxps both ways, ANDed
-  // (+0 over -0; a NaN lane's garbage is overwritten at the end). The full rule (merge()) on every
-  // vector lengthens the chain each column waits on: reduce_rows_max over 256 columns of 3 and 15
-  // rows took 1.65x (AVX-512) and 2.2-2.4x (AVX2) the time of the old NaN-ignoring vmaxps fold
-  // with it, 1.02-1.04x and 1.3-1.45x with this split (tail/unary_reduce_rows_max, minimum ticks
-  // per call, Ice Lake-class Xeon).
+  // accumulator's dependency chain to one instruction and sets what it does not see aside in
+  // seen(k), which finish_seen() applies at the end.
+  // - AVX-512: vrangeps orders the zeros but ignores a quiet NaN; seen(k) gets all ones in the
+  //   lanes where v is NaN, ORed into the result (the NaN of min_max_emit.hpp).
+  // - AVX2: vmaxps(v, acc) keeps acc where v is NaN or both are zeros; seen(k) gets all ones where
+  //   v is NaN and 0x7fffffff where v is +0 (0x7fff... in f64), so that at the end a lane that saw
+  //   a +0 has its sign cleared (the max is +0 or more there) and a lane that saw a NaN becomes one.
+  // The full rule (merge()) on every vector lengthens the chain each column waits on:
+  // reduce_rows_max over 256 columns of 3 and 15 rows took 1.65x (AVX-512) and 2.2-2.4x (AVX2) the
+  // time of the old NaN-ignoring vmaxps fold with it (tail/unary_reduce_rows_max, minimum ticks
+  // per call, Ice Lake-class Xeon); see docs/tpp_eltwise.md for this fold's figures.
   // v is clobbered, and register 12 (AVX2) or k7 (AVX-512).
   void fold(const Vmm& acc, const Vmm& v, int k) {
     if (!max_op()) return merge(acc, v);
-    const Vmm seen = nan_seen(k);
+    const Vmm flags = seen(k);
     if constexpr (T::is_zmm) {
       const Opmask nan(7);
       if (f64()) {
         vcmppd(nan, v, v, 3);
-        vpternlogq(seen | nan, seen, seen, 0xff);
+        vpternlogq(flags | nan, flags, flags, 0xff);
         vrangepd(acc, acc, v, 0x5);
       } else {
         vcmpps(nan, v, v, 3);
-        vpternlogd(seen | nan, seen, seen, 0xff);
+        vpternlogd(flags | nan, flags, flags, 0xff);
         vrangeps(acc, acc, v, 0x5);
       }
     } else {
       const Vmm t(12);
+      const Address zero = consts_.splat_bits(0u);
       if (f64()) {
         vcmppd(t, v, v, 3);
-        vorpd(seen, seen, t);
-        vmaxpd(t, acc, v);
-        vmaxpd(v, v, acc);
-        vandpd(acc, t, v);
+        vpor(flags, flags, t);
+        vpcmpeqq(t, v, zero);
+        vpsrlq(t, t, 1);
+        vpor(flags, flags, t);
+        vmaxpd(acc, v, acc);
       } else {
         vcmpps(t, v, v, 3);
-        vorps(seen, seen, t);
-        vmaxps(t, acc, v);
-        vmaxps(v, v, acc);
-        vandps(acc, t, v);
+        vpor(flags, flags, t);
+        vpcmpeqd(t, v, zero);
+        vpsrld(t, t, 1);
+        vpor(flags, flags, t);
+        vmaxps(acc, v, acc);
       }
     }
   }
   // Registers 9, 10, 11, 14: free in reductions (vnni2's temporary, the op's scratch).
-  Vmm nan_seen(int k) const { return Vmm(k < 3 ? 9 + k : 14); }
-  void start_nan_seen(int count) {
+  Vmm seen(int k) const { return Vmm(k < 3 ? 9 + k : 14); }
+  void start_seen(int count) {
     if (!max_op()) return;
     for (int k = 0; k < count; ++k) {
       if constexpr (T::is_zmm) {
-        vpxord(nan_seen(k), nan_seen(k), nan_seen(k));
+        vpxord(seen(k), seen(k), seen(k));
       } else {
-        vpxor(nan_seen(k), nan_seen(k), nan_seen(k));
+        vpxor(seen(k), seen(k), seen(k));
       }
     }
   }
-  void finish_nan_seen(int count) {
+  // Clobbers register 12 (AVX2).
+  void finish_seen(int count) {
     if (!max_op()) return;
     for (int k = 0; k < count; ++k) {
       if constexpr (T::is_zmm) {
-        vpord(data(k), data(k), nan_seen(k));
+        vpord(data(k), data(k), seen(k));
       } else {
-        vpor(data(k), data(k), nan_seen(k));
+        const Vmm t(12);
+        // The sign bit where a +0 was seen (its flag bit: the one below the sign), cleared.
+        if (f64()) {
+          vpsrlq(t, seen(k), 62);
+          vpsllq(t, t, 63);
+        } else {
+          vpsrld(t, seen(k), 30);
+          vpslld(t, t, 31);
+        }
+        vpandn(data(k), t, data(k));
+        // All ones where a NaN was seen (its flag: the sign bit; f64 spreads the high dword's).
+        vpsrad(t, seen(k), 31);
+        if (f64()) vpshufd(t, t, 0xf5);
+        vpor(data(k), data(k), t);
       }
     }
   }
@@ -594,7 +614,7 @@ class UnaryCode : public KernelFrame {
     L(col);
     const int u = p_.unroll;
     for (int k = 0; k < u; ++k) vmovaps(data(k), identity());
-    start_nan_seen(u);
+    start_seen(u);
     const std::int64_t blocks = p_.full_vectors / u;
     const int rem = static_cast<int>(p_.full_vectors % u);
     if (p_.tail > 0) set_reduce_tail_mask(p_.tail);
@@ -613,7 +633,7 @@ class UnaryCode : public KernelFrame {
       load_reduce_tail(aux(0), rax + rem * in_step(), p_.tail);
       fold(data(u - 1), aux(0), u - 1);
     }
-    finish_nan_seen(u);
+    finish_seen(u);
     for (int k = 1; k < u; ++k) merge(data(0), data(k));
     horizontal(data(0), aux(0));
     store_scalar(rdx, Xmm(0));
