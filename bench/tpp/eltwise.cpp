@@ -439,6 +439,7 @@ void register_all() {
     tail_args(benchmark::RegisterBenchmark(("tail/unary_" + to_string(op)).c_str(), bm_tail_unary, op));
   }
   tail_args(benchmark::RegisterBenchmark("tail/binary_add", bm_tail_binary, BinaryOp::add));
+  tail_args(benchmark::RegisterBenchmark("tail/binary_max", bm_tail_binary, BinaryOp::max));
   for (DataType type : {DataType::f32, DataType::bf16, DataType::f64}) {
     benchmark::RegisterBenchmark(("transpose_tile/" + std::string(weft::jit::to_string(type))).c_str(),
                                  bm_transpose_tile, type)

@@ -43,6 +43,7 @@ CpuFeatures detect() {
   f.avx512f = cpu.has(Cpu::tAVX512F);
   f.avx512bw = cpu.has(Cpu::tAVX512BW);
   f.avx512vl = cpu.has(Cpu::tAVX512VL);
+  f.avx512dq = cpu.has(Cpu::tAVX512DQ);
   f.avx512bf16 = cpu.has(Cpu::tAVX512_BF16);
   f.amx_tile = cpu.has(Cpu::tAMX_TILE);
   f.amx_bf16 = cpu.has(Cpu::tAMX_BF16);
@@ -94,7 +95,7 @@ bool can_run(Isa isa, const CpuFeatures& cpu) {
   switch (isa) {
     case Isa::reference: return true;
     case Isa::avx2: return cpu.x86_64 && cpu.avx2 && cpu.fma;
-    case Isa::avx512: return cpu.x86_64 && cpu.avx512f && cpu.avx512bw && cpu.avx512vl;
+    case Isa::avx512: return cpu.x86_64 && cpu.avx512f && cpu.avx512bw && cpu.avx512vl && cpu.avx512dq;
     case Isa::avx512_bf16: return can_run(Isa::avx512, cpu) && cpu.avx512bf16;
   }
   return false;

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "weft/tpp/min_max_relu.hpp"
+
 namespace weft::samples {
 namespace {
 
@@ -57,7 +59,7 @@ void conv_fwd_reference(const ConvShape& sh, const float* input, const float* fi
       float* out = output + (n * sh.K + k) * P * Q;
       for (std::int64_t i = 0; i < P * Q; ++i) {
         const double v = acc[static_cast<std::size_t>(i)];
-        out[i] = static_cast<float>(relu && !(v > 0) ? 0.0 : v);
+        out[i] = static_cast<float>(relu ? tpp::relu(v) : v);
       }
     }
   }

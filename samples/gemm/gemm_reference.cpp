@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "weft/tpp/min_max_relu.hpp"
+
 namespace weft::samples {
 namespace {
 
@@ -41,7 +43,7 @@ void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand 
         for (std::int64_t i = 0; i < M; ++i) column[i] += static_cast<double>(a[i]) * b;
       }
       for (std::int64_t i = 0; i < M; ++i) {
-        const double v = relu && column[i] < 0 ? 0.0 : column[i];
+        const double v = relu ? tpp::relu(column[i]) : column[i];
         C[j * M + i] = static_cast<float>(v);
       }
       if (magnitudes == nullptr) continue;

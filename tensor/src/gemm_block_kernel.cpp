@@ -7,6 +7,7 @@
 #include "block_kernels.hpp"
 #include "prim_dims.hpp"
 #include "weft/tpp/brgemm.hpp"
+#include "weft/tpp/min_max_relu.hpp"
 
 namespace weft::tensor::detail {
 
@@ -85,7 +86,7 @@ class StridedGemmKernel final : public MainKernel {
       for (std::int64_t j = 0; j < s_.n; ++j)
         for (std::int64_t i = 0; i < s_.m; ++i) {
           T& v = c[i * s_.c_m + j * s_.c_n];
-          v = v < T(0) ? T(0) : v;
+          v = tpp::relu(v);
         }
   }
 

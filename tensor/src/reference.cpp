@@ -1,10 +1,10 @@
 #include "weft/tensor/reference.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "prim_dims.hpp"
+#include "weft/tpp/min_max_relu.hpp"
 
 // No default in the switches over prim_t: a primitive added to prim_t stops the build here until
 // the reference computes it, instead of passing its input through.
@@ -16,7 +16,7 @@ double unary_value(prim_t p, double x) {
   switch (p) {
     case prim_t::none: case prim_t::copy: return x;
     case prim_t::zero: return 0.0;
-    case prim_t::relu: return x < 0.0 ? 0.0 : x;
+    case prim_t::relu: return tpp::relu(x);
     case prim_t::square: return x * x;
     case prim_t::reciprocal: return 1.0 / x;
     case prim_t::sigmoid: return 1.0 / (1.0 + std::exp(-x));
@@ -37,8 +37,8 @@ double binary_value(prim_t p, double a, double b) {
     case prim_t::sub: return a - b;
     case prim_t::mul: return a * b;
     case prim_t::div: return a / b;
-    case prim_t::min: return std::min(a, b);
-    case prim_t::max: return std::max(a, b);
+    case prim_t::min: return tpp::minimum(a, b);
+    case prim_t::max: return tpp::maximum(a, b);
     case prim_t::zero: case prim_t::copy: case prim_t::relu: case prim_t::gemm: case prim_t::brgemm:
     case prim_t::square: case prim_t::reciprocal: case prim_t::sigmoid: case prim_t::exp:
     case prim_t::tanh: case prim_t::sqrt: case prim_t::gelu: case prim_t::none:

@@ -23,12 +23,14 @@ TEST(Cpu, BestIsaFollowsFeatures) {
   cpu.avx512f = cpu.avx512bw = true;
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx2) << "AVX-512 code uses VL";
   cpu.avx512vl = true;
+  EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx2) << "AVX-512 code uses DQ (vrangeps)";
+  cpu.avx512dq = true;
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx512);
   cpu.avx512bf16 = true;
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx512_bf16);
   EXPECT_TRUE(weft::jit::can_run(Isa::avx512, cpu)) << "avx512_bf16 CPUs run plain AVX-512 code too";
   cpu.avx512vl = false;
-  EXPECT_FALSE(weft::jit::can_run(Isa::avx512_bf16, cpu)) << "avx512_bf16 is AVX-512 F+BW+VL plus BF16";
+  EXPECT_FALSE(weft::jit::can_run(Isa::avx512_bf16, cpu)) << "avx512_bf16 is AVX-512 F+BW+VL+DQ plus BF16";
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx2);
 }
 

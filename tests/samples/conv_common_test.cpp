@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,18 @@ TEST(ConvReference, ForwardMatchesAHandComputedCase) {
   const float bias = -10;
   conv_fwd_reference(s, in.data(), w.data(), &bias, true, out.data());
   EXPECT_EQ(out, (std::vector<float>{0, 0, 0, 0, 0, 2, 6, 0, 1, 14, 18, 5, 0, 5, 7, 0}));
+}
+
+// The fused ReLU follows the library's rule (weft/tpp/min_max_relu.hpp): a NaN sum stays NaN (the
+// reference wrote 0 for it, where the kernels' ReLU keeps NaN), a negative one becomes +0.
+TEST(ConvReference, ForwardReluKeepsNaN) {
+  const ConvShape s{.N = 1, .H = 1, .W = 3, .C = 1, .K = 1, .R = 1, .S = 1};
+  const std::vector<float> in{std::numeric_limits<float>::quiet_NaN(), -2, 3}, w{1};
+  std::vector<float> out(3);
+  conv_fwd_reference(s, in.data(), w.data(), nullptr, true, out.data());
+  EXPECT_TRUE(std::isnan(out[0]));
+  EXPECT_TRUE(out[1] == 0 && !std::signbit(out[1]));
+  EXPECT_EQ(out[2], 3);
 }
 
 // Backward by data and by weights are the adjoints of forward: <fwd(x, w), y> = <x, bwd_data(y, w)>

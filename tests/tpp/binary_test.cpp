@@ -120,20 +120,26 @@ TEST(BinaryKernels, LargeStreamingEveryOp) {
   }
 }
 
-TEST(BinaryKernels, MinMaxIgnoreNaNLikeFminFmax) {
+// min / max propagate NaN from either operand and order -0 below +0 (IEEE 754-2019 minimum /
+// maximum; every pair on every path: nan_rule_test.cpp). They used to ignore a NaN like std::fmax.
+TEST(BinaryKernels, MinMaxPropagateNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> a{nan, 1, nan, -2, 3, 4, 5, 6, nan}, b{2, nan, nan, -3, 3, 4, 5, 6, 7}, c(9);
+  std::vector<float> a{nan, 1, nan, -2, 3, 4, -0.0f, 0.0f, nan}, b{2, nan, nan, -3, 3, 4, 0.0f, -0.0f, 7}, c(9);
   Binary mx(BinaryDesc{.op = BinaryOp::max, .m = 9, .n = 1, .ld_in0 = 9, .ld_in1 = 9, .ld_out = 9});
   mx(a.data(), b.data(), c.data());
-  EXPECT_EQ(c[0], 2);
-  EXPECT_EQ(c[1], 1);
+  EXPECT_TRUE(std::isnan(c[0]));
+  EXPECT_TRUE(std::isnan(c[1]));
   EXPECT_TRUE(std::isnan(c[2]));
   EXPECT_EQ(c[3], -2);
-  EXPECT_EQ(c[8], 7);
+  EXPECT_TRUE(c[6] == 0 && !std::signbit(c[6]));
+  EXPECT_TRUE(c[7] == 0 && !std::signbit(c[7]));
+  EXPECT_TRUE(std::isnan(c[8]));
   Binary mn(BinaryDesc{.op = BinaryOp::min, .m = 9, .n = 1, .ld_in0 = 9, .ld_in1 = 9, .ld_out = 9});
   mn(a.data(), b.data(), c.data());
-  EXPECT_EQ(c[0], 2);
+  EXPECT_TRUE(std::isnan(c[0]));
   EXPECT_EQ(c[3], -3);
+  EXPECT_TRUE(c[6] == 0 && std::signbit(c[6]));
+  EXPECT_TRUE(c[7] == 0 && std::signbit(c[7]));
 }
 
 TEST(BinaryPlan, FlatOnlyWhenContiguous) {

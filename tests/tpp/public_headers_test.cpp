@@ -16,11 +16,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <regex>
-#include <set>
 #include <string>
 #include <vector>
+
+#include "include_closure.hpp"
 
 namespace {
 
@@ -35,35 +34,14 @@ TEST(PublicHeaders, NoTppHeaderReachesXbyak) {
   const fs::path root = source_root();
   const fs::path tpp_include = root / "tpp" / "include";
   ASSERT_TRUE(fs::is_directory(tpp_include)) << tpp_include << " (the test finds the sources from __FILE__)";
-  const std::regex include_line(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
-  const std::regex weft_header(R"(weft/(\w+)/.+)");
-  struct Visit {
-    fs::path file;
-    std::string chain;
-  };
-  std::vector<Visit> todo;
+  std::vector<fs::path> headers;
   for (const auto& entry : fs::recursive_directory_iterator(tpp_include))
-    if (entry.path().extension() == ".hpp") todo.push_back({entry.path(), fs::relative(entry.path(), tpp_include).string()});
-  ASSERT_FALSE(todo.empty());
-  std::set<fs::path> seen;
-  while (!todo.empty()) {
-    const Visit v = todo.back();
-    todo.pop_back();
-    if (!seen.insert(v.file).second) continue;
-    std::ifstream in(v.file);
-    ASSERT_TRUE(in) << v.file;
-    for (std::string line; std::getline(in, line);) {
-      std::smatch m;
-      if (!std::regex_search(line, m, include_line)) continue;
-      const std::string header = m[1];
-      EXPECT_EQ(header.find("xbyak"), std::string::npos) << v.chain << " includes " << header;
-      EXPECT_EQ(header.find("code_buffer.hpp"), std::string::npos) << v.chain << " includes " << header;
-      std::smatch layer;
-      if (std::regex_match(header, layer, weft_header)) {
-        const fs::path next = root / layer[1].str() / "include" / header;
-        if (fs::exists(next)) todo.push_back({next, v.chain + " -> " + header});
-      }
-    }
+    if (entry.path().extension() == ".hpp") headers.push_back(entry.path());
+  ASSERT_FALSE(headers.empty());
+  for (const auto& r : weft::test::include_closure(root, headers)) {
+    ASSERT_TRUE(r.readable) << r.header;
+    EXPECT_EQ(r.header.find("xbyak"), std::string::npos) << r.chain << " includes " << r.header;
+    EXPECT_EQ(r.header.find("code_buffer.hpp"), std::string::npos) << r.chain << " includes " << r.header;
   }
 }
 

@@ -77,6 +77,13 @@ TYPED_TEST(TppFunctor, EveryHostIsaAndTheReference) {
   }
 }
 
+// A plan no planner filled in names no instruction set: the families share one default,
+// Isa::reference (UnaryPlan and BinaryPlan defaulted to avx2 while BrgemmPlan had reference).
+TYPED_TEST(TppFunctor, PlansDefaultToTheReferenceIsa) {
+  using Plan = decltype(TypeParam::plan(TypeParam::desc(), Isa::reference));
+  EXPECT_EQ(Plan{}.isa, Isa::reference);
+}
+
 TYPED_TEST(TppFunctor, DistinctIsasAreDistinctKernels) {
   using F = TypeParam;
   if (!weft::jit::can_run(Isa::avx512, weft::jit::cpu_features())) GTEST_SKIP() << "needs AVX-512";

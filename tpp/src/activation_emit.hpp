@@ -47,45 +47,17 @@
 
 #include <xbyak/xbyak.h>
 
+#include "op_properties.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tpp::detail {
 
-// Switches over UnaryOp in this header list every op: a new op must state its scratch registers
-// and its instruction sequence (or that it has none) before anything compiles.
+// Switches over UnaryOp in this header list every op: a new op must state its instruction sequence
+// (or that it has none) before anything compiles; its scratch registers are in op_properties.hpp.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
-
-// Scratch vector registers `op` needs from ActivationEmitter::emit. Every op is listed (no default,
-// -Wswitch an error): a new op that forgot its count would clobber live registers silently.
-constexpr int activation_scratch(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::relu:
-    case UnaryOp::reciprocal: return 1;
-    case UnaryOp::exp: return 2;
-    case UnaryOp::sigmoid:
-    case UnaryOp::tanh:
-    case UnaryOp::gelu: return 3;
-    case UnaryOp::zero:
-    case UnaryOp::copy:
-    case UnaryOp::relu_bwd:
-    case UnaryOp::square:
-    case UnaryOp::sqrt:
-    case UnaryOp::increment:
-    case UnaryOp::decrement:
-    case UnaryOp::scale:
-    case UnaryOp::transpose:
-    case UnaryOp::reduce_rows_sum:
-    case UnaryOp::reduce_rows_max:
-    case UnaryOp::reduce_cols_sum:
-    case UnaryOp::reduce_cols_max:
-    case UnaryOp::vnni2_pack:
-    case UnaryOp::vnni2_unpack: return 0;
-  }
-  return 0;  // not an enumerator: validate() rejects the descriptor before any emitter runs
-}
 
 // Polynomial coefficients (minimax in relative error, fitted in 40-digit arithmetic; see docs).
 namespace act_coef {

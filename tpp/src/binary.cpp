@@ -11,12 +11,14 @@
 
 #include "binary_emit.hpp"
 #include "kernel_family.hpp"
+#include "op_properties.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/tpp/binary.hpp"
+#include "weft/tpp/min_max_relu.hpp"
 
 namespace weft::tpp {
 namespace {
@@ -46,8 +48,7 @@ V element(const void* input, DataType type, Broadcast b, std::int64_t ld, std::i
   }
 }
 
-// One element of the op in float or double. A NaN operand, quiet or signaling, is ignored when the
-// other is a number (the kernels' rule; std::fmin / fmax return NaN for a signaling one).
+// One element of the op in float or double; min / max by the rule of weft/tpp/min_max_relu.hpp.
 template <class T>
 T binary_value(BinaryOp op, T a, T b) {
   switch (op) {
@@ -55,8 +56,8 @@ T binary_value(BinaryOp op, T a, T b) {
     case BinaryOp::sub: return a - b;
     case BinaryOp::mul: return a * b;
     case BinaryOp::div: return a / b;
-    case BinaryOp::min: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmin(a, b);
-    case BinaryOp::max: return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
+    case BinaryOp::min: return minimum(a, b);
+    case BinaryOp::max: return maximum(a, b);
   }
   return std::numeric_limits<T>::quiet_NaN();
 }
@@ -65,7 +66,7 @@ template <class V>
 void reference(const BinaryDesc& d, const BinaryArgs& args) {
   const DataType in = d.types.in, out = d.types.out;
   // min and max select one of their inputs: with bf16 in and out its bits are kept (as the kernel
-  // narrows instead of rounding: keeps_bf16_bits in binary_emit.hpp).
+  // narrows instead of rounding: keeps_bf16_bits in op_properties.hpp).
   const bool keep_bits = detail::keeps_bf16_bits(d);
   for (std::int64_t j = 0; j < d.n; ++j)
     for (std::int64_t i = 0; i < d.m; ++i) {
@@ -148,15 +149,6 @@ void validate(const BinaryDesc& d) {
   // Every op has kernels in every type the element-wise TPPs take.
   if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
 }
-
-namespace detail {
-
-bool keeps_bf16_bits(const BinaryDesc& d) {
-  return d.types.in == jit::DataType::bf16 && d.types.out == jit::DataType::bf16 &&
-         (d.op == BinaryOp::min || d.op == BinaryOp::max);
-}
-
-}  // namespace detail
 
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   validate(d);

@@ -9,6 +9,8 @@
 #include "typed_moves.hpp"
 #include "binary_emit.hpp"
 #include "kernel_frame.hpp"
+#include "min_max_emit.hpp"
+#include "op_properties.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/data_type.hpp"
 
@@ -132,24 +134,12 @@ class BinaryCode : public KernelFrame {
       case BinaryOp::sub: vsubps(d, x, y); break;
       case BinaryOp::mul: vmulps(d, x, y); break;
       case BinaryOp::div: vdivps(d, x, y); break;
-      case BinaryOp::min:
-      case BinaryOp::max:
-        // std::fmin / fmax: vminps / vmaxps return y when either is NaN, so s = min(x, y) is NaN
-        // exactly where y is; there the result is x (a number, or NaN when both are).
-        if (d_.op == BinaryOp::min) vminps(t, x, y); else vmaxps(t, x, y);
-        if constexpr (VecTraits<V>::is_zmm) {
-          const Opmask k(7);
-          vcmpps(k, t, t, 3);
-          vblendmps(d | k, t, x);
-        } else {
-          vcmpps(t2, t, t, 3);
-          vblendvps(d, t, x, t2);
-        }
-        break;
+      case BinaryOp::min: emit_min_max(*this, MinMax::min, false, d, x, y, t, t2); break;
+      case BinaryOp::max: emit_min_max(*this, MinMax::max, false, d, x, y, t, t2); break;
     }
   }
 
-  // op() in f64: the same instructions on doubles (min / max the same NaN rule).
+  // op() in f64: the same instructions on doubles.
   template <class V>
   void op_f64(const V& d, const V& x, const Operand& y, const V& t, const V& t2) {
     switch (d_.op) {
@@ -157,18 +147,8 @@ class BinaryCode : public KernelFrame {
       case BinaryOp::sub: vsubpd(d, x, y); break;
       case BinaryOp::mul: vmulpd(d, x, y); break;
       case BinaryOp::div: vdivpd(d, x, y); break;
-      case BinaryOp::min:
-      case BinaryOp::max:
-        if (d_.op == BinaryOp::min) vminpd(t, x, y); else vmaxpd(t, x, y);
-        if constexpr (VecTraits<V>::is_zmm) {
-          const Opmask k(7);
-          vcmppd(k, t, t, 3);
-          vblendmpd(d | k, t, x);
-        } else {
-          vcmppd(t2, t, t, 3);
-          vblendvpd(d, t, x, t2);
-        }
-        break;
+      case BinaryOp::min: emit_min_max(*this, MinMax::min, true, d, x, y, t, t2); break;
+      case BinaryOp::max: emit_min_max(*this, MinMax::max, true, d, x, y, t, t2); break;
     }
   }
 

@@ -3,6 +3,7 @@
 #include <limits>
 #include <string>
 
+#include "op_properties.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/kernel_cache.hpp"
@@ -98,8 +99,7 @@ void validate(const BrgemmDesc& d) {
   in_enum(d.unary, UnaryOp::vnni2_unpack, "unary", "the UnaryOps");
   if (d.activation == BrgemmActivation::unary && !is_elementwise(d.unary))
     reject(d, "the unary epilogue must be an element-wise op, not " + to_string(d.unary));
-  const bool takes_alpha = d.activation == BrgemmActivation::unary &&
-                           (d.unary == UnaryOp::increment || d.unary == UnaryOp::decrement || d.unary == UnaryOp::scale);
+  const bool takes_alpha = d.activation == BrgemmActivation::unary && detail::unary_op_properties(d.unary).takes_alpha;
   // One descriptor per kernel: an unused alpha would make equal kernels look different to the cache.
   if (!takes_alpha && d.unary_alpha != 0.0f) reject(d, "unary_alpha given to an epilogue that takes none");
   // One descriptor per kernel: with beta = 0 C is never read, and a prefetch of it is no use.

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "activation_emit.hpp"
+#include "op_properties.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/brgemm.hpp"

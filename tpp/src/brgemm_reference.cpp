@@ -9,6 +9,7 @@
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/tpp/brgemm.hpp"
+#include "weft/tpp/min_max_relu.hpp"
 
 namespace weft::tpp {
 
@@ -80,7 +81,7 @@ void reference(const BrgemmDesc& d, const BrgemmArgs& args) {
       }
       if (d.bias == BrgemmBias::per_row) acc += read<Acc>(args.bias, i, out);
       if (d.bias == BrgemmBias::per_col) acc += read<Acc>(args.bias, j, out);
-      if (d.activation == BrgemmActivation::relu) acc = acc > Acc{0} || std::isnan(acc) ? acc : Acc{0};
+      if (d.activation == BrgemmActivation::relu) acc = relu(acc);
       if constexpr (std::is_same_v<Acc, float>) {
         if (d.activation == BrgemmActivation::unary) acc = unary_reference_value(d.unary, acc, d.unary_alpha);
       }

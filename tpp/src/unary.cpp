@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernel_family.hpp"
+#include "op_properties.hpp"
 #include "unary_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
@@ -72,11 +73,6 @@ bool ld_in_range(std::int64_t ld, std::int64_t min) {
   return static_cast<std::uint64_t>(ld) - static_cast<std::uint64_t>(min) <= static_cast<std::uint64_t>(kMaxLd - min);
 }
 
-bool is_reduction(UnaryOp op) {
-  return op == UnaryOp::reduce_rows_sum || op == UnaryOp::reduce_rows_max || op == UnaryOp::reduce_cols_sum ||
-         op == UnaryOp::reduce_cols_max;
-}
-
 bool transposes(const UnaryDesc& d) { return d.op == UnaryOp::transpose || d.transpose_out; }
 
 // The rules of check_args: what a call of `d` must pass. A leading dimension minimum of 0 means
@@ -92,7 +88,7 @@ Requirements requirements(const UnaryDesc& d) {
   r.aux = d.op == UnaryOp::relu_bwd;
   r.mask = d.op == UnaryOp::relu && d.mask == ReluMask::bitmask;
   r.ld_in_min = r.in && d.ld_in == 0 ? d.m : 0;
-  r.ld_out_min = d.ld_out == 0 && !is_reduction(d.op) ? (transposes(d) ? d.n : d.m) : 0;
+  r.ld_out_min = d.ld_out == 0 && !detail::unary_op_properties(d.op).reduction ? (transposes(d) ? d.n : d.m) : 0;
   return r;
 }
 

@@ -9,6 +9,8 @@
 #include "bf16_emit.hpp"
 #include "typed_moves.hpp"
 #include "kernel_frame.hpp"
+#include "min_max_emit.hpp"
+#include "op_properties.hpp"
 #include "vec_traits.hpp"
 #include "weft/jit/data_type.hpp"
 
@@ -30,8 +32,9 @@ int log2_size(DataType type) { return type == DataType::f64 ? 3 : type == DataTy
 //   column of a pair); r8 mask out; r9 ld_in bytes; r10 ld_out bytes; r11 column counter; rax
 //   scratch (tails, vmovmskps, bf16 scalars).
 // Vector registers: 0-3 data, 4-7 aux (vnni2: the second column), 8 the spare of piecewise tail
-// loads, 9 vnni2's interleave temporary, 12-15 the op's scratch, 12-13 also bf16 rounding's
-// (after the op). Opmasks: k1 tails, k2-k3 bf16 rounding, k7 the op.
+// loads, 9 vnni2's interleave temporary, 12-15 the op's scratch (a max reduction's: 12-13, and
+// 9-11, 14 its NaN lanes), 12-13 also bf16 rounding's (after the op). Opmasks: k1 tails, k2-k3 bf16
+// rounding, k7 the op.
 //
 // Data types: elements are loaded into vectors of the compute type (bf16 widened to f32 lanes by
 // Bf16Emitter, f64 as doubles) and stored as types.out; pointers advance in bytes of each type.
@@ -450,6 +453,7 @@ class UnaryCode : public KernelFrame {
     auto chunk = [&](int count, int tail) {
       const int n = tail > 0 ? 1 : count;
       for (int k = 0; k < n; ++k) vmovaps(data(k), identity());
+      start_seen(n);
       if (tail > 0) set_reduce_tail_mask(tail);
       Label loop;
       mov(rax, rsi);
@@ -461,11 +465,12 @@ class UnaryCode : public KernelFrame {
         } else {
           load_elements(aux(k), rax + k * in_step(), lanes_, d_.types.in);
         }
-        fold(data(k), aux(k));
+        fold(data(k), aux(k), k);
       }
       add(rax, r9);
       dec(r11);
       jnz(loop, T_NEAR);
+      finish_seen(n);
       for (int k = 0; k < n; ++k) store(k * out_step(), data(k), tail, false);
     };
     while (done + u <= full) {
@@ -490,30 +495,111 @@ class UnaryCode : public KernelFrame {
     const Xmm tx(t.getIdx());
     if constexpr (T::is_zmm) {
       vextractf64x4(Ymm(t.getIdx()), v, 1);
-      fold(y, Ymm(t.getIdx()));
+      merge(y, Ymm(t.getIdx()));
     }
     vextractf128(tx, y, 1);
-    fold(x, tx);
+    merge(x, tx);
     if (f64()) {
       vunpckhpd(tx, x, x);
-      fold(x, tx);
+      merge(x, tx);
       return;
     }
     vmovhlps(tx, tx, x);
-    fold(x, tx);
+    merge(x, tx);
     vshufps(tx, x, x, 1);
-    fold(x, tx);
+    merge(x, tx);
   }
-  // vmaxps / vmaxpd return their second operand when either is NaN: a NaN element leaves acc
-  // unchanged.
-  template <class V>
-  void fold(const V& acc, const V& v) {
-    if (max_op()) {
+
+  // The reduction loops fold each loaded vector v into accumulator k: a sum adds; a max keeps the
+  // accumulator's dependency chain to one instruction and sets what it does not see aside in
+  // seen(k), which finish_seen() applies at the end.
+  // - AVX-512: vrangeps orders the zeros but ignores a quiet NaN; seen(k) gets all ones in the
+  //   lanes where v is NaN, ORed into the result (the NaN of min_max_emit.hpp).
+  // - AVX2: vmaxps(v, acc) keeps acc where v is NaN or both are zeros; seen(k) gets all ones where
+  //   v is NaN and 0x7fffffff where v is +0 (0x7fff... in f64), so that at the end a lane that saw
+  //   a +0 has its sign cleared (the max is +0 or more there) and a lane that saw a NaN becomes one.
+  // The full rule (merge()) on every vector lengthens the chain each column waits on:
+  // reduce_rows_max over 256 columns of 3 and 15 rows took 1.65x (AVX-512) and 2.2-2.4x (AVX2) the
+  // time of the old NaN-ignoring vmaxps fold with it (tail/unary_reduce_rows_max, minimum ticks
+  // per call, Ice Lake-class Xeon); see docs/tpp_eltwise.md for this fold's figures.
+  // v is clobbered, and register 12 (AVX2) or k7 (AVX-512).
+  void fold(const Vmm& acc, const Vmm& v, int k) {
+    if (!max_op()) return merge(acc, v);
+    const Vmm flags = seen(k);
+    if constexpr (T::is_zmm) {
+      const Opmask nan(7);
       if (f64()) {
+        vcmppd(nan, v, v, 3);
+        vpternlogq(flags | nan, flags, flags, 0xff);
+        vrangepd(acc, acc, v, 0x5);
+      } else {
+        vcmpps(nan, v, v, 3);
+        vpternlogd(flags | nan, flags, flags, 0xff);
+        vrangeps(acc, acc, v, 0x5);
+      }
+    } else {
+      const Vmm t(12);
+      const Address zero = consts_.splat_bits(0u);
+      if (f64()) {
+        vcmppd(t, v, v, 3);
+        vpor(flags, flags, t);
+        vpcmpeqq(t, v, zero);
+        vpsrlq(t, t, 1);
+        vpor(flags, flags, t);
         vmaxpd(acc, v, acc);
       } else {
+        vcmpps(t, v, v, 3);
+        vpor(flags, flags, t);
+        vpcmpeqd(t, v, zero);
+        vpsrld(t, t, 1);
+        vpor(flags, flags, t);
         vmaxps(acc, v, acc);
       }
+    }
+  }
+  // Registers 9, 10, 11, 14: free in reductions (vnni2's temporary, the op's scratch).
+  Vmm seen(int k) const { return Vmm(k < 3 ? 9 + k : 14); }
+  void start_seen(int count) {
+    if (!max_op()) return;
+    for (int k = 0; k < count; ++k) {
+      if constexpr (T::is_zmm) {
+        vpxord(seen(k), seen(k), seen(k));
+      } else {
+        vpxor(seen(k), seen(k), seen(k));
+      }
+    }
+  }
+  // Clobbers register 12 (AVX2).
+  void finish_seen(int count) {
+    if (!max_op()) return;
+    for (int k = 0; k < count; ++k) {
+      if constexpr (T::is_zmm) {
+        vpord(data(k), data(k), seen(k));
+      } else {
+        const Vmm t(12);
+        // The sign bit where a +0 was seen (its flag bit: the one below the sign), cleared.
+        if (f64()) {
+          vpsrlq(t, seen(k), 62);
+          vpsllq(t, t, 63);
+        } else {
+          vpsrld(t, seen(k), 30);
+          vpslld(t, t, 31);
+        }
+        vpandn(data(k), t, data(k));
+        // All ones where a NaN was seen (its flag: the sign bit; f64 spreads the high dword's).
+        vpsrad(t, seen(k), 31);
+        if (f64()) vpshufd(t, t, 0xf5);
+        vpor(data(k), data(k), t);
+      }
+    }
+  }
+
+  // acc = acc + v, or maximum(acc, v) by the whole rule (min_max_emit.hpp; clobbers registers 12
+  // and 13, and k7).
+  template <class V>
+  void merge(const V& acc, const V& v) {
+    if (max_op()) {
+      emit_min_max(*this, MinMax::max, f64(), acc, acc, v, V(12), V(13));
     } else if (f64()) {
       vaddpd(acc, acc, v);
     } else {
@@ -528,6 +614,7 @@ class UnaryCode : public KernelFrame {
     L(col);
     const int u = p_.unroll;
     for (int k = 0; k < u; ++k) vmovaps(data(k), identity());
+    start_seen(u);
     const std::int64_t blocks = p_.full_vectors / u;
     const int rem = static_cast<int>(p_.full_vectors % u);
     if (p_.tail > 0) set_reduce_tail_mask(p_.tail);
@@ -536,17 +623,18 @@ class UnaryCode : public KernelFrame {
       Label loop;
       mov(rdi, blocks);
       L(loop);
-      for (int k = 0; k < u; ++k) fold(data(k), load_into(aux(k), rax + k * in_step()));
+      for (int k = 0; k < u; ++k) fold(data(k), load_into(aux(k), rax + k * in_step()), k);
       add(rax, u * in_step());
       dec(rdi);
       jnz(loop, T_NEAR);
     }
-    for (int k = 0; k < rem; ++k) fold(data(k), load_into(aux(k), rax + k * in_step()));
+    for (int k = 0; k < rem; ++k) fold(data(k), load_into(aux(k), rax + k * in_step()), k);
     if (p_.tail > 0) {
       load_reduce_tail(aux(0), rax + rem * in_step(), p_.tail);
-      fold(data(u - 1), aux(0));
+      fold(data(u - 1), aux(0), u - 1);
     }
-    for (int k = 1; k < u; ++k) fold(data(0), data(k));
+    finish_seen(u);
+    for (int k = 1; k < u; ++k) merge(data(0), data(k));
     horizontal(data(0), aux(0));
     store_scalar(rdx, Xmm(0));
     add(rdx, out_bytes_);

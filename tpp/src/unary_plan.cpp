@@ -1,7 +1,6 @@
 #include <string>
 
-#include "activation_emit.hpp"
-#include "unary_emit.hpp"
+#include "op_properties.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
 #include "weft/tpp/unary.hpp"
@@ -9,14 +8,7 @@
 namespace weft::tpp {
 namespace {
 
-bool takes_alpha(UnaryOp op) {
-  return op == UnaryOp::increment || op == UnaryOp::decrement || op == UnaryOp::scale;
-}
-
-bool is_reduction(UnaryOp op) {
-  return op == UnaryOp::reduce_rows_sum || op == UnaryOp::reduce_rows_max || op == UnaryOp::reduce_cols_sum ||
-         op == UnaryOp::reduce_cols_max;
-}
+using detail::unary_op_properties;
 
 [[noreturn]] void fail(const UnaryDesc& d, const std::string& what) {
   throw weft::Error("unary TPP " + to_string(d) + ": " + what);
@@ -24,69 +16,9 @@ bool is_reduction(UnaryOp op) {
 
 }  // namespace
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic error "-Wswitch"
-// Every op is listed (no default, -Wswitch an error), so a new op decides here whether it is
-// element-wise (and so may be fused into BRGEMM and run flat) instead of silently not being one.
-bool is_elementwise(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::copy:
-    case UnaryOp::relu:
-    case UnaryOp::square:
-    case UnaryOp::reciprocal:
-    case UnaryOp::sqrt:
-    case UnaryOp::exp:
-    case UnaryOp::sigmoid:
-    case UnaryOp::tanh:
-    case UnaryOp::gelu:
-    case UnaryOp::increment:
-    case UnaryOp::decrement:
-    case UnaryOp::scale: return true;
-    case UnaryOp::zero:
-    case UnaryOp::relu_bwd:
-    case UnaryOp::transpose:
-    case UnaryOp::reduce_rows_sum:
-    case UnaryOp::reduce_rows_max:
-    case UnaryOp::reduce_cols_sum:
-    case UnaryOp::reduce_cols_max:
-    case UnaryOp::vnni2_pack:
-    case UnaryOp::vnni2_unpack: return false;
-  }
-  return false;  // not an enumerator
-}
+bool is_elementwise(UnaryOp op) { return unary_op_properties(op).elementwise; }
 
 namespace {
-
-// The ops with f64 kernels: the exact and correctly rounded ones, which are one instruction each
-// in double. Every op is listed (no default, -Wswitch an error): a new op decides here.
-bool has_f64_kernel(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::zero:
-    case UnaryOp::copy:
-    case UnaryOp::relu:
-    case UnaryOp::relu_bwd:
-    case UnaryOp::square:
-    case UnaryOp::reciprocal:
-    case UnaryOp::sqrt:
-    case UnaryOp::increment:
-    case UnaryOp::decrement:
-    case UnaryOp::scale:
-    case UnaryOp::transpose:
-    case UnaryOp::reduce_rows_sum:
-    case UnaryOp::reduce_rows_max:
-    case UnaryOp::reduce_cols_sum:
-    case UnaryOp::reduce_cols_max: return true;
-    case UnaryOp::exp:
-    case UnaryOp::sigmoid:
-    case UnaryOp::tanh:
-    case UnaryOp::gelu:
-    case UnaryOp::vnni2_pack:
-    case UnaryOp::vnni2_unpack: return false;
-  }
-  return false;
-}
-
-bool is_vnni(UnaryOp op) { return op == UnaryOp::vnni2_pack || op == UnaryOp::vnni2_unpack; }
 
 // Why no kernel exists for the op (and mask, transpose_out) of `d` in its data types, which
 // why_unsupported_elementwise() accepted; "" when one does.
@@ -94,7 +26,7 @@ std::string why_no_kernel_in_types(const UnaryDesc& d) {
   using jit::DataType;
   const DataTypes& t = d.types;
   const std::string op = to_string(d.op), types = to_string(t);
-  if (is_vnni(d.op)) {
+  if (unary_op_properties(d.op).vnni) {
     const bool in_ok = t.in == DataType::bf16 || (d.op == UnaryOp::vnni2_pack && t.in == DataType::f32);
     if (t.out != DataType::bf16 || !in_ok)
       return "op " + op + " is not supported with data types " + types + ": VNNI-2 is a bf16 layout (" +
@@ -102,7 +34,7 @@ std::string why_no_kernel_in_types(const UnaryDesc& d) {
     return {};
   }
   if (t.compute == DataType::f64) {
-    if (!has_f64_kernel(d.op))
+    if (!unary_op_properties(d.op).f64_kernel)
       return "op " + op + " is not supported with data types " + types +
              ": f64 kernels exist for zero, copy, relu, relu_bwd, square, reciprocal, sqrt, increment, decrement, "
              "scale, transpose and the four reductions (no transcendental)";
@@ -114,27 +46,6 @@ std::string why_no_kernel_in_types(const UnaryDesc& d) {
 }
 
 }  // namespace
-#pragma GCC diagnostic pop
-
-namespace detail {
-
-bool keeps_bf16_bits(const UnaryDesc& d) {
-  if (d.types.in != jit::DataType::bf16 || d.types.out != jit::DataType::bf16) return false;
-  switch (d.op) {
-    case UnaryOp::zero:
-    case UnaryOp::copy:
-    case UnaryOp::relu:
-    case UnaryOp::relu_bwd:
-    case UnaryOp::transpose:
-    case UnaryOp::reduce_rows_max:
-    case UnaryOp::reduce_cols_max:
-    case UnaryOp::vnni2_pack:
-    case UnaryOp::vnni2_unpack: return true;
-    default: return false;
-  }
-}
-
-}  // namespace detail
 
 void validate(const UnaryDesc& d) {
   if (static_cast<int>(d.op) > static_cast<int>(UnaryOp::vnni2_unpack))
@@ -155,14 +66,14 @@ void validate(const UnaryDesc& d) {
   if (d.transpose_out && d.mask != ReluMask::none) fail(d, "transpose_out with a ReLU bitmask");
   if (d.op == UnaryOp::transpose || d.transpose_out) {
     if (d.ld_out != 0 && d.ld_out < d.n) fail(d, "ld_out < n for a transpose (B is n x m)");
-  } else if (!is_reduction(d.op)) {
+  } else if (!unary_op_properties(d.op).reduction) {
     if (d.ld_out != 0 && d.ld_out < d.m) fail(d, "ld_out < m");
   }
-  if (!takes_alpha(d.op) && d.alpha != 0.0f) fail(d, "alpha given to an op that takes none");
+  if (!unary_op_properties(d.op).takes_alpha && d.alpha != 0.0f) fail(d, "alpha given to an op that takes none");
   if (d.mask == ReluMask::bitmask && d.op != UnaryOp::relu && d.op != UnaryOp::relu_bwd) {
     fail(d, "a ReLU bitmask given to an op other than relu / relu_bwd");
   }
-  if (is_vnni(d.op) && d.n % 2 != 0)
+  if (unary_op_properties(d.op).vnni && d.n % 2 != 0)
     fail(d, "n = " + std::to_string(d.n) + " is odd: " + to_string(d.op) + " packs the columns in pairs");
   if (const std::string why = why_unsupported_elementwise(d.types); !why.empty()) fail(d, why);
   if (const std::string why = why_no_kernel_in_types(d); !why.empty()) fail(d, why);
@@ -180,7 +91,7 @@ UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {
   const bool contiguous = !d.transpose_out && (d.n == 1 || ((d.ld_in == d.m || d.op == UnaryOp::zero) && d.ld_out == d.m));
   p.flat = elementwise && d.mask == ReluMask::none && contiguous;
   p.rows = p.flat ? d.m * d.n : d.m;
-  p.cols = p.flat ? 1 : is_vnni(d.op) ? d.n / 2 : d.n;
+  p.cols = p.flat ? 1 : unary_op_properties(d.op).vnni ? d.n / 2 : d.n;
   p.full_vectors = p.rows / p.lanes;
   p.tail = static_cast<int>(p.rows % p.lanes);
   // Four vectors per step: 128 (256) bytes in flight per stream hides load latency; the ops with

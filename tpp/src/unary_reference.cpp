@@ -10,8 +10,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "unary_emit.hpp"
+#include "op_properties.hpp"
 #include "weft/jit/bfloat16.hpp"
+#include "weft/tpp/min_max_relu.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tpp {
@@ -19,14 +20,10 @@ namespace {
 
 using jit::DataType;
 
-bool relu_passes(float x) { return x > 0.0f || std::isnan(x); }
-bool relu_passes(double x) { return x > 0.0 || std::isnan(x); }
-
-// max(a, b) ignoring a NaN operand, quiet or signaling (std::fmax returns NaN for a signaling one);
-// NaN only when both are.
+// Whether x passes ReLU: relu(x) is x (x > 0 or NaN), not +0.
 template <class V>
-V max_ignoring_nan(V a, V b) {
-  return std::isnan(a) ? b : std::isnan(b) ? a : std::fmax(a, b);
+bool relu_passes(V x) {
+  return x > V(0) || std::isnan(x);
 }
 
 double phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
@@ -68,7 +65,7 @@ double unary_value_f64(UnaryOp op, double x, double alpha) {
   switch (op) {
     case UnaryOp::zero: return 0.0;
     case UnaryOp::copy: return x;
-    case UnaryOp::relu: return relu_passes(x) ? x : 0.0;
+    case UnaryOp::relu: return relu(x);
     case UnaryOp::square: return x * x;
     case UnaryOp::reciprocal: return 1.0 / x;
     case UnaryOp::sqrt: return std::sqrt(x);
@@ -116,7 +113,7 @@ void reference(const UnaryDesc& d, const UnaryArgs& args) {
         V mx = -std::numeric_limits<V>::infinity();
         for (std::int64_t j = 0; j < n; ++j) {
           s += a[i + j * lda];
-          mx = max_ignoring_nan(mx, a[i + j * lda]);
+          mx = maximum(mx, a[i + j * lda]);
         }
         b.set(i, is_max ? mx : static_cast<V>(s));
       }
@@ -130,7 +127,7 @@ void reference(const UnaryDesc& d, const UnaryArgs& args) {
         V mx = -std::numeric_limits<V>::infinity();
         for (std::int64_t i = 0; i < m; ++i) {
           s += a[i + j * lda];
-          mx = max_ignoring_nan(mx, a[i + j * lda]);
+          mx = maximum(mx, a[i + j * lda]);
         }
         b.set(j, is_max ? mx : static_cast<V>(s));
       }
@@ -170,7 +167,7 @@ float unary_reference_value(UnaryOp op, float x, float alpha) {
   switch (op) {
     case UnaryOp::zero: return 0.0f;
     case UnaryOp::copy: return x;
-    case UnaryOp::relu: return relu_passes(x) ? x : 0.0f;
+    case UnaryOp::relu: return relu(x);
     case UnaryOp::square: return x * x;
     case UnaryOp::reciprocal: return 1.0f / x;
     case UnaryOp::sqrt: return std::sqrt(x);

@@ -25,6 +25,7 @@ struct CpuFeatures {
   bool avx512f = false;
   bool avx512bw = false;
   bool avx512vl = false;
+  bool avx512dq = false;  // vrangeps / vrangepd (the TPPs' min and max); every CPU with BW and VL has it
   bool avx512bf16 = false;
   bool amx_tile = false;
   bool amx_bf16 = false;
@@ -50,7 +51,7 @@ int known_datapath_bytes(const CpuFeatures& cpu);
 // Detected once, then cached.
 const CpuFeatures& cpu_features();
 
-// The best ISA this CPU runs: avx512 needs F+BW+VL, avx512_bf16 also AVX512_BF16, avx2 needs AVX2+FMA.
+// The best ISA this CPU runs: avx512 needs F+BW+VL+DQ, avx512_bf16 also AVX512_BF16, avx2 needs AVX2+FMA.
 Isa best_isa(const CpuFeatures& cpu);
 
 // Whether code for `isa` runs on `cpu`.

@@ -30,8 +30,8 @@ enum class BinaryOp : std::uint8_t {
   sub,
   mul,
   div,  // IEEE division
-  min,  // like std::fmin: a NaN operand (quiet or signaling) is ignored when the other is a number
-  max,  // like std::fmax
+  min,  // IEEE 754-2019 minimum: NaN if either operand is NaN; min(-0, +0) = -0 (min_max_relu.hpp)
+  max,  // IEEE 754-2019 maximum: NaN if either operand is NaN; max(-0, +0) = +0
 };
 
 enum class Broadcast : std::uint8_t { none, row, col, scalar };
@@ -68,7 +68,7 @@ struct BinaryArgs {
 using BinaryKernelFn = void (*)(const BinaryArgs*);
 
 struct BinaryPlan {
-  weft::jit::Isa isa = weft::jit::Isa::avx2;
+  weft::jit::Isa isa = weft::jit::Isa::reference;  // as every TPP plan; plan_binary sets it
   // Elements per vector register of the compute type: floats for f32 and bf16 data (bf16 widened to
   // f32 lanes), doubles for f64. rows, tail and full_vectors count these.
   int lanes = 8;
@@ -93,7 +93,8 @@ void check_args(const BinaryDesc& desc, const BinaryArgs& args);
 BinaryPlan plan_binary(const BinaryDesc& desc, weft::jit::Isa isa);
 
 // The reference in every type: bf16 read as floats (exact), computed as in f32, bf16 C written with
-// jit::to_bfloat16 (min / max with bf16 in and out keep the selected input's bits); f64 in double.
+// jit::to_bfloat16 (min / max with bf16 in and out keep the selected input's bits, or give the
+// all-ones NaN); f64 in double.
 void binary_reference(const BinaryDesc& desc, const BinaryArgs& args);
 float binary_reference_value(BinaryOp op, float a, float b);
 

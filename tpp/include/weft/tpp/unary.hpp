@@ -46,9 +46,9 @@ enum class UnaryOp : std::uint8_t {
   scale,       // A * alpha
   transpose,   // B(N x M, ld_out) = A^T; ld_out >= N
   reduce_rows_sum,  // B[i] = sum over j of A(i, j): one value per row, M contiguous floats
-  reduce_rows_max,  // B[i] = max over j (NaN ignored unless all are NaN, like std::fmax)
+  reduce_rows_max,  // B[i] = max over j (NaN if any is NaN; +0 above -0: min_max_relu.hpp)
   reduce_cols_sum,  // B[j] = sum over i of A(i, j): one value per column, N contiguous floats
-  reduce_cols_max,  // B[j] = max over i (NaN ignored like std::fmax)
+  reduce_cols_max,  // B[j] = max over i (as reduce_rows_max)
   // VNNI-2 (the bf16 BRGEMM's A layout): column pairs of A (m x n, n even) interleaved element by
   // element, B[(j / 2) * 2 * ld_out + 2 * i + j % 2] = A[i + j * ld_in]; ld_out >= m counts rows, a
   // column pair takes 2 * ld_out elements. Out bf16, in bf16 or f32 (then rounded as it is packed).
@@ -103,7 +103,7 @@ using UnaryKernelFn = void (*)(const UnaryArgs*);
 
 // How a kernel is laid out; a pure function of the descriptor and the ISA (see plan_unary).
 struct UnaryPlan {
-  weft::jit::Isa isa = weft::jit::Isa::avx2;
+  weft::jit::Isa isa = weft::jit::Isa::reference;  // as every TPP plan; plan_unary sets it
   // Elements per vector register of the compute type: floats for f32 and bf16 data (bf16 is widened
   // to f32 lanes as it is loaded: 8 on AVX2, 16 on AVX-512), doubles for f64 (4, 8). rows, tail and
   // full_vectors count elements and vectors of these lanes.
