@@ -23,7 +23,7 @@ int contraction_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   cli::parse(app, argc, argv, 2);
   const Request request = make_request(app, given);
   const tuner::ContractionProblem problem =
-      build_workload([&] { return parse_contraction_problem(dims, einsum, sizes, prim, first, last); });
+      build_workload([&] { return tuner::parse_contraction_problem(dims, einsum, sizes, prim, first, last); });
   const tuner::ContractionWorkload workload =
       build_workload([&] { return tuner::ContractionWorkload(problem, request.tuner.threads); });
   check_request(workload, request, "the optimizer leaves no loop");

@@ -25,7 +25,7 @@ int show_verb(int argc, char** argv, std::FILE* out) {
   for (const auto& rec : contents.records)
     std::fprintf(out, "%-52s %8.1f GFLOPS (default %6.1f)  %s%s\n", rec.key.to_string().c_str(), rec.gflops,
                  rec.default_gflops, rec.config.to_string().c_str(),
-                 rec.machine == here && rec.weft_version == weft_version() ? "" : "  [other machine or version]");
+                 rec.machine == here && rec.weft_version == tuner::weft_version() ? "" : "  [other machine or version]");
   return 0;
 }
 

@@ -51,7 +51,7 @@ std::vector<tuner::LoopSpecification> parse_specs(const std::string& text, const
     const std::size_t end = std::min(text.find(';', start), text.size());
     if (end > start) {
       try {
-        specs.push_back(parse_loop_spec(text.substr(start, end - start)));
+        specs.push_back(tuner::parse_loop_spec(text.substr(start, end - start)));
       } catch (const Error& e) {
         throw CliError(option + " '" + text + "': " + e.what());
       }

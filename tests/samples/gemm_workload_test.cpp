@@ -96,7 +96,7 @@ TEST_P(EveryCandidate, PassesItsReferenceCheck) {
 // Every order and parallelization of the three loops, and one blocked output loop: the blocked
 // strings of the default specs add JIT time, not kinds of candidates.
 std::vector<tuner::LoopSpecification> specs(const char* unblocked, const char* blocked) {
-  return {parse_loop_spec(unblocked), parse_loop_spec(blocked)};
+  return {tuner::parse_loop_spec(unblocked), tuner::parse_loop_spec(blocked)};
 }
 
 INSTANTIATE_TEST_SUITE_P(

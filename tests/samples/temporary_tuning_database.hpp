@@ -29,7 +29,7 @@ class TemporaryTuningDatabase : public ::testing::Test {
     tuner::TuningRecord r;
     r.key = key;
     r.machine = tuner::MachineFingerprint::current();
-    r.weft_version = std::string(weft_version());
+    r.weft_version = std::string(tuner::weft_version());
     r.config = std::move(config);
     r.gflops = 100;
     tuner::TuningDatabase(path_).append(r);
