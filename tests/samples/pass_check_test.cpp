@@ -298,6 +298,17 @@ TEST_F(BestConfigCheck, LookupsGenerateNoCode) {
   const ConvFwd chosen(fwd_choice.config);
   EXPECT_GT(code_blocks(), before);
 }
+
+// The convolution workloads keep the knob settings the sample accepts for the shape, which they
+// find out without generating code (the tuner generates the candidates it measures, later).
+TEST(ConvWorkloadKnobs, AreCheckedWithoutGeneratingCode) {
+  const std::size_t before = code_blocks();
+  for (const ConvPassKind pass : {ConvPassKind::fwd, ConvPassKind::bwd, ConvPassKind::upd}) {
+    const ConvWorkload workload(square_shape(1, 9, 44, 52, 3, 1, 1), pass);
+    EXPECT_FALSE(workload.knob_choices().empty());
+  }
+  EXPECT_EQ(code_blocks(), before);
+}
 #endif
 
 }  // namespace
