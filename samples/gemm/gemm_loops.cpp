@@ -35,10 +35,6 @@ std::array<parlooper::LoopSpecs, 3> GemmLoops::loop_specs(const std::array<std::
                              {k_blocks, m_blocks, n_blocks});
 }
 
-parlooper::ThreadedLoop<3> GemmLoops::make_loop(const std::array<std::int64_t, 3>& steps) const {
-  return parlooper::ThreadedLoop<3>(loop_specs(steps), loop_string);
-}
-
 std::string GemmLoops::measure_tag(std::int64_t chunks, int threads) const {
   return samples::measure_tag(loop_string, {M, N, K, bm, bn, bk}, chunks, threads);
 }
