@@ -32,16 +32,24 @@ std::vector<long> default_loop_blocks(long trips, long step);
 // occurrences in the loop_string (empty: the default above).
 parlooper::LoopSpecs block_loop_specs(std::int64_t trips, std::int64_t step, const std::vector<long>& blocks);
 
-// ThreadedLoop<N> over loops i = 0..N-1 with block_loop_specs(trips[i], steps[i], blocks[i]).
-// Throws weft::Error (LoopStringError for the string).
+// The LoopSpecs of loops i = 0..N-1: block_loop_specs(trips[i], steps[i], blocks[i]).
+template <int N>
+std::array<parlooper::LoopSpecs, N> block_nest_specs(const std::array<std::int64_t, N>& trips,
+                                                     const std::array<std::int64_t, N>& steps,
+                                                     const std::array<std::vector<long>, N>& blocks) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<parlooper::LoopSpecs, N>{block_loop_specs(trips[I], steps[I], blocks[I])...};
+  }(std::make_index_sequence<N>{});
+}
+
+// ThreadedLoop<N> over block_nest_specs(trips, steps, blocks). Throws weft::Error (LoopStringError
+// for the string).
 template <int N>
 parlooper::ThreadedLoop<N> make_block_loop(const std::string& loop_string,
                                            const std::array<std::int64_t, N>& trips,
                                            const std::array<std::int64_t, N>& steps,
                                            const std::array<std::vector<long>, N>& blocks) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    return parlooper::ThreadedLoop<N>({block_loop_specs(trips[I], steps[I], blocks[I])...}, loop_string);
-  }(std::make_index_sequence<N>{});
+  return parlooper::ThreadedLoop<N>(block_nest_specs<N>(trips, steps, blocks), loop_string);
 }
 
 // Throws weft::Error when the reduction loop `loop` (0 = a, 1 = b, ...) of `nest` is parallel

@@ -3,9 +3,10 @@
 namespace weft::samples {
 
 BrgemmTable::BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, const LeadingDims& ld,
-                         const Epilogue& epilogue, const tpp::DataTypes& types)
+                         const Epilogue& epilogue, const tpp::DataTypes& types, PassCode code)
     : m_has_tail_(m.size % m.block != 0), n_has_tail_(n.size % n.block != 0) {
-  kernels_.reserve(16);
+  std::vector<tpp::BrgemmDesc> descs;
+  descs.reserve(16);
   for (int index = 0; index < 16; ++index) {
     const bool m_tail = index & 8, n_tail = index & 4, first = index & 2, last = index & 1;
     tpp::BrgemmDesc d;
@@ -20,8 +21,9 @@ BrgemmTable::BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, c
     d.bias = last ? epilogue.bias : tpp::BrgemmBias::none;
     d.activation = last && epilogue.relu ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
     d.types = types;
-    kernels_.emplace_back(d);
+    descs.push_back(d);
   }
+  kernels_ = make_kernels<tpp::Brgemm>(descs, code);
 }
 
 }  // namespace weft::samples

@@ -16,6 +16,7 @@
 #include <weft/tpp/brgemm.hpp>
 
 #include "blocked_layout.hpp"
+#include "pass_code.hpp"
 
 namespace weft::samples {
 
@@ -34,8 +35,9 @@ struct Epilogue {
 
 class BrgemmTable {
  public:
+  // With PassCode::check the kernels are planned only (pass_code.hpp), and get() must not be called.
   BrgemmTable(const Blocking& m, const Blocking& n, std::int64_t k, const LeadingDims& ld,
-              const Epilogue& epilogue, const tpp::DataTypes& types = {});
+              const Epilogue& epilogue, const tpp::DataTypes& types = {}, PassCode code = PassCode::build);
 
   // m_tail / n_tail: the block is the last one along M / N (shorter when the size has a remainder).
   const tpp::Brgemm& get(bool m_tail, bool n_tail, bool first, bool last) const {

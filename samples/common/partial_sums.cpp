@@ -32,17 +32,18 @@ tpp::UnaryDesc unary(tpp::UnaryOp op, std::int64_t floats) {
 
 }  // namespace
 
-PartialSums::PartialSums(std::int64_t tile_floats, std::int64_t tiles, std::int64_t copies)
+PartialSums::PartialSums(std::int64_t tile_floats, std::int64_t tiles, std::int64_t copies, PassCode code)
     : tile_floats_(validated_tile(tile_floats, tiles, copies)),
       tiles_(tiles),
       copies_(copies),
       size_(tile_floats * tiles),
       stamp_stride_((tiles + kStampsPerLine - 1) / kStampsPerLine * kStampsPerLine),
-      zero_(unary(tpp::UnaryOp::zero, tile_floats)),
-      copy_(unary(tpp::UnaryOp::copy, tile_floats)),
-      add_(tpp::BinaryDesc{.op = tpp::BinaryOp::add, .m = tile_floats, .n = 1, .ld_in0 = tile_floats,
-                           .ld_in1 = tile_floats, .ld_out = tile_floats}),
-      reduce_loop_({parlooper::LoopSpecs{0L, static_cast<long>(tiles)}}, "A") {}
+      zero_(make_kernel<tpp::Unary>(unary(tpp::UnaryOp::zero, tile_floats), code)),
+      copy_(make_kernel<tpp::Unary>(unary(tpp::UnaryOp::copy, tile_floats), code)),
+      add_(make_kernel<tpp::Binary>(tpp::BinaryDesc{.op = tpp::BinaryOp::add, .m = tile_floats, .n = 1,
+                                                    .ld_in0 = tile_floats, .ld_in1 = tile_floats, .ld_out = tile_floats},
+                                    code)),
+      reduce_loop_(make_loop<1>({parlooper::LoopSpecs{0L, static_cast<long>(tiles)}}, "A", code)) {}
 
 void PartialSums::start(float* out) const {
   out_ = out;
@@ -55,7 +56,7 @@ void PartialSums::start(float* out) const {
 }
 
 void PartialSums::reduce() const {
-  reduce_loop_([&](int* ind) {
+  (*reduce_loop_)([&](int* ind) {
     const std::int64_t t = ind[0];
     float* out = out_ + t * tile_floats_;
     bool written = stamps_[static_cast<std::size_t>(t)] == run_;
@@ -63,13 +64,13 @@ void PartialSums::reduce() const {
       if (stamps_[static_cast<std::size_t>(c * stamp_stride_ + t)] != run_) continue;
       const float* part = data_.data() + (c - 1) * size_ + t * tile_floats_;
       if (written) {
-        add_(out, part, out);
+        (*add_)(out, part, out);
       } else {
-        copy_(part, out);
+        (*copy_)(part, out);
         written = true;
       }
     }
-    if (!written) zero_(nullptr, out);
+    if (!written) (*zero_)(nullptr, out);
   });
 }
 

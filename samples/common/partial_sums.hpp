@@ -19,11 +19,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/binary.hpp>
 #include <weft/tpp/unary.hpp>
+
+#include "pass_code.hpp"
 
 namespace weft::samples {
 
@@ -31,8 +34,10 @@ class PartialSums {
  public:
   // An output of `tiles` tiles of `tile_floats` contiguous floats each, summed from `copies`
   // copies (the output and copies - 1 private ones). copies 0 or 1: nothing to sum; start(),
-  // tile() and reduce() must not be called. Throws weft::Error for sizes out of range.
-  PartialSums(std::int64_t tile_floats, std::int64_t tiles, std::int64_t copies);
+  // tile() and reduce() must not be called. Throws weft::Error for sizes out of range. With
+  // PassCode::check the kernels and the reduction's loop are planned only (pass_code.hpp), and
+  // reduce() must not be called.
+  PartialSums(std::int64_t tile_floats, std::int64_t tiles, std::int64_t copies, PassCode code = PassCode::build);
 
   std::int64_t copies() const { return copies_; }
   // Before every run: forgets the previous run's touches; `out` is the output (copy 0).
@@ -53,9 +58,10 @@ class PartialSums {
 
  private:
   std::int64_t tile_floats_, tiles_, copies_, size_, stamp_stride_;
-  tpp::Unary zero_, copy_;
-  tpp::Binary add_;
-  parlooper::ThreadedLoop<1> reduce_loop_;  // (tiles), "A"
+  // None in check mode.
+  std::optional<tpp::Unary> zero_, copy_;
+  std::optional<tpp::Binary> add_;
+  std::optional<parlooper::ThreadedLoop<1>> reduce_loop_;  // (tiles), "A"
   mutable float* out_ = nullptr;
   mutable std::uint32_t run_ = 0;            // the stamp of the current run's touches
   mutable std::vector<std::uint32_t> stamps_;  // [copies][stamp_stride_]: the run that last touched a tile

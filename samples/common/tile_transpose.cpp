@@ -22,25 +22,26 @@ tpp::UnaryDesc unary(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64
 }
 
 // The transpose, or with vnni2 the transpose of the column pairs as floats.
-tpp::Unary first(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2) {
-  if (vnni2) return tpp::Unary(unary(tpp::UnaryOp::transpose, rows, cols / 2, cols / 2, jit::DataType::f32));
-  return tpp::Unary(unary(tpp::UnaryOp::transpose, rows, cols, cols, type));
+tpp::UnaryDesc first(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2) {
+  if (vnni2) return unary(tpp::UnaryOp::transpose, rows, cols / 2, cols / 2, jit::DataType::f32);
+  return unary(tpp::UnaryOp::transpose, rows, cols, cols, type);
 }
 
 }  // namespace
 
-TileTranspose::TileTranspose(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2)
-    : transpose_(first(rows, cols, checked(rows, cols, type, vnni2), vnni2)),
-      scratch_bytes_(rows * cols * static_cast<std::int64_t>(jit::size_of(type))) {
-  if (vnni2) pack_.emplace(unary(tpp::UnaryOp::vnni2_pack, cols, rows, cols, jit::DataType::bf16));
+TileTranspose::TileTranspose(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2, PassCode code)
+    : transpose_(make_kernel<tpp::Unary>(first(rows, cols, checked(rows, cols, type, vnni2), vnni2), code)),
+      scratch_bytes_(rows * cols * static_cast<std::int64_t>(jit::size_of(type))),
+      vnni2_(vnni2) {
+  if (vnni2) pack_ = make_kernel<tpp::Unary>(unary(tpp::UnaryOp::vnni2_pack, cols, rows, cols, jit::DataType::bf16), code);
 }
 
 void TileTranspose::operator()(const void* in, void* out, void* scratch) const {
   if (!pack_) {
-    transpose_(tpp::UnaryArgs{.in = in, .out = out});
+    (*transpose_)(tpp::UnaryArgs{.in = in, .out = out});
     return;
   }
-  transpose_(tpp::UnaryArgs{.in = in, .out = scratch});
+  (*transpose_)(tpp::UnaryArgs{.in = in, .out = scratch});
   (*pack_)(tpp::UnaryArgs{.in = scratch, .out = out});
 }
 

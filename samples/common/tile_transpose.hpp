@@ -15,22 +15,27 @@
 #include <weft/jit/data_type.hpp>
 #include <weft/tpp/unary.hpp>
 
+#include "pass_code.hpp"
+
 namespace weft::samples {
 
 class TileTranspose {
  public:
   // Throws weft::Error for a type other than f32 and bf16, vnni2 outside bf16, or odd rows or
-  // columns with vnni2.
-  TileTranspose(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2);
+  // columns with vnni2. With PassCode::check the kernels are planned only (pass_code.hpp), and the
+  // transpose must not be called.
+  TileTranspose(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2,
+                PassCode code = PassCode::build);
 
   // `scratch`: scratch_bytes() bytes, one thread's at a time (unused without vnni2).
   void operator()(const void* in, void* out, void* scratch) const;
-  std::int64_t scratch_bytes() const { return pack_ ? scratch_bytes_ : 0; }
+  std::int64_t scratch_bytes() const { return vnni2_ ? scratch_bytes_ : 0; }
 
  private:
-  tpp::Unary transpose_;
+  std::optional<tpp::Unary> transpose_;  // none in check mode
   std::optional<tpp::Unary> pack_;
   std::int64_t scratch_bytes_;
+  bool vnni2_;
 };
 
 }  // namespace weft::samples

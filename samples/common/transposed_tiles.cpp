@@ -28,21 +28,23 @@ jit::DataType checked(jit::DataType type, TileTransform transform, std::int64_t 
 }
 
 std::optional<TileTranspose> transposer(jit::DataType type, TileTransform transform, std::int64_t rows,
-                                        std::int64_t cols) {
+                                        std::int64_t cols, PassCode code) {
   if (transform == TileTransform::vnni2_pack) return std::nullopt;
-  return TileTranspose(rows, cols, type, transform == TileTransform::vnni2_transpose);
+  return TileTranspose(rows, cols, type, transform == TileTransform::vnni2_transpose, code);
 }
 
-std::optional<tpp::Unary> packer(TileTransform transform, std::int64_t rows, std::int64_t cols) {
+std::optional<tpp::Unary> packer(TileTransform transform, std::int64_t rows, std::int64_t cols, PassCode code) {
   if (transform != TileTransform::vnni2_pack) return std::nullopt;
-  return tpp::Unary(tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = rows, .n = cols, .ld_in = rows, .ld_out = rows,
-                                   .types = {.in = jit::DataType::bf16, .out = jit::DataType::bf16}});
+  return make_kernel<tpp::Unary>({.op = tpp::UnaryOp::vnni2_pack, .m = rows, .n = cols, .ld_in = rows, .ld_out = rows,
+                                  .types = {.in = jit::DataType::bf16, .out = jit::DataType::bf16}},
+                                 code);
 }
 
 }  // namespace
 
 TransposedTiles::TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner,
-                                 bool swap, bool per_thread, jit::DataType type, TileTransform transform)
+                                 bool swap, bool per_thread, jit::DataType type, TileTransform transform,
+                                 PassCode code)
     : rows_(rows),
       cols_(cols),
       outer_(outer),
@@ -52,10 +54,11 @@ TransposedTiles::TransposedTiles(std::int64_t rows, std::int64_t cols, std::int6
       per_thread_(per_thread),
       element_bytes_(jit::size_of(type)),
       transform_(transform),
-      transpose_(transposer(checked(type, transform, rows, cols), transform, rows, cols)),
-      pack_(packer(transform, rows, cols)),
-      all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(outer)}, parlooper::LoopSpecs{0L, static_cast<long>(inner)}},
-                 "AB") {}
+      transpose_(transposer(checked(type, transform, rows, cols), transform, rows, cols, code)),
+      pack_(packer(transform, rows, cols, code)),
+      all_tiles_(make_loop<2>(
+          {parlooper::LoopSpecs{0L, static_cast<long>(outer)}, parlooper::LoopSpecs{0L, static_cast<long>(inner)}}, "AB",
+          code)) {}
 
 void TransposedTiles::transform(std::int64_t o, std::int64_t i, std::byte* copy) const {
   const std::byte* in = source_ + static_cast<std::size_t>((o * inner_ + i) * tile_) * element_bytes_;
@@ -76,7 +79,7 @@ void TransposedTiles::start(const void* source) const {
   const auto bytes = static_cast<std::size_t>(outer_ * inner_ * tile_) * element_bytes_;
   if (!per_thread_) {
     shared_.resize(bytes);
-    all_tiles_([&](int* ind) { transform(ind[0], ind[1], shared_.data()); });
+    (*all_tiles_)([&](int* ind) { transform(ind[0], ind[1], shared_.data()); });
     return;
   }
   const auto threads = static_cast<std::size_t>(omp_get_max_threads());

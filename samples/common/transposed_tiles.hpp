@@ -43,9 +43,11 @@ enum class TileTransform {
 class TransposedTiles {
  public:
   // Throws weft::Error for a transform the type does not have (VNNI-2 in f32) or odd pair counts.
+  // With PassCode::check the kernels and the loop are planned only (pass_code.hpp), and start() and
+  // tiles() must not be called.
   TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner, bool swap,
                   bool per_thread, jit::DataType type = jit::DataType::f32,
-                  TileTransform transform = TileTransform::transpose);
+                  TileTransform transform = TileTransform::transpose, PassCode code = PassCode::build);
 
   // Before every run over `source` (elements of the type): reformats every tile now (shared copy),
   // or forgets which tiles the threads have reformatted (per-thread copies).
@@ -79,7 +81,7 @@ class TransposedTiles {
   TileTransform transform_;
   std::optional<TileTranspose> transpose_;   // transpose, vnni2_transpose
   std::optional<tpp::Unary> pack_;           // vnni2_pack
-  parlooper::ThreadedLoop<2> all_tiles_;     // (outer, inner), "AB": the up-front reformatting
+  std::optional<parlooper::ThreadedLoop<2>> all_tiles_;  // (outer, inner), "AB": the up-front reformatting
   mutable const std::byte* source_ = nullptr;
   // Byte buffers holding elements of the type; std::vector's allocation is aligned for float.
   mutable std::vector<std::byte> shared_;

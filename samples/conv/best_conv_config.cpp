@@ -35,12 +35,12 @@ std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tun
       c.zero_output_rims = problem.zero_output_rims;
       c.with_bias = problem.with_bias;
       c.with_relu = problem.with_relu;
-      ConvFwd validate(c);
+      ConvFwd::check(c);
     } else if constexpr (std::is_same_v<Config, ConvBwdConfig>) {
-      ConvBwd validate(c);
+      ConvBwd::check(c);
     } else {
       c.use_mb_par_f32 = problem.use_mb_par_f32;
-      ConvUpd validate(c);
+      ConvUpd::check(c);
     }
     return c;
   } catch (const Error&) {

@@ -41,7 +41,7 @@ using ConvUpdChoice = ConvPassChoice<ConvUpdConfig>;
 
 // `problem` gives the shape; for the forward pass also the padding mode, rims and fused epilogue
 // (kept). Its loop_string, blocks and tuning knobs are replaced. A record the sample rejects for
-// this shape is skipped. The team is `threads` (the update's partial filters follow OpenMP's team,
+// this shape (the pass's check(), which generates no code) is skipped. The team is `threads` (the update's partial filters follow OpenMP's team,
 // which must be set before). Never throws for database trouble.
 ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads,
                                const tuner::TuningDatabase& database = tuner::TuningDatabase());

@@ -178,7 +178,9 @@ const char* to_string(ConvBwdPath path) {
   return "?";
 }
 
-ConvBwd::ConvBwd(ConvBwdConfig config)
+void ConvBwd::check(const ConvBwdConfig& config) { [[maybe_unused]] const ConvBwd checked(config, PassCode::check); }
+
+ConvBwd::ConvBwd(ConvBwdConfig config, PassCode code)
     : config_(validated(std::move(config))),
       path_(path_of(config_.shape)),
       grad_output_(grad_output_layout_of(config_, path_)),
@@ -188,21 +190,19 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
       k_step_(chunk_step(config_.k_blocking().blocks(), config_.k_block)),
       h_step_(config_.h_in_gemm),
       w_step_(ceil_div(cols_, config_.w_block)),
-      transpose_(config_.bk, config_.bc, config_.dtype, config_.bf16()),
-      all_tiles_({parlooper::LoopSpecs{0L, static_cast<long>(config_.k_blocking().blocks())},
-                  parlooper::LoopSpecs{0L, static_cast<long>(config_.c_blocking().blocks() * config_.shape.R *
-                                                             config_.shape.S)}},
-                 "AB"),
-      loop_(make_block_loop<7>(
-          config_.loop_string,
-          {config_.shape.N, config_.c_blocking().blocks(), config_.k_blocking().blocks(), rows_, cols_,
-           config_.shape.R, config_.shape.S},
-          {1, 1, k_step_, h_step_, w_step_, path_ == ConvBwdPath::scatter_taps ? 1 : config_.shape.R,
-           path_ == ConvBwdPath::scatter_taps ? 1 : config_.shape.S},
-          std::array<std::vector<long>, 7>{{{}, {config_.c_block}, {}, {config_.h_block}, {}, {}, {}}})) {
+      transpose_(config_.bk, config_.bc, config_.dtype, config_.bf16(), code),
+      all_tiles_(make_loop<2>({parlooper::LoopSpecs{0L, static_cast<long>(config_.k_blocking().blocks())},
+                               parlooper::LoopSpecs{0L, static_cast<long>(config_.c_blocking().blocks() *
+                                                                          config_.shape.R * config_.shape.S)}},
+                              "AB", code)) {
   const ConvShape& s = config_.shape;
   const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, bk = config_.bk;
-  const LoopNest& nest = loop_.dynamic().nest();
+  const std::array<parlooper::LoopSpecs, 7> specs = block_nest_specs<7>(
+      {s.N, config_.c_blocking().blocks(), Kb, rows_, cols_, s.R, s.S},
+      {1, 1, k_step_, h_step_, w_step_, path_ == ConvBwdPath::scatter_taps ? 1 : s.R,
+       path_ == ConvBwdPath::scatter_taps ? 1 : s.S},
+      {{{}, {config_.c_block}, {}, {config_.h_block}, {}, {}, {}}});
+  const LoopNest nest = checked_nest(config_.loop_string, specs);
   require_no_race(nest, config_, path_, ceil_div(Kb, k_step_), ceil_div(cols_, w_step_));
   per_chunk_ = chunks_outside_pixels(nest);
 
@@ -256,10 +256,9 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   if (path_ == ConvBwdPath::scatter_taps) {
     for (int loop = kLoopC; loop <= kLoopG; ++loop) zero_in_body_ = zero_in_body_ && !parallel(nest, loop);
     if (!zero_in_body_) {
-      zero_loop_.emplace(std::array<parlooper::LoopSpecs, 2>{parlooper::LoopSpecs{0L, static_cast<long>(s.N)},
-                                                             parlooper::LoopSpecs{0L, static_cast<long>(
-                                                                                          config_.c_blocking().blocks())}},
-                         "AB");
+      zero_loop_ = make_loop<2>({parlooper::LoopSpecs{0L, static_cast<long>(s.N)},
+                                 parlooper::LoopSpecs{0L, static_cast<long>(config_.c_blocking().blocks())}},
+                                "AB", code);
     }
   }
 
@@ -267,7 +266,6 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
   const std::int64_t in_pitch = grad_input_.padded_w();
   const std::int64_t rows_tail = rows_ % h_step_ == 0 ? h_step_ : rows_ % h_step_;
   const std::int64_t cols_tail = cols_ - (ceil_div(cols_, w_step_) - 1) * w_step_;
-  kernels_.reserve(8);
   for (int index = 0; index < 8; ++index) {
     const bool last_rows = index & 4, last_cols = index & 2, first = index & 1;
     const std::int64_t h = last_rows ? rows_tail : h_step_, w = last_cols ? cols_tail : w_step_;
@@ -282,9 +280,11 @@ ConvBwd::ConvBwd(ConvBwdConfig config)
     d.batch = path_ == ConvBwdPath::gather ? tpp::BrgemmBatch::offsets : tpp::BrgemmBatch::strided;
     d.prefetch = d.beta == 1 ? prefetch : tpp::BrgemmPrefetch::none;
     d.types = config_.tpp_types();
-    kernels_.emplace_back(d);
+    kernel_descs_.push_back(d);
   }
   for (const GatherSlot& slot : gather_slots_) add_gather_kernels(slot, prefetch);
+  kernels_ = make_kernels<tpp::Brgemm>(kernel_descs_, code);
+  if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
 }
 
 void ConvBwd::prepare_gather_pieces(const RimTaps& cols) {
@@ -346,7 +346,7 @@ void ConvBwd::add_gather_kernels(const GatherSlot& slot, tpp::BrgemmPrefetch pre
     d.batch = tpp::BrgemmBatch::offsets;
     d.prefetch = d.beta == 1 && !slot.down ? prefetch : tpp::BrgemmPrefetch::none;
     d.types = config_.tpp_types();
-    kernels_.emplace_back(d);
+    kernel_descs_.push_back(d);
   }
 }
 
@@ -435,7 +435,7 @@ void ConvBwd::transpose_filter(const void* filter, void* transposed) const {
   std::vector<std::vector<float>> plain(static_cast<std::size_t>(omp_get_max_threads()));
   if (config_.bf16())
     for (auto& p : plain) p.resize(floats_for(config_.bc * config_.bk, config_.element_bytes()));
-  all_tiles_([&](int* ind) {  // FilterLayout: [Kb][Cb R S] tiles -> TransposedFilterLayout: [Cb R S][Kb]
+  (*all_tiles_)([&](int* ind) {  // FilterLayout: [Kb][Cb R S] tiles -> TransposedFilterLayout: [Cb R S][Kb]
     transpose_(from + (ind[0] * tiles_per_k_block + ind[1]) * tile_bytes, to + (ind[1] * Kb + ind[0]) * tile_bytes,
                plain[static_cast<std::size_t>(parlooper::ThreadedLoop<2>::get_tid(ind))].data());
   });
@@ -499,7 +499,7 @@ void ConvBwd::run_gather(const T* filter, const T* shared, const T* grad_output,
   const Piece *pieces = pieces_.data(), *edge_cols = edge_cols_.data();
   const std::int32_t *first_piece = first_piece_.data(), *first_edge_col = first_edge_col_.data();
   const std::int32_t *edge_rows = edge_rows_.data(), *edge_slot_of_rows = edge_slot_of_rows_.data();
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4], block = x / w_step;
     const std::int64_t kc = std::min(k_step, Kb - kb);
     const GatherBatch* chunk_batches = batches + (kc == k_step ? 0 : col_ranges);
@@ -538,7 +538,7 @@ void ConvBwd::run_scatter_1x1(const T* filter, const T* shared, const T* grad_ou
   const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
   const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
   const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_;
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4];
     const bool cols_tail = q + w_step > cols;
     if (kb == 0) {
@@ -576,7 +576,7 @@ void ConvBwd::run_scatter_taps(const T* filter, const T* shared, const T* grad_o
   };
   if (!zero_in_body_) (*zero_loop_)([&](int* ind) { zero_slab(ind[0], ind[1]); });
   const bool zero_in_body = zero_in_body_;
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4], r = ind[5], t = ind[6];
     if (zero_in_body && (kb | p | q | r | t) == 0) zero_slab(n, cb);
     tpp::BrgemmArgs args;

@@ -4,6 +4,7 @@
 //   ConvBwdConfig cfg;
 //   cfg.loop_string = "Abcdefg";
 //   cfg.shape = {.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
+//   ConvBwd::check(cfg);                          // optional: throws what the constructor would, generates nothing
 //   const ConvBwd bwd(cfg);                       // validates, generates kernels, builds the loops
 //   bwd.run(filter, grad_output, grad_input);     // blocked buffers, in the layouts below
 //
@@ -64,6 +65,7 @@
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
+#include "pass_code.hpp"
 #include "rim_taps.hpp"
 #include "sample_args.hpp"
 #include "tile_transpose.hpp"
@@ -99,7 +101,13 @@ const char* to_string(ConvBwdPath path);  // "gather", "scatter_1x1", "scatter_t
 
 class ConvBwd {
  public:
-  explicit ConvBwd(ConvBwdConfig config);  // throws weft::Error naming the argument
+  // Throws weft::Error naming the argument.
+  explicit ConvBwd(ConvBwdConfig config) : ConvBwd(std::move(config), PassCode::build) {}
+
+  // Throws the weft::Error the constructor throws for `config`, if any, and generates no code: the
+  // constructor's own steps with the kernels planned instead of emitted and the loop nests parsed
+  // instead of built (pass_code.hpp). Used to try tuned configurations (best_conv_config).
+  static void check(const ConvBwdConfig& config);
 
   // grad_input from grad_output and filter, blocked (the layouts below), elements of
   // config().dtype; callable many times, one call at a time and outside OpenMP parallel regions (it
@@ -164,6 +172,7 @@ class ConvBwd {
   void run_scatter_taps(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
   // run_path() on the element type of config().dtype.
   void run_typed(const void* filter, const void* shared, const void* grad_output, void* grad_input) const;
+  ConvBwd(ConvBwdConfig config, PassCode code);
   const tpp::Brgemm& kernel(bool rows_tail, bool cols_tail, bool first) const {
     return kernels_[static_cast<std::size_t>((rows_tail ? 4 : 0) | (cols_tail ? 2 : 0) | (first ? 1 : 0))];
   }
@@ -176,7 +185,7 @@ class ConvBwd {
   // One forward tile (bk x bc) to its backward form (bc x bk; in bf16 from VNNI-2 along C to VNNI-2
   // along K, through a thread's `plain` tile).
   TileTranspose transpose_;
-  parlooper::ThreadedLoop<2> all_tiles_;    // transpose_filter: (K block, C block R S tap), "AB"
+  std::optional<parlooper::ThreadedLoop<2>> all_tiles_;  // transpose_filter: (K block, C block R S tap), "AB"
   bool per_chunk_;
   mutable std::vector<ThreadTiles> thread_tiles_;
   mutable std::vector<float> transposed_;   // run() up front: the whole filter transposed (its bytes)
@@ -219,9 +228,10 @@ class ConvBwd {
   std::int32_t gather_slot(std::int64_t pixels, bool down);
   void add_gather_kernels(const GatherSlot& slot, tpp::BrgemmPrefetch prefetch);
   // Slots of two kernels (not first chunk, first chunk): slots 0-3 by (rows tail, columns tail),
-  // then gather_slots_.
+  // then gather_slots_. kernels_ is made of kernel_descs_ at the end of the constructor (none in check()).
+  std::vector<tpp::BrgemmDesc> kernel_descs_;
   std::vector<tpp::Brgemm> kernels_;
-  parlooper::ThreadedLoop<7> loop_;
+  std::optional<parlooper::ThreadedLoop<7>> loop_;  // none in check()
   bool zero_in_body_ = true;                          // scatter_taps: else the loop below first
   std::optional<parlooper::ThreadedLoop<2>> zero_loop_;
 };

@@ -3,6 +3,7 @@
 #include "conv_auto.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <initializer_list>
 #include <utility>
@@ -134,10 +135,11 @@ ConvFwdConfig validated(ConvFwdConfig c) {
   return c;
 }
 
-// The loop string, after the nest's own checks: bounds come from the shape (inline bounds would
-// skip or repeat pixels), and h_block must be a multiple of the d loop's step where it is used.
-const std::string& checked_loop_string(const ConvFwdConfig& c) {
-  const LoopNest nest = parlooper::parse_loop_string(c.loop_string, 7);
+// The nest of the loop string over `specs`, after the nest's own checks and the sample's: bounds
+// come from the shape (inline bounds would skip or repeat pixels), and h_block must be a multiple
+// of the d loop's step where it is used.
+LoopNest checked_loop_nest(const ConvFwdConfig& c, const std::array<parlooper::LoopSpecs, 7>& specs) {
+  LoopNest nest = parlooper::parse_loop_string(c.loop_string, 7);
   for (const parlooper::InlineSpec& spec : nest.inline_specs) {
     if (spec.has_start || spec.has_end || spec.has_step) {
       throw Error(std::string("loop_string '") + c.loop_string + "': inline bounds for loop '" +
@@ -154,7 +156,8 @@ const std::string& checked_loop_string(const ConvFwdConfig& c) {
                   ": it is the block size of loop d (output rows), which steps by h_in_gemm");
     }
   }
-  return c.loop_string;
+  parlooper::make_nest_bounds(nest, specs);
+  return nest;
 }
 
 // A reduction loop outside the work-shared run needs every entry of the run to give an output
@@ -187,7 +190,9 @@ RimTaps image_taps(std::int64_t positions, std::int64_t step, std::int64_t pad, 
 
 }  // namespace
 
-ConvFwd::ConvFwd(ConvFwdConfig config)
+void ConvFwd::check(const ConvFwdConfig& config) { [[maybe_unused]] const ConvFwd checked(config, PassCode::check); }
+
+ConvFwd::ConvFwd(ConvFwdConfig config, PassCode code)
     : config_(validated(std::move(config))),
       per_tap_(is_per_tap(config_)),
       c_blocks_(config_.c_blocking().blocks()),
@@ -198,17 +203,15 @@ ConvFwd::ConvFwd(ConvFwdConfig config)
       scratch_(scratch_layout(config_)),
       filter_{config_.k_blocking(), config_.c_blocking(), config_.shape.R, config_.shape.S},
       b_row_step_(config_.pack_input ? 1 : config_.shape.stride_h),
-      b_col_step_(config_.pack_input ? 1 : config_.shape.stride_w),
-      loop_(make_block_loop<7>(checked_loop_string(config_),
-                                {config_.shape.N, c_blocks_, config_.k_blocking().blocks(), config_.shape.ofh(),
-                                 config_.shape.ofw(), config_.shape.R, config_.shape.S},
-                                {1, c_step_, 1, config_.h_in_gemm, w_step_, per_tap_ ? 1 : config_.shape.R,
-                                 per_tap_ ? 1 : config_.shape.S},
-                                {{{}, {}, {config_.k_block}, {config_.h_block}, {}, {}, {}}})) {
+      b_col_step_(config_.pack_input ? 1 : config_.shape.stride_w) {
   const ConvShape& s = config_.shape;
+  const std::array<parlooper::LoopSpecs, 7> specs = block_nest_specs<7>(
+      {s.N, c_blocks_, config_.k_blocking().blocks(), s.ofh(), s.ofw(), s.R, s.S},
+      {1, c_step_, 1, config_.h_in_gemm, w_step_, per_tap_ ? 1 : s.R, per_tap_ ? 1 : s.S},
+      {{{}, {}, {config_.k_block}, {config_.h_block}, {}, {}, {}}});
   const std::int64_t chunks = (c_blocks_ + c_step_ - 1) / c_step_;
   const std::int64_t r_steps = per_tap_ ? s.R : 1, s_steps = per_tap_ ? s.S : 1;
-  const LoopNest& nest = loop_.dynamic().nest();
+  const LoopNest nest = checked_loop_nest(config_, specs);
   require_sequential_reduction(nest, kCBlocks, chunks);
   require_sequential_reduction(nest, kTapR, r_steps);
   require_sequential_reduction(nest, kTapS, s_steps);
@@ -218,6 +221,9 @@ ConvFwd::ConvFwd(ConvFwdConfig config)
   } else {
     prepare_batch_reduce();
   }
+  kernels_ = make_kernels<tpp::Brgemm>(kernel_descs_, code);
+  prepare_scratch(code);
+  if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
 }
 
 void ConvFwd::prepare_per_tap() {
@@ -294,7 +300,7 @@ void ConvFwd::prepare_batch_reduce() {
     first_row_piece_ = {0, 1};
     first_edge_col_ = {0, 0};
     edge_rows_.assign(static_cast<std::size_t>(ofh), 0);
-    return prepare_scratch();
+    return;
   }
   // A column block's GEMMs along its row: the columns whose taps are all in the image (range 0).
   // Its edge columns (other ranges) are GEMMs down the image instead, one per edge column over a
@@ -335,15 +341,14 @@ void ConvFwd::prepare_batch_reduce() {
       }
       std::int32_t& slot = edge_slot_of_rows_[static_cast<std::size_t>(chunk)];
       if (slot < 0) {
-        slot = static_cast<std::int32_t>(kernels_.size() / 4);
+        slot = static_cast<std::int32_t>(kernel_descs_.size() / 4);
         add_kernels(chunk, batch, down_ldb, down_ldc);
       }
     }
   }
-  prepare_scratch();
 }
 
-void ConvFwd::prepare_scratch() {
+void ConvFwd::prepare_scratch(PassCode code) {
   if (scratch_.images == 0) return;
   // One row per body call: a padded copy's interior row (the rims stay the zeros the buffer was
   // allocated with), or a packed row of the pixels a strided 1x1 filter reads.
@@ -354,8 +359,8 @@ void ConvFwd::prepare_scratch() {
   } else {
     row.m = s.W * config_.bc, row.n = 1, row.ld_in = row.m, row.ld_out = row.m;
   }
-  prepare_kernel_.emplace(row);
-  prepare_loop_.emplace(make_block_loop<3>("ABC", {s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}));
+  prepare_kernel_ = make_kernel<tpp::Unary>(row, code);
+  prepare_loop_ = make_loop<3>(block_nest_specs<3>({s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}), "ABC", code);
 }
 
 void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc) {
@@ -365,7 +370,7 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
     throw Error("one GEMM would span " + str(width) + " output pixels, more than a BRGEMM kernel takes");
   }
   if (along_row && !slot_of_width_.empty()) {
-    slot_of_width_[static_cast<std::size_t>(width)] = static_cast<std::int32_t>(kernels_.size() / 4);
+    slot_of_width_[static_cast<std::size_t>(width)] = static_cast<std::int32_t>(kernel_descs_.size() / 4);
   }
   for (int index = 0; index < 4; ++index) {
     const bool first = index & 2, last = index & 1;
@@ -381,7 +386,7 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
     d.bias = last && config_.with_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none;
     d.activation = last && config_.with_relu ? tpp::BrgemmActivation::relu : tpp::BrgemmActivation::none;
     d.types = config_.tpp_types();
-    kernels_.emplace_back(d);
+    kernel_descs_.push_back(d);
   }
 }
 
@@ -456,7 +461,7 @@ void ConvFwd::run_batch_reduce(const T* b, const ActivationLayout& b_layout, con
   const Piece* row_pieces = row_pieces_.data();
   const EdgeColumn* edge_cols = edge_cols_.data();
   const std::int32_t *first_row_piece = first_row_piece_.data(), *first_edge_col = first_edge_col_.data();
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t n = ind[kImages], cb = ind[kCBlocks], kb = ind[kKBlocks], oh = ind[kRows], ow = ind[kCols];
     const std::int64_t rows = std::min(hg, ofh - oh), chunk = std::min(c_step, Cb - cb), block = ow / w_step;
     const bool first = cb == 0, last = cb + c_step >= Cb;
@@ -497,7 +502,7 @@ void ConvFwd::run_per_tap(const T* input, const T* filter, const T* bias, T* out
   const std::int64_t Cb = c_blocks_, c_step = c_step_, w_step = w_step_, ofw = s.ofw(), bk = config_.bk;
   const std::int64_t stride_a = s.R * s.S * config_.bc * bk, stride_b = padded_plane(input_);
   const bool epilogue = config_.with_bias || config_.with_relu;
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t n = ind[kImages], cb = ind[kCBlocks], kb = ind[kKBlocks], oh = ind[kRows], ow = ind[kCols];
     const std::int64_t r = ind[kTapR], t = ind[kTapS];
     const std::int64_t cols = std::min(w_step, ofw - ow), y = oh * s.stride_h + r - s.pad_h;

@@ -5,6 +5,7 @@
 //   ConvFwdConfig cfg;
 //   cfg.loop_string = "Afgbdced";
 //   cfg.shape = {.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
+//   ConvFwd::check(cfg);                       // optional: throws what the constructor would, generates nothing
 //   const ConvFwd conv(cfg);                   // validates, generates kernels and the loop nest
 //   conv.run(input, filter, bias, output);     // conv.input_layout(), filter_layout(), output_layout()
 //
@@ -48,6 +49,7 @@
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
+#include "pass_code.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {
@@ -76,7 +78,12 @@ struct ConvFwdConfig : ConvLoops {
 class ConvFwd {
  public:
   // Throws weft::Error (LoopStringError for the loop_string) naming what is wrong.
-  explicit ConvFwd(ConvFwdConfig config);
+  explicit ConvFwd(ConvFwdConfig config) : ConvFwd(std::move(config), PassCode::build) {}
+
+  // Throws the weft::Error the constructor throws for `config`, if any, and generates no code: the
+  // constructor's own steps with the kernels planned instead of emitted and the loop nests parsed
+  // instead of built (pass_code.hpp). Used to try tuned configurations (best_conv_config).
+  static void check(const ConvFwdConfig& config);
 
   // output = relu?(conv(input, filter) + bias?). input: input_layout() (its rims zero when it has
   // any), filter: filter_layout(), bias: K rounded up to whole bk blocks (blocked_bias), read only
@@ -110,9 +117,10 @@ class ConvFwd {
   bool per_tap() const { return per_tap_; }
   std::int64_t c_step() const { return c_step_; }  // C blocks per batch-reduce chunk
   std::int64_t w_step() const { return w_step_; }  // output columns per GEMM
-  std::string render_loop() const { return loop_.render(); }
+  std::string render_loop() const { return loop_->render(); }
 
  private:
+  ConvFwd(ConvFwdConfig config, PassCode code);
   // The kernel of a slot for the first chunk of an output block (beta = 0) / the last (epilogue).
   const tpp::Brgemm& kernel(std::int64_t slot, bool first, bool last) const {
     return kernels_[static_cast<std::size_t>(slot * 4 + (first ? 2 : 0) + (last ? 1 : 0))];
@@ -122,8 +130,9 @@ class ConvFwd {
   void prepare_batch_reduce();
   // A slot of four kernels of `width` columns: along a row (ldc 0: bk; registered in
   // slot_of_width_ when that is in use, unless the width has one), or down a column (ldc given).
+  // Adds their descriptors to kernel_descs_; the constructor makes kernels_ of them at the end.
   void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc = 0);
-  void prepare_scratch();
+  void prepare_scratch(PassCode code);
   // The passes over elements of type T (float, or jit::bfloat16 in bf16).
   template <class T>
   void run_typed(const T* input, const T* filter, const T* bias, T* output) const;
@@ -142,7 +151,8 @@ class ConvFwd {
   ActivationLayout input_, output_, scratch_;  // scratch_: the padded or packed input, when used
   FilterLayout filter_;
   std::int64_t b_row_step_ = 1, b_col_step_ = 1;  // input rows / columns per output row / column
-  std::vector<tpp::Brgemm> kernels_;
+  std::vector<tpp::BrgemmDesc> kernel_descs_;
+  std::vector<tpp::Brgemm> kernels_;  // of kernel_descs_; none in check()
   // Four kernels per slot ([first][last]). slot_of_width_[GEMM width] (-1: none) for GEMMs along a
   // row, except in the batch-reduce mode with h_in_gemm > 1 (slots 0 and 1, see row_pieces_).
   std::vector<std::int32_t> slot_of_width_;
@@ -178,7 +188,7 @@ class ConvFwd {
   std::vector<std::int64_t> first_col_, end_col_;    // per-tap mode: output columns tap s reads in the image
   std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
   std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;
-  parlooper::ThreadedLoop<7> loop_;
+  std::optional<parlooper::ThreadedLoop<7>> loop_;  // none in check()
   mutable std::vector<float> scratch_buffer_;  // scratch_bytes(), whatever the element type
 };
 

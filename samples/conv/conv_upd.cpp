@@ -153,7 +153,7 @@ bool merges_rows(const ConvUpdConfig& c, std::int64_t rows) {
 }
 
 std::optional<UpdOperands> bf16_operands(const ConvUpdConfig& c, std::int64_t rows, ActivationLayout input,
-                                        ActivationLayout grad_output, const FilterLayout& filter) {
+                                        ActivationLayout grad_output, const FilterLayout& filter, PassCode code) {
   if (!c.bf16()) return std::nullopt;
   ConvShape shape = c.shape;
   if (merges_rows(c, rows)) {
@@ -164,23 +164,26 @@ std::optional<UpdOperands> bf16_operands(const ConvUpdConfig& c, std::int64_t ro
     grad_output.w *= grad_output.h;
     grad_output.h = 1;
   }
-  return std::make_optional<UpdOperands>(shape, input, grad_output, filter);
+  return std::make_optional<UpdOperands>(shape, input, grad_output, filter, code);
 }
 
 }  // namespace
 
-ConvUpd::ConvUpd(ConvUpdConfig config)
+void ConvUpd::check(const ConvUpdConfig& config) { [[maybe_unused]] const ConvUpd checked(config, PassCode::check); }
+
+ConvUpd::ConvUpd(ConvUpdConfig config, PassCode code)
     : config_(validated(config)),
       team_(omp_get_max_threads()),
       rows_(chosen_rows(config_, parsed_nest(config_.loop_string))),
-      loop_(make_block_loop<kLoops>(config_.loop_string,
-                                    trips(config_.shape, config_.c_blocking().blocks(), config_.k_blocking().blocks()),
-                                    {1, 1, 1, rows_, config_.shape.ofw(), 1, 1}, {})),
-      operands_(bf16_operands(config_, rows_, input_layout(), grad_output_layout(), filter_layout())),
-      first_touch_(kernel_desc(config_, operands_, 0)),
-      accumulate_(kernel_desc(config_, operands_, 1)),
+      loop_(make_loop<kLoops>(block_nest_specs<kLoops>(trips(config_.shape, config_.c_blocking().blocks(),
+                                                             config_.k_blocking().blocks()),
+                                                       {1, 1, 1, rows_, config_.shape.ofw(), 1, 1}, {}),
+                              config_.loop_string, code)),
+      operands_(bf16_operands(config_, rows_, input_layout(), grad_output_layout(), filter_layout(), code)),
+      first_touch_(make_kernel<tpp::Brgemm>(kernel_desc(config_, operands_, 0), code)),
+      accumulate_(make_kernel<tpp::Brgemm>(kernel_desc(config_, operands_, 1), code)),
       partial_filters_(config_.bc * config_.bk, filter_layout().size() / (config_.bc * config_.bk),
-                       partial_copies(config_, loop_.dynamic().nest(), rows_, team_)) {}
+                       partial_copies(config_, parsed_nest(config_.loop_string), rows_, team_), code) {}
 
 ActivationLayout ConvUpd::input_layout() const {
   const ConvShape& s = config_.shape;
@@ -231,7 +234,7 @@ void ConvUpd::accumulate(const Operands& operands, float* grad_filter) const {
   const bool partial = uses_partial_filters();
   if (partial) partial_filters_.start(grad_filter);
 
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], h = ind[3], r = ind[5], s = ind[6];
     tpp::BrgemmArgs args;
     args.a = operands.grad_output_row(n, kb, h);
@@ -246,7 +249,7 @@ void ConvUpd::accumulate(const Operands& operands, float* grad_filter) const {
     } else {
       args.c = grad_filter + filter.offset(kb, cb, r, s);
     }
-    (first ? first_touch_ : accumulate_)(args);
+    (first ? *first_touch_ : *accumulate_)(args);
   });
   if (partial) partial_filters_.reduce();
 }

@@ -64,7 +64,13 @@ class ConvUpd {
  public:
   // Throws weft::Error naming the argument (shape, blocks, h_in_gemm, the loop string, a string that
   // would race). The team is omp_get_max_threads() now: run() refuses a larger one.
-  explicit ConvUpd(ConvUpdConfig config);
+  explicit ConvUpd(ConvUpdConfig config) : ConvUpd(std::move(config), PassCode::build) {}
+
+  // Throws the weft::Error the constructor throws for `config` (with the same team), if any, and
+  // generates no code: the constructor's own steps with the kernels planned instead of emitted and
+  // the loop nests parsed instead of built (pass_code.hpp). Used to try tuned configurations
+  // (best_conv_config).
+  static void check(const ConvUpdConfig& config);
 
   // grad_filter = backward by weights of (input, grad_output); blocked buffers as above in
   // config().dtype, the input's rims and every padding channel zero. Outside any OpenMP parallel region.
@@ -78,7 +84,7 @@ class ConvUpd {
   // The BRGEMMs' reduction length per batch entry: ofw pixels; in bf16 rounded up to even, and a
   // whole image's (H x W, rounded up) for a 1x1 convolution of stride 1 without padding whose odd
   // rows a BRGEMM takes all at once (upd_operands.hpp).
-  std::int64_t pixels_per_gemm_row() const { return first_touch_.desc().k; }
+  std::int64_t pixels_per_gemm_row() const { return first_touch_->desc().k; }
   // Whether run() accumulates into per-thread copies (and reduces them).
   bool uses_partial_filters() const { return partial_filters_.copies() > 1; }
   int team() const { return team_; }
@@ -97,12 +103,14 @@ class ConvUpd {
   }
 
  private:
+  ConvUpd(ConvUpdConfig config, PassCode code);
+
   ConvUpdConfig config_;
   int team_;
   std::int64_t rows_;
-  parlooper::ThreadedLoop<7> loop_;
-  std::optional<UpdOperands> operands_;  // bf16
-  tpp::Brgemm first_touch_, accumulate_;  // beta = 0, beta = 1
+  std::optional<parlooper::ThreadedLoop<7>> loop_;  // none in check()
+  std::optional<UpdOperands> operands_;             // bf16
+  std::optional<tpp::Brgemm> first_touch_, accumulate_;  // beta = 0, beta = 1; none in check()
   PartialSums partial_filters_;
 
   // The BRGEMM loop over operands laid out as Operands says (fp32 in place, or UpdOperands), into

@@ -99,14 +99,14 @@ tuner::Knobs default_knobs(ConvPassKind pass) {
 
 long knob_of(const tuner::Knobs& knobs, const std::string& name, long fallback) { return tuner::TunedConfig{knobs, "", {}}.knob(name, fallback); }
 
-// Whether the sample accepts a knob setting for this shape (with its default loop string).
+// Whether the sample accepts a knob setting for this shape (with its default loop string); generates no code.
 bool accepted(ConvPassKind pass, const tuner::Knobs& knobs, const ConvShape& shape) {
   const tuner::TunedConfig config{knobs, ConvLoops{}.loop_string, {}};
   try {
     switch (pass) {
-      case ConvPassKind::fwd: ConvFwd{to_conv_fwd_config(config, shape)}; break;
-      case ConvPassKind::bwd: ConvBwd{to_conv_bwd_config(config, shape)}; break;
-      case ConvPassKind::upd: ConvUpd{to_conv_upd_config(config, shape)}; break;
+      case ConvPassKind::fwd: ConvFwd::check(to_conv_fwd_config(config, shape)); break;
+      case ConvPassKind::bwd: ConvBwd::check(to_conv_bwd_config(config, shape)); break;
+      case ConvPassKind::upd: ConvUpd::check(to_conv_upd_config(config, shape)); break;
     }
     return true;
   } catch (const Error&) {

@@ -38,15 +38,17 @@
 
 #include "conv_layout.hpp"
 #include "conv_shape.hpp"
+#include "pass_code.hpp"
 
 namespace weft::samples {
 
 class UpdOperands {
  public:
   // Needs an even bc (the filter's VNNI-2 pairs run along C; ConvLoops::validate checks it, and the
-  // rounding TPP refuses an odd one too).
+  // rounding TPP refuses an odd one too). With PassCode::check the kernels and loops are planned
+  // only (pass_code.hpp): the sizes below hold, prepare() and finish() must not be called.
   UpdOperands(const ConvShape& shape, const ActivationLayout& input, const ActivationLayout& grad_output,
-              const FilterLayout& filter);
+              const FilterLayout& filter, PassCode code = PassCode::build);
 
   // Transposes the input's rows the update reads and packs grad_output's rows (both blocked, bf16);
   // allocates the buffers on the first call. Opens its own parallel regions.
@@ -83,11 +85,12 @@ class UpdOperands {
   ActivationLayout input_, grad_output_;
   FilterLayout filter_;
   std::int64_t pixels_, wq_, input_row_, rows_read_;
+  // The kernels and loops: none in check mode.
   std::vector<tpp::Unary> transpose_phase_;  // per phase: bc x (its pixels) -> (its pixels) x bc
   std::optional<tpp::Unary> pack_;           // a grad_output row's even part into VNNI-2 (none when ofw = 1)
-  tpp::Unary round_tile_;                    // an fp32 bk x bc tile -> bf16 VNNI-2 along C
-  parlooper::ThreadedLoop<3> input_rows_, output_rows_;  // (n, channel block, row) in parallel
-  parlooper::ThreadedLoop<1> tiles_;
+  std::optional<tpp::Unary> round_tile_;     // an fp32 bk x bc tile -> bf16 VNNI-2 along C
+  std::optional<parlooper::ThreadedLoop<3>> input_rows_, output_rows_;  // (n, channel block, row) in parallel
+  std::optional<parlooper::ThreadedLoop<1>> tiles_;
   mutable std::vector<jit::bfloat16> transposed_, packed_;
   mutable std::vector<float> accumulator_;
 };

@@ -42,7 +42,7 @@ std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tun
     if (c.n_layers > 1) c.bk = c.bm;  // an MLP feeds outputs back as inputs (a single layer's record)
   }
   try {
-    PassOf<Config> validate(c);
+    PassOf<Config>::check(c);
     return c;
   } catch (const Error&) {
     return std::nullopt;
@@ -114,7 +114,7 @@ std::string describe_choice(const tuner::TunedChoice<Config>& choice) {
 GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads) {
   GemmFwdConfig c = recommended_gemm_config(problem, threads);
   try {
-    GemmFwd validate(c);
+    GemmFwd::check(c);
   } catch (const Error&) {
     c = default_config(problem);
     c.n_layers = problem.n_layers;

@@ -44,7 +44,8 @@ using GemmUpdChoice = GemmPassChoice<GemmUpdConfig>;
 // (gemm_fwd), with bk = bm. The records are those of the problem's dtype ("fp32" or "bf16"); a
 // bf16 problem without one that fits takes an FP32 record (`detail` then starts "no BF16 record
 // fits; the FP32 one, run in BF16: "), else the heuristic. A database record that this problem rejects (e.g. a
-// block list that does not fit, or an odd tile where bf16 pairs elements) is skipped. Never throws
+// block list that does not fit, or an odd tile where bf16 pairs elements; the pass's check(), which
+// generates no code) is skipped. Never throws
 // for database trouble (an unreadable file falls back to the heuristic, with the reason in `detail`).
 GemmChoice best_gemm_config(const GemmFwdConfig& problem, int threads,
                             const tuner::TuningDatabase& database = tuner::TuningDatabase());

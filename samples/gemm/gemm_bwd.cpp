@@ -1,6 +1,7 @@
 #include "gemm_bwd.hpp"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include <weft/jit/error.hpp>
@@ -20,17 +21,18 @@ std::int64_t validated_m_step(const GemmBwdConfig& c) {
 
 }  // namespace
 
-GemmBwd::GemmBwd(GemmBwdConfig config)
+GemmBwd::GemmBwd(GemmBwdConfig config, PassCode code)
     : GemmPass(std::move(config)),
       m_step_(validated_m_step(config_)),
       weight_t_(config_.bm, config_.bk, m_blocking().blocks(), k_blocking().blocks(), true, config_.private_trans,
-                config_.dtype, config_.bf16() ? TileTransform::vnni2_transpose : TileTransform::transpose),
+                config_.dtype, config_.bf16() ? TileTransform::vnni2_transpose : TileTransform::transpose, code),
       // dX block (ik, in) = sum over im of W^T tile (bk x bm) * dY tile (bm x bn). The M padding of
       // W and dY is zero, so every tile reduces over a full bm.
       kernels_(k_blocking(), n_blocking(), config_.bm, {.lda = config_.bk, .ldb = config_.bm, .ldc = config_.bk}, {},
-               config_.brgemm_types()),
-      loop_(config_.make_loop({1, m_step_, 1})) {
-  require_sequential_reduction(loop_.dynamic().nest(), 1, reduction_chunks());
+               config_.brgemm_types(), code) {
+  const std::array<parlooper::LoopSpecs, 3> specs = config_.loop_specs({1, m_step_, 1});
+  require_sequential_reduction(checked_nest(config_.loop_string, specs), 1, reduction_chunks());
+  if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
 }
 
 template <class T>
@@ -40,7 +42,7 @@ void GemmBwd::run_typed(const T* weight, const T* grad_out, T* grad_in) const {
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   weight_t_.start(weight);
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
     const std::int64_t count = std::min(m_step_, Mb - im);
     tpp::BrgemmArgs args;

@@ -17,7 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <weft/parlooper/threaded_loop.hpp>
 
@@ -25,6 +27,7 @@
 #include "element_type.hpp"
 #include "gemm_loops.hpp"
 #include "gemm_pass.hpp"
+#include "pass_code.hpp"
 #include "transposed_tiles.hpp"
 
 namespace weft::samples {
@@ -36,7 +39,12 @@ struct GemmBwdConfig : GemmLoops {
 
 class GemmBwd : public GemmPass<GemmBwdConfig> {
  public:
-  explicit GemmBwd(GemmBwdConfig config);  // throws weft::Error
+  // Throws weft::Error.
+  explicit GemmBwd(GemmBwdConfig config) : GemmBwd(std::move(config), PassCode::build) {}
+
+  // Throws the weft::Error the constructor throws for `config`, if any, and generates no code
+  // (pass_code.hpp). Used to try tuned configurations (best_gemm_config).
+  static void check(const GemmBwdConfig& config) { [[maybe_unused]] const GemmBwd checked(config, PassCode::check); }
 
   // The float overload runs an f32 pass, the bfloat16 one a bf16 pass; the other throws weft::Error.
   void run(const float* weight, const float* grad_out, float* grad_in) const;
@@ -57,13 +65,14 @@ class GemmBwd : public GemmPass<GemmBwdConfig> {
   std::uint64_t run_memory_bytes(int threads) const { return weight_t_.memory_bytes(threads); }
 
  private:
+  GemmBwd(GemmBwdConfig config, PassCode code);
   template <class T>
   void run_typed(const T* weight, const T* grad_out, T* grad_in) const;
 
   std::int64_t m_step_;
   TransposedTiles weight_t_;  // W tiles (bm x bk) -> W^T tiles, [Kb][Mb]
   BrgemmTable kernels_;
-  parlooper::ThreadedLoop<3> loop_;
+  std::optional<parlooper::ThreadedLoop<3>> loop_;  // none in check()
 };
 
 }  // namespace weft::samples

@@ -1,6 +1,7 @@
 #include "gemm_fwd.hpp"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include <weft/jit/error.hpp>
@@ -24,23 +25,24 @@ std::int64_t validated_k_step(const GemmFwdConfig& c) {
 
 }  // namespace
 
-GemmFwd::GemmFwd(GemmFwdConfig config)
+GemmFwd::GemmFwd(GemmFwdConfig config, PassCode code)
     : GemmPass(std::move(config)),
       k_step_(validated_k_step(config_)),
       kernels_(m_blocking(), n_blocking(), config_.bk, {.lda = config_.bm, .ldb = config_.bk, .ldc = config_.bm},
                {.bias = config_.fuse_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none,
                 .relu = config_.fuse_relu,
                 .prefetch_c = output_prefetch(config_.loop_string, 3, 0)},
-               config_.brgemm_types()),
-      loop_(config_.make_loop({k_step_, 1, 1})) {
-  require_sequential_reduction(loop_.dynamic().nest(), 0, k_chunks());
+               config_.brgemm_types(), code) {
+  const std::array<parlooper::LoopSpecs, 3> specs = config_.loop_specs({k_step_, 1, 1});
+  require_sequential_reduction(checked_nest(config_.loop_string, specs), 0, k_chunks());
+  if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
 }
 
 template <class T>
 void GemmFwd::run_layer(const T* input, const T* weight, const T* bias, T* output) const {
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
     const tpp::Brgemm& gemm = kernels_.get(im == Mb - 1, in == Nb - 1, ik == 0, ik + k_step_ >= Kb);
     tpp::BrgemmArgs args;

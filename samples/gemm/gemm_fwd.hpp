@@ -3,6 +3,7 @@
 //
 //   GemmFwdConfig cfg;
 //   cfg.loop_string = "aBC", cfg.M = cfg.N = cfg.K = 512;
+//   GemmFwd::check(cfg);                     // optional: throws what the constructor would, generates nothing
 //   GemmFwd gemm(cfg);                       // validates, generates kernels and the loop nest
 //   gemm.run(activations, weights, biases);  // blocked layouts, see blocked_layout.hpp
 //
@@ -18,8 +19,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include <weft/parlooper/threaded_loop.hpp>
 
@@ -27,6 +30,7 @@
 #include "element_type.hpp"
 #include "gemm_loops.hpp"
 #include "gemm_pass.hpp"
+#include "pass_code.hpp"
 
 namespace weft::samples {
 
@@ -40,7 +44,11 @@ struct GemmFwdConfig : GemmLoops {
 class GemmFwd : public GemmPass<GemmFwdConfig> {
  public:
   // Throws weft::Error (LoopStringError for the loop_string) with what is wrong.
-  explicit GemmFwd(GemmFwdConfig config);
+  explicit GemmFwd(GemmFwdConfig config) : GemmFwd(std::move(config), PassCode::build) {}
+
+  // Throws the weft::Error the constructor throws for `config`, if any, and generates no code: the
+  // same checks, with the kernels planned instead of emitted (pass_code.hpp).
+  static void check(const GemmFwdConfig& config) { [[maybe_unused]] const GemmFwd checked(config, PassCode::check); }
 
   // One pass through all layers. activations[0] is the input B ([Nb][Kb][bn][bk]);
   // activations[l + 1] receives layer l's output ([Nb][Mb][bn][bm]); weights[l] is A of layer l
@@ -67,9 +75,11 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
   std::string measure_tag(int threads) const {
     return config_.measure_tag(config_.kbf, threads) + config_.precision_tag();
   }
-  std::string render_loop() const { return loop_.render(); }
+  std::string render_loop() const { return loop_->render(); }
 
  private:
+  GemmFwd(GemmFwdConfig config, PassCode code);
+
   template <class T>
   void run_typed(std::span<T* const> activations, std::span<const T* const> weights,
                  std::span<const T* const> biases) const;
@@ -78,7 +88,7 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
 
   std::int64_t k_step_ = 1;
   BrgemmTable kernels_;
-  parlooper::ThreadedLoop<3> loop_;
+  std::optional<parlooper::ThreadedLoop<3>> loop_;  // none in check()
 };
 
 }  // namespace weft::samples

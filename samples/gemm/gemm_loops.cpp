@@ -30,9 +30,9 @@ void GemmLoops::require_even_in_bf16(const char* name, std::int64_t value, const
               " must be even");
 }
 
-parlooper::ThreadedLoop<3> GemmLoops::make_loop(const std::array<std::int64_t, 3>& steps) const {
-  return make_block_loop<3>(loop_string, {k_blocking().blocks(), m_blocking().blocks(), n_blocking().blocks()},
-                            steps, {k_blocks, m_blocks, n_blocks});
+std::array<parlooper::LoopSpecs, 3> GemmLoops::loop_specs(const std::array<std::int64_t, 3>& steps) const {
+  return block_nest_specs<3>({k_blocking().blocks(), m_blocking().blocks(), n_blocking().blocks()}, steps,
+                             {k_blocks, m_blocks, n_blocks});
 }
 
 std::string GemmLoops::measure_tag(std::int64_t chunks, int threads) const {

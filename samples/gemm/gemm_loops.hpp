@@ -44,8 +44,9 @@ struct GemmLoops {
   // In bf16, throws weft::Error "<name> = <value> is odd: in bf16 <why>, so <name> must be even"
   // when `value` is odd (`why`: which operand is VNNI-2 along that tile's dimension).
   void require_even_in_bf16(const char* name, std::int64_t value, const char* why) const;
-  // The ThreadedLoop<3> over (K, M, N) blocks with these steps.
-  parlooper::ThreadedLoop<3> make_loop(const std::array<std::int64_t, 3>& steps) const;
+  // The LoopSpecs of the loops over (K, M, N) blocks with these steps (the ThreadedLoop<3> of
+  // loop_string over them is the pass's).
+  std::array<parlooper::LoopSpecs, 3> loop_specs(const std::array<std::int64_t, 3>& steps) const;
   // "<loop_string>_<M>_<N>_<K>_<bm>_<bn>_<bk>_bf<chunks>_threads<T>", PARLOOPER's MEASURE tag.
   std::string measure_tag(std::int64_t chunks, int threads) const;
   // What a tag ends with after the pass's own suffixes: "" in f32, "_bf16" in bf16 (PARLOOPER's

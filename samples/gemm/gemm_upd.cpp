@@ -53,72 +53,75 @@ long chunks_of(std::int64_t size) { return static_cast<long>((size + kReduceChun
 
 }  // namespace
 
-GemmUpd::GemmUpd(GemmUpdConfig config)
+GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
     : GemmPass(std::move(config)),
       n_step_(validated_n_step(config_)),
       filter_size_(blocked_size(config_)),
       reduce_chunk_(std::min(kReduceChunk, filter_size_)),
       input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans,
-               config_.dtype),
-      zero_chunk_(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_)),
+               config_.dtype, TileTransform::transpose, code),
+      zero_chunk_(make_kernel<tpp::Unary>(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_), code)),
       // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
       // whose columns are the copies, filter_size_ apart.
       // Without partial filters these kernels never run; their stride then only has to be valid.
-      reduce_chunk_full_(desc(tpp::UnaryOp::reduce_rows_sum, reduce_chunk_,
-                              std::max<std::int64_t>(1, config_.n_partial_filters),
-                              config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0)),
-      reduce_chunk_tail_(desc(tpp::UnaryOp::reduce_rows_sum,
-                              filter_size_ % reduce_chunk_ == 0 ? reduce_chunk_ : filter_size_ % reduce_chunk_,
-                              std::max<std::int64_t>(1, config_.n_partial_filters),
-                              config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0)),
+      reduce_chunk_full_(make_kernel<tpp::Unary>(desc(tpp::UnaryOp::reduce_rows_sum, reduce_chunk_,
+                                                      std::max<std::int64_t>(1, config_.n_partial_filters),
+                                                      config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0),
+                                                 code)),
+      reduce_chunk_tail_(make_kernel<tpp::Unary>(
+          desc(tpp::UnaryOp::reduce_rows_sum,
+               filter_size_ % reduce_chunk_ == 0 ? reduce_chunk_ : filter_size_ % reduce_chunk_,
+               std::max<std::int64_t>(1, config_.n_partial_filters),
+               config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0),
+          code)),
       // dW block (im, ik) = sum over in of dY tile (bm x bn) * X^T tile (bn x bk). The N padding
       // of dY and X is zero, so every tile reduces over a full bn.
       kernels_(m_blocking(), k_blocking(), config_.bn,
-               {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}, config_.brgemm_types()),
+               {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}, config_.brgemm_types(), code),
       accumulate_(m_blocking(), k_blocking(), config_.bn,
                   {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {.accumulate = true},
-                  {.in = config_.brgemm_types().in}),  // f32 copies, in bf16 too
-      partial_loop_({parlooper::LoopSpecs{0L, std::max(1L, static_cast<long>(config_.n_partial_filters))},
-                     parlooper::LoopSpecs{0L, chunks_of(filter_size_)}},
-                    "AB"),
-      reduce_loop_({parlooper::LoopSpecs{0L, chunks_of(filter_size_)}}, "A"),
-      loop_(config_.make_loop({1, 1, n_step_})) {
+                  {.in = config_.brgemm_types().in}, code),  // f32 copies, in bf16 too
+      partial_loop_(make_loop<2>({parlooper::LoopSpecs{0L, std::max(1L, static_cast<long>(config_.n_partial_filters))},
+                                  parlooper::LoopSpecs{0L, chunks_of(filter_size_)}},
+                                 "AB", code)),
+      reduce_loop_(make_loop<1>({parlooper::LoopSpecs{0L, chunks_of(filter_size_)}}, "A", code)) {
+  const std::array<parlooper::LoopSpecs, 3> specs = config_.loop_specs({1, 1, n_step_});
+  const parlooper::LoopNest nest = checked_nest(config_.loop_string, specs);
+  reduction_parallel_ = std::any_of(nest.levels.begin(), nest.levels.end(), [](const parlooper::LoopLevel& level) {
+    return level.loop == 2 && level.par != parlooper::ParKind::none;
+  });
   if (config_.n_partial_filters == 0)
-    require_sequential_reduction(loop_.dynamic().nest(), 2, reduction_chunks(), ", or partial filters");
+    require_sequential_reduction(nest, 2, reduction_chunks(), ", or partial filters");
+  if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
   if (!config_.bf16()) return;
   grad_out_v_.emplace(config_.bm, config_.bn, n_blocking().blocks(), m_blocking().blocks(), false,
-                      config_.private_trans, config_.dtype, TileTransform::vnni2_pack);
+                      config_.private_trans, config_.dtype, TileTransform::vnni2_pack, code);
   const auto pack = [&](jit::DataType in) {
     return tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = config_.bm, .n = config_.bk, .ld_in = config_.bm,
                           .ld_out = config_.bm, .types = {.in = in, .out = jit::DataType::bf16}};
   };
-  pack_tile_.emplace(pack(jit::DataType::bf16));
-  pack_sums_.emplace(pack(jit::DataType::f32));
+  pack_tile_ = make_kernel<tpp::Unary>(pack(jit::DataType::bf16), code);
+  pack_sums_ = make_kernel<tpp::Unary>(pack(jit::DataType::f32), code);
   if (!uses_partial_filters()) return;
-  reduce_tile_.emplace(desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk, config_.n_partial_filters,
-                            filter_size_, 0));
-  tile_loop_.emplace(std::array<parlooper::LoopSpecs, 1>{parlooper::LoopSpecs{
-                         0L, static_cast<long>(m_blocking().blocks() * k_blocking().blocks())}},
-                     "A");
+  reduce_tile_ = make_kernel<tpp::Unary>(
+      desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk, config_.n_partial_filters, filter_size_, 0), code);
+  tile_loop_ = make_loop<1>(
+      {parlooper::LoopSpecs{0L, static_cast<long>(m_blocking().blocks() * k_blocking().blocks())}}, "A", code);
 }
 
 bool GemmUpd::uses_partial_filters() const {
-  if (config_.n_partial_filters <= 0) return false;
-  for (const auto& level : loop_.dynamic().nest().levels) {
-    if (level.loop == 2 && level.par != parlooper::ParKind::none) return true;  // c is parallel
-  }
-  return false;
+  return config_.n_partial_filters > 0 && reduction_parallel_;
 }
 
 void GemmUpd::zero_partial_filters() const {
   partial_filters_.resize(static_cast<std::size_t>(config_.n_partial_filters * filter_size_));
   float* copies = partial_filters_.data();
-  partial_loop_([&](int* ind) {
+  (*partial_loop_)([&](int* ind) {
     const std::int64_t begin = ind[1] * reduce_chunk_;
     const std::int64_t count = std::min(reduce_chunk_, filter_size_ - begin);
     float* out = copies + ind[0] * filter_size_ + begin;
     if (count == reduce_chunk_) {
-      zero_chunk_(nullptr, out);
+      (*zero_chunk_)(nullptr, out);
     } else {
       std::fill(out, out + count, 0.0f);  // one short tail per copy
     }
@@ -127,10 +130,10 @@ void GemmUpd::zero_partial_filters() const {
 
 void GemmUpd::reduce_partial_filters(float* grad_weight) const {
   const float* copies = partial_filters_.data();
-  reduce_loop_([&](int* ind) {
+  (*reduce_loop_)([&](int* ind) {
     const std::int64_t begin = ind[0] * reduce_chunk_;
     const bool tail = begin + reduce_chunk_ > filter_size_;
-    (tail ? reduce_chunk_tail_ : reduce_chunk_full_)(copies + begin, grad_weight + begin);
+    (tail ? *reduce_chunk_tail_ : *reduce_chunk_full_)(copies + begin, grad_weight + begin);
   });
 }
 
@@ -159,7 +162,7 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const
   float* copies = partial_filters_.data();
   const std::int64_t copies_count = config_.n_partial_filters;
 
-  loop_([&](int* ind) {
+  (*loop_)([&](int* ind) {
     const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
     const std::int64_t count = std::min(n_step_, Nb - in);
     const int tid = parlooper::ThreadedLoop<3>::get_tid(ind);
@@ -173,11 +176,11 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const
     args.stride_b = Kb * bk * bn;
     const std::int64_t c_offset = (im * Kb + ik) * bk * bm;
     if (partial) {
-      const int copy = loop_.get_tid_in_parallel_dim('c', ind);
+      const int copy = loop_->get_tid_in_parallel_dim('c', ind);
       if (copy < 0 || copy >= copies_count) {
         throw Error("n_partial_filters (" + std::to_string(copies_count) +
                     ") is smaller than the parallel degree of loop c (" +
-                    std::to_string(loop_.get_loop_parallel_degree('c', ind)) + ")");
+                    std::to_string(loop_->get_loop_parallel_degree('c', ind)) + ")");
       }
       args.c = copies + copy * filter_size_ + c_offset;
       accumulate_.get(im == Mb - 1, ik == Kb - 1, false, false)(args);

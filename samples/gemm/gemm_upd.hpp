@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <weft/parlooper/threaded_loop.hpp>
@@ -48,7 +49,12 @@ struct GemmUpdConfig : GemmLoops {
 
 class GemmUpd : public GemmPass<GemmUpdConfig> {
  public:
-  explicit GemmUpd(GemmUpdConfig config);  // throws weft::Error
+  // Throws weft::Error.
+  explicit GemmUpd(GemmUpdConfig config) : GemmUpd(std::move(config), PassCode::build) {}
+
+  // Throws the weft::Error the constructor throws for `config`, if any, and generates no code
+  // (pass_code.hpp). Used to try tuned configurations (best_gemm_config).
+  static void check(const GemmUpdConfig& config) { [[maybe_unused]] const GemmUpd checked(config, PassCode::check); }
 
   // The float overload runs an f32 pass, the bfloat16 one a bf16 pass; the other throws weft::Error.
   void run(const float* grad_out, const float* input, float* grad_weight) const;
@@ -71,6 +77,7 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   std::uint64_t run_memory_bytes(int threads) const;
 
  private:
+  GemmUpd(GemmUpdConfig config, PassCode code);
   template <class T>
   void run_typed(const T* grad_out, const T* input, T* grad_weight) const;
   void zero_partial_filters() const;
@@ -82,18 +89,20 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   std::int64_t reduce_chunk_;      // floats per reduction task
   TransposedTiles input_t_;        // X tiles (bk x bn) -> X^T tiles, [Nb][Kb]
   std::optional<TransposedTiles> grad_out_v_;  // bf16: dY tiles (bm x bn) -> VNNI-2 along N, [Nb][Mb]
-  tpp::Unary zero_chunk_, reduce_chunk_full_, reduce_chunk_tail_;
+  // The kernels and loops below: none in check().
+  std::optional<tpp::Unary> zero_chunk_, reduce_chunk_full_, reduce_chunk_tail_;
   BrgemmTable kernels_;            // beta = 0 on the first chunk
   BrgemmTable accumulate_;         // partial filters: always beta = 1 onto zeroed f32 copies
-  parlooper::ThreadedLoop<2> partial_loop_;    // (P, chunks), "AB": zeroing the copies
-  parlooper::ThreadedLoop<1> reduce_loop_;     // (chunks), "A"
+  std::optional<parlooper::ThreadedLoop<2>> partial_loop_;    // (P, chunks), "AB": zeroing the copies
+  std::optional<parlooper::ThreadedLoop<1>> reduce_loop_;     // (chunks), "A"
   // bf16 with partial filters: the copies of one dW tile summed into f32, then rounded into dW's
   // VNNI-2 tile, tile by tile.
   std::optional<tpp::Unary> reduce_tile_;
   std::optional<parlooper::ThreadedLoop<1>> tile_loop_;  // (Mb * Kb tiles), "A"
   // bf16: a finished dW tile (bm x bk, column-major; f32 sums or the BRGEMM's bf16) -> VNNI-2 along K.
   std::optional<tpp::Unary> pack_sums_, pack_tile_;
-  parlooper::ThreadedLoop<3> loop_;
+  bool reduction_parallel_ = false;  // the loop string runs the reduction loop c in parallel
+  std::optional<parlooper::ThreadedLoop<3>> loop_;
   mutable std::vector<float> partial_filters_;
 };
 
