@@ -104,11 +104,13 @@ void check_byte_spans(const Contraction& op) {
   const auto bytes = static_cast<std::int64_t>(element_size(op.dtype));
   const std::pair<std::int64_t Dim::*, const char*> tensors[] = {
       {&Dim::stride_in0, "in0"}, {&Dim::stride_in1, "in1"}, {&Dim::stride_out, "out"}};
-  for (auto [stride, tensor] : tensors) {
+  for (const auto& named : tensors) {
+    const auto stride = named.first;  // not a structured binding: lambdas capture it (clang 14)
+    const char* const tensor = named.second;
     std::int64_t span = 0;
     for (std::size_t i = 0; i < op.dims.size(); ++i) {
       const Dim& d = op.dims[i];
-      const auto what = [&, tensor = tensor] {
+      const auto what = [&] {
         return "the byte span of " + std::string(tensor) + " (size x stride x " + std::to_string(bytes) +
                " bytes, summed over the dimensions) at " + name_dimension(op, i) + " with stride " +
                std::to_string(d.*stride);
