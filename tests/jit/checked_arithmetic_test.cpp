@@ -24,7 +24,8 @@ TEST(CheckedArithmetic, ResultsWithinTheLimitAreExact) {
   EXPECT_EQ(checked_mul(-4, 5, "negative"), -20);
   EXPECT_EQ(checked_add(kInt64Limit - 1, 1, "sum"), kInt64Limit);
   EXPECT_EQ(checked_mul(46340, 46340, "int", kIntLimit), 2147395600);
-  EXPECT_EQ(checked_int(-kIntLimit, "int"), -2147483647);
+  EXPECT_EQ(checked_int(-kIntLimit - 1, "int"), -2147483647 - 1);
+  EXPECT_EQ(checked_int(kIntLimit, "int"), 2147483647);
 }
 
 TEST(CheckedArithmetic, OverflowNamesTheQuantityOperandsAndLimit) {
@@ -44,7 +45,9 @@ TEST(CheckedArithmetic, ALimitBoundsTheMagnitude) {
             "a negative product: -65536 x 65536 is beyond the limit 2147483647 (2^31 - 1)");
   EXPECT_EQ(message_of([] { checked_mul(10, 11, "bytes", 100); }), "bytes: 10 x 11 is beyond the limit 100");
   EXPECT_EQ(message_of([] { checked_int(std::int64_t{1} << 31, "a loop bound"); }),
-            "a loop bound: 2147483648 is beyond the limit 2147483647 (2^31 - 1)");
+            "a loop bound: 2147483648 is beyond the range of int (-2147483648..2147483647)");
+  EXPECT_EQ(message_of([] { checked_int(-(std::int64_t{1} << 31) - 1, "a loop bound"); }),
+            "a loop bound: -2147483649 is beyond the range of int (-2147483648..2147483647)");
 }
 
 TEST(CheckedArithmetic, BuildsTheNameOnlyOnFailure) {

@@ -6,8 +6,8 @@
 //   const std::int64_t bytes = weft::checked_mul(size, stride, "dimension 2's span in in0 (size x stride)");
 //   // weft::Error: "dimension 2's span in in0 (size x stride): 4611686018427387904 x 8 is beyond
 //   //               the limit 9223372036854775807 (2^63 - 1)"
-//   const int rounded = weft::checked_int(weft::checked_add(m, lanes - 1, "m rounded up to vectors",
-//                                                           weft::kIntLimit), "m rounded up to vectors");
+//   const int end = weft::checked_int(spec.end, "LoopSpecs[0]'s end");
+//   // weft::Error: "LoopSpecs[0]'s end: 4294967296 is beyond the range of int (-2147483648..2147483647)"
 //
 // `what` is a string or, where a message needs building, a callable returning one (called only on
 // failure). `limit` bounds the magnitude of the result: |a op b| <= limit.
@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "weft/jit/error.hpp"
 
@@ -69,9 +70,9 @@ std::int64_t checked_add(std::int64_t a, std::int64_t b, const What& what, std::
 // value as an int, for interfaces (descriptors, loop bounds) that hold sizes in 32 bits.
 template <class What>
 int checked_int(std::int64_t value, const What& what) {
-  if (detail::beyond(value, kIntLimit))
-    throw Error(detail::name_of(what) + ": " + std::to_string(value) + " is beyond the limit " +
-                detail::name_limit(kIntLimit));
+  if (!std::in_range<int>(value))
+    throw Error(detail::name_of(what) + ": " + std::to_string(value) + " is beyond the range of int (" +
+                std::to_string(std::numeric_limits<int>::min()) + ".." + std::to_string(kIntLimit) + ")");
   return static_cast<int>(value);
 }
 
