@@ -158,6 +158,29 @@ TEST(TensorOperationErrors, ByteSpansBeyondInt64AreRejected) {
   EXPECT_NE(op.error_message().find(" + "), std::string::npos) << op.error_message();
 }
 
+// fuzz/corpus/tensor_operation/ubsan-brgemm-plan-m-int-max.txt had a prim m of 2^31 - 1 rows reach
+// plan_brgemm, which rounds m up to whole vectors in int. The descriptor's checks come first: there
+// lda < m; with a BRGEMM layout, A's span (lda x k x 4 bytes) beyond 2^31 - 1, named with its limit.
+TEST(TensorOperationErrors, APrimDimBeyondWhatOneTppCallSpansIsRejected) {
+  using T = TensorOperation;
+  const std::vector<T::dim_t> types{T::dim_t::m, T::dim_t::n, T::dim_t::k};
+  const std::vector<T::exec_t> exec{T::exec_t::prim, T::exec_t::prim, T::exec_t::prim};
+  const std::vector<int64_t> sizes{2147483647, 7, 14}, s1{0, 14, 1};
+  for (const int64_t lda : {int64_t{11}, int64_t{2147483647}}) {
+    SCOPED_TRACE(lda);
+    const std::vector<int64_t> s0{1, 0, lda}, so{1, lda, 0};
+    T op;
+    EXPECT_EQ(op.setup(T::dtype_t::fp32, T::prim_t::none, T::prim_t::gemm, T::prim_t::none, types, exec, sizes, s0,
+                       s1, so),
+              T::error_t::err_invalid_main_configuration);
+    EXPECT_NE(op.error_message().find(lda == 11 ? "lda must be >= m"
+                                                : "the bytes A spans (lda x k x element bytes): 2147483647 x 14 is "
+                                                  "beyond the limit 2147483647 (2^31 - 1)"),
+              std::string::npos)
+        << op.error_message();
+  }
+}
+
 TEST(TensorOperationErrors, SuccessAfterFailureClearsTheMessage) {
   TensorOperation op;
   Contraction bad = seed_config(prim_t::none, prim_t::gemm, prim_t::none, false);
