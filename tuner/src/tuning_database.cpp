@@ -83,6 +83,7 @@ std::pair<std::string, long> named_integer(const json& j, const char* field) {
 // A file's problems are the user's to fix, but a tuning database only speeds things up: its
 // readers go on without the records they cannot read. Said once per file and process, not per
 // lookup.
+// `problem` starts with "tuning database <path>: ", as the errors of load() do.
 void warn_once(const std::filesystem::path& path, const std::string& problem) {
   static std::mutex mutex;
   static std::set<std::string> warned;
@@ -90,8 +91,7 @@ void warn_once(const std::filesystem::path& path, const std::string& problem) {
     const std::lock_guard lock(mutex);
     if (!warned.insert(path.string()).second) return;
   }
-  log().warn("tuning database {}: {}; going on without those records (this warning is given once per file)",
-             path.string(), problem);
+  log().warn("{}; going on without those records (this warning is given once per file)", problem);
 }
 
 double shape_distance(const WorkloadKey& a, const WorkloadKey& b) {
@@ -253,15 +253,17 @@ TuningDatabase::Lookup TuningDatabase::lookup(const WorkloadKey& key, const Mach
   try {
     contents = load();
   } catch (const Error& e) {
-    warn_once(path_, std::string("cannot be read (") + e.what() + ")");
+    warn_once(path_, e.what());
     throw;
   }
-  if (contents.skipped_lines > 0)
-    warn_once(path_, "line " + std::to_string(contents.first_bad_line) + " is no tuning record (" +
-                         contents.first_bad_problem + ")" +
-                         (contents.skipped_lines > 1
-                              ? " and neither are " + std::to_string(contents.skipped_lines - 1) + " more lines"
-                              : std::string()));
+  if (contents.skipped_lines > 0) {
+    const std::size_t more = contents.skipped_lines - 1;
+    warn_once(path_, "tuning database " + path_.string() + ": line " + std::to_string(contents.first_bad_line) +
+                         " is no tuning record (" + contents.first_bad_problem + ")" +
+                         (more == 0   ? std::string()
+                          : more == 1 ? std::string(", nor is 1 later line")
+                                      : ", nor are " + std::to_string(more) + " later lines"));
+  }
   for (TuningRecord& r : contents.records) {
     if (r.machine != machine || r.weft_version != version || r.key.kind != key.kind ||
         r.key.dtype != key.dtype || r.key.threads != key.threads)
