@@ -82,8 +82,7 @@ std::pair<std::string, long> named_integer(const json& j, const char* field) {
 
 // A file's problems are the user's to fix, but a tuning database only speeds things up: its
 // readers go on without the records they cannot read. Said once per file and process, not per
-// lookup.
-// `problem` starts with "tuning database <path>: ", as the errors of load() do.
+// lookup. `problem` starts with "tuning database <path>: ", as the errors of load() do.
 void warn_once(const std::filesystem::path& path, const std::string& problem) {
   static std::mutex mutex;
   static std::set<std::string> warned;
