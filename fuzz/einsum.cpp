@@ -10,11 +10,12 @@
 // - parsing succeeds or throws weft::Error (EinsumParseError with its position inside the text for
 //   syntax); a parsed tree follows the notation's rules (ids of a tensor distinct and sized, leaves
 //   numbered left to right, contraction outputs from the operands, summed ids in both operands,
-//   permutations keep every id) and to_string() parses back to the same tree;
-// - optimize_einsum_tree() keeps the inputs' and the output's layouts and the value of the tree;
+//   permutations keep every id, no tensor of more than 2^63 - 1 elements) and to_string() parses
+//   back to the same tree;
+// - optimize_einsum_tree() keeps the inputs' and the output's layouts, flops() and the value of
+//   the tree, and leaves no node unreachable from the root;
 // - a tiny tree executes (EinsumTreeOperation) to the value of a plain evaluation in double.
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -77,13 +78,12 @@ void check_tree(const EinsumTree& t, const Case& c, const char* what) {
   };
   mark(mark, t.root);
   for (std::size_t i = 0; i < t.nodes.size(); ++i)
-    check(reachable[i] || weft::fuzz::known_bug("einsum-optimize-orphans"), [&] {
+    check(reachable[i], [&] {
       return "node " + std::to_string(i) + " is unreachable from the root (it still counts in flops()): " + where();
     });
   std::vector<int> parents(t.nodes.size(), 0);
   for (std::size_t i = 0; i < t.nodes.size(); ++i) {
     const EinsumNode& n = t.nodes[i];
-    if (!reachable[i]) continue;
     check(!n.ids.empty(), [&] { return "a tensor without ids: " + where(); });
     std::set<int> seen;
     for (int id : n.ids) {
@@ -113,7 +113,7 @@ void check_tree(const EinsumTree& t, const Case& c, const char* what) {
         check(has(n.ids, id) || (has(l, id) && has(r, id)), [&] { return "an id summed over one operand only: " + where(); });
   }
   for (std::size_t i = 0; i < t.nodes.size(); ++i)
-    check(!reachable[i] || parents[i] == (static_cast<int>(i) == t.root ? 0 : 1),
+    check(parents[i] == (static_cast<int>(i) == t.root ? 0 : 1),
           [&] { return "node " + std::to_string(i) + " has " + std::to_string(parents[i]) + " parents: " + where(); });
   // Leaves are the inputs, numbered left to right.
   std::vector<int> inputs;
@@ -129,20 +129,6 @@ void check_tree(const EinsumTree& t, const Case& c, const char* what) {
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i)
     check(sorted[i] == static_cast<int>(i), [&] { return "leaf inputs are not 0..n-1: " + where(); });
-}
-
-std::size_t reachable_count(const EinsumTree& t) {
-  std::vector<bool> seen(t.nodes.size(), false);
-  std::size_t count = 0;
-  const auto mark = [&](auto&& self, int k) -> void {
-    if (k < 0 || static_cast<std::size_t>(k) >= t.nodes.size() || seen[static_cast<std::size_t>(k)]) return;
-    seen[static_cast<std::size_t>(k)] = true;
-    ++count;
-    self(self, t.nodes[static_cast<std::size_t>(k)].left);
-    self(self, t.nodes[static_cast<std::size_t>(k)].right);
-  };
-  mark(mark, t.root);
-  return count;
 }
 
 bool same_structure(const EinsumTree& a, const EinsumTree& b) {
@@ -268,6 +254,12 @@ void run_case(const Case& c, std::uint64_t seed) {
     fail("parse_einsum_tree threw a non-weft exception: " + std::string(e.what()) + "\n" + describe(c));
   }
   check(positive_sizes, [&] { return "parse_einsum_tree accepted a size <= 0: " + describe(c); });
+  for (const EinsumNode& n : tree.nodes) {
+    std::int64_t count = 1;
+    bool overflow = false;
+    for (int id : n.ids) overflow = overflow || __builtin_mul_overflow(count, c.sizes[static_cast<std::size_t>(id)], &count);
+    check(!overflow, [&] { return "parse_einsum_tree accepted a tensor of more than 2^63 - 1 elements: " + describe(c); });
+  }
   check_tree(tree, c, "parsed");
 
   // The seed notation round-trips.
@@ -280,11 +272,6 @@ void run_case(const Case& c, std::uint64_t seed) {
     fail("to_string() \"" + text + "\" does not parse: " + e.what() + "\n" + describe(c));
   }
 
-  // The tree pass multiplies sizes unchecked (known bug einsum-size-overflow).
-  std::int64_t all_sizes = 1;
-  for (std::size_t id = 0; id < tree.dim_sizes.size(); ++id) all_sizes = weft::fuzz::sat_mul(all_sizes, tree.dim_sizes[id]);
-  if (all_sizes == INT64_MAX && weft::fuzz::known_bug("einsum-size-overflow")) return;
-
   EinsumTree optimized = tree;
   try {
     weft::tensor::optimize_einsum_tree(optimized);
@@ -292,7 +279,7 @@ void run_case(const Case& c, std::uint64_t seed) {
     fail("optimize_einsum_tree threw on a valid tree: " + std::string(e.what()) + "\n" + describe(c));
   }
   check_tree(optimized, c, "optimized");
-  check(optimized.flops() == tree.flops() || weft::fuzz::known_bug("einsum-optimize-orphans"), [&] {
+  check(optimized.flops() == tree.flops(), [&] {
     return "optimize_einsum_tree changed flops() from " + std::to_string(tree.flops()) + " to " +
            std::to_string(optimized.flops()) + ": " + optimized.to_string() + "\n" + describe(c);
   });
@@ -318,11 +305,7 @@ void run_case(const Case& c, std::uint64_t seed) {
           [&] { return "optimize_einsum_tree changed the value of the tree: " + optimized.to_string() + "\n" + describe(c); });
   if (tree.nodes.size() == 1) return;  // a single tensor: nothing to execute (documented error)
 
-  // With the orphan bug tolerated, an optimized tree that has one is not executed (validate
-  // rejects it).
-  const bool orphans = reachable_count(optimized) != optimized.nodes.size();
   for (const bool use_optimized : {false, true}) {
-    if (use_optimized && orphans && weft::fuzz::known_bug("einsum-optimize-orphans")) continue;
     const EinsumTree& t = use_optimized ? optimized : tree;
     weft::fuzz::GuardedFloats out(static_cast<std::size_t>(elements(t, t.nodes[static_cast<std::size_t>(t.root)].ids)));
     std::vector<std::unique_ptr<weft::fuzz::GuardedFloats>> guarded;

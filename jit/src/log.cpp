@@ -12,7 +12,9 @@ namespace {
 
 spdlog::level::level_enum level_from_env() {
   const char* env = std::getenv("WEFT_LOG_LEVEL");
-  if (env == nullptr || *env == '\0') return spdlog::level::off;
+  // Warnings are about something the user can fix (a corrupt tuning database, a perf map that
+  // cannot be written): shown unless asked not to. A healthy run logs nothing at that level.
+  if (env == nullptr || *env == '\0') return spdlog::level::warn;
   const std::string name(env);
   if (name == "warn") return spdlog::level::warn;  // spdlog spells it "warning"
   const auto level = spdlog::level::from_str(name);

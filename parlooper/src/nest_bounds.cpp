@@ -1,10 +1,10 @@
 // NestBounds from LoopSpecs: the sizes of one ThreadedLoop, checked against its nest.
-#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "collapsed_run.hpp"
+#include "weft/jit/checked_arithmetic.hpp"
 #include "weft/parlooper/loop_string.hpp"
 
 namespace weft::parlooper {
@@ -23,8 +23,6 @@ std::vector<std::size_t> level_positions(const std::string& canonical) {
   }
   return positions;
 }
-
-bool fits_int(long v) { return v >= INT_MIN && v <= INT_MAX; }
 
 class BoundsBuilder {
  public:
@@ -76,12 +74,20 @@ class BoundsBuilder {
   void check_loop(int loop, NestBounds& bounds) const {
     const LoopSpecs& spec = specs_[static_cast<std::size_t>(loop)];
     const std::size_t first = first_level_of(loop);
-    if (!fits_int(spec.start) || !fits_int(spec.end))
-      fail(name(loop) + ": [" + std::to_string(spec.start) + ", " + std::to_string(spec.end) +
-               ") is beyond the range of int, and the body receives int indices",
-           first);
+    const auto int_bound = [&](long value, const char* what) {
+      try {
+        checked_int(value, [&] {
+          return name(loop) + ": the " + what + " of [" + std::to_string(spec.start) + ", " + std::to_string(spec.end) +
+                 ") step " + std::to_string(spec.step) + " (the body receives int indices)";
+        });
+      } catch (const weft::Error& e) {
+        fail(e.what(), first);
+      }
+    };
+    int_bound(spec.start, "start");
+    int_bound(spec.end, "end");
     if (spec.step <= 0) fail(name(loop) + ": step " + std::to_string(spec.step) + " must be positive", first);
-    if (spec.step > INT_MAX) fail(name(loop) + ": step " + std::to_string(spec.step) + " is beyond the range of int", first);
+    int_bound(spec.step, "step");
     const int occurrences = first < nest_.levels.size() ? nest_.levels[first].num_occurrences : 1;
     const auto blocks = static_cast<int>(spec.block_size.size());
     if (blocks < occurrences - 1)
@@ -99,7 +105,11 @@ class BoundsBuilder {
     const std::string what = name(level.loop) + ": block size " + std::to_string(block) + " (block_size[" +
                              std::to_string(level.occurrence) + "])";
     if (block <= 0) fail(what + " must be positive", l);
-    if (block > INT_MAX) fail(what + " is beyond the range of int", l);
+    try {
+      checked_int(block, what);
+    } catch (const weft::Error& e) {
+      fail(e.what(), l);
+    }
     if (block % spec.step != 0)
       fail(what + " is not a multiple of the step " + std::to_string(spec.step), l);
     return block;

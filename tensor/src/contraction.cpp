@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "prim_dims.hpp"
+#include "weft/jit/checked_arithmetic.hpp"
 
 namespace weft::tensor {
 
@@ -92,6 +93,35 @@ void check_dimension(const Contraction& op, std::size_t i) {
       fail(error_t::err_invalid_strides, name_dimension(op, i) + " has stride " +
                                              std::to_string(s) + " in " + tensor +
                                              "; strides must be >= 0");
+}
+
+// Every address of an element is the base plus sum(index x stride) x element bytes, which the
+// lowering and the optimizer passes compute in int64 (loop steps, batch-reduce strides, block
+// offsets; a split or fused dim's products are terms of the same sum): the sum over the whole
+// size of every dim, one step past each end, must fit. After check_dimension: sizes and strides
+// are positive or zero.
+void check_byte_spans(const Contraction& op) {
+  const auto bytes = static_cast<std::int64_t>(element_size(op.dtype));
+  const std::pair<std::int64_t Dim::*, const char*> tensors[] = {
+      {&Dim::stride_in0, "in0"}, {&Dim::stride_in1, "in1"}, {&Dim::stride_out, "out"}};
+  for (const auto& named : tensors) {
+    const auto stride = named.first;  // not a structured binding: lambdas capture it (clang 14)
+    const char* const tensor = named.second;
+    std::int64_t span = 0;
+    for (std::size_t i = 0; i < op.dims.size(); ++i) {
+      const Dim& d = op.dims[i];
+      const auto what = [&] {
+        return "the byte span of " + std::string(tensor) + " (size x stride x " + std::to_string(bytes) +
+               " bytes, summed over the dimensions) at " + name_dimension(op, i) + " with stride " +
+               std::to_string(d.*stride);
+      };
+      try {
+        span = checked_add(span, checked_mul(checked_mul(d.size, d.*stride, what), bytes, what), what);
+      } catch (const weft::Error& e) {
+        fail(error_t::err_invalid_strides, e.what());
+      }
+    }
+  }
 }
 
 void check_types_for_main(const Contraction& op) {
@@ -237,6 +267,7 @@ std::vector<std::size_t> check_all_but_prim_dims(const Contraction& op, bool pri
   check_primitives_for_dtype(op);
   if (op.dims.empty()) fail(error_t::err_wrong_dimension, "the operation has no dimensions");
   for (std::size_t i = 0; i < op.dims.size(); ++i) check_dimension(op, i);
+  check_byte_spans(op);
   check_types_for_main(op);
   check_execution(op);
   return check_ragged(op, prims_chosen);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/jit/checked_arithmetic.hpp"
 #include "weft/tensor/einsum_tree.hpp"
 
 namespace weft::tensor {
@@ -31,6 +32,24 @@ std::string node_problem(const EinsumNode& node, const std::vector<int>& l, cons
                  " is summed over one operand only; weft's contractions sum over dimensions both operands share";
   }
   return "";
+}
+
+std::string to_list(const std::vector<int>& ids) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
+  return s + "]";
+}
+
+// Every element of every tensor of a tree has an int64 index (the tree pass, the executor and
+// elements() multiply sizes in int64): throws weft::Error naming the tensor and the limit when the
+// product of its sizes is larger.
+void check_element_count(const std::vector<int>& ids, const std::vector<std::int64_t>& sizes) {
+  std::int64_t elements = 1;
+  for (int id : ids)
+    elements = checked_mul(elements, sizes[static_cast<std::size_t>(id)], [&] {
+      return "the element count of the tensor " + to_list(ids) + " (dimension " + std::to_string(id) + " of size " +
+             std::to_string(sizes[static_cast<std::size_t>(id)]) + ")";
+    });
 }
 
 std::string with_caret(const std::string& problem, std::string_view text, std::size_t position) {
@@ -75,6 +94,7 @@ class Parser {
   std::vector<int> ids() {
     std::vector<int> out;
     skip();
+    const std::size_t list_start = pos_;
     if (peek(']')) return out;
     for (;;) {
       skip();
@@ -97,9 +117,16 @@ class Parser {
         fail("dimension id " + std::to_string(value) + " appears twice in one tensor");
       }
       out.push_back(static_cast<int>(value));
-      if (!peek(',')) return out;
+      if (!peek(',')) break;
       ++pos_;
     }
+    try {
+      check_element_count(out, tree_.dim_sizes);
+    } catch (const weft::Error& e) {
+      pos_ = list_start;
+      fail(e.what());
+    }
+    return out;
   }
 
   int add(EinsumNode node) {
@@ -229,6 +256,11 @@ void validate(const EinsumTree& tree) {
           n.ids.begin() + static_cast<std::ptrdiff_t>(k))
         fail(i, "dimension id " + std::to_string(n.ids[k]) + " appears twice in one tensor");
     }
+    try {
+      check_element_count(n.ids, tree.dim_sizes);
+    } catch (const weft::Error& e) {
+      fail(i, e.what());
+    }
     if (n.kind == EinsumNode::Kind::leaf) {
       if (n.ids.empty()) fail(i, "a tensor needs at least one dimension id");
       if (n.input < 0 || n.input >= leaves || input_seen[static_cast<std::size_t>(n.input)])
@@ -285,18 +317,13 @@ double EinsumTree::flops() const {
 }
 
 std::string EinsumTree::to_string() const {
-  const auto list = [](const std::vector<int>& ids) {
-    std::string s = "[";
-    for (std::size_t i = 0; i < ids.size(); ++i) s += (i ? "," : "") + std::to_string(ids[i]);
-    return s + "]";
-  };
   // Children are written as operands: a leaf as its list, a subtree in brackets.
   auto write = [&](auto&& self, int index, bool top) -> std::string {
     const EinsumNode& n = nodes[static_cast<std::size_t>(index)];
-    if (n.kind == EinsumNode::Kind::leaf) return list(n.ids);
+    if (n.kind == EinsumNode::Kind::leaf) return to_list(n.ids);
     std::string s = self(self, n.left, false);
     if (n.kind == EinsumNode::Kind::contraction) s += "," + self(self, n.right, false);
-    s += "->" + list(n.ids);
+    s += "->" + to_list(n.ids);
     return top ? s : "[" + s + "]";
   };
   return write(write, root, true);

@@ -6,6 +6,7 @@
 // keep shared dims in the same relative order in operands and output, so the optimizer's fusion
 // pass can merge them afterwards.
 #include <algorithm>
+#include <vector>
 
 #include "weft/tensor/einsum_tree.hpp"
 
@@ -38,6 +39,7 @@ class TreePass {
       }
     }
     process(t_.root);
+    drop_unreachable();
     return inserted_;
   }
 
@@ -191,6 +193,32 @@ class TreePass {
     if (!ks.empty()) require(i, false, right_order);
     process(node(i).left);
     process(node(i).right);
+  }
+
+  // A permutation merged into its contraction child takes the child's place (process() has no
+  // handle on the parent's link), which leaves the child's old node unreachable: it would still
+  // count in flops() and fail validate(). Removes such nodes, keeping the others' order.
+  void drop_unreachable() {
+    std::vector<int> renumbered(t_.nodes.size(), -1);
+    std::vector<int> stack{t_.root};
+    while (!stack.empty()) {
+      const int i = stack.back();
+      stack.pop_back();
+      renumbered[static_cast<std::size_t>(i)] = 0;
+      for (int child : {node(i).left, node(i).right})
+        if (child >= 0) stack.push_back(child);
+    }
+    std::vector<EinsumNode> kept;
+    for (std::size_t i = 0; i < t_.nodes.size(); ++i) {
+      if (renumbered[i] < 0) continue;
+      renumbered[i] = static_cast<int>(kept.size());
+      kept.push_back(std::move(t_.nodes[i]));
+    }
+    for (EinsumNode& n : kept)
+      for (int* child : {&n.left, &n.right})
+        if (*child >= 0) *child = renumbered[static_cast<std::size_t>(*child)];
+    t_.root = renumbered[static_cast<std::size_t>(t_.root)];
+    t_.nodes = std::move(kept);
   }
 
   EinsumTree& t_;

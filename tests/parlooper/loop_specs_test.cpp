@@ -83,10 +83,14 @@ TEST(NestBounds, EveryLoopSpecsErrorPointsAtItsLetter) {
        "loop 'b' appears 3 times, so LoopSpecs[1] (loop 'b') needs 2 block sizes"},
       {"aaBc", {LoopSpecs{4}, LoopSpecs{4}, LoopSpecs{4}}, 1, "needs 1 block size (outermost first), but it has 0"},
       // Bounds beyond int: the body receives int*.
-      {"aBc", {LoopSpecs{0, big}, LoopSpecs{4}, LoopSpecs{4}}, 0, "beyond the range of int"},
-      {"aBc", {LoopSpecs{4}, LoopSpecs{-big, 0}, LoopSpecs{4}}, 1, "beyond the range of int"},
-      {"aBc", {LoopSpecs{4}, LoopSpecs{0, 4, big}, LoopSpecs{4}}, 1, "beyond the range of int"},
-      {"aaBc", {LoopSpecs{0, 4, 1, {big}}, LoopSpecs{4}, LoopSpecs{4}}, 0, "beyond the range of int"},
+      {"aBc", {LoopSpecs{0, big}, LoopSpecs{4}, LoopSpecs{4}}, 0,
+       "the end of [0, 1099511627776) step 1 (the body receives int indices): 1099511627776 is beyond the range of "
+       "int (-2147483648..2147483647)"},
+      {"aBc", {LoopSpecs{4}, LoopSpecs{-big, 0}, LoopSpecs{4}}, 1, "the start of [-1099511627776, 0) step 1"},
+      {"aBc", {LoopSpecs{4}, LoopSpecs{0, 4, big}, LoopSpecs{4}}, 1,
+       "the step of [0, 4) step 1099511627776 (the body receives int indices): 1099511627776 is beyond the range of int"},
+      {"aaBc", {LoopSpecs{0, 4, 1, {big}}, LoopSpecs{4}, LoopSpecs{4}}, 0,
+       "block size 1099511627776 (block_size[0]): 1099511627776 is beyond the range of int (-2147483648..2147483647)"},
       // A run whose collapsed count does not fit in 64 bits.
       {"ABC", {LoopSpecs{INT_MIN, INT_MAX}, LoopSpecs{INT_MIN, INT_MAX}, LoopSpecs{INT_MIN, INT_MAX}}, 0,
        "more than 2^62 collapsed iterations"},

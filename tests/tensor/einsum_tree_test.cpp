@@ -165,6 +165,47 @@ TEST(EinsumTree, TreePassGivesAShortRowRootLongRowsAndAPermutation) {
   omp_set_num_threads(2);
 }
 
+TEST(EinsumTree, TreePassLeavesNoNodeUnreachable) {
+  // fuzz/corpus/einsum/optimize-removes-permutation-flops.txt: the root permutation merges into the
+  // contraction below it; the contraction's old node stayed behind, unreachable, and counted in
+  // flops() (and the optimized tree failed validate()).
+  const EinsumTree original = parse_einsum_tree("[[2,3,0],[3,2,1]->[0,3,1,2]]->[1,3,2,0]", {9, 4, 4, 1});
+  EinsumTree t = original;
+  optimize_einsum_tree(t);
+  EXPECT_EQ(t.nodes.size(), 3u) << t.to_string();
+  EXPECT_EQ(t.flops(), original.flops());
+  EXPECT_NO_THROW(validate(t));
+  check_tree(original, t, {});
+}
+
+TEST(EinsumTree, TensorsOfMoreThanInt64MaxElementsAreRejected) {
+  // fuzz/corpus/einsum/ubsan-tree-pass-size-overflow.txt: the tree pass multiplied the sizes of
+  // the tensor [0,1] (2^62 x 2) in int64.
+  const std::vector<std::int64_t> sizes{std::int64_t{1} << 62, 2, 3};
+  const char* const text = "[0,1],[2]->[2,0,1]";
+  try {
+    parse_einsum_tree(text, sizes);
+    FAIL() << "parse_einsum_tree accepted a tensor of 2^63 elements";
+  } catch (const EinsumParseError& e) {
+    EXPECT_EQ(e.position(), 1u);
+    EXPECT_NE(e.problem().find("tensor [0,1]"), std::string::npos) << e.what();
+    EXPECT_NE(e.problem().find("4611686018427387904 x 2"), std::string::npos) << e.what();
+    EXPECT_NE(e.problem().find("limit 9223372036854775807"), std::string::npos) << e.what();
+  }
+  // The same tree built by hand: validate() (and so the tree pass) rejects it.
+  EinsumTree t = parse_einsum_tree(text, {4, 2, 3});
+  t.dim_sizes = sizes;
+  try {
+    optimize_einsum_tree(t);
+    FAIL() << "optimize_einsum_tree accepted a tensor of 2^63 elements";
+  } catch (const weft::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("limit 9223372036854775807"), std::string::npos) << e.what();
+  }
+  // 2^62 x 1 x 1 elements fit.
+  EXPECT_NO_THROW(parse_einsum_tree("[0,1],[2]->[0,1,2]", {std::int64_t{1} << 62, 1, 1}));
+}
+
 TEST(EinsumTree, ExecutionMatchesNaiveEvaluation) {
   for (int threads = 1; threads <= 3; ++threads) {
     omp_set_num_threads(threads);

@@ -375,7 +375,13 @@ TEST(Brgemm, InvalidDescriptorsThrow) {
   rejects(d, "alpha");
   d = good;
   d.lda = std::int64_t{1} << 40;
-  rejects(d, "2 GiB");
+  rejects(d, "the bytes A spans (lda x k x element bytes): 1099511627776 x ");
+  rejects(d, "is beyond the limit 2147483647 (2^31 - 1)");
+  d.lda = std::int64_t{1} << 62;  // lda x k beyond int64
+  rejects(d, "4611686018427387904 x ");
+  d = good;
+  d.ldc = (std::int64_t{1} << 29) / d.n;  // x 4 bytes: 2 GiB, one byte too many
+  rejects(d, "the bytes C spans (ldc x n x element bytes)");
   d = good;
   d.prefetch = static_cast<BrgemmPrefetch>(9);
   rejects(d, "prefetch");

@@ -13,6 +13,9 @@
 namespace weft::tuner {
 namespace {
 
+// The GEMM sample's workload, a real one to prune.
+using samples::GemmWorkload;
+
 using parlooper::parse_loop_string;
 
 const std::vector<LogicalLoop> kGemmLoops{{0, 8, 1, true}, {0, 8, 1, false}, {0, 8, 1, false}};

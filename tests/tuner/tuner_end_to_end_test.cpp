@@ -20,6 +20,12 @@
 namespace weft::tuner {
 namespace {
 
+// The GEMM sample's workload and its tuned lookup, tuned end to end.
+using samples::best_gemm_config;
+using samples::GemmSearchOptions;
+using samples::GemmShape;
+using samples::GemmWorkload;
+
 namespace fs = std::filesystem;
 
 #ifdef WEFT_TUNER_HAVE_GEMM

@@ -3,11 +3,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
+
+#include "weft/jit/error.hpp"
 
 namespace weft::tuner {
 namespace {
@@ -124,6 +129,78 @@ TEST_F(TuningDatabaseTest, SkipsCorruptLinesAndRecoversFromAPartialLastLine) {
   EXPECT_EQ(contents.records.size(), 2u);
   EXPECT_EQ(contents.skipped_lines, 3u);
   EXPECT_EQ(db.lookup(record(512, 0).key, MachineFingerprint::current()).record->gflops, 200);
+}
+
+// fuzz/corpus/tuning_database/threads-float-out-of-range.jsonl and its kin: get<int>() of 1e300 is
+// undefined behaviour (UBSan: float-cast-overflow), of 2^32 a wrapped number; -1 became a cache of
+// 16 EiB. Each is a line that does not parse, and the error names the field and its range.
+TEST_F(TuningDatabaseTest, IntegerFieldsOutOfTheirRangeAreBadLines) {
+  const std::string good = to_json_line(record(512, 100));
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string line = good;
+    const std::size_t at = line.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return line.replace(at, from.size(), to);
+  };
+  const std::pair<std::string, std::string> cases[] = {
+      {replaced("\"threads\":2", "\"threads\":1e300"), "field \"threads\" is 1e+300, not an integer in -2147483648..2147483647"},
+      {replaced("\"threads\":2", "\"threads\":4294967298"), "field \"threads\" is 4294967298"},
+      {replaced("\"threads\":2", "\"threads\":2.5"), "field \"threads\" is 2.5"},
+      {replaced("\"format\":1", "\"format\":4294967297"), "field \"format\" is 4294967297"},
+      {replaced("\"l1d\":", "\"l1d\":-1,\"was\":"), "field \"l1d\" is -1, not an integer in 0..18446744073709551615"},
+      {replaced("[\"M\",512]", "[\"M\",1e19]"), "field \"shape\" is 1e+19"},
+      {replaced("[\"bm\",32]", "[\"bm\",-1e300]"), "field \"knobs\" is -1e+300"},
+      {replaced("[8]", "[9.5e18]"), "field \"blocks\" is 9.5e+18"},
+      {replaced("[8]", "8"), "field \"blocks\" holds 8, not a list"},
+      {replaced("\"time\":1700000000", "\"time\":1e30"), "field \"time\" is 1e+30"},
+  };
+  for (const auto& [line, message] : cases) {
+    SCOPED_TRACE(line);
+    try {
+      parse_json_line(line);
+      ADD_FAILURE() << "parsed";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_json_line(replaced("\"threads\":2", "\"threads\":2147483647")).key.threads, 2147483647);
+}
+
+// The warning goes to stderr through weft::log(), whose default level (WEFT_LOG_LEVEL unset) shows it.
+TEST_F(TuningDatabaseTest, ACorruptFileIsWarnedAboutOnceNamingItsFirstBadLine) {
+  if (const char* level = std::getenv("WEFT_LOG_LEVEL"); level != nullptr && *level != '\0')
+    GTEST_SKIP() << "WEFT_LOG_LEVEL is set";
+  const TuningDatabase db(path_);
+  db.append(record(512, 100));
+  {
+    std::ofstream out(path_, std::ios::app);
+    out << "\n{\"format\":1}\nnot json\n";
+  }
+  db.append(record(512, 200));
+  const TuningDatabase also(path_);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(db.lookup(record(512, 0).key, MachineFingerprint::current()).record->gflops, 200);
+  EXPECT_EQ(also.lookup(record(256, 0).key, MachineFingerprint::current()).match, TuningDatabase::Match::nearest);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("tuning database " + path_.string() + ": line 3 is no tuning record ("), std::string::npos) << err;
+  EXPECT_NE(err.find("), nor is 1 later line; going on without those records"), std::string::npos) << err;
+  EXPECT_EQ(err.find("tuning database"), err.rfind("tuning database")) << "warned more than once:\n" << err;
+  EXPECT_EQ(db.load().first_bad_line, 3u);
+}
+
+TEST_F(TuningDatabaseTest, AnUnreadableFileIsWarnedAboutOnce) {
+  if (const char* level = std::getenv("WEFT_LOG_LEVEL"); level != nullptr && *level != '\0')
+    GTEST_SKIP() << "WEFT_LOG_LEVEL is set";
+  fs::create_directories(path_);  // a directory opens, but does not read
+  const TuningDatabase db(path_);
+  ::testing::internal::CaptureStderr();
+  EXPECT_THROW(db.lookup(record(512, 0).key, MachineFingerprint::current()), Error);
+  EXPECT_THROW(db.lookup(record(512, 0).key, MachineFingerprint::current()), Error);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("tuning database " + path_.string() + ": cannot read: Is a directory; going on without"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("tuning database"), err.rfind("tuning database")) << "warned more than once:\n" << err;
 }
 
 TEST_F(TuningDatabaseTest, ConcurrentWritersFromThreadsAndProcessesLoseNothing) {

@@ -1,9 +1,9 @@
 // Descriptor identity (hash, name) and the checks that keep bad descriptors away from the emitter.
 #include <cstdint>
-#include <limits>
 #include <string>
 
 #include "op_properties.hpp"
+#include "weft/jit/checked_arithmetic.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/kernel_cache.hpp"
@@ -112,14 +112,20 @@ void validate(const BrgemmDesc& d) {
   if (d.types.compute == jit::DataType::f64 && d.activation == BrgemmActivation::unary)
     reject(d, "the unary epilogue (" + to_string(d.unary) + ") is not implemented in f64; relu is");
   // The generated code addresses every element of one A_i, B_i and C with 32-bit displacements
-  // from a base register.
+  // from a base register: each spans less than 2 GiB.
   const std::int64_t in_bytes = static_cast<std::int64_t>(jit::size_of(d.types.in));
   const std::int64_t out_bytes = static_cast<std::int64_t>(jit::size_of(d.types.out));
-  constexpr std::int64_t limit = std::numeric_limits<std::int32_t>::max();
-  if (d.lda > limit / in_bytes / d.k) reject(d, "A spans more than 2 GiB (lda * k)");
-  if (!d.b_transposed && d.ldb > limit / in_bytes / d.n) reject(d, "B spans more than 2 GiB (ldb * n)");
-  if (d.b_transposed && d.ldb > limit / in_bytes / d.k) reject(d, "B spans more than 2 GiB (ldb * k, b_transposed)");
-  if (d.ldc > limit / out_bytes / d.n) reject(d, "C spans more than 2 GiB (ldc * n)");
+  const auto check_span = [&](std::int64_t ld, std::int64_t count, std::int64_t bytes, const char* what) {
+    try {
+      checked_mul(checked_mul(ld, count, what, kIntLimit), bytes, what, kIntLimit);
+    } catch (const Error& e) {
+      reject(d, e.what());
+    }
+  };
+  check_span(d.lda, d.k, in_bytes, "the bytes A spans (lda x k x element bytes)");
+  if (d.b_transposed) check_span(d.ldb, d.k, in_bytes, "the bytes B spans (ldb x k x element bytes, b_transposed)");
+  else check_span(d.ldb, d.n, in_bytes, "the bytes B spans (ldb x n x element bytes)");
+  check_span(d.ldc, d.n, out_bytes, "the bytes C spans (ldc x n x element bytes)");
 }
 
 }  // namespace weft::tpp

@@ -9,11 +9,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
+#include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "weft/jit/error.hpp"
+#include "weft/jit/log.hpp"
 
 namespace weft::tuner {
 namespace {
@@ -60,6 +64,35 @@ json to_json(const TunedConfig& c) {
   return {{"loop_string", c.loop_string}, {"blocks", c.blocks}, {"knobs", knobs}};
 }
 
+// An integer field, range-checked: json's get<int>() converts a float (1e300) or an integer out of
+// the target's range with a cast whose result is undefined or wrapped.
+template <class T>
+T integer(const json& j, const char* field) {
+  if (j.is_number_unsigned() && std::in_range<T>(j.get<std::uint64_t>())) return static_cast<T>(j.get<std::uint64_t>());
+  if (j.is_number_integer() && !j.is_number_unsigned() && std::in_range<T>(j.get<std::int64_t>()))
+    return static_cast<T>(j.get<std::int64_t>());
+  throw Error(std::string("field \"") + field + "\" is " + j.dump() + ", not an integer in " +
+              std::to_string(std::numeric_limits<T>::min()) + ".." + std::to_string(std::numeric_limits<T>::max()));
+}
+
+// A [name, integer] pair of a shape or of the knobs.
+std::pair<std::string, long> named_integer(const json& j, const char* field) {
+  return {j.at(0).get<std::string>(), integer<long>(j.at(1), field)};
+}
+
+// A file's problems are the user's to fix, but a tuning database only speeds things up: its
+// readers go on without the records they cannot read. Said once per file and process, not per
+// lookup. `problem` starts with "tuning database <path>: ", as the errors of load() do.
+void warn_once(const std::filesystem::path& path, const std::string& problem) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    const std::lock_guard lock(mutex);
+    if (!warned.insert(path.string()).second) return;
+  }
+  log().warn("{}; going on without those records (this warning is given once per file)", problem);
+}
+
 double shape_distance(const WorkloadKey& a, const WorkloadKey& b) {
   if (a.shape.size() != b.shape.size()) return INFINITY;
   double d = 0;
@@ -88,29 +121,35 @@ std::string to_json_line(const TuningRecord& r) {
 TuningRecord parse_json_line(std::string_view line) {
   try {
     const json j = json::parse(line);
-    if (j.at("format").get<int>() != kFormatVersion)
+    if (integer<int>(j.at("format"), "format") != kFormatVersion)
       throw Error("unknown record format " + j.at("format").dump());
     TuningRecord r;
     const json& k = j.at("key");
     r.key.kind = k.at("kind").get<std::string>();
-    for (const json& s : k.at("shape")) r.key.shape.emplace_back(s.at(0).get<std::string>(), s.at(1).get<long>());
+    for (const json& s : k.at("shape")) r.key.shape.push_back(named_integer(s, "shape"));
     r.key.dtype = k.at("dtype").get<std::string>();
-    r.key.threads = k.at("threads").get<int>();
+    r.key.threads = integer<int>(k.at("threads"), "threads");
     const json& m = j.at("machine");
     r.machine.cpu_model = m.at("cpu").get<std::string>();
     r.machine.isa = m.at("isa").get<std::string>();
-    r.machine.logical_cpus = m.at("cpus").get<int>();
-    r.machine.l1d_bytes = m.at("l1d").get<std::size_t>();
-    r.machine.l2_bytes = m.at("l2").get<std::size_t>();
-    r.machine.l3_bytes = m.at("l3").get<std::size_t>();
+    r.machine.logical_cpus = integer<int>(m.at("cpus"), "cpus");
+    r.machine.l1d_bytes = integer<std::size_t>(m.at("l1d"), "l1d");
+    r.machine.l2_bytes = integer<std::size_t>(m.at("l2"), "l2");
+    r.machine.l3_bytes = integer<std::size_t>(m.at("l3"), "l3");
     r.weft_version = j.at("weft").get<std::string>();
     const json& c = j.at("config");
     r.config.loop_string = c.at("loop_string").get<std::string>();
-    r.config.blocks = c.at("blocks").get<std::vector<std::vector<long>>>();
-    for (const json& kn : c.at("knobs")) r.config.knobs.emplace_back(kn.at(0).get<std::string>(), kn.at(1).get<long>());
+    const json& blocks = c.at("blocks");
+    if (!blocks.is_array()) throw Error("field \"blocks\" is " + blocks.dump() + ", not a list of lists");
+    for (const json& loop : blocks) {
+      if (!loop.is_array()) throw Error("field \"blocks\" holds " + loop.dump() + ", not a list");
+      std::vector<long>& sizes = r.config.blocks.emplace_back();
+      for (const json& b : loop) sizes.push_back(integer<long>(b, "blocks"));
+    }
+    for (const json& kn : c.at("knobs")) r.config.knobs.push_back(named_integer(kn, "knobs"));
     r.gflops = j.at("gflops").get<double>();
     r.default_gflops = j.value("default_gflops", 0.0);
-    r.unix_time = j.value("time", std::int64_t{0});
+    r.unix_time = j.contains("time") ? integer<std::int64_t>(j.at("time"), "time") : 0;
     r.tuner = j.value("tuner", std::string{});
     return r;
   } catch (const json::exception& e) {
@@ -185,16 +224,20 @@ TuningDatabase::Contents TuningDatabase::load() const {
     if (n == 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
-  std::size_t start = 0;
+  std::size_t start = 0, line_number = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
+    ++line_number;
     if (line.find_first_not_of(" \t\r") != std::string_view::npos) {
       try {
         contents.records.push_back(parse_json_line(line));
-      } catch (const Error&) {
-        ++contents.skipped_lines;
+      } catch (const Error& e) {
+        if (contents.skipped_lines++ == 0) {
+          contents.first_bad_line = line_number;
+          contents.first_bad_problem = e.what();
+        }
       }
     }
     start = end + 1;
@@ -205,7 +248,22 @@ TuningDatabase::Contents TuningDatabase::load() const {
 TuningDatabase::Lookup TuningDatabase::lookup(const WorkloadKey& key, const MachineFingerprint& machine,
                                               std::string_view version, double max_distance) const {
   Lookup best;
-  for (TuningRecord& r : load().records) {
+  Contents contents;
+  try {
+    contents = load();
+  } catch (const Error& e) {
+    warn_once(path_, e.what());
+    throw;
+  }
+  if (contents.skipped_lines > 0) {
+    const std::size_t more = contents.skipped_lines - 1;
+    warn_once(path_, "tuning database " + path_.string() + ": line " + std::to_string(contents.first_bad_line) +
+                         " is no tuning record (" + contents.first_bad_problem + ")" +
+                         (more == 0   ? std::string()
+                          : more == 1 ? std::string(", nor is 1 later line")
+                                      : ", nor are " + std::to_string(more) + " later lines"));
+  }
+  for (TuningRecord& r : contents.records) {
     if (r.machine != machine || r.weft_version != version || r.key.kind != key.kind ||
         r.key.dtype != key.dtype || r.key.threads != key.threads)
       continue;

@@ -58,6 +58,8 @@ class TuningDatabase {
   struct Contents {
     std::vector<TuningRecord> records;  // in file order
     std::size_t skipped_lines = 0;      // lines that did not parse
+    std::size_t first_bad_line = 0;     // 1-based number of the first of them (0: none)
+    std::string first_bad_problem;      // why it did not parse
   };
   // A missing file is empty. Throws weft::Error when the file exists but cannot be read.
   Contents load() const;
@@ -70,7 +72,10 @@ class TuningDatabase {
   };
   // The best record (highest GFLOPS) for the key on this machine and weft version: same kind,
   // dtype, threads and shape (exact), else the same kind, dtype and threads with the nearest
-  // shape (same shape names) within max_distance.
+  // shape (same shape names) within max_distance. A file with lines that do not parse, or one
+  // that cannot be read (then lookup throws weft::Error, as load does), gets one warning per file
+  // and process through weft::log(), naming the file and its first bad line; callers go on with
+  // their defaults.
   Lookup lookup(const WorkloadKey& key, const MachineFingerprint& machine,
                 std::string_view version = weft_version(), double max_distance = 3.0) const;
 
