@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -72,6 +73,7 @@ struct Weft {
   BrgemmKernelFn fn;
   BrgemmArgs args;
   std::shared_ptr<weft::jit::CodeBuffer> code;
+  std::optional<Brgemm> kernel;  // owns fn's code (the kernel cache may drop it)
   explicit Weft(Problem& p) {
     const char* prefetch = std::getenv("WEFT_BENCH_PREFETCH");
     const BrgemmDesc d{.m = p.m, .n = p.n, .k = p.k, .lda = p.m, .ldb = p.k, .ldc = p.m, .beta = 1,
@@ -84,7 +86,7 @@ struct Weft {
       code = emit_brgemm(d, plan_brgemm(d, weft::jit::selected_isa(), o));
       fn = code->finalize<BrgemmKernelFn>("bench");
     } else {
-      fn = Brgemm(d).kernel();
+      fn = kernel.emplace(d).kernel();
     }
     args.a = p.a.data();
     args.b = p.b.data();

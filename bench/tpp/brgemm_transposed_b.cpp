@@ -62,10 +62,12 @@ struct Problem {
 };
 
 struct Weft {
+  Brgemm kernel;  // owns fn's code (the kernel cache may drop it)
   BrgemmKernelFn fn;
   BrgemmArgs args;
   Weft(Problem& p, bool transposed)
-      : fn(Brgemm(p.desc(transposed)).kernel()),
+      : kernel(p.desc(transposed)),
+        fn(kernel.kernel()),
         args{.a = p.a.data(), .b = p.b.data(), .c = p.c.data(), .count = p.count, .stride_a = p.stride_a(),
              .stride_b = p.stride_b()} {}
   void operator()() const { fn(&args); }

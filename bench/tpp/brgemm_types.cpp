@@ -75,11 +75,13 @@ BrgemmDesc desc(const Shape& s, DataTypes types) {
 
 // A weft kernel on operands, called raw (as the peers are).
 struct Weft {
+  Brgemm kernel;  // owns fn's code (the kernel cache may drop it)
   BrgemmKernelFn fn;
   BrgemmArgs args;
   template <class T, class C>
   Weft(const Shape& s, DataTypes types, const Operands<T>& ops, C* c)
-      : fn(Brgemm(desc(s, types)).kernel()),
+      : kernel(desc(s, types)),
+        fn(kernel.kernel()),
         args{.a = ops.a.data(), .b = ops.b.data(), .c = c, .count = s.count,
              .stride_a = static_cast<std::int64_t>(s.a_size()), .stride_b = static_cast<std::int64_t>(s.b_size())} {}
   void operator()() const { fn(&args); }

@@ -186,8 +186,8 @@ void grow(CodeArenaState& s, std::size_t size, std::string_view what) {
   if (s.mapped_bytes + bytes > s.limits.max_bytes) {
     throw fail("another " + std::to_string(bytes) + " bytes would exceed its limit of " +
                std::to_string(s.limits.max_bytes) +
-               " bytes. Generated code is kept by the caches that made it (the loop-nest cache is "
-               "bounded by WEFT_NEST_CACHE_SIZE) and by live kernels");
+               " bytes. Generated code is kept by the caches that made it (bounded by "
+               "WEFT_NEST_CACHE_SIZE and WEFT_KERNEL_CACHE_SIZE) and by live loops and kernels");
   }
   if (s.fd < 0) {
     s.fd = create_code_file();

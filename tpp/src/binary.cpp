@@ -225,6 +225,7 @@ struct FamilyOps<BinaryFamily> {
 }  // namespace detail
 
 template class TppKernel<BinaryFamily>;
+template class GeneratedKernel<BinaryFamily>;
 
 void Binary::operator()(const float* in0, const float* in1, float* out) const {
   // Float pointers for other element types would run the kernel over misread data.
@@ -234,12 +235,12 @@ void Binary::operator()(const float* in0, const float* in1, float* out) const {
   (*this)(BinaryArgs{in0, in1, out});
 }
 
-BinaryKernelFn binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa) {
-  return detail::KernelFamily<BinaryFamily>::generated(desc, isa).fn;
+BinaryCode binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa) {
+  return BinaryCode(detail::KernelFamily<BinaryFamily>::generated(desc, isa));
 }
 
 std::size_t binary_code_size(const BinaryDesc& desc, weft::jit::Isa isa) {
-  return detail::KernelFamily<BinaryFamily>::generated(desc, isa).code->getSize();
+  return binary_kernel(desc, isa).code_size();
 }
 
 }  // namespace weft::tpp

@@ -1,5 +1,5 @@
 // One TPP family's kernels: the cache entry (descriptor, plan, call checks, code), the process-wide
-// cache keyed by (descriptor, ISA), and the members of the public TppKernel<Family>. A family's .cpp
+// bounded cache keyed by (descriptor, ISA), and the members of the public TppKernel<Family>. A family's .cpp
 // specializes FamilyOps and instantiates TppKernel<Family> explicitly; its emitter stays private.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/jit/code_buffer.hpp"
@@ -57,21 +58,23 @@ class KernelFamily {
   using Desc = typename Family::Desc;
   using Entry = KernelEntry<Family>;
 
+  using EntryPtr = std::shared_ptr<const Entry>;
+
   // The entry of (desc, isa), made on first use. Throws weft::Error for an invalid descriptor.
-  static const Entry& entry(const Desc& desc, jit::Isa isa) {
+  static EntryPtr entry(const Desc& desc, jit::Isa isa) {
     return cache().get_or_create(Key{desc, isa}, [&] { return std::make_unique<Entry>(desc, isa); });
   }
 
   // The same for callers that need generated code (even for an ISA this CPU cannot run, e.g. to
   // check the emitter): throws weft::Error for Isa::reference.
-  static const Entry& generated(const Desc& desc, jit::Isa isa) {
+  static EntryPtr generated(const Desc& desc, jit::Isa isa) {
     if (isa == jit::Isa::reference)
       throw Error(std::string(FamilyOps<Family>::kName) + ": no generated code for the reference ISA");
     return entry(desc, isa);
   }
 
   // The same for callers that run the code: throws weft::Error for an ISA this CPU cannot run.
-  static const Entry& runnable(const Desc& desc, jit::Isa isa) {
+  static EntryPtr runnable(const Desc& desc, jit::Isa isa) {
     if (isa != jit::Isa::reference && !jit::can_run(isa, jit::cpu_features()))
       throw Error(std::string(FamilyOps<Family>::kName) + " " + to_string(desc) + ": this CPU cannot run " +
                   std::string(jit::to_string(isa)) + " code");
@@ -95,9 +98,10 @@ class KernelFamily {
     }
   };
 
+  // Never destroyed: a kernel may be made or dropped during static destruction.
   static jit::KernelCache<Key, Entry, KeyHash>& cache() {
-    static jit::KernelCache<Key, Entry, KeyHash> instance;
-    return instance;
+    static auto* const instance = new jit::KernelCache<Key, Entry, KeyHash>;
+    return *instance;
   }
 };
 
@@ -107,7 +111,7 @@ namespace weft::tpp {
 
 template <class Family>
 TppKernel<Family>::TppKernel(const Desc& desc, jit::Isa isa)
-    : entry_(&detail::KernelFamily<Family>::runnable(desc, isa)) {}
+    : entry_(detail::KernelFamily<Family>::runnable(desc, isa)) {}
 
 template <class Family>
 void TppKernel<Family>::operator()(const Args& args) const {
@@ -147,6 +151,15 @@ std::vector<std::uint8_t> TppKernel<Family>::code() const {
   if (!entry_->code) return {};
   const std::uint8_t* p = entry_->code->getCode();
   return {p, p + entry_->code->getSize()};
+}
+
+template <class Family>
+GeneratedKernel<Family>::GeneratedKernel(std::shared_ptr<const detail::KernelEntry<Family>> entry)
+    : entry_(std::move(entry)), fn_(entry_->fn) {}
+
+template <class Family>
+std::size_t GeneratedKernel<Family>::code_size() const {
+  return entry_->code->getSize();
 }
 
 }  // namespace weft::tpp

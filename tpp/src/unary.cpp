@@ -182,6 +182,7 @@ struct FamilyOps<UnaryFamily> {
 }  // namespace detail
 
 template class TppKernel<UnaryFamily>;
+template class GeneratedKernel<UnaryFamily>;
 
 void check_args(const UnaryDesc& d, const UnaryArgs& args) {
   if (const ArgProblem p = arg_problem(d, args); p != ArgProblem::none) [[unlikely]]
@@ -199,12 +200,12 @@ void Unary::operator()(const float* in, float* out) const {
   (*this)(args);
 }
 
-UnaryKernelFn unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa) {
-  return detail::KernelFamily<UnaryFamily>::generated(desc, isa).fn;
+UnaryCode unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa) {
+  return UnaryCode(detail::KernelFamily<UnaryFamily>::generated(desc, isa));
 }
 
 std::size_t unary_code_size(const UnaryDesc& desc, weft::jit::Isa isa) {
-  return detail::KernelFamily<UnaryFamily>::generated(desc, isa).code->getSize();
+  return unary_kernel(desc, isa).code_size();
 }
 
 }  // namespace weft::tpp

@@ -3,19 +3,20 @@
 // into the fifth argument register and jumps (not calls) to call_entry: a C++ function, so that it
 // checks the call (null pointers, leading dimensions) and may throw, the trampoline being gone
 // from the stack by then. call_entry packs (a, b, ld_a, ld_b) into a UnaryArgs for the cached weft
-// kernel, whose leading dimensions are read at call time.
+// kernel, whose leading dimensions are read at call time. Entries live in a bounded kernel cache
+// (WEFT_KERNEL_CACHE_SIZE); each mini_jit::Unary shares ownership of its entry, so a kernel_t stays
+// valid as long as the object that returned it, evicted or not.
 #include "weft/tpp/mini_jit_unary.hpp"
 
 #include <cstddef>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "weft/jit/code_buffer.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/kernel_cache.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace mini_jit {
@@ -26,8 +27,13 @@ using weft::tpp::UnaryDesc;
 using weft::tpp::UnaryOp;
 
 struct Entry {
+  explicit Entry(const UnaryDesc& d);
+  Entry(const Entry&) = delete;  // the trampoline holds its address
+  Entry& operator=(const Entry&) = delete;
+
   UnaryDesc desc;
-  weft::tpp::UnaryKernelFn kernel = nullptr;  // nullptr: the reference (WEFT_ISA=reference)
+  weft::tpp::Unary unary;  // owns the weft kernel the trampoline reaches
+  weft::tpp::UnaryKernelFn kernel;  // nullptr: the reference (WEFT_ISA=reference)
   std::unique_ptr<weft::jit::CodeBuffer> code;
   Unary::kernel_t fn = nullptr;
 };
@@ -84,28 +90,24 @@ struct Trampoline : weft::jit::CodeBuffer {
   }
 };
 
-Unary::kernel_t trampoline_for(const UnaryDesc& desc) {
-  static std::mutex mutex;
-  // Entries live for the process: kernel_t pointers handed out stay valid.
-  // The element type is part of the kernel: an fp32 and an fp64 kernel of one shape are two entries.
-  static std::map<std::tuple<int, std::int64_t, std::int64_t, bool, int>, std::unique_ptr<Entry>> entries;
-  const auto key = std::make_tuple(static_cast<int>(desc.op), desc.m, desc.n, desc.transpose_out,
-                                   static_cast<int>(desc.types.compute));
-  std::lock_guard lock(mutex);
-  auto it = entries.find(key);
-  if (it != entries.end()) return it->second->fn;
-  auto e = std::make_unique<Entry>();
-  e->desc = desc;
-  e->kernel = weft::tpp::Unary(desc).kernel();
-  e->code = std::make_unique<Trampoline>(e.get());
-  e->fn = e->code->finalize<Unary::kernel_t>("mini_jit_unary_" + weft::tpp::to_string(desc));
-  return entries.emplace(key, std::move(e)).first->second->fn;
+Entry::Entry(const UnaryDesc& d) : desc(d), unary(d), kernel(unary.kernel()) {
+  code = std::make_unique<Trampoline>(this);
+  fn = code->finalize<Unary::kernel_t>("mini_jit_unary_" + weft::tpp::to_string(desc));
+}
+
+// The descriptor is the key: the element type is part of it, so an fp32 and an fp64 kernel of one
+// shape are two entries.
+std::shared_ptr<const Entry> entry_for(const UnaryDesc& desc) {
+  // Never destroyed: a mini_jit::Unary may be made or destroyed during static destruction.
+  static auto* const cache = new weft::jit::KernelCache<UnaryDesc, Entry, weft::tpp::UnaryDescHash>;
+  return cache->get_or_create(desc, [&] { return std::make_unique<Entry>(desc); });
 }
 
 }  // namespace
 
 Unary::error_t Unary::generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t dtype, ptype_t ptype) {
   kernel_ = nullptr;
+  owner_.reset();
   error_.clear();
   const auto fail = [this](error_t code, std::string why) {
     error_ = "mini_jit::Unary::generate: " + why;
@@ -143,7 +145,9 @@ Unary::error_t Unary::generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t
   // Every ptype has a kernel in both dtypes: a rejection is the shape's (m or n beyond what a
   // descriptor takes).
   try {
-    kernel_ = trampoline_for(desc);
+    std::shared_ptr<const Entry> entry = entry_for(desc);
+    kernel_ = entry->fn;
+    owner_ = std::move(entry);
   } catch (const std::exception& e) {
     return fail(error_t::err_wrong_dimension, e.what());
   }

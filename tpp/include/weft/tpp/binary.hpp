@@ -103,7 +103,10 @@ std::string to_string(Broadcast b);
 std::string to_string(const BinaryDesc& desc);
 
 using BinaryFamily = TppFamily<BinaryDesc, BinaryDescHash, BinaryArgs, BinaryPlan>;
+// Generated code with its owner (see GeneratedKernel): what binary_kernel() returns.
+using BinaryCode = GeneratedKernel<BinaryFamily>;
 extern template class TppKernel<BinaryFamily>;
+extern template class GeneratedKernel<BinaryFamily>;
 
 // A binary kernel for one descriptor and ISA: the members of TppKernel (construction from
 // (desc, isa), the checked call on BinaryArgs, desc(), plan(), isa(), kernel(), code()), and a
@@ -119,8 +122,9 @@ class Binary : public TppKernel<BinaryFamily> {
 };
 
 // The generated code of `desc` for `isa`, from the same cache as Binary (any ISA on any host; run
-// only where the CPU has it). Throws weft::Error when unsupported and for Isa::reference.
-BinaryKernelFn binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa);
+// only where the CPU has it). Callable as a BinaryKernelFn (unchecked); the code stays valid as long
+// as the returned object lives. Throws weft::Error when unsupported and for Isa::reference.
+BinaryCode binary_kernel(const BinaryDesc& desc, weft::jit::Isa isa);
 // Bytes of machine code generated for `desc` (for tests and emission checks on foreign ISAs).
 std::size_t binary_code_size(const BinaryDesc& desc, weft::jit::Isa isa);
 

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace mini_jit {
@@ -38,10 +39,12 @@ class Unary {
     err_wrong_trans = 4,
   };
 
-  // Generates (or takes from weft's kernel cache) the kernel; kernel_t stays valid for the process.
+  // Generates (or takes from weft's kernel cache) the kernel.
   error_t generate(uint32_t m, uint32_t n, uint32_t trans_b, dtype_t dtype, ptype_t ptype);
 
-  // The kernel from the last successful generate(), or nullptr.
+  // The kernel from the last successful generate(), or nullptr. This object (or a copy of it) owns
+  // the kernel: the pointer is valid until the next generate() or the end of the last such object,
+  // whatever weft's bounded kernel cache (WEFT_KERNEL_CACHE_SIZE) drops meanwhile.
   kernel_t get_kernel() const { return kernel_; }
 
   // Why the last generate() failed ("" after a success).
@@ -49,6 +52,7 @@ class Unary {
 
  private:
   kernel_t kernel_ = nullptr;
+  std::shared_ptr<const void> owner_;  // keeps kernel_'s code alive
   std::string error_;
 };
 

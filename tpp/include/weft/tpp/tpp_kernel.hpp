@@ -1,5 +1,7 @@
 // The one functor shape of every TPP family (Brgemm, Unary, Binary): a descriptor's kernel for one
-// instruction set, taken from the family's process-wide cache, generated on first use.
+// instruction set, taken from the family's process-wide cache, generated on first use. The cache is
+// bounded (WEFT_KERNEL_CACHE_SIZE, weft/jit/kernel_cache.hpp); a functor shares ownership of its
+// kernel, so the code stays valid as long as the functor (or a copy) lives, evicted or not.
 //
 //   weft::tpp::Unary relu(weft::tpp::UnaryDesc{.op = weft::tpp::UnaryOp::relu, .m = 64, .n = 8,
 //                                              .ld_in = 64, .ld_out = 64});
@@ -12,7 +14,9 @@
 // this header and the families' headers need no Xbyak.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "weft/jit/cpu.hpp"
@@ -55,14 +59,35 @@ class TppKernel {
   const Plan& plan() const;
   jit::Isa isa() const;
   // The generated entry; nullptr for Isa::reference. It checks nothing: arguments check_args()
-  // rejects are undefined behaviour there.
+  // rejects are undefined behaviour there. Valid as long as this functor (or a copy of it) lives.
   KernelFn kernel() const;
   // The generated machine code (empty for Isa::reference), e.g. to write to a file and disassemble:
   //   objdump -D -b binary -m i386:x86-64 kernel.bin
   std::vector<std::uint8_t> code() const;
 
  private:
-  const detail::KernelEntry<Family>* entry_;
+  // Dereferenced on every call without touching the reference count: a call costs what it cost
+  // with a raw pointer.
+  std::shared_ptr<const detail::KernelEntry<Family>> entry_;
+};
+
+// A family's generated code for an ISA the host may not run (to check an emitter), with its owner:
+// the code stays valid as long as this object (or a copy) lives. Calling it checks nothing.
+template <class Family>
+class GeneratedKernel {
+ public:
+  using Args = typename Family::Args;
+  using KernelFn = typename TppKernel<Family>::KernelFn;
+
+  explicit GeneratedKernel(std::shared_ptr<const detail::KernelEntry<Family>> entry);
+
+  void operator()(const Args* args) const { fn_(args); }
+  KernelFn fn() const { return fn_; }
+  std::size_t code_size() const;
+
+ private:
+  std::shared_ptr<const detail::KernelEntry<Family>> entry_;
+  KernelFn fn_;
 };
 
 }  // namespace weft::tpp

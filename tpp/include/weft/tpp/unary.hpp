@@ -153,7 +153,10 @@ std::string to_string(UnaryOp op);
 std::string to_string(const UnaryDesc& desc);
 
 using UnaryFamily = TppFamily<UnaryDesc, UnaryDescHash, UnaryArgs, UnaryPlan>;
+// Generated code with its owner (see GeneratedKernel): what unary_kernel() returns.
+using UnaryCode = GeneratedKernel<UnaryFamily>;
 extern template class TppKernel<UnaryFamily>;
+extern template class GeneratedKernel<UnaryFamily>;
 
 // A unary kernel for one descriptor and ISA: the members of TppKernel (construction from
 // (desc, isa), the checked call on UnaryArgs -- leading dimensions from the descriptor, or from the
@@ -170,9 +173,10 @@ class Unary : public TppKernel<UnaryFamily> {
 };
 
 // The generated code of `desc` for `isa`, from the same cache as Unary: AVX-512 code can be generated
-// on any host, but only run where the CPU has it. Throws weft::Error when unsupported and for
+// on any host, but only run where the CPU has it. Callable as a UnaryKernelFn (unchecked); the code
+// stays valid as long as the returned object lives. Throws weft::Error when unsupported and for
 // Isa::reference.
-UnaryKernelFn unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa);
+UnaryCode unary_kernel(const UnaryDesc& desc, weft::jit::Isa isa);
 
 // Bytes of machine code generated for `desc` (for tests and emission checks on foreign ISAs).
 std::size_t unary_code_size(const UnaryDesc& desc, weft::jit::Isa isa);
