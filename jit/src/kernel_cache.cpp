@@ -3,12 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
-#include <cstdlib>
-#include <string>
-#include <string_view>
 
-#include "weft/jit/error.hpp"
+#include "weft/jit/cache_capacity.hpp"
 
 namespace weft::jit {
 namespace {
@@ -21,16 +17,7 @@ namespace {
 constexpr std::size_t kDefaultCapacity = 4096;
 
 std::size_t capacity_from_env() {
-  const char* env = std::getenv("WEFT_KERNEL_CACHE_SIZE");
-  if (env == nullptr || *env == '\0') return kDefaultCapacity;
-  const std::string_view text(env);
-  std::size_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) {
-    throw Error("WEFT_KERNEL_CACHE_SIZE='" + std::string(text) + "' is not a number of kernels (0 or more; the default is " +
-                std::to_string(kDefaultCapacity) + ")");
-  }
-  return value;
+  return cache_capacity_from_env("WEFT_KERNEL_CACHE_SIZE", "kernels", kDefaultCapacity);
 }
 
 struct Capacity {

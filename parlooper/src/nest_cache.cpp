@@ -6,9 +6,7 @@
 // loop using it is gone.
 #include "weft/parlooper/nest_cache.hpp"
 
-#include <charconv>
 #include <chrono>
-#include <cstdlib>
 #include <list>
 #include <optional>
 #include <string>
@@ -16,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/jit/cache_capacity.hpp"
 #include "weft/jit/code_buffer.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/jit/log.hpp"
@@ -40,16 +39,7 @@ constexpr std::size_t kDefaultCapacity = 4096;
 constexpr std::size_t kSpellingsPerNest = 4;
 
 std::size_t capacity_from_env() {
-  const char* env = std::getenv("WEFT_NEST_CACHE_SIZE");
-  if (env == nullptr || *env == '\0') return kDefaultCapacity;
-  const std::string_view text(env);
-  std::size_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) {
-    throw Error("WEFT_NEST_CACHE_SIZE='" + std::string(text) +
-                "' is not a number of loop nests (0 or more; the default is 4096)");
-  }
-  return value;
+  return jit::cache_capacity_from_env("WEFT_NEST_CACHE_SIZE", "loop nests", kDefaultCapacity);
 }
 
 class NestCache {

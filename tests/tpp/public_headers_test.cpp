@@ -26,14 +26,15 @@ namespace {
 namespace fs = std::filesystem;
 
 // The source tree, from this file's path (tests/tpp/public_headers_test.cpp).
-fs::path source_root() { return fs::path(__FILE__).parent_path().parent_path().parent_path(); }
+// From the build, not from __FILE__: a compiler launcher (ccache with base_dir) makes __FILE__ relative.
+fs::path source_root() { return fs::path(WEFT_SOURCE_DIR); }
 
 // Then, for every header under tpp/include (also those added later), following the weft headers
 // it includes: no include of Xbyak or of code_buffer.hpp on the way.
 TEST(PublicHeaders, NoTppHeaderReachesXbyak) {
   const fs::path root = source_root();
   const fs::path tpp_include = root / "tpp" / "include";
-  ASSERT_TRUE(fs::is_directory(tpp_include)) << tpp_include << " (the test finds the sources from __FILE__)";
+  ASSERT_TRUE(fs::is_directory(tpp_include)) << tpp_include << " (the test finds the sources at WEFT_SOURCE_DIR)";
   std::vector<fs::path> headers;
   for (const auto& entry : fs::recursive_directory_iterator(tpp_include))
     if (entry.path().extension() == ".hpp") headers.push_back(entry.path());

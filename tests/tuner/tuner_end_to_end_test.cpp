@@ -22,6 +22,7 @@ namespace {
 
 // The GEMM sample's workload and its tuned lookup, tuned end to end.
 using samples::best_gemm_config;
+using samples::GemmChoice;
 using samples::GemmSearchOptions;
 using samples::GemmShape;
 using samples::GemmWorkload;
