@@ -2,6 +2,7 @@
 // reference on small shapes: strides, paddings (physical, logical, logical with an input copy),
 // filters 1x1 to 7x7, a C = 3 first layer, remainders of every blocking, packing, several rows per
 // GEMM, bias and ReLU, the output rims, collapse and grid strings on 1-4 threads; and every refusal.
+// Then the untuned machine model's choices (conv_fwd_model.hpp).
 #include "conv_fwd.hpp"
 
 #include <omp.h>
@@ -17,7 +18,9 @@
 #include <gtest/gtest.h>
 #include <weft/jit/error.hpp>
 
+#include "conv_fwd_model.hpp"
 #include "conv_reference.hpp"
+#include "resnet50_layers.hpp"
 #include "run_program.hpp"
 #include "verification.hpp"
 #include "conv_test_support.hpp"
@@ -563,3 +566,104 @@ TEST(ConvFwdProgram, UseBf16RunsTheBf16Pass) {
 #endif
 
 }  // namespace
+
+// ---- The untuned choice from the machine model (conv_fwd_model.hpp) ----
+
+constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};   // a Zen 3's L2
+constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};     // the Xeon of 2026-11-27
+
+ConvFwdConfig modeled(const ConvShape& shape, int threads, const ConvMachine& machine) {
+  ConvFwdConfig problem;
+  problem.shape = shape;
+  return model_conv_fwd_config(problem, threads, machine);
+}
+
+TEST(ConvFwdModel, SmallImagesPutSeveralRowsIntoOneGemm) {
+  // 1x1, stride 1, no padding: rows until about 64 columns. 7x7: all 7 rows (49 columns).
+  EXPECT_EQ(modeled(square_shape(1, 7, 2048, 512, 1, 1, 0), 1, kLargeL2).h_in_gemm, 7);
+  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 256, 1, 1, 0), 1, kLargeL2).h_in_gemm, 4);
+  EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 1, 1, 0), 1, kLargeL2).h_in_gemm, 1);
+  // Padding taps (which one row per GEMM skips) or a stride: one row.
+  EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1, kLargeL2).h_in_gemm, 1);
+  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2).h_in_gemm, 1);
+}
+
+TEST(ConvFwdModel, ChunksOfCKeepOneGemmsOperandsInHalfTheL2) {
+  // 7x7, 2048 -> 512: per C block of 64, filter 64 x 64 and input 49 x 64 floats, 28.9 KB. Half of
+  // 512 KiB holds 8 blocks: 32 blocks in 4 chunks; half of 2 MiB holds all 32.
+  const ConvShape deep = square_shape(1, 7, 2048, 512, 1, 1, 0);
+  EXPECT_EQ(modeled(deep, 1, kSmallL2).c_block, 4);
+  EXPECT_EQ(modeled(deep, 1, kLargeL2).c_block, 1);
+  // 3x3 on 7x7, 512 -> 512: 147 KB of filter per C block, one block per chunk on 512 KiB.
+  EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1, kSmallL2).c_block, 8);
+  // An L2 smaller than one block's operands still takes one block per chunk.
+  EXPECT_EQ(modeled(deep, 1, ConvMachine{.l2_bytes = 1024}).c_block, 32);
+}
+
+TEST(ConvFwdModel, BlocksFollowTheChannels) {
+  const ConvFwdConfig stem = modeled(square_shape(1, 224, 3, 64, 7, 2, 3), 1, kSmallL2);
+  EXPECT_EQ(stem.bc, 3);
+  EXPECT_EQ(stem.bk, 64);
+  const ConvFwdConfig odd = modeled(square_shape(1, 9, 96, 40, 3, 1, 1), 1, kSmallL2);
+  EXPECT_EQ(odd.bc, 64);  // 96 channels: a block of 64 and a remainder of 32
+  EXPECT_EQ(odd.bk, 40);
+  ConvFwdConfig problem;
+  problem.shape = square_shape(1, 224, 3, 64, 7, 2, 3);
+  problem.dtype = weft::jit::DataType::bf16;
+  EXPECT_EQ(model_conv_fwd_config(problem, 1, kSmallL2).bc, 4);  // VNNI-2 pairs along C
+}
+
+TEST(ConvFwdModel, TheParallelLoopKeepsTheTeamBusy) {
+  EXPECT_EQ(modeled(square_shape(2, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "Abcdefg");
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "abCdefg");  // 4 K blocks
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 64, 3, 1, 1), 2, kSmallL2).loop_string, "abcDefg");   // 1 K block
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 192, 3, 1, 1), 3, kSmallL2).loop_string, "abCdefg");  // 3 K blocks
+  EXPECT_EQ(modeled(square_shape(3, 14, 256, 64, 3, 1, 1), 1, kSmallL2).loop_string, "Abcdefg");
+}
+
+TEST(ConvFwdModel, KeepsWhatTheUserAskedFor) {
+  ConvFwdConfig problem;
+  problem.shape = square_shape(1, 8, 16, 16, 3, 1, 1);
+  problem.logical_padding = true;
+  problem.input_padding_copy = true;
+  problem.with_bias = true;
+  problem.with_relu = true;
+  problem.zero_output_rims = true;
+  const ConvFwdConfig c = model_conv_fwd_config(problem, 1, kSmallL2);
+  EXPECT_TRUE(c.logical_padding && c.input_padding_copy && c.with_bias && c.with_relu && c.zero_output_rims);
+}
+
+// Every ResNet-50 layer, and shapes outside it (odd channels, odd images, 5x5, strides, more
+// images than threads and fewer), on 1-3 threads and both L2 sizes: the sample takes the choice.
+TEST(ConvFwdModel, TheSampleTakesEveryChoice) {
+  std::vector<ConvShape> shapes;
+  for (const ConvLayer& l : read_resnet50_layers(WEFT_RESNET50_LAYERS))
+    shapes.push_back(square_shape(1, l.H, l.C, l.K, l.R, l.stride, l.pad));
+  shapes.push_back(square_shape(1, 13, 96, 40, 5, 1, 2));
+  shapes.push_back(square_shape(3, 17, 24, 72, 3, 2, 1));
+  shapes.push_back(square_shape(1, 9, 1000, 1000, 1, 1, 0));
+  shapes.push_back({.N = 2, .H = 5, .W = 31, .C = 7, .K = 130, .R = 1, .S = 3, .pad_w = 1});
+  for (ConvShape shape : shapes)
+    for (int threads : {1, 2, 3})
+      for (const ConvMachine& machine : {kSmallL2, kLargeL2}) {
+        shape.N = std::max<std::int64_t>(shape.N, 1);
+        const ConvFwdConfig c = modeled(shape, threads, machine);
+        EXPECT_NO_THROW(ConvFwd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " " << shape.C
+                                           << " -> " << shape.K << ", " << threads << " threads";
+      }
+}
+
+// The choices compute the convolution: several rows per GEMM with C in chunks, and the parallel
+// loops over K blocks and rows.
+TEST(ConvFwdModel, ChoicesMatchTheReference) {
+  const ConvMachine tiny{.l2_bytes = 48 << 10};  // chunks of a few C blocks on these small shapes
+  for (const auto& [shape, threads] : std::vector<std::pair<ConvShape, int>>{
+           {square_shape(1, 7, 200, 48, 1, 1, 0), 2},   // rows per GEMM, C chunks, K blocks in parallel
+           {square_shape(1, 9, 136, 24, 3, 1, 1), 2},   // rows in parallel, C chunks
+           {square_shape(2, 11, 72, 80, 3, 2, 1), 2}}) {  // images in parallel
+    const ConvFwdConfig c = modeled(shape, threads, tiny);
+    EXPECT_GT(c.c_block, 1) << c.loop_string;
+    const Outcome outcome = run_against_reference(c, threads);
+    EXPECT_LE(outcome.norms.l2_rel_error, sum_tolerance(c.shape.C * c.shape.R * c.shape.S)) << c.loop_string;
+  }
+}
