@@ -5,7 +5,6 @@
 
 #include <weft/jit/error.hpp>
 
-#include "conv_fwd_model.hpp"
 #include "conv_workload.hpp"
 
 namespace weft::samples {
@@ -55,22 +54,11 @@ ConvPassChoice<Config> best_config(const Config& problem, int threads, const tun
   const tuner::TunedLookup found =
       find_tuned_config(database, keys, [&](const tuner::TunedConfig& c) { return apply(problem, c).has_value(); });
   if (found.config) return {*apply(problem, *found.config), found.source, found.detail};
-  // Untuned forward: the machine model's choice (conv_fwd_model.hpp) where the sample takes it.
-  if constexpr (std::is_same_v<Config, ConvFwdConfig>) {
-    const ConvMachine machine = ConvMachine::current();
-    const ConvFwdConfig modeled = model_conv_fwd_config(problem, threads, machine);
-    try {
-      ConvFwd::check(modeled);
-      return {modeled, found.source,
-              found.detail + "; machine model, L2 " + std::to_string(machine.l2_bytes >> 10) + " KiB"};
-    } catch (const Error&) {
-      // The samples' default below.
-    }
-  }
-  // The default where the sample takes it for this problem, else the problem as given (its own
-  // checks then name what is wrong).
-  const std::optional<Config> fallback =
-      apply(problem, default_conv_config(pass_of<Config>(), problem.shape, problem.dtype));
+  // Untuned (forward: the machine model's choice), else the default, where the sample takes them
+  // for this problem; else the problem as given (its own checks then name what is wrong).
+  std::optional<Config> fallback =
+      apply(problem, untuned_conv_config(pass_of<Config>(), problem.shape, threads, problem.dtype));
+  if (!fallback) fallback = apply(problem, default_conv_config(pass_of<Config>(), problem.shape, problem.dtype));
   Config c = fallback ? *fallback : problem;
   if (!fallback) c.loop_string = default_conv_config(pass_of<Config>(), problem.shape).loop_string;
   return {c, found.source, found.detail};

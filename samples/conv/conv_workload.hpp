@@ -68,6 +68,12 @@ ConvUpdConfig to_conv_upd_config(const tuner::TunedConfig& config, const ConvSha
 tuner::TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape,
                                 jit::DataType dtype = jit::DataType::f32);
 
+// What the samples run untuned on this machine for a team of `threads`: forward, the machine
+// model's choice (conv_fwd_model.hpp) where the sample takes it; otherwise, and for the backward
+// passes, default_conv_config. The tuner's baseline and `auto` without a record.
+tuner::TunedConfig untuned_conv_config(ConvPassKind pass, const ConvShape& shape, int threads,
+                                       jit::DataType dtype = jit::DataType::f32);
+
 class ConvWorkload : public tuner::Workload {
  public:
   // Throws weft::Error for a bad shape or empty / non-positive knob lists, weft::MemoryError when
@@ -82,7 +88,9 @@ class ConvWorkload : public tuner::Workload {
   std::vector<tuner::LoopSpecification> specs(const tuner::Knobs& knobs) const override;
   tuner::CostInputs cost_inputs(const tuner::Knobs& knobs) const override;
   bool supports_parallel_reduction() const override { return pass_ == ConvPassKind::upd; }
-  tuner::TunedConfig default_config(int) const override { return default_conv_config(pass_, shape_, options_.dtype); }
+  tuner::TunedConfig default_config(int threads) const override {
+    return untuned_conv_config(pass_, shape_, threads, options_.dtype);
+  }
   std::unique_ptr<tuner::Runner> prepare(const tuner::TunedConfig& config) const override;
 
   const ConvShape& shape() const { return shape_; }
