@@ -53,6 +53,10 @@ using weft::fuzz::fail;
 
 constexpr std::int64_t kMaxPoints = 100000;  // beyond it a valid nest is built but not run
 constexpr std::int64_t kMaxWalk = 2000000;   // level iterations of the oracle's walk
+// Barriers a run crosses, at most: each costs a wake-up of every thread, up to 0.2 ms with more
+// threads than cores (3 on 2: 580,291 barriers of a nest with no point took minutes), and a nest
+// may cross one per outer iteration even where its parallel loops are empty.
+constexpr std::int64_t kMaxBarriers = 20000;
 constexpr int kMaxThreads = 4;
 constexpr std::int64_t kSmall = 4096;        // steps and block sizes above it count as huge
 constexpr std::size_t kMaxSpecs = kMaxLoops + 1;
@@ -350,7 +354,8 @@ class Walk {
     run_end_ = nest.has_run() ? static_cast<std::size_t>(nest.run_begin + nest.run_length) : n_ + 1;
   }
 
-  // False when the walk would take more than kMaxWalk level iterations.
+  // False when the walk would take more than kMaxWalk level iterations, or a run would cross more
+  // than kMaxBarriers barriers.
   bool run() {
     out_.order.assign(static_cast<std::size_t>(out_.points), -1);
     out_.owner.assign(static_cast<std::size_t>(out_.points), kAnyOwner);
@@ -389,7 +394,8 @@ class Walk {
       hi_[l] = hi;
       if (!walk(l + 1)) return false;
     }
-    return true;
+    // The level's barrier follows its whole loop, also when that loop had nothing to do.
+    return !level.barrier_after || ++barriers_ <= kMaxBarriers;
   }
 
   bool visit() {
@@ -428,7 +434,7 @@ class Walk {
   std::vector<std::int64_t> step_, value_, lo_, hi_;
   std::vector<int> innermost_;
   std::size_t run_end_;
-  std::int64_t iterations_ = 0, order_ = 0, entry_ = -1, k_ = -1;
+  std::int64_t iterations_ = 0, barriers_ = 0, order_ = 0, entry_ = -1, k_ = -1;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ bool takes_rows_per_gemm(const ConvFwdConfig& c) {
   return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0;
 }
 
-// The parallel letter and its loop's trip count: images (A), K blocks (C) or output rows (D), the
+// The loop to run in parallel: images (A), K blocks (C) or output rows (D), the
 // first whose count the team divides, else the one that leaves the threads least idle.
 char parallel_loop(const ConvFwdConfig& c, int threads, std::int64_t row_steps) {
   const std::array<std::pair<char, std::int64_t>, 3> options{
