@@ -30,9 +30,12 @@ constexpr std::int64_t kGemmColumns = 64;
 // the input chunk once per row panel of the filter, so both should stay in L2 for the whole call,
 // with room left for the output and what the hardware prefetchers bring in. Past it, a chunk
 // streams from L3 on every tile: layer 7x7 2048 -> 512 in one chunk is 912 KB at 64 x 64 blocks,
-// past the 512 KiB L2 of a Zen 3, where it ran 0.56x oneDNN (list settings, 2026-11-27); on the
-// Xeon's 2 MiB L2 the same chunk ran 0.94x.
-constexpr std::size_t kL2Share = 2;
+// past the 512 KiB L2 of a Zen 3, where it ran 0.56x oneDNN (list settings, 2026-11-27). On the
+// Xeon (2 MiB L2, AVX2 code, one thread, 2026-11-27) the same cause at 4x the channels: 7x7
+// 8192 -> 512 ran 0.43x oneDNN in one chunk, 0.80x in 4, 0.85x in 16; 14x14 4096 -> 256 0.82x,
+// 1.00x, 0.97x; 3x3 on 7x7 2048 -> 512 0.33x, 0.78x, 0.89x. A quarter of the L2 picks 8, 4 and 11
+// chunks there; half of it picked 4, 2 and 6.
+constexpr std::size_t kL2Share = 4;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

@@ -6,7 +6,7 @@
 //   ConvFwdConfig problem;
 //   problem.shape = {.N = 1, .H = 7, .W = 7, .C = 2048, .K = 512};
 //   ConvFwdConfig c = model_conv_fwd_config(problem, /*threads=*/1, machine);
-//   // c.loop_string "Abcdefg", bc 64, bk 64, h_in_gemm 7, c_block 4 on a 512 KiB L2 (1 on a 2 MiB one)
+//   // c.loop_string "Abcdefg", bc 64, bk 64, h_in_gemm 7, c_block 8 on a 512 KiB L2 (2 on a 2 MiB one)
 //
 // Every rule looks at the shape, the team and the machine only (never at a layer's name), so it
 // covers shapes outside ResNet-50 alike; each says in conv_fwd_model.cpp which measurement it comes

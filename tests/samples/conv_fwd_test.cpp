@@ -588,14 +588,16 @@ TEST(ConvFwdModel, SmallImagesPutSeveralRowsIntoOneGemm) {
   EXPECT_EQ(modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2).h_in_gemm, 1);
 }
 
-TEST(ConvFwdModel, ChunksOfCKeepOneGemmsOperandsInHalfTheL2) {
-  // 7x7, 2048 -> 512: per C block of 64, filter 64 x 64 and input 49 x 64 floats, 28.9 KB. Half of
-  // 512 KiB holds 8 blocks: 32 blocks in 4 chunks; half of 2 MiB holds all 32.
+TEST(ConvFwdModel, ChunksOfCKeepOneGemmsOperandsInAQuarterOfTheL2) {
+  // 7x7, 2048 -> 512: per C block of 64, filter 64 x 64 and input 49 x 64 floats, 28.9 KB. A
+  // quarter of 512 KiB holds 4 blocks: 32 blocks in 8 chunks; a quarter of 2 MiB holds 17: 2 chunks.
   const ConvShape deep = square_shape(1, 7, 2048, 512, 1, 1, 0);
-  EXPECT_EQ(modeled(deep, 1, kSmallL2).c_block, 4);
-  EXPECT_EQ(modeled(deep, 1, kLargeL2).c_block, 1);
-  // 3x3 on 7x7, 512 -> 512: 147 KB of filter per C block, one block per chunk on 512 KiB.
+  EXPECT_EQ(modeled(deep, 1, kSmallL2).c_block, 8);
+  EXPECT_EQ(modeled(deep, 1, kLargeL2).c_block, 2);
+  // 3x3 on 7x7, 512 -> 512: 168 KB per C block, past a quarter of 512 KiB: one block per chunk.
   EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1, kSmallL2).c_block, 8);
+  // A small layer stays in one chunk.
+  EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 3, 1, 1), 1, kSmallL2).c_block, 1);
   // An L2 smaller than one block's operands still takes one block per chunk.
   EXPECT_EQ(modeled(deep, 1, ConvMachine{.l2_bytes = 1024}).c_block, 32);
 }
@@ -656,7 +658,7 @@ TEST(ConvFwdModel, TheSampleTakesEveryChoice) {
 // The choices compute the convolution: several rows per GEMM with C in chunks, and the parallel
 // loops over K blocks and rows.
 TEST(ConvFwdModel, ChoicesMatchTheReference) {
-  const ConvMachine tiny{.l2_bytes = 48 << 10};  // chunks of a few C blocks on these small shapes
+  const ConvMachine tiny{.l2_bytes = 96 << 10};  // chunks of a few C blocks on these small shapes
   for (const auto& [shape, threads] : std::vector<std::pair<ConvShape, int>>{
            {square_shape(1, 7, 200, 48, 1, 1, 0), 2},   // rows per GEMM, C chunks, K blocks in parallel
            {square_shape(1, 9, 136, 24, 3, 1, 1), 2},   // rows in parallel, C chunks
