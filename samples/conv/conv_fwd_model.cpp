@@ -51,7 +51,7 @@ bool takes_rows_per_gemm(const ConvFwdConfig& c) {
 // first whose count the team divides, else the one that leaves the threads least idle.
 char parallel_loop(const ConvFwdConfig& c, int threads, std::int64_t row_steps) {
   const std::array<std::pair<char, std::int64_t>, 3> options{
-      {{'A', c.shape.N}, {'C', ceil_div(c.shape.K, c.bk)}, {'D', row_steps}}};
+      {{'A', c.shape.N}, {'C', c.k_blocking().blocks()}, {'D', row_steps}}};
   if (threads <= 1) return 'A';
   char best = 'A';
   double best_busy = 0;
@@ -92,7 +92,7 @@ ConvFwdConfig model_conv_fwd_config(const ConvFwdConfig& problem, int threads, c
   const std::int64_t cols_read = (s.ofw() - 1) * s.stride_w + s.S;
   const std::int64_t per_c_block = (c.bk * s.R * s.S + rows_read * cols_read) * c.bc * element;
   const std::int64_t budget = static_cast<std::int64_t>(machine.l2_bytes / kL2Share);
-  const std::int64_t c_blocks = ceil_div(s.C, c.bc);
+  const std::int64_t c_blocks = c.c_blocking().blocks();
   const std::int64_t c_step = std::clamp<std::int64_t>(budget / per_c_block, 1, c_blocks);
   c.c_block = ceil_div(c_blocks, c_step);
 

@@ -10,8 +10,9 @@
 //
 // Every rule looks at the shape, the team and the machine only (never at a layer's name), so it
 // covers shapes outside ResNet-50 alike; each says in conv_fwd_model.cpp which measurement it comes
-// from. The result has not been checked against the sample's refusals: best_conv_config does that
-// (ConvFwd::check) and falls back to the samples' default where it is refused.
+// from. The result has not been checked against the sample's refusals: untuned_conv_config
+// (conv_workload.hpp) does that (ConvFwd::check) and falls back to the samples' default where it is
+// refused.
 #pragma once
 
 #include <cstddef>
