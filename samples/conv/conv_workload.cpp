@@ -13,7 +13,7 @@
 #include <weft/jit/error.hpp>
 
 #include "block_loops.hpp"
-#include "conv_fwd_model.hpp"
+#include "conv_model.hpp"
 #include "conv_layout.hpp"
 #include "conv_reference.hpp"
 #include "verification.hpp"
@@ -209,20 +209,32 @@ tuner::TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape
 }
 
 tuner::TunedConfig untuned_conv_config(ConvPassKind pass, const ConvShape& shape, int threads, jit::DataType dtype) {
-  if (pass == ConvPassKind::fwd) {
-    ConvFwdConfig problem;
-    problem.shape = shape;
-    problem.dtype = dtype;
-    const ConvFwdConfig c = model_conv_fwd_config(problem, threads, ConvMachine::current());
-    try {
+  // The machine model's choice where the sample takes it, else the default below.
+  try {
+    if (pass == ConvPassKind::fwd) {
+      ConvFwdConfig problem;
+      problem.shape = shape;
+      problem.dtype = dtype;
+      const ConvFwdConfig c = model_conv_fwd_config(problem, threads, ConvMachine::current());
       ConvFwd::check(c);
       return {{{"bc", c.bc}, {"bk", c.bk}, {"h_in_gemm", c.h_in_gemm}, {"w_block", c.w_block},
                {"c_block", c.c_block}, {"pack_input", c.pack_input ? 1 : 0}},
               c.loop_string,
               {}};
-    } catch (const Error&) {
-      // The default below.
     }
+    if (pass == ConvPassKind::bwd) {
+      ConvBwdConfig problem;
+      problem.shape = shape;
+      problem.dtype = dtype;
+      const ConvBwdConfig c = model_conv_bwd_config(problem, threads, ConvMachine::current());
+      ConvBwd::check(c);
+      return {{{"bc", c.bc}, {"bk", c.bk}, {"h_in_gemm", c.h_in_gemm}, {"w_block", c.w_block},
+               {"k_block", c.k_block}},
+              c.loop_string,
+              {}};
+    }
+  } catch (const Error&) {
+    // The default below.
   }
   return default_conv_config(pass, shape, dtype);
 }

@@ -19,7 +19,9 @@
 
 #include "conv_bwd.hpp"
 #include "conv_layout.hpp"
+#include "conv_model.hpp"
 #include "conv_reference.hpp"
+#include "resnet50_layers.hpp"
 #include "run_program.hpp"
 #include "verification.hpp"
 #include "conv_test_support.hpp"
@@ -536,5 +538,96 @@ TEST(ConvBwdProgram, UseBf16RunsTheBf16Pass) {
   EXPECT_THAT(odd.err, HasSubstr("bk = 5 with bf16"));
 }
 #endif
+
+
+// ---- The untuned choice from the machine model (conv_model.hpp) ----
+
+constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};   // a Zen 3's L2
+constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};     // the Xeon of 2026-11-27
+
+ConvBwdConfig modeled(const ConvShape& shape, int threads, const ConvMachine& machine,
+                      weft::jit::DataType dtype = weft::jit::DataType::f32) {
+  ConvBwdConfig problem;
+  problem.shape = shape;
+  problem.dtype = dtype;
+  return model_conv_bwd_config(problem, threads, machine);
+}
+
+TEST(ConvBwdModel, SmallImagesPutSeveralRowsIntoOneGemm) {
+  // 1x1, stride 1, no padding: grad_input rows until about 64 columns.
+  EXPECT_EQ(modeled(square_shape(1, 7, 2048, 512, 1, 1, 0), 1, kLargeL2).h_in_gemm, 7);
+  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 256, 1, 1, 0), 1, kLargeL2).h_in_gemm, 4);
+  EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 1, 1, 0), 1, kLargeL2).h_in_gemm, 1);
+  // Padding taps, or a stride (the scatter paths take one row): one row.
+  EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1, kLargeL2).h_in_gemm, 1);
+  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2).h_in_gemm, 1);
+}
+
+TEST(ConvBwdModel, ChunksOfKKeepOneGemmsOperandsInAQuarterOfTheL2) {
+  // 7x7, 512 -> 2048 forward: backward by data reduces over 32 K blocks of 64. Per K block,
+  // filter 64 x 64 and grad_output 49 x 64 floats, 28.9 KB: a quarter of 512 KiB holds 4 (8
+  // chunks), a quarter of 2 MiB 17 (2 chunks).
+  const ConvShape deep = square_shape(1, 7, 512, 2048, 1, 1, 0);
+  EXPECT_EQ(modeled(deep, 1, kSmallL2).k_block, 8);
+  EXPECT_EQ(modeled(deep, 1, kLargeL2).k_block, 2);
+  // 3x3 on 14x14, 256 -> 256: 147 KB of filter and 12 KB of grad_output per K block, 3 in a
+  // quarter of 2 MiB: 4 blocks in 2 chunks.
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 1, kLargeL2).k_block, 2);
+  EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 3, 1, 1), 1, kSmallL2).k_block, 1);
+  EXPECT_EQ(modeled(deep, 1, ConvMachine{.l2_bytes = 1024}).k_block, 32);
+}
+
+TEST(ConvBwdModel, BlocksFollowTheChannels) {
+  const ConvBwdConfig odd = modeled(square_shape(1, 9, 40, 96, 3, 1, 1), 1, kSmallL2);
+  EXPECT_EQ(odd.bc, 40);
+  EXPECT_EQ(odd.bk, 64);
+  // bf16: the backward filter's VNNI-2 pairs run along K, the forward's along C: both even.
+  const ConvBwdConfig pairs = modeled(square_shape(1, 9, 3, 13, 3, 1, 1), 1, kSmallL2, weft::jit::DataType::bf16);
+  EXPECT_EQ(pairs.bc, 4);
+  EXPECT_EQ(pairs.bk, 14);
+}
+
+TEST(ConvBwdModel, TheParallelLoopKeepsTheTeamBusy) {
+  EXPECT_EQ(modeled(square_shape(2, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "Acbdefg");
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "acBdefg");  // 4 C blocks
+  EXPECT_EQ(modeled(square_shape(1, 14, 64, 256, 3, 1, 1), 2, kSmallL2).loop_string, "acbDefg");   // 1 C block
+  EXPECT_EQ(modeled(square_shape(3, 14, 64, 256, 3, 1, 1), 1, kSmallL2).loop_string, "Acbdefg");
+}
+
+// Every ResNet-50 layer and shapes outside it, on 1-3 threads, both L2 sizes, fp32 and bf16: the
+// sample takes the choice.
+TEST(ConvBwdModel, TheSampleTakesEveryChoice) {
+  std::vector<ConvShape> shapes;
+  for (const ConvLayer& l : read_resnet50_layers(WEFT_RESNET50_LAYERS))
+    shapes.push_back(square_shape(1, l.H, l.C, l.K, l.R, l.stride, l.pad));
+  shapes.push_back(square_shape(1, 13, 96, 40, 5, 1, 2));
+  shapes.push_back(square_shape(3, 17, 24, 72, 3, 2, 1));
+  shapes.push_back(square_shape(1, 9, 1000, 1000, 1, 1, 0));
+  shapes.push_back({.N = 2, .H = 5, .W = 31, .C = 7, .K = 130, .R = 1, .S = 3, .pad_w = 1});
+  for (const ConvShape& shape : shapes)
+    for (int threads : {1, 2, 3})
+      for (const ConvMachine& machine : {kSmallL2, kLargeL2})
+        for (const auto dtype : {weft::jit::DataType::f32, weft::jit::DataType::bf16}) {
+          const ConvBwdConfig c = modeled(shape, threads, machine, dtype);
+          EXPECT_NO_THROW(ConvBwd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " "
+                                             << shape.C << " -> " << shape.K << ", " << threads << " threads";
+        }
+}
+
+// The choices compute the gradient: rows per GEMM with K in chunks and C blocks in parallel, rows
+// in parallel, images in parallel on a strided (scatter) shape.
+TEST(ConvBwdModel, ChoicesMatchTheReference) {
+  const ConvMachine tiny{.l2_bytes = 96 << 10};  // chunks of a few K blocks on these small shapes
+  for (const auto& [shape, threads] : std::vector<std::pair<ConvShape, int>>{
+           {square_shape(1, 7, 128, 200, 1, 1, 0), 2},    // rows per GEMM, K chunks, C blocks in parallel
+           {square_shape(1, 9, 24, 136, 3, 1, 1), 2},     // rows in parallel, K chunks
+           {square_shape(2, 11, 80, 72, 3, 2, 1), 2}}) {  // images in parallel, scatter
+    const ConvBwdConfig c = modeled(shape, threads, tiny);
+    EXPECT_GT(c.k_block, 1) << c.loop_string;
+    const ConvBwd bwd(c);
+    const Outcome o = run_case(bwd, threads);
+    EXPECT_TRUE(o.norms.passed(o.tolerance)) << c.loop_string << ": " << o.norms.to_string();
+  }
+}
 
 }  // namespace

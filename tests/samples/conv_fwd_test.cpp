@@ -2,7 +2,7 @@
 // reference on small shapes: strides, paddings (physical, logical, logical with an input copy),
 // filters 1x1 to 7x7, a C = 3 first layer, remainders of every blocking, packing, several rows per
 // GEMM, bias and ReLU, the output rims, collapse and grid strings on 1-4 threads; and every refusal.
-// Then the untuned machine model's choices (conv_fwd_model.hpp).
+// Then the untuned machine model's choices (conv_model.hpp).
 #include "conv_fwd.hpp"
 
 #include <omp.h>
@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 #include <weft/jit/error.hpp>
 
-#include "conv_fwd_model.hpp"
+#include "conv_model.hpp"
 #include "conv_reference.hpp"
 #include "resnet50_layers.hpp"
 #include "run_program.hpp"
@@ -567,7 +567,7 @@ TEST(ConvFwdProgram, UseBf16RunsTheBf16Pass) {
 
 }  // namespace
 
-// ---- The untuned choice from the machine model (conv_fwd_model.hpp) ----
+// ---- The untuned choice from the machine model (conv_model.hpp) ----
 
 constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};   // a Zen 3's L2
 constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};     // the Xeon of 2026-11-27
@@ -585,7 +585,26 @@ TEST(ConvFwdModel, SmallImagesPutSeveralRowsIntoOneGemm) {
   EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 1, 1, 0), 1, kLargeL2).h_in_gemm, 1);
   // Padding taps (which one row per GEMM skips) or a stride: one row.
   EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1, kLargeL2).h_in_gemm, 1);
-  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2).h_in_gemm, 1);
+}
+
+TEST(ConvFwdModel, StridedPointwiseFiltersPackTheirInputForSeveralRowsPerGemm) {
+  // Stride 2, 1x1: the packed input steps by one row per output row, so rows go into one GEMM as
+  // at stride 1: 7 output columns take 7 rows (packed), 28 take 2 (packed), 56 take 1 (unpacked).
+  const ConvFwdConfig deep = modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2);
+  EXPECT_TRUE(deep.pack_input);
+  EXPECT_EQ(deep.h_in_gemm, 7);
+  const ConvFwdConfig mid = modeled(square_shape(1, 56, 256, 512, 1, 2, 0), 1, kLargeL2);
+  EXPECT_TRUE(mid.pack_input);
+  EXPECT_EQ(mid.h_in_gemm, 2);
+  const ConvFwdConfig wide = modeled(square_shape(1, 112, 64, 64, 1, 2, 0), 1, kLargeL2);
+  EXPECT_FALSE(wide.pack_input);
+  EXPECT_EQ(wide.h_in_gemm, 1);
+  // Padding, or an input copied with its padding (input_padding_copy, which packing excludes): no.
+  EXPECT_FALSE(modeled(square_shape(1, 14, 64, 64, 1, 2, 1), 1, kLargeL2).pack_input);
+  ConvFwdConfig copied;
+  copied.shape = square_shape(1, 14, 1024, 2048, 1, 2, 0);
+  copied.input_padding_copy = true;
+  EXPECT_FALSE(model_conv_fwd_config(copied, 1, kLargeL2).pack_input);
 }
 
 TEST(ConvFwdModel, ChunksOfCKeepOneGemmsOperandsInAQuarterOfTheL2) {
@@ -662,7 +681,8 @@ TEST(ConvFwdModel, ChoicesMatchTheReference) {
   for (const auto& [shape, threads] : std::vector<std::pair<ConvShape, int>>{
            {square_shape(1, 7, 200, 48, 1, 1, 0), 2},   // rows per GEMM, C chunks, K blocks in parallel
            {square_shape(1, 9, 136, 24, 3, 1, 1), 2},   // rows in parallel, C chunks
-           {square_shape(2, 11, 72, 80, 3, 2, 1), 2}}) {  // images in parallel
+           {square_shape(2, 11, 72, 80, 3, 2, 1), 2},     // images in parallel
+           {square_shape(1, 13, 200, 48, 1, 2, 0), 2}}) {  // packed strided input, rows per GEMM, C chunks
     const ConvFwdConfig c = modeled(shape, threads, tiny);
     EXPECT_GT(c.c_block, 1) << c.loop_string;
     const Outcome outcome = run_against_reference(c, threads);
