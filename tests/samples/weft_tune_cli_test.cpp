@@ -80,6 +80,10 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// The samples' `auto` runs below read their test's database only: the shipped databases
+// (share/weft/tuning) would answer too on a machine like the ones they were tuned on.
+constexpr const char* kNoShippedTuning = "WEFT_SHIPPED_TUNING_DIR=";
+
 class WeftTuneCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -374,8 +378,8 @@ TEST_F(WeftTuneCli, TunesTheGemmPassesAndTheMlpForTheSamplesAutoMode) {
       // and the MLP's layers; the backward passes take n_iters there).
       const std::string M = std::to_string(record.key.shape[0].second);
       const weft::samples::ProcessResult run = weft::samples::run_process(
-          {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, bf16 ? "USE_BF16=1" : "USE_BF16=0", c.program, "auto", M, "32",
-           "64", c.after_k, "--threads", "2", "--warmup", "0"},
+          {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, bf16 ? "USE_BF16=1" : "USE_BF16=0", c.program,
+           "auto", M, "32", "64", c.after_k, "--threads", "2", "--warmup", "0"},
           60);
       EXPECT_EQ(run.exit_status, 0) << c.program << "\n" << run.err;
       EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " "), std::string::npos)
@@ -423,8 +427,8 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
     const weft::tuner::TuningRecord& record = records.back();
     EXPECT_EQ(record.key.kind, "conv_" + pass);
     const weft::samples::ProcessResult run = weft::samples::run_process(
-        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, program, "auto", "1", "8", "8", "16", "16", "3", "3", "1", "1", "1",
-         "1", "2", "--threads", "1", "--warmup", "0"},
+        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, program, "auto", "1", "8", "8", "16", "16", "3",
+         "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
         60);
     EXPECT_EQ(run.exit_status, 0) << program << "\n" << run.err;
     EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " bc=16 bk=16"), std::string::npos)
@@ -438,8 +442,8 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
   const weft::tuner::TuningRecord bf16_record = weft::tuner::TuningDatabase(db_).load().records.back();
   EXPECT_EQ(bf16_record.key.dtype, "bf16");
   const weft::samples::ProcessResult bf16_run = weft::samples::run_process(
-      {"/usr/bin/env", "USE_BF16=1", "WEFT_TUNING_DB=" + db_, WEFT_CONV_UPD_PATH, "auto", "1", "7", "7", "16", "16", "3",
-       "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
+      {"/usr/bin/env", "USE_BF16=1", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, WEFT_CONV_UPD_PATH, "auto", "1", "7",
+       "7", "16", "16", "3", "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
       60);
   EXPECT_EQ(bf16_run.exit_status, 0) << bf16_run.err;
   EXPECT_NE(bf16_run.out.find("auto: exact hit: " + bf16_record.config.loop_string + " bc=16 bk=16"),
@@ -450,8 +454,8 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
   // Another shape that nothing near was tuned for: the default, said so, its blocks no larger than
   // the channels (C = 3, K = 8).
   const weft::samples::ProcessResult other = weft::samples::run_process(
-      {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, WEFT_CONV_FWD_PATH, "auto", "1", "7", "7", "3", "8", "1", "1", "1", "1",
-       "0", "0", "2", "--threads", "1", "--warmup", "0"},
+      {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, WEFT_CONV_FWD_PATH, "auto", "1", "7", "7", "3", "8",
+       "1", "1", "1", "1", "0", "0", "2", "--threads", "1", "--warmup", "0"},
       60);
   EXPECT_EQ(other.exit_status, 0) << other.err;
   EXPECT_NE(other.out.find("auto: heuristic: Abcdefg bc=3 bk=8"), std::string::npos) << other.out;
