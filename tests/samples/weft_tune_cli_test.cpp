@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -235,6 +236,52 @@ TEST_F(WeftTuneCli, HelpAndDryRunSucceed) {
   const Result dry = tune("gemm --M 64 --N 64 --K 64 --threads 2 --dry-run --bm=32 --bn 32");
   EXPECT_EQ(dry.status, 0) << dry.err;
   EXPECT_NE(dry.out.find("enumerated"), std::string::npos) << dry.out;
+}
+
+// show lists the database; --shipped also the shipped databases (WEFT_SHIPPED_TUNING_DIR here),
+// marking the records `auto` does not take on this machine.
+TEST_F(WeftTuneCli, ShowListsTheDatabaseAndWithShippedTheShippedOnes) {
+  weft::tuner::TuningRecord own;
+  own.key = {.kind = "gemm_fwd", .shape = {{"M", 64}, {"N", 64}, {"K", 64}}, .dtype = "fp32", .threads = 1};
+  own.machine = weft::tuner::MachineFingerprint::current();
+  own.weft_version = std::string(weft::tuner::weft_version());
+  own.config = {{{"bm", 32}}, "own_loops", {}};
+  weft::tuner::TuningDatabase(db_).append(own);
+  weft::tuner::TuningRecord bigger_guest = own, other_core = own;
+  bigger_guest.machine.logical_cpus += 62;
+  bigger_guest.weft_version = "0.0.1";
+  bigger_guest.config.loop_string = "bigger_guest_loops";
+  other_core.machine.l2_bytes += 1;
+  other_core.config.loop_string = "other_core_loops";
+  const fs::path shipped = dir_ / "shipped";
+  weft::tuner::TuningDatabase(shipped / "zen.jsonl").append(bigger_guest);
+  weft::tuner::TuningDatabase(shipped / "zen.jsonl").append(other_core);
+
+  const char* saved = std::getenv("WEFT_SHIPPED_TUNING_DIR");
+  const std::string saved_dir = saved ? saved : "";
+  ::setenv("WEFT_SHIPPED_TUNING_DIR", shipped.c_str(), 1);
+  const Result plain = tune("show --db " + db_);
+  const Result with_shipped = tune("show --shipped --db " + db_);
+  ::setenv("WEFT_SHIPPED_TUNING_DIR", "", 1);
+  const Result none_shipped = tune("show --shipped --db " + db_);
+  if (saved) ::setenv("WEFT_SHIPPED_TUNING_DIR", saved_dir.c_str(), 1);
+  else ::unsetenv("WEFT_SHIPPED_TUNING_DIR");
+
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.out.find(db_ + ": 1 records, 0 unreadable lines"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("zen.jsonl"), std::string::npos) << plain.out;
+  ASSERT_EQ(with_shipped.status, 0) << with_shipped.err;
+  const std::vector<std::string> out = lines(with_shipped.out);
+  ASSERT_EQ(out.size(), 5u) << with_shipped.out;
+  EXPECT_NE(out[1].find("own_loops"), std::string::npos) << out[1];
+  EXPECT_EQ(out[1].find("[other"), std::string::npos) << out[1];
+  EXPECT_EQ(out[2], (shipped / "zen.jsonl").string() + ": 2 records, 0 unreadable lines");
+  EXPECT_NE(out[3].find("bigger_guest_loops"), std::string::npos) << out[3];
+  EXPECT_EQ(out[3].find("[other"), std::string::npos) << "taken here, whatever its CPU count and version: " << out[3];
+  EXPECT_NE(out[4].find("other_core_loops bm=32  [other machine]"), std::string::npos) << out[4];
+  EXPECT_EQ(none_shipped.status, 0) << none_shipped.err;
+  EXPECT_NE(none_shipped.out.find("no shipped tuning databases (WEFT_SHIPPED_TUNING_DIR is empty)"), std::string::npos)
+      << none_shipped.out;
 }
 
 TEST_F(WeftTuneCli, UnwritablePlotOrDatabaseFailsBeforeTheSearch) {
