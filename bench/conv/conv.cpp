@@ -7,7 +7,7 @@
 //   OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2
 //   OMP_WAIT_POLICY=active OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-conv --threads=2 --clock=cpu
 //   weft-bench-conv --threads=1,2 --benchmark_filter='fwd/(03|17)_' --min-time=1
-//   WEFT_TUNING_DB=bench/conv/tuned_zen4.jsonl weft-bench-conv ...   the weft_auto column's database
+//   WEFT_TUNING_DB=share/weft/tuning/amd-zen4-epyc.jsonl weft-bench-conv ...   the weft_auto column's database
 //
 // Options: --dtype=f32|bf16 (default f32; bf16: bf16 tensors, the weight gradient too, with fp32
 // accumulation, every pass; oneDNN's bf16 convolution where the CPU has AVX512_BF16 or emulates it),

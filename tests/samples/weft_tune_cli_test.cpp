@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -79,6 +80,10 @@ std::vector<std::string> lines(const std::string& text) {
   }
   return out;
 }
+
+// The samples' `auto` runs below read their test's database only: the shipped databases
+// (share/weft/tuning) would answer too on a machine like the ones they were tuned on.
+constexpr const char* kNoShippedTuning = "WEFT_SHIPPED_TUNING_DIR=";
 
 class WeftTuneCli : public ::testing::Test {
  protected:
@@ -233,6 +238,52 @@ TEST_F(WeftTuneCli, HelpAndDryRunSucceed) {
   EXPECT_NE(dry.out.find("enumerated"), std::string::npos) << dry.out;
 }
 
+// show lists the database; --shipped also the shipped databases (WEFT_SHIPPED_TUNING_DIR here),
+// marking the records `auto` does not take on this machine.
+TEST_F(WeftTuneCli, ShowListsTheDatabaseAndWithShippedTheShippedOnes) {
+  weft::tuner::TuningRecord own;
+  own.key = {.kind = "gemm_fwd", .shape = {{"M", 64}, {"N", 64}, {"K", 64}}, .dtype = "fp32", .threads = 1};
+  own.machine = weft::tuner::MachineFingerprint::current();
+  own.weft_version = std::string(weft::tuner::weft_version());
+  own.config = {{{"bm", 32}}, "own_loops", {}};
+  weft::tuner::TuningDatabase(db_).append(own);
+  weft::tuner::TuningRecord bigger_guest = own, other_core = own;
+  bigger_guest.machine.logical_cpus += 62;
+  bigger_guest.weft_version = "0.0.1";
+  bigger_guest.config.loop_string = "bigger_guest_loops";
+  other_core.machine.l2_bytes += 1;
+  other_core.config.loop_string = "other_core_loops";
+  const fs::path shipped = dir_ / "shipped";
+  weft::tuner::TuningDatabase(shipped / "zen.jsonl").append(bigger_guest);
+  weft::tuner::TuningDatabase(shipped / "zen.jsonl").append(other_core);
+
+  const char* saved = std::getenv("WEFT_SHIPPED_TUNING_DIR");
+  const std::string saved_dir = saved ? saved : "";
+  ::setenv("WEFT_SHIPPED_TUNING_DIR", shipped.c_str(), 1);
+  const Result plain = tune("show --db " + db_);
+  const Result with_shipped = tune("show --shipped --db " + db_);
+  ::setenv("WEFT_SHIPPED_TUNING_DIR", "", 1);
+  const Result none_shipped = tune("show --shipped --db " + db_);
+  if (saved) ::setenv("WEFT_SHIPPED_TUNING_DIR", saved_dir.c_str(), 1);
+  else ::unsetenv("WEFT_SHIPPED_TUNING_DIR");
+
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_NE(plain.out.find(db_ + ": 1 records, 0 unreadable lines"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("zen.jsonl"), std::string::npos) << plain.out;
+  ASSERT_EQ(with_shipped.status, 0) << with_shipped.err;
+  const std::vector<std::string> out = lines(with_shipped.out);
+  ASSERT_EQ(out.size(), 5u) << with_shipped.out;
+  EXPECT_NE(out[1].find("own_loops"), std::string::npos) << out[1];
+  EXPECT_EQ(out[1].find("[other"), std::string::npos) << out[1];
+  EXPECT_EQ(out[2], (shipped / "zen.jsonl").string() + ": 2 records, 0 unreadable lines");
+  EXPECT_NE(out[3].find("bigger_guest_loops"), std::string::npos) << out[3];
+  EXPECT_EQ(out[3].find("[other"), std::string::npos) << "taken here, whatever its CPU count and version: " << out[3];
+  EXPECT_NE(out[4].find("other_core_loops bm=32  [other machine]"), std::string::npos) << out[4];
+  EXPECT_EQ(none_shipped.status, 0) << none_shipped.err;
+  EXPECT_NE(none_shipped.out.find("no shipped tuning databases (WEFT_SHIPPED_TUNING_DIR is empty)"), std::string::npos)
+      << none_shipped.out;
+}
+
 TEST_F(WeftTuneCli, UnwritablePlotOrDatabaseFailsBeforeTheSearch) {
   const std::string gemm = "gemm --M 64 --N 64 --K 64 --threads 2 --budget 0.1 ";
   struct Case {
@@ -374,8 +425,8 @@ TEST_F(WeftTuneCli, TunesTheGemmPassesAndTheMlpForTheSamplesAutoMode) {
       // and the MLP's layers; the backward passes take n_iters there).
       const std::string M = std::to_string(record.key.shape[0].second);
       const weft::samples::ProcessResult run = weft::samples::run_process(
-          {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, bf16 ? "USE_BF16=1" : "USE_BF16=0", c.program, "auto", M, "32",
-           "64", c.after_k, "--threads", "2", "--warmup", "0"},
+          {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, bf16 ? "USE_BF16=1" : "USE_BF16=0", c.program,
+           "auto", M, "32", "64", c.after_k, "--threads", "2", "--warmup", "0"},
           60);
       EXPECT_EQ(run.exit_status, 0) << c.program << "\n" << run.err;
       EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " "), std::string::npos)
@@ -423,8 +474,8 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
     const weft::tuner::TuningRecord& record = records.back();
     EXPECT_EQ(record.key.kind, "conv_" + pass);
     const weft::samples::ProcessResult run = weft::samples::run_process(
-        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, program, "auto", "1", "8", "8", "16", "16", "3", "3", "1", "1", "1",
-         "1", "2", "--threads", "1", "--warmup", "0"},
+        {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, program, "auto", "1", "8", "8", "16", "16", "3",
+         "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
         60);
     EXPECT_EQ(run.exit_status, 0) << program << "\n" << run.err;
     EXPECT_NE(run.out.find("auto: exact hit: " + record.config.loop_string + " bc=16 bk=16"), std::string::npos)
@@ -438,8 +489,8 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
   const weft::tuner::TuningRecord bf16_record = weft::tuner::TuningDatabase(db_).load().records.back();
   EXPECT_EQ(bf16_record.key.dtype, "bf16");
   const weft::samples::ProcessResult bf16_run = weft::samples::run_process(
-      {"/usr/bin/env", "USE_BF16=1", "WEFT_TUNING_DB=" + db_, WEFT_CONV_UPD_PATH, "auto", "1", "7", "7", "16", "16", "3",
-       "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
+      {"/usr/bin/env", "USE_BF16=1", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, WEFT_CONV_UPD_PATH, "auto", "1", "7",
+       "7", "16", "16", "3", "3", "1", "1", "1", "1", "2", "--threads", "1", "--warmup", "0"},
       60);
   EXPECT_EQ(bf16_run.exit_status, 0) << bf16_run.err;
   EXPECT_NE(bf16_run.out.find("auto: exact hit: " + bf16_record.config.loop_string + " bc=16 bk=16"),
@@ -450,8 +501,8 @@ TEST_F(WeftTuneCli, TunesTheConvolutionPassesForTheSamplesAutoMode) {
   // Another shape that nothing near was tuned for: the default, said so, its blocks no larger than
   // the channels (C = 3, K = 8).
   const weft::samples::ProcessResult other = weft::samples::run_process(
-      {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, WEFT_CONV_FWD_PATH, "auto", "1", "7", "7", "3", "8", "1", "1", "1", "1",
-       "0", "0", "2", "--threads", "1", "--warmup", "0"},
+      {"/usr/bin/env", "WEFT_TUNING_DB=" + db_, kNoShippedTuning, WEFT_CONV_FWD_PATH, "auto", "1", "7", "7", "3", "8",
+       "1", "1", "1", "1", "0", "0", "2", "--threads", "1", "--warmup", "0"},
       60);
   EXPECT_EQ(other.exit_status, 0) << other.err;
   EXPECT_NE(other.out.find("auto: heuristic: Abcdefg bc=3 bk=8"), std::string::npos) << other.out;

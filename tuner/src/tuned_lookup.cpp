@@ -1,8 +1,19 @@
 #include "weft/tuner/tuned_lookup.hpp"
 
+#include <utility>
+
 #include "weft/jit/error.hpp"
 
 namespace weft::tuner {
+namespace {
+
+// A record found for a key, and the file it came from.
+struct Found {
+  TuningDatabase::Lookup hit;
+  std::filesystem::path file;
+};
+
+}  // namespace
 
 std::string_view to_string(ConfigSource source) {
   switch (source) {
@@ -14,41 +25,52 @@ std::string_view to_string(ConfigSource source) {
 }
 
 TunedLookup find_tuned_config(const TuningDatabase& database, std::span<const WorkloadKey> keys,
-                              const std::function<bool(const TunedConfig&)>& fits) {
+                              const std::function<bool(const TunedConfig&)>& fits, const ShippedTuning& shipped) {
   TunedLookup found;
   const MachineFingerprint here = MachineFingerprint::current();
-  std::string misfits;
+  std::string unreadable, misfits;
   for (const WorkloadKey& key : keys) {
-    TuningDatabase::Lookup hit;
+    Found own{{}, database.path()};
     try {
-      hit = database.lookup(key, here);
+      own.hit = database.lookup(key, here);
     } catch (const Error& e) {
-      found.detail = std::string("database unreadable: ") + e.what();
+      unreadable = e.what();  // the shipped records still serve
+    }
+    ShippedTuning::Lookup from_shipped = shipped.lookup(key, here);
+    Found theirs;
+    theirs.file = std::move(from_shipped.file);
+    theirs.hit = std::move(from_shipped);
+    // The user's own record before the shipped one, but an exact shape before a nearest one.
+    const bool shipped_first = theirs.hit.match < own.hit.match;
+    for (const Found* f : {shipped_first ? &theirs : &own, shipped_first ? &own : &theirs}) {
+      if (f->hit.match == TuningDatabase::Match::none) continue;
+      TunedConfig tuned = f->hit.record->config;
+      bool fit = fits(tuned);
+      if (!fit && f->hit.match == TuningDatabase::Match::nearest && !tuned.blocks.empty()) {
+        tuned.blocks.clear();
+        fit = fits(tuned);
+      }
+      if (!fit) {
+        misfits += (misfits.empty() ? "" : "; ") + f->hit.record->config.to_string() +
+                   (f == &theirs ? " (" + f->file.string() + ")" : "");
+        continue;
+      }
+      found.source = f->hit.match == TuningDatabase::Match::exact ? ConfigSource::exact : ConfigSource::nearest;
+      found.config = std::move(tuned);
+      found.detail = f->file.string() + ": " + f->hit.record->key.to_string() + ", " +
+                     std::to_string(static_cast<int>(f->hit.record->gflops)) + " GFLOPS when tuned";
       return found;
     }
-    if (hit.match == TuningDatabase::Match::none) continue;
-    TunedConfig tuned = hit.record->config;
-    bool fit = fits(tuned);
-    if (!fit && hit.match == TuningDatabase::Match::nearest && !tuned.blocks.empty()) {
-      tuned.blocks.clear();
-      fit = fits(tuned);
-    }
-    if (!fit) {
-      misfits += (misfits.empty() ? "" : "; ") + hit.record->config.to_string();
-      continue;
-    }
-    found.source = hit.match == TuningDatabase::Match::exact ? ConfigSource::exact : ConfigSource::nearest;
-    found.config = std::move(tuned);
-    found.detail = database.path().string() + ": " + hit.record->key.to_string() + ", " +
-                   std::to_string(static_cast<int>(hit.record->gflops)) + " GFLOPS when tuned";
-    return found;
   }
+  if (!unreadable.empty()) found.detail = "database unreadable: " + unreadable;
   if (!misfits.empty()) {
-    found.detail = "the database's record does not fit this problem: " + misfits;
-  } else {
+    found.detail += (found.detail.empty() ? "" : "; ") + std::string("the database's record does not fit this problem: ") +
+                    misfits;
+  }
+  if (found.detail.empty()) {
     const int threads = keys.empty() ? 0 : keys.front().threads;
     found.detail = "no record for this machine and " + std::to_string(threads) + " threads in " +
-                   database.path().string();
+                   database.path().string() + (shipped.dir().empty() ? "" : " or in " + shipped.dir().string());
   }
   return found;
 }

@@ -247,6 +247,13 @@ TuningDatabase::Contents TuningDatabase::load() const {
 
 TuningDatabase::Lookup TuningDatabase::lookup(const WorkloadKey& key, const MachineFingerprint& machine,
                                               std::string_view version, double max_distance) const {
+  return lookup_if(
+      key, [&](const TuningRecord& r) { return r.machine == machine && r.weft_version == version; }, max_distance);
+}
+
+TuningDatabase::Lookup TuningDatabase::lookup_if(const WorkloadKey& key,
+                                                 const std::function<bool(const TuningRecord&)>& takes,
+                                                 double max_distance) const {
   Lookup best;
   Contents contents;
   try {
@@ -264,26 +271,20 @@ TuningDatabase::Lookup TuningDatabase::lookup(const WorkloadKey& key, const Mach
                                       : ", nor are " + std::to_string(more) + " later lines"));
   }
   for (TuningRecord& r : contents.records) {
-    if (r.machine != machine || r.weft_version != version || r.key.kind != key.kind ||
-        r.key.dtype != key.dtype || r.key.threads != key.threads)
-      continue;
+    if (r.key.kind != key.kind || r.key.dtype != key.dtype || r.key.threads != key.threads || !takes(r)) continue;
     const double d = shape_distance(r.key, key);
-    if (d == 0) {
-      if (best.match != Match::exact || r.gflops > best.record->gflops) {
-        best.match = Match::exact;
-        best.distance = 0;
-        best.record = std::move(r);
-      }
-    } else if (best.match != Match::exact && d <= max_distance) {
-      if (best.match == Match::none || d < best.distance ||
-          (d == best.distance && r.gflops > best.record->gflops)) {
-        best.match = Match::nearest;
-        best.distance = d;
-        best.record = std::move(r);
-      }
-    }
+    if (d != 0 && !(d <= max_distance)) continue;
+    Lookup found{d == 0 ? Match::exact : Match::nearest, std::move(r), d};
+    if (is_better(found, best)) best = std::move(found);
   }
   return best;
+}
+
+bool is_better(const TuningDatabase::Lookup& a, const TuningDatabase::Lookup& b) {
+  if (a.match != b.match) return a.match < b.match;  // declared best first
+  if (a.match == TuningDatabase::Match::none) return false;
+  if (a.distance != b.distance) return a.distance < b.distance;
+  return a.record->gflops > b.record->gflops;
 }
 
 std::string_view to_string(TuningDatabase::Match match) {

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,7 +65,7 @@ class TuningDatabase {
   // A missing file is empty. Throws weft::Error when the file exists but cannot be read.
   Contents load() const;
 
-  enum class Match { exact, nearest, none };
+  enum class Match { exact, nearest, none };  // best first
   struct Lookup {
     Match match = Match::none;
     std::optional<TuningRecord> record;
@@ -78,11 +79,19 @@ class TuningDatabase {
   // their defaults.
   Lookup lookup(const WorkloadKey& key, const MachineFingerprint& machine,
                 std::string_view version = weft_version(), double max_distance = 3.0) const;
+  // The same among the records `takes` accepts in place of the machine and version rule (the
+  // shipped databases have one of their own: shipped_tuning.hpp).
+  Lookup lookup_if(const WorkloadKey& key, const std::function<bool(const TuningRecord&)>& takes,
+                   double max_distance = 3.0) const;
 
  private:
   std::filesystem::path path_;
 };
 
 std::string_view to_string(TuningDatabase::Match match);
+
+// Whether `a` is a better find than `b`, the order of every lookup: exact before nearest before
+// none, then the nearer shape, then the higher GFLOPS (an equal one is no better).
+bool is_better(const TuningDatabase::Lookup& a, const TuningDatabase::Lookup& b);
 
 }  // namespace weft::tuner

@@ -1,0 +1,97 @@
+// Every record that ships with weft (the source tree's share/weft/tuning/*.jsonl, shipped_tuning.hpp)
+// parses, holds the key its sample looks it up with, and is a configuration the sample accepts for
+// that shape, data type and team: shipped records are taken whatever weft version wrote them, so
+// this is what keeps them valid for this one. A file holds one machine's records.
+#include <omp.h>
+
+#include <cstddef>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
+#include <weft/jit/error.hpp>
+#include <weft/tuner/shipped_tuning.hpp>
+#include <weft/tuner/tuning_database.hpp>
+
+#include "conv_workload.hpp"
+#endif
+
+namespace weft::samples {
+namespace {
+
+#if defined(WEFT_HAVE_GEMM_TUNING)
+
+// What best_conv_config does with a record for its problem (to_conv_*_config, the problem's data
+// type, the pass's check), on the record's own shape and team.
+void expect_the_conv_sample_accepts(const tuner::TuningRecord& record) {
+  const ConvPassKind pass = parse_conv_pass(record.key.kind.substr(std::string("conv_").size()));
+  ASSERT_EQ(record.key.shape.size(), 11u);
+  const auto size = [&](std::size_t i) { return record.key.shape[i].second; };
+  const ConvShape shape{.N = size(0), .H = size(1), .W = size(2), .C = size(3), .K = size(4), .R = size(5),
+                        .S = size(6), .stride_h = size(7), .stride_w = size(8), .pad_h = size(9), .pad_w = size(10)};
+  const jit::DataType dtype = record.key.dtype == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
+  ASSERT_EQ(conv_key(pass, shape, record.key.threads, dtype), record.key)
+      << "not the key weft-conv-" << to_string(pass) << " looks up";
+  omp_set_num_threads(record.key.threads);  // the update's partial filters follow the team
+  try {
+    switch (pass) {
+      case ConvPassKind::fwd: {
+        ConvFwdConfig c = to_conv_fwd_config(record.config, shape);
+        c.dtype = dtype;
+        ConvFwd::check(c);
+        break;
+      }
+      case ConvPassKind::bwd: {
+        ConvBwdConfig c = to_conv_bwd_config(record.config, shape);
+        c.dtype = dtype;
+        ConvBwd::check(c);
+        break;
+      }
+      case ConvPassKind::upd: {
+        ConvUpdConfig c = to_conv_upd_config(record.config, shape);
+        c.dtype = dtype;
+        ConvUpd::check(c);
+        break;
+      }
+    }
+  } catch (const Error& e) {
+    ADD_FAILURE() << "the sample refuses it: " << e.what();
+  }
+}
+
+TEST(ShippedTuningRecords, EveryRecordParsesAndItsSampleAcceptsIt) {
+  const tuner::ShippedTuning shipped(WEFT_SHIPPED_TUNING_SOURCE_DIR);
+  const auto files = shipped.files();
+  ASSERT_FALSE(files.empty()) << "no *.jsonl in " << shipped.dir();
+  const int team = omp_get_max_threads();
+  std::size_t checked = 0;
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.string());
+    const tuner::TuningDatabase::Contents contents = tuner::TuningDatabase(file).load();
+    EXPECT_EQ(contents.skipped_lines, 0u) << "line " << contents.first_bad_line << ": " << contents.first_bad_problem;
+    ASSERT_FALSE(contents.records.empty());
+    const tuner::MachineFingerprint& machine = contents.records.front().machine;
+    for (const tuner::TuningRecord& record : contents.records) {
+      SCOPED_TRACE(record.key.to_string() + ": " + record.config.to_string());
+      EXPECT_TRUE(record.machine.cpu_model == machine.cpu_model && record.machine.l1d_bytes == machine.l1d_bytes &&
+                  record.machine.l2_bytes == machine.l2_bytes)
+          << "another machine's record (" << record.machine.to_string() << ") in the file of " << machine.to_string();
+      if (record.key.kind.starts_with("conv_")) {
+        expect_the_conv_sample_accepts(record);
+      } else {
+        // Records of the GEMM passes would be checked as best_gemm_config applies them
+        // (gemm_workload.hpp: gemm_key, to_gemm_pass_config; then the pass's check()).
+        ADD_FAILURE() << "no check here for records of kind " << record.key.kind << ": add one";
+      }
+      ++checked;
+    }
+  }
+  omp_set_num_threads(team);
+  EXPECT_GT(checked, 0u);
+}
+
+#endif
+
+}  // namespace
+}  // namespace weft::samples
