@@ -38,7 +38,8 @@ const weft::cli::Tool kTool{
     "  (default): each run transposes it (ConvBwd::run, PARLOOPER's way)\n"
     "  weft-conv-bwd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters]: the configuration\n"
     "  `weft-tune conv --pass bwd` stored for this shape and --threads (else the nearest tuned shape\n"
-    "  the sample accepts, else Abcdefg, bc = bk = 32); WEFT_TUNING_DB names the database\n"
+    "  the sample accepts, then the shipped databases', else the machine model's choice: 64-channel\n"
+    "  blocks, K chunks from the L2, docs/conv_samples.md); WEFT_TUNING_DB names the database\n"
     "  USE_BF16=1 (environment)  bf16 tensors (filter tiles in VNNI-2), fp32 accumulation; bc, bk even\n"};
 
 double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }

@@ -47,8 +47,9 @@ const weft::cli::Tool kTool{
     "  with_bias with_relu  fused into the last batch-reduce chunk\n"
     "       weft-conv-fwd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"
     "  auto         the configuration `weft-tune conv --pass fwd` stored for this shape and --threads\n"
-    "               (else the nearest tuned shape the sample accepts, else Abcdefg, bc = bk = 32);\n"
-    "               WEFT_TUNING_DB names the database\n"
+    "               (else the nearest tuned shape the sample accepts, then the shipped databases',\n"
+    "               else the machine model's choice, docs/conv_samples.md); WEFT_TUNING_DB names\n"
+    "               the database\n"
     "  USE_BF16=1 (environment)  bf16 tensors (filter tiles in VNNI-2), fp32 accumulation; bc even\n"};
 
 double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3; }
