@@ -208,30 +208,34 @@ tuner::TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape
   return {knobs, ConvLoops{}.loop_string, {}};
 }
 
+namespace {
+
+// A problem of the shape and type alone, for the machine model.
+template <class Config>
+Config problem_of(const ConvShape& shape, jit::DataType dtype) {
+  Config c;
+  c.shape = shape;
+  c.dtype = dtype;
+  return c;
+}
+
+}  // namespace
+
 tuner::TunedConfig untuned_conv_config(ConvPassKind pass, const ConvShape& shape, int threads, jit::DataType dtype) {
   // The machine model's choice where the sample takes it, else the default below.
+  const ConvMachine machine = ConvMachine::current();
   try {
     if (pass == ConvPassKind::fwd) {
-      ConvFwdConfig problem;
-      problem.shape = shape;
-      problem.dtype = dtype;
-      const ConvFwdConfig c = model_conv_fwd_config(problem, threads, ConvMachine::current());
+      const ConvFwdConfig c = model_conv_fwd_config(problem_of<ConvFwdConfig>(shape, dtype), threads, machine);
       ConvFwd::check(c);
       return {{{"bc", c.bc}, {"bk", c.bk}, {"h_in_gemm", c.h_in_gemm}, {"w_block", c.w_block},
-               {"c_block", c.c_block}, {"pack_input", c.pack_input ? 1 : 0}},
-              c.loop_string,
-              {}};
+               {"c_block", c.c_block}, {"pack_input", c.pack_input ? 1 : 0}}, c.loop_string, {}};
     }
     if (pass == ConvPassKind::bwd) {
-      ConvBwdConfig problem;
-      problem.shape = shape;
-      problem.dtype = dtype;
-      const ConvBwdConfig c = model_conv_bwd_config(problem, threads, ConvMachine::current());
+      const ConvBwdConfig c = model_conv_bwd_config(problem_of<ConvBwdConfig>(shape, dtype), threads, machine);
       ConvBwd::check(c);
       return {{{"bc", c.bc}, {"bk", c.bk}, {"h_in_gemm", c.h_in_gemm}, {"w_block", c.w_block},
-               {"k_block", c.k_block}},
-              c.loop_string,
-              {}};
+               {"k_block", c.k_block}}, c.loop_string, {}};
     }
   } catch (const Error&) {
     // The default below.

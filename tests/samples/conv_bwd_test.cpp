@@ -21,7 +21,6 @@
 #include "conv_layout.hpp"
 #include "conv_model.hpp"
 #include "conv_reference.hpp"
-#include "resnet50_layers.hpp"
 #include "run_program.hpp"
 #include "verification.hpp"
 #include "conv_test_support.hpp"
@@ -542,8 +541,8 @@ TEST(ConvBwdProgram, UseBf16RunsTheBf16Pass) {
 
 // ---- The untuned choice from the machine model (conv_model.hpp) ----
 
-constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};   // a Zen 3's L2
-constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};     // the Xeon of 2026-11-27
+using weft::samples::test::kLargeL2;
+using weft::samples::test::kSmallL2;
 
 ConvBwdConfig modeled(const ConvShape& shape, int threads, const ConvMachine& machine,
                       weft::jit::DataType dtype = weft::jit::DataType::f32) {
@@ -597,13 +596,7 @@ TEST(ConvBwdModel, TheParallelLoopKeepsTheTeamBusy) {
 // Every ResNet-50 layer and shapes outside it, on 1-3 threads, both L2 sizes, fp32 and bf16: the
 // sample takes the choice.
 TEST(ConvBwdModel, TheSampleTakesEveryChoice) {
-  std::vector<ConvShape> shapes;
-  for (const ConvLayer& l : read_resnet50_layers(WEFT_RESNET50_LAYERS))
-    shapes.push_back(square_shape(1, l.H, l.C, l.K, l.R, l.stride, l.pad));
-  shapes.push_back(square_shape(1, 13, 96, 40, 5, 1, 2));
-  shapes.push_back(square_shape(3, 17, 24, 72, 3, 2, 1));
-  shapes.push_back(square_shape(1, 9, 1000, 1000, 1, 1, 0));
-  shapes.push_back({.N = 2, .H = 5, .W = 31, .C = 7, .K = 130, .R = 1, .S = 3, .pad_w = 1});
+  const std::vector<ConvShape> shapes = weft::samples::test::model_test_shapes(WEFT_RESNET50_LAYERS);
   for (const ConvShape& shape : shapes)
     for (int threads : {1, 2, 3})
       for (const ConvMachine& machine : {kSmallL2, kLargeL2})

@@ -20,7 +20,6 @@
 
 #include "conv_model.hpp"
 #include "conv_reference.hpp"
-#include "resnet50_layers.hpp"
 #include "run_program.hpp"
 #include "verification.hpp"
 #include "conv_test_support.hpp"
@@ -569,8 +568,8 @@ TEST(ConvFwdProgram, UseBf16RunsTheBf16Pass) {
 
 // ---- The untuned choice from the machine model (conv_model.hpp) ----
 
-constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};   // a Zen 3's L2
-constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};     // the Xeon of 2026-11-27
+using weft::samples::test::kLargeL2;
+using weft::samples::test::kSmallL2;
 
 ConvFwdConfig modeled(const ConvShape& shape, int threads, const ConvMachine& machine) {
   ConvFwdConfig problem;
@@ -657,17 +656,10 @@ TEST(ConvFwdModel, KeepsWhatTheUserAskedFor) {
 // Every ResNet-50 layer, and shapes outside it (odd channels, odd images, 5x5, strides, more
 // images than threads and fewer), on 1-3 threads and both L2 sizes: the sample takes the choice.
 TEST(ConvFwdModel, TheSampleTakesEveryChoice) {
-  std::vector<ConvShape> shapes;
-  for (const ConvLayer& l : read_resnet50_layers(WEFT_RESNET50_LAYERS))
-    shapes.push_back(square_shape(1, l.H, l.C, l.K, l.R, l.stride, l.pad));
-  shapes.push_back(square_shape(1, 13, 96, 40, 5, 1, 2));
-  shapes.push_back(square_shape(3, 17, 24, 72, 3, 2, 1));
-  shapes.push_back(square_shape(1, 9, 1000, 1000, 1, 1, 0));
-  shapes.push_back({.N = 2, .H = 5, .W = 31, .C = 7, .K = 130, .R = 1, .S = 3, .pad_w = 1});
-  for (ConvShape shape : shapes)
+  const std::vector<ConvShape> shapes = weft::samples::test::model_test_shapes(WEFT_RESNET50_LAYERS);
+  for (const ConvShape& shape : shapes)
     for (int threads : {1, 2, 3})
       for (const ConvMachine& machine : {kSmallL2, kLargeL2}) {
-        shape.N = std::max<std::int64_t>(shape.N, 1);
         const ConvFwdConfig c = modeled(shape, threads, machine);
         EXPECT_NO_THROW(ConvFwd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " " << shape.C
                                            << " -> " << shape.K << ", " << threads << " threads";

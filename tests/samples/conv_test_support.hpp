@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "conv_layout.hpp"
+#include "conv_model.hpp"
 #include "conv_shape.hpp"
+#include "resnet50_layers.hpp"
 #include "verification.hpp"
 
 namespace weft::samples::test {
@@ -34,6 +36,23 @@ inline void fill_rims(std::vector<float>& blocked, const ActivationLayout& l, fl
         for (std::int64_t x = 0; x < l.padded_w(); ++x)
           if (y < l.pad_h || y >= l.pad_h + l.h || x < l.pad_w || x >= l.pad_w + l.w)
             std::fill_n(blocked.begin() + l.offset(n, cb, y, x), l.channels.block, value);
+}
+
+// The machine model's tests (conv_model.hpp): a Zen 3's L2 and the Xeon's of 2026-11-27.
+constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};
+constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};
+
+// Every ResNet-50 layer at N = 1 (layers_file: the list), and shapes outside it: odd channels,
+// odd images, 5x5, strides, more images than threads, a 1x3 filter.
+inline std::vector<ConvShape> model_test_shapes(const char* layers_file) {
+  std::vector<ConvShape> shapes;
+  for (const ConvLayer& l : read_resnet50_layers(layers_file))
+    shapes.push_back(square_shape(1, l.H, l.C, l.K, l.R, l.stride, l.pad));
+  shapes.push_back(square_shape(1, 13, 96, 40, 5, 1, 2));
+  shapes.push_back(square_shape(3, 17, 24, 72, 3, 2, 1));
+  shapes.push_back(square_shape(1, 9, 1000, 1000, 1, 1, 0));
+  shapes.push_back({.N = 2, .H = 5, .W = 31, .C = 7, .K = 130, .R = 1, .S = 3, .pad_w = 1});
+  return shapes;
 }
 
 }  // namespace weft::samples::test
