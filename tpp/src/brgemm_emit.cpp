@@ -10,7 +10,10 @@
 // With k_split > 1 each accumulator has that many partial sums, added after the batch; dot tiles
 // (m = 1) run vectors along k instead of m (see the section below). bf16_staged_b with
 // shared_staged_entries swaps the two outer loops, so that the panels of a column block can share
-// its widened B columns.
+// its widened B columns. bf16_staged_ab keeps the order; per batch entry a tile widens its B
+// columns into a stack slot and (the first tile of a row panel) the panel's A rows into the entry's
+// A slot, and its k steps are fp32 FMAs on those floats. It has two bodies: calls with more
+// entries than A's slots (BrgemmPlan::staged_a_entries) run the bf16_staged_b plan's instead.
 //
 // Data types: the accumulators are f32 (f32 and bf16 inputs) or f64, `lanes` of them per register.
 // A k step is one k, or in bf16 a pair of k: A's vector then holds `lanes` rows of VNNI-2 pairs (as

@@ -80,7 +80,9 @@ constexpr int kStagedFullUnroll = 16;
 // batch 8 takes 5 KB, 64^3 batch 8 10 KB).
 constexpr int kSharedStagedBytes = 16 * 1024;
 // bf16_staged_ab: stack bytes for the widened A rows of a row panel, one slot per batch entry (32^3
-// batch 8: 8 slots of 32 rows x 32 k floats).
+// batch 8: 8 slots of 32 rows x 32 k floats; the GEMM sample's 64 x 128 x 64 batch 4: 4 of 32 x 64).
+// As much as the fp32 kernel's A rows of a panel and batch take in L1; a kernel whose single entry
+// does not fit is planned bf16_staged_b, a call with more entries runs that plan's body.
 constexpr int kStagedABytes = 32 * 1024;
 constexpr int kDotUnroll = 4;
 
@@ -211,9 +213,13 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   if (bf16) plan.math = traits.bf16_dot ? BrgemmMath::bf16_dot : BrgemmMath::bf16_widen;
   // AVX2's 16 registers leave widening both operands in registers a 32 x 2 tile: 12 integer ops per
   // 16 FMAs. With B's columns widened once per tile and batch entry into a stack buffer (k floats
-  // per column, kMaxStagedK bounds it), a 16 x 5 tile widens only A: 4 per 20.
+  // per column, kMaxStagedK bounds it), a 16 x 5 tile widens only A: 4 per 20 (bf16_staged_b). With
+  // A's rows widened too, once per row panel and entry (bf16_staged_ab), the tiles are fp32's and
+  // widen nothing; the staging costs a shift and a mask per 16 bf16 of A and of each tile's B.
   if (plan.math == BrgemmMath::bf16_widen && traits.vector_registers == 16 && d.k <= kMaxStagedK && d.n > 1)
     plan.math = options.staged_ab >= 0 ? BrgemmMath::bf16_staged_ab : BrgemmMath::bf16_staged_b;
+  // bf16_staged_ab's tiles are fp32's (default_panel_vectors, widest_tile as for fma): A comes from
+  // whole vectors of its slots, so a tail panel needs no scratch register either.
   plan.lanes = traits.lanes(static_cast<int>(jit::size_of(d.types.compute)));
   plan.vector_registers = traits.vector_registers;
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
