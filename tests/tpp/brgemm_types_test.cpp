@@ -337,7 +337,7 @@ bool host_runs_avx2() { return weft::jit::can_run(Isa::avx2, weft::jit::cpu_feat
 
 std::string disassemble(const weft::jit::CodeBuffer& code);  // objdump's text, empty without it
 
-// Which kernels get staged A: bf16 on AVX2 with n > 1 and k <= 512, when one batch entry's A rows
+// Which kernels get staged A: bf16 on AVX2 with n >= 12 and k <= 512, when one batch entry's A rows
 // (of the tallest row panel) fit the 32 KiB of slots; the register tiles are fp32's.
 TEST(BrgemmTypes, Avx2StagedABPlans) {
   const BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
@@ -352,7 +352,7 @@ TEST(BrgemmTypes, Avx2StagedABPlans) {
   EXPECT_EQ(to_string(plan), "avx2 bf16-staged-ab k_unroll=8 staged-a=8 | 1x[4v b-in-regs 3c x10 2c x1]");
   // fp32's tiles where no tail is involved: one panel (m <= 16), several, several column blocks.
   for (const auto& [m, n, k] : {std::tuple{32, 32, 32}, std::tuple{64, 64, 64}, std::tuple{16, 16, 64},
-                                std::tuple{8, 8, 8}, std::tuple{80, 9, 16}}) {
+                                std::tuple{8, 16, 8}, std::tuple{80, 12, 16}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
     const BrgemmPlan bf16 = plan_brgemm(shape(m, n, k, kBf16ToF32), Isa::avx2);
     EXPECT_EQ(bf16.math, BrgemmMath::bf16_staged_ab);
@@ -369,11 +369,14 @@ TEST(BrgemmTypes, Avx2StagedABPlans) {
   ASSERT_EQ(p31.panels.size(), 1u) << to_string(p31);
   EXPECT_EQ(p31.panels[0].vectors, 4);
   // The budget: 16 rows x 512 k floats is one slot of 32 KiB; 24 rows do not fit one.
-  EXPECT_EQ(plan_brgemm(shape(16, 8, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 1);
-  EXPECT_EQ(plan_brgemm(shape(24, 8, 512, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
-  EXPECT_EQ(plan_brgemm(shape(24, 8, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 0);
-  EXPECT_EQ(plan_brgemm(shape(64, 8, 128, kBf16ToF32), Isa::avx2).staged_a_entries, 2);
-  // Elsewhere: one column, k past the staging bound, options, AVX-512.
+  EXPECT_EQ(plan_brgemm(shape(16, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 1);
+  EXPECT_EQ(plan_brgemm(shape(24, 12, 512, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
+  EXPECT_EQ(plan_brgemm(shape(24, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 0);
+  EXPECT_EQ(plan_brgemm(shape(64, 12, 128, kBf16ToF32), Isa::avx2).staged_a_entries, 2);
+  // Elsewhere: fewer than 12 columns (staged B), one column, k past the staging bound, options,
+  // AVX-512.
+  EXPECT_EQ(plan_brgemm(shape(32, 11, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
+  EXPECT_EQ(plan_brgemm(shape(64, 2, 64, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
   EXPECT_EQ(plan_brgemm(shape(32, 1, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 514, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen);
   EXPECT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).math, BrgemmMath::bf16_staged_b);
@@ -397,17 +400,18 @@ TEST(BrgemmTypes, Avx2StagedABPlans) {
 }
 
 // Every tail: m (partial vectors; one panel for m <= 16 and 17 .. 32, several above), n (column
-// blocks of every width, n = 1 on its in-register path), k (pairs past a multiple of 8, one pair),
-// C in f32 and bf16, both ends of the operands against a guard page.
+// blocks of every width; below 12 columns on staged B's path, n = 1 on the in-register one), k (pairs
+// past a multiple of 8, one pair), C in f32 and bf16, both ends of the operands against a guard page.
 TEST(BrgemmTypes, Avx2StagedABTails) {
   if (!host_runs_avx2()) GTEST_SKIP() << "no AVX2";
   std::uint32_t seed = 500;
   for (int m : {1, 3, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 40, 47, 64, 71})
-    for (int n : {1, 2, 3, 7, 13})
+    for (int n : {1, 7, 12, 13, 17, 26})
       for (int k : {2, 6, 16, 18, 34}) {
         const DataTypes types = seed % 2 ? kBf16ToF32 : kBf16ToBf16;
+        const BrgemmMath math = n == 1 ? BrgemmMath::bf16_widen : n < 12 ? BrgemmMath::bf16_staged_b : BrgemmMath::bf16_staged_ab;
         const Case c{.desc = shape(m, n, k, types), .count = 1 + seed % 3, .flush = seed % 4 < 2 ? Flush::back : Flush::front,
-                     .seed = seed, .avx2_math = n == 1 ? BrgemmMath::bf16_widen : BrgemmMath::bf16_staged_ab};
+                     .seed = seed, .avx2_math = math};
         ++seed;
         check_on(c, Isa::avx2);
         if (HasFailure()) return;
@@ -419,8 +423,8 @@ TEST(BrgemmTypes, Avx2StagedABTails) {
 TEST(BrgemmTypes, Avx2StagedABLeadingDimensionsAndOrder) {
   if (!host_runs_avx2()) GTEST_SKIP() << "no AVX2";
   std::uint32_t seed = 700;
-  for (const auto& [m, n, k] : {std::tuple{1, 9, 20}, std::tuple{5, 4, 40}, std::tuple{13, 6, 2}, std::tuple{23, 17, 32},
-                                std::tuple{33, 5, 64}, std::tuple{70, 11, 22}})
+  for (const auto& [m, n, k] : {std::tuple{1, 12, 20}, std::tuple{5, 14, 40}, std::tuple{13, 12, 2},
+                                std::tuple{23, 17, 32}, std::tuple{33, 13, 64}, std::tuple{70, 19, 22}})
     for (std::int64_t lda : {std::int64_t{m}, std::int64_t{m} + 37})
       for (bool full : {false, true}) {
         BrgemmDesc d = shape(m, n, k, seed % 2 ? kBf16ToF32 : kBf16ToBf16);
@@ -448,7 +452,7 @@ TEST(BrgemmTypes, Avx2StagedABBatchesBetaAndEpilogues) {
       for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
         for (int beta : {0, 1})
           for (std::int64_t count : {0, 1, 3}) {
-            BrgemmDesc d = shape(m, 11, 14, types);
+            BrgemmDesc d = shape(m, 12, 14, types);
             d.beta = beta;
             d.batch = batch;
             check_on({.desc = d, .count = count, .seed = seed++, .avx2_math = BrgemmMath::bf16_staged_ab}, Isa::avx2);
@@ -456,7 +460,7 @@ TEST(BrgemmTypes, Avx2StagedABBatchesBetaAndEpilogues) {
           }
       for (BrgemmBias bias : {BrgemmBias::none, BrgemmBias::per_row, BrgemmBias::per_col})
         for (BrgemmActivation act : {BrgemmActivation::relu, BrgemmActivation::unary}) {
-          BrgemmDesc d = shape(m, 9, 12, types);
+          BrgemmDesc d = shape(m, 13, 12, types);
           d.bias = bias;
           d.activation = act;
           if (act == BrgemmActivation::unary) {
@@ -478,7 +482,7 @@ TEST(BrgemmTypes, Avx2StagedABFallsBackPastItsSlots) {
   struct Shape {
     int m, n, k, entries;
   };
-  for (const Shape& s : {Shape{64, 10, 64, 4}, Shape{16, 7, 512, 1}, Shape{9, 6, 30, 17}}) {
+  for (const Shape& s : {Shape{64, 12, 64, 4}, Shape{16, 12, 512, 1}, Shape{9, 13, 30, 17}}) {
     BrgemmDesc d = shape(s.m, s.n, s.k, kBf16ToF32);
     ASSERT_EQ(plan_brgemm(d, Isa::avx2).staged_a_entries, s.entries) << to_string(plan_brgemm(d, Isa::avx2));
     for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
@@ -494,7 +498,7 @@ TEST(BrgemmTypes, Avx2StagedABFallsBackPastItsSlots) {
 // The tiles' loop is fp32's: staged floats broadcast with vbroadcastss, never a bf16 pair
 // (vpbroadcastd) nor vpmovzxwd (C in f32 here); the widening is the staging's shift and mask.
 TEST(BrgemmTypes, Avx2StagedABEmitsFp32Tiles) {
-  const BrgemmDesc d = shape(37, 10, 24, kBf16ToF32);
+  const BrgemmDesc d = shape(37, 12, 24, kBf16ToF32);
   const BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
   ASSERT_EQ(plan.math, BrgemmMath::bf16_staged_ab);
   auto code = emit_brgemm(d, plan);

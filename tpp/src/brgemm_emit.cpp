@@ -94,10 +94,11 @@ class BrgemmEmitter : public detail::KernelFrame {
         // bf16_staged_b: per column, 3 instructions per 8 k and up to 3 pairs of the k tail.
         if (plan.math == BrgemmMath::bf16_staged_b || plan.math == BrgemmMath::bf16_staged_ab)
           bytes += static_cast<std::size_t>(c.cols) * static_cast<std::size_t>(d.k / 8 * 3 + 3 * 4 + 2) * 12;
-        // bf16_staged_ab: A's staging, at most kStageAUnroll pairs in line besides the peeled ones
-        // (up to 8 instructions per vector with a piecewise load), and the entry's bookkeeping.
+        // bf16_staged_ab: a second k loop, which stages A (5 instructions per vector and pair, up to
+        // 12 with a piecewise load), and the entry's bookkeeping.
         if (plan.math == BrgemmMath::bf16_staged_ab)
-          bytes += static_cast<std::size_t>(p.vectors) * (2 * kStageAUnroll + 8) * 5 * 12 + 256;
+          bytes += step * static_cast<std::size_t>(unrolled) +
+                   static_cast<std::size_t>(p.vectors) * static_cast<std::size_t>(unrolled + 8) * 12 * 8 + 256;
         bytes += step * static_cast<std::size_t>(unrolled) +
                  static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) +
                  static_cast<std::size_t>(p.vectors * c.cols * plan.k_split) * 16 + 512;
@@ -514,10 +515,12 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
-  // bf16_staged_ab: for each entry, its B columns of the tile into the B slot and (the first tile of
-  // a row panel) its A rows into the entry's A slot, then the k steps over the slots, fp32 only.
-  // (Staging every entry of the tile first, or the next entry's before this one's k steps into a
-  // second B slot, both ran slower: 32^3 batch 8 0.84 and 0.91 of fp32 against 0.93.)
+  // bf16_staged_ab: for each entry, its B columns of the tile into the B slot, then its k steps over
+  // the slots, fp32 only; the first tile of a row panel widens the entry's A rows into the entry's A
+  // slot as its k loop goes (k_loop_staging_a), the panel's other tiles read them. (Staging every
+  // entry of the tile first, or the next entry's into a second B slot before this one's k steps,
+  // ran slower: 32^3 batch 8 at 0.84 and 0.91 of fp32 against 0.93, before A's staging moved into
+  // the k loop.)
   void staged_ab_batch(const BrgemmPanel& panel, int cols) {
     Label top, a_staged, done;
     mov(r_count, ptr[r_args + field(&BrgemmArgs::count)]);
@@ -529,15 +532,21 @@ class BrgemmEmitter : public detail::KernelFrame {
     next_entry();
     lea(r_tmp, ptr[rsp + staged_b_offset()]);
     stage_b_halves(panel, cols, r_tmp);
+    Label next;
+    lea(r_b, ptr[rsp + staged_b_offset()]);
+    // r_a: A_i at row m0; k_loop_staging_a takes it in r_tmp.
     cmp(byte[rsp + staged_var(kStageA)], 0);
     je(a_staged, T_NEAR);
-    mov(r_tmp, ptr[rsp + staged_var(kSlot)]);
-    stage_a(panel, cols);
+    mov(r_tmp, r_a);
+    mov(r_a, ptr[rsp + staged_var(kSlot)]);
+    add(qword[rsp + staged_var(kSlot)], staged_a_slot_bytes());
+    k_loop_staging_a(panel, cols);
+    jmp(next, T_NEAR);
     L(a_staged);
     mov(r_a, ptr[rsp + staged_var(kSlot)]);
-    lea(r_b, ptr[rsp + staged_b_offset()]);
     add(qword[rsp + staged_var(kSlot)], staged_a_slot_bytes());
     k_loop(panel, cols);
+    L(next);
     dec(r_count);
     jnz(top, T_NEAR);
     L(done);
@@ -572,56 +581,65 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
-  // bf16_staged_ab: this entry's A rows of the panel (VNNI-2 pairs from r_a, which points at row
-  // m0) widened into the slot at r_tmp: k floats of panel.vectors * lanes rows each, the even k of a
-  // pair (shifted up) then the odd k (masked). A tail vector is loaded whole where a later pair
-  // follows within A_i (its extra lanes are never stored into C), piecewise in the last pairs, as
-  // k_loop does. Clobbers r_a, r_tmp, r_k and the two registers above the accumulators.
-  void stage_a(const BrgemmPanel& panel, int cols) {
-    const int mv = panel.vectors;
-    const int first = mv * cols * plan_.k_split;
-    const Vec v = vec(first), even = vec(first + 1);
-    const int k_bytes = mv * kVectorBytes;             // one k of the slot
-    const std::int64_t pair_bytes = d_.lda * row_bytes_;  // one pair of A_i
+  // bf16_staged_ab, the first tile of a row panel: the k loop with A's staging interleaved, each
+  // iteration widening its own pairs of A (from r_tmp, A_i at row m0) into the slot (r_a) before
+  // its k steps read them. (Staging the entry's whole A first put up to 256 stores in a row ahead
+  // of the FMAs, more than the store buffer holds: 32 x 8 x 64 batch 4 ran at 0.62 of fp32, 0.79
+  // with staged B.) Clobbers r_tmp, r_k.
+  void k_loop_staging_a(const BrgemmPanel& panel, int cols) {
     const int pairs = steps();
+    const int unroll = std::min(plan_.k_unroll, pairs);
     int peeled = 0;
     if (panel.tail != 0) {
       const std::int64_t over = lanes_ - panel.tail;
       peeled = static_cast<int>(std::min<std::int64_t>(pairs, (over + d_.lda - 1) / d_.lda));
     }
-    auto pair = [&](int p, bool partial) {
-      for (int i = 0; i < mv; ++i) {
-        const int from = static_cast<int>(p * pair_bytes) + i * kVectorBytes;
-        if (partial && i == mv - 1) {
-          detail::load_partial(*this, v, r_a + from, panel.tail, even);
-        } else {
-          vmovups(v, ptr[r_a + from]);
-        }
-        widen_pair(even, v);
-        vmovaps(ptr[r_tmp + 2 * p * k_bytes + i * kVectorBytes], even);
-        vmovaps(ptr[r_tmp + (2 * p + 1) * k_bytes + i * kVectorBytes], v);
-      }
-    };
-    const int main = pairs - peeled;
-    const int unroll = std::min(main, kStageAUnroll);
-    const int iterations = unroll > 0 ? main / unroll : 0;
-    if (iterations > 1) {
+    const int main = pairs - peeled;  // pairs whose vectors are all loaded whole
+    const int iterations = main / unroll;
+    if (iterations > 1 && unroll % plan_.k_split != 0) throw Error("brgemm plan: k_unroll is not a multiple of k_split");
+    const std::int64_t pair_bytes = d_.lda * row_bytes_;
+    if (iterations > 0) {
       Label top;
-      mov(r_k, iterations);
-      L(top);
-      for (int p = 0; p < unroll; ++p) pair(p, false);
-      add(r_a, static_cast<int>(unroll * pair_bytes));
-      add(r_tmp, 2 * unroll * k_bytes);
-      dec(r_k);
-      jnz(top, T_NEAR);
-    } else if (iterations == 1) {
-      for (int p = 0; p < unroll; ++p) pair(p, false);
-      add(r_a, static_cast<int>(unroll * pair_bytes));
-      add(r_tmp, 2 * unroll * k_bytes);
+      if (iterations > 1) {
+        mov(r_k, iterations);
+        L(top);
+      }
+      for (int p = 0; p < unroll; ++p) stage_a_pair(panel, cols, r_tmp, r_a, p, false);
+      k_steps(panel, cols, 0, unroll, false);
+      add(r_a, static_cast<int>(unroll * a_k_bytes(panel)));
+      add(r_b, static_cast<int>(unroll * b_k_bytes()));
+      add(r_tmp, static_cast<int>(unroll * pair_bytes));
+      if (iterations > 1) {
+        dec(r_k);
+        jnz(top, T_NEAR);
+      }
     }
-    const int rest = main - iterations * unroll;
-    for (int p = 0; p < rest; ++p) pair(p, false);
-    for (int p = rest; p < rest + peeled; ++p) pair(p, true);
+    const int after = iterations * unroll;
+    const int rest = pairs - after;
+    for (int p = 0; p < rest; ++p) stage_a_pair(panel, cols, r_tmp, r_a, p, after + p >= main);
+    if (rest > 0) k_steps(panel, cols, 0, rest, false, after);
+  }
+
+  // bf16_staged_ab: pair p (from `from`, A_i's pairs at row m0) of the panel's A rows widened into
+  // the slot at `to` (its even k, then its odd k, vectors of rows); `partial`: the tail vector is
+  // loaded piecewise. Uses the two registers above the accumulators.
+  void stage_a_pair(const BrgemmPanel& panel, int cols, const Reg64& from, const Reg64& to, int p, bool partial) {
+    const int mv = panel.vectors;
+    const int first = mv * cols * plan_.k_split;
+    const Vec v = vec(first), even = vec(first + 1);
+    const int k_bytes = mv * kVectorBytes;
+    const std::int64_t pair_bytes = d_.lda * row_bytes_;
+    for (int i = 0; i < mv; ++i) {
+      const int at = static_cast<int>(p * pair_bytes) + i * kVectorBytes;
+      if (partial && i == mv - 1) {
+        detail::load_partial(*this, v, from + at, panel.tail, even);
+      } else {
+        vmovups(v, ptr[from + at]);
+      }
+      widen_pair(even, v);
+      vmovaps(ptr[to + 2 * p * k_bytes + i * kVectorBytes], even);
+      vmovaps(ptr[to + (2 * p + 1) * k_bytes + i * kVectorBytes], v);
+    }
   }
 
   // bf16_staged_ab: this entry's B columns of the tile (k bf16 each, from r_b) widened into the
@@ -1144,9 +1162,6 @@ class BrgemmEmitter : public detail::KernelFrame {
       }
     }
   }
-
-  // bf16_staged_ab: pairs of k widened per iteration of A's staging loop.
-  static constexpr int kStageAUnroll = 4;
 
   BrgemmDesc d_;
   BrgemmPlan plan_;

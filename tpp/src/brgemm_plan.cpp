@@ -84,6 +84,12 @@ constexpr int kSharedStagedBytes = 16 * 1024;
 // As much as the fp32 kernel's A rows of a panel and batch take in L1; a kernel whose single entry
 // does not fit is planned bf16_staged_b, a call with more entries runs that plan's body.
 constexpr int kStagedABytes = 32 * 1024;
+// bf16_staged_ab: the fewest columns. A row panel's widened A pays off over its column blocks:
+// measured on the Xeon (bf16 / fp32, batch 4, k 32 and 64, m 16 / 32 / 64), staged B was ahead for
+// n <= 10 (32 x 8 x 64: 0.79 against 0.67-0.69, 32 x 4 x 64: 0.85 against 0.57; n = 6 within 0.02),
+// level or behind at n = 12 (0.76-0.84 against 0.76-0.81), behind from n = 16 (16 x 16 x 64: 0.78
+// against 0.92).
+constexpr int kStagedAMinColumns = 12;
 constexpr int kDotUnroll = 4;
 
 // Near-equal blocks of at most `most` columns covering n.
@@ -217,7 +223,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   // A's rows widened too, once per row panel and entry (bf16_staged_ab), the tiles are fp32's and
   // widen nothing; the staging costs a shift and a mask per 16 bf16 of A and of each tile's B.
   if (plan.math == BrgemmMath::bf16_widen && traits.vector_registers == 16 && d.k <= kMaxStagedK && d.n > 1)
-    plan.math = options.staged_ab >= 0 ? BrgemmMath::bf16_staged_ab : BrgemmMath::bf16_staged_b;
+    plan.math = options.staged_ab >= 0 && d.n >= kStagedAMinColumns ? BrgemmMath::bf16_staged_ab : BrgemmMath::bf16_staged_b;
   // bf16_staged_ab's tiles are fp32's (default_panel_vectors, widest_tile as for fma): A comes from
   // whole vectors of its slots, so a tail panel needs no scratch register either.
   plan.lanes = traits.lanes(static_cast<int>(jit::size_of(d.types.compute)));
