@@ -338,18 +338,18 @@ bool host_runs_avx2() { return weft::jit::can_run(Isa::avx2, weft::jit::cpu_feat
 std::string disassemble(const weft::jit::CodeBuffer& code);  // objdump's text, empty without it
 
 // Which kernels get staged A: bf16 on AVX2 with n >= 12 and k <= 512, when one batch entry's A rows
-// (of the tallest row panel) fit the 32 KiB of slots; the register tiles are fp32's.
+// (of the tallest row panel) fit the 64 KiB of slots; the register tiles are fp32's.
 TEST(BrgemmTypes, Avx2StagedABPlans) {
   const BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
   const BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
   EXPECT_EQ(plan.math, BrgemmMath::bf16_staged_ab);
-  EXPECT_EQ(plan.staged_a_entries, 8) << "32 KiB of 32 rows x 32 k floats";
+  EXPECT_EQ(plan.staged_a_entries, 16) << "64 KiB of 32 rows x 32 k floats";
   EXPECT_EQ(brgemm_staged_a_entry_bytes(plan, d.k), 32 * 32 * 4);
   EXPECT_EQ(brgemm_staged_entry_bytes(plan, d.k), 3 * 2 * 64) << "3 columns, 16 even and 16 odd k each";
   EXPECT_EQ(plan.shared_staged_entries, 0);
   EXPECT_EQ(plan.k_split, 1);
   EXPECT_TRUE(plan.reference_order());
-  EXPECT_EQ(to_string(plan), "avx2 bf16-staged-ab k_unroll=8 staged-a=8 | 1x[4v b-in-regs 3c x10 2c x1]");
+  EXPECT_EQ(to_string(plan), "avx2 bf16-staged-ab k_unroll=8 staged-a=16 | 1x[4v b-in-regs 3c x10 2c x1]");
   // fp32's tiles where no tail is involved: one panel (m <= 16), several, several column blocks.
   for (const auto& [m, n, k] : {std::tuple{32, 32, 32}, std::tuple{64, 64, 64}, std::tuple{16, 16, 64},
                                 std::tuple{8, 16, 8}, std::tuple{80, 12, 16}}) {
@@ -368,11 +368,15 @@ TEST(BrgemmTypes, Avx2StagedABPlans) {
   const BrgemmPlan p31 = plan_brgemm(shape(31, 12, 8, kBf16ToF32), Isa::avx2);
   ASSERT_EQ(p31.panels.size(), 1u) << to_string(p31);
   EXPECT_EQ(p31.panels[0].vectors, 4);
-  // The budget: 16 rows x 512 k floats is one slot of 32 KiB; 24 rows do not fit one.
-  EXPECT_EQ(plan_brgemm(shape(16, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 1);
-  EXPECT_EQ(plan_brgemm(shape(24, 12, 512, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
-  EXPECT_EQ(plan_brgemm(shape(24, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 0);
-  EXPECT_EQ(plan_brgemm(shape(64, 12, 128, kBf16ToF32), Isa::avx2).staged_a_entries, 2);
+  // The budget: 32 rows x 512 k floats is one slot of 64 KiB, 16 rows two; 40 rows (a 5-vector
+  // panel, by option) do not fit one.
+  EXPECT_EQ(plan_brgemm(shape(32, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 1);
+  EXPECT_EQ(plan_brgemm(shape(16, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 2);
+  EXPECT_EQ(plan_brgemm(shape(64, 12, 128, kBf16ToF32), Isa::avx2).staged_a_entries, 4);
+  const BrgemmPlan five = plan_brgemm(shape(40, 12, 512, kBf16ToF32), Isa::avx2, {.panel_vectors = 5});
+  EXPECT_EQ(five.math, BrgemmMath::bf16_staged_b) << to_string(five);
+  EXPECT_EQ(five.staged_a_entries, 0);
+  EXPECT_EQ(plan_brgemm(shape(40, 12, 256, kBf16ToF32), Isa::avx2, {.panel_vectors = 5}).staged_a_entries, 1);
   // Elsewhere: fewer than 12 columns (staged B), one column, k past the staging bound, options,
   // AVX-512.
   EXPECT_EQ(plan_brgemm(shape(32, 11, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
@@ -482,7 +486,7 @@ TEST(BrgemmTypes, Avx2StagedABFallsBackPastItsSlots) {
   struct Shape {
     int m, n, k, entries;
   };
-  for (const Shape& s : {Shape{64, 12, 64, 4}, Shape{16, 12, 512, 1}, Shape{9, 13, 30, 17}}) {
+  for (const Shape& s : {Shape{64, 12, 64, 8}, Shape{32, 12, 512, 1}, Shape{9, 13, 30, 34}}) {
     BrgemmDesc d = shape(s.m, s.n, s.k, kBf16ToF32);
     ASSERT_EQ(plan_brgemm(d, Isa::avx2).staged_a_entries, s.entries) << to_string(plan_brgemm(d, Isa::avx2));
     for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})

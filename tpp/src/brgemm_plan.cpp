@@ -80,10 +80,13 @@ constexpr int kStagedFullUnroll = 16;
 // batch 8 takes 5 KB, 64^3 batch 8 10 KB).
 constexpr int kSharedStagedBytes = 16 * 1024;
 // bf16_staged_ab: stack bytes for the widened A rows of a row panel, one slot per batch entry (32^3
-// batch 8: 8 slots of 32 rows x 32 k floats; the GEMM sample's 64 x 128 x 64 batch 4: 4 of 32 x 64).
-// As much as the fp32 kernel's A rows of a panel and batch take in L1; a kernel whose single entry
-// does not fit is planned bf16_staged_b, a call with more entries runs that plan's body.
-constexpr int kStagedABytes = 32 * 1024;
+// batch 16: 16 slots of 32 rows x 32 k floats; 64^3 batch 8: 8 of 32 x 64). Slots past L1 are read
+// as the fp32 kernel reads its own A (measured on the Xeon, bf16 / fp32 with 32 / 64 / 128 KiB: 64^3
+// batch 8 0.98 (staged B) / 1.05 / -, 32^3 batch 16 0.85 / 0.94 / -, 32^3 batch 32 - / 0.83 / 0.94);
+// the bound is the stack a kernel may take (up to 64 KiB here, plus one B slot: at most 28 KiB). A
+// kernel whose single entry does not fit is planned bf16_staged_b, a call with more entries runs that
+// plan's body.
+constexpr int kStagedABytes = 64 * 1024;
 // bf16_staged_ab: the fewest columns. A row panel's widened A pays off over its column blocks:
 // measured on the Xeon (bf16 / fp32, batch 4, k 32 and 64, m 16 / 32 / 64), staged B was ahead for
 // n <= 10 (32 x 8 x 64: 0.79 against 0.67-0.69, 32 x 4 x 64: 0.85 against 0.57; n = 6 within 0.02),

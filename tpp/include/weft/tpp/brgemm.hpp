@@ -207,7 +207,7 @@ struct BrgemmPlan {
   // call with more entries widens them in every tile (0: always).
   int shared_staged_entries = 0;
   // bf16_staged_ab: the batch entries whose widened A rows (of one row panel) the stack slots hold
-  // (brgemm_staged_a_entry_bytes each, within 32 KiB). A call with more entries runs the kernel's
+  // (brgemm_staged_a_entry_bytes each, within 64 KiB). A call with more entries runs the kernel's
   // second body instead, generated from plan_brgemm's plan with BrgemmPlanOptions::staged_ab = -1
   // (bf16_staged_b or bf16_widen).
   int staged_a_entries = 0;
