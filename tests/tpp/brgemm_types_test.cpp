@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -99,6 +100,11 @@ struct Case {
   // order, so every plan must match the reference bit for bit. true: full-precision values, for
   // plans that sum in the reference's order (asserted).
   bool full_precision = false;
+  // Plan options for the kernel (e.g. staged_ab = -1: AVX2's bf16_staged_b); default: Brgemm's plan.
+  BrgemmPlanOptions options = {};
+  // The math the kernel's plan must have on Isa::avx2 (checked when set): a case meant for one path
+  // fails when the plan moves it elsewhere.
+  std::optional<BrgemmMath> avx2_math = std::nullopt;
 };
 
 // Where A_i(row, kk) lies in A_i: VNNI-2 in bf16 (brgemm.hpp), column-major otherwise.
@@ -160,11 +166,22 @@ void check_on(const Case& c, Isa isa) {
   for (std::int64_t i = 0; i < out.size(); ++i) expected.push_back(out.bits(i));
   out.restore(before);
 
-  const Brgemm gemm(d, isa);
-  SCOPED_TRACE(to_string(gemm.plan()));
-  gemm(args);
+  const BrgemmPlan plan = plan_brgemm(d, isa, c.options);
+  SCOPED_TRACE(to_string(plan));
+  if (isa == Isa::avx2 && c.avx2_math) {
+    ASSERT_EQ(plan.math, *c.avx2_math) << "the case is meant for another path";
+  }
   if (c.full_precision) {
-    ASSERT_TRUE(gemm.plan().reference_order()) << "a full-precision case needs the reference order";
+    ASSERT_TRUE(plan.reference_order()) << "a full-precision case needs the reference order";
+  }
+  if (c.options == BrgemmPlanOptions{}) {
+    const Brgemm gemm(d, isa);
+    ASSERT_EQ(gemm.plan(), plan);
+    gemm(args);
+  } else {
+    auto code = emit_brgemm(d, plan);
+    check_args(d, args);
+    code->finalize<BrgemmKernelFn>("brgemm_types_test")(&args);
   }
   int reported = 0;
   for (std::int64_t i = 0; i < out.size(); ++i)
@@ -250,8 +267,13 @@ TEST(BrgemmTypes, EpiloguesAndLeadingDimensions) {
       }
 }
 
-// AVX2's staged B (bf16_staged_b): k tails of 2, 4 and 6 past the 8-wide widening, the largest
-// staged k with a long ldb, and the in-register path just past it.
+// bf16 on AVX2 without staged A (BrgemmPlanOptions::staged_ab = -1), the plans that run calls
+// with more entries than bf16_staged_ab's slots.
+constexpr BrgemmPlanOptions kStagedB{.staged_ab = -1};
+
+// AVX2's staged B (bf16_staged_b; and bf16_staged_ab, the default plans): k tails of 2, 4 and 6
+// past the 8-wide widening, the largest staged k with a long ldb, and the in-register path just
+// past it.
 TEST(BrgemmTypes, Avx2StagedBColumns) {
   std::uint32_t seed = 400;
   for (DataTypes types : {kBf16ToF32, kBf16ToBf16})
@@ -259,7 +281,10 @@ TEST(BrgemmTypes, Avx2StagedBColumns) {
                                   std::tuple{40, 7, 512}, std::tuple{9, 5, 514}}) {
       BrgemmDesc d = shape(m, n, k, types);
       d.ldb = k + 40;
+      const BrgemmMath in_registers = BrgemmMath::bf16_widen;
       check({.desc = d, .count = 2, .seed = seed++});
+      check({.desc = d, .count = 2, .seed = seed++, .options = kStagedB,
+             .avx2_math = k > 512 ? in_registers : BrgemmMath::bf16_staged_b});
       if (HasFailure()) return;
     }
 }
@@ -278,26 +303,220 @@ TEST(BrgemmTypes, Avx2StagedBSharedByRowPanels) {
   for (const Shape& s : {Shape{32, 32, 32, 25}, Shape{30, 13, 20, 36}, Shape{64, 9, 16, 51}, Shape{32, 10, 256, 3},
                          Shape{48, 10, 512, 1}}) {
     BrgemmDesc d = shape(s.m, s.n, s.k, kBf16ToF32);
-    ASSERT_EQ(plan_brgemm(d, Isa::avx2).shared_staged_entries, s.entries) << to_string(plan_brgemm(d, Isa::avx2));
+    ASSERT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).shared_staged_entries, s.entries)
+        << to_string(plan_brgemm(d, Isa::avx2, kStagedB));
     for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
       for (std::int64_t count : {std::int64_t{1}, std::int64_t{s.entries}, std::int64_t{s.entries} + 1}) {
         if (count > 4 && count != s.entries + 1 && batch != BrgemmBatch::strided) continue;  // keep it short
         d.batch = batch;
         d.types = seed % 2 ? kBf16ToF32 : kBf16ToBf16;
-        check({.desc = d, .count = count, .seed = seed++});
+        check({.desc = d, .count = count, .seed = seed++, .options = kStagedB, .avx2_math = BrgemmMath::bf16_staged_b});
         if (HasFailure()) return;
       }
   }
 }
 
 TEST(BrgemmTypes, Avx2StagedBIsSharedOnlyByPanelsOfTheSameColumns) {
-  EXPECT_EQ(plan_brgemm(shape(16, 32, 32, kBf16ToF32), Isa::avx2).shared_staged_entries, 0) << "one panel";
-  EXPECT_EQ(plan_brgemm(shape(40, 32, 32, kBf16ToF32), Isa::avx2).shared_staged_entries, 0)
+  EXPECT_EQ(plan_brgemm(shape(16, 32, 32, kBf16ToF32), Isa::avx2, kStagedB).shared_staged_entries, 0) << "one panel";
+  EXPECT_EQ(plan_brgemm(shape(40, 32, 32, kBf16ToF32), Isa::avx2, kStagedB).shared_staged_entries, 0)
       << "a one-vector panel blocks its columns wider";
   BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
   d.prefetch = BrgemmPrefetch::next_c;
-  EXPECT_EQ(plan_brgemm(d, Isa::avx2).shared_staged_entries, 0) << "the next tile's C assumes panels outside";
-  EXPECT_NE(to_string(plan_brgemm(shape(32, 32, 32, kBf16ToF32), Isa::avx2)).find("shared-b=25"), std::string::npos);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).shared_staged_entries, 0) << "the next tile's C assumes panels outside";
+  EXPECT_NE(to_string(plan_brgemm(shape(32, 32, 32, kBf16ToF32), Isa::avx2, kStagedB)).find("shared-b=25"),
+            std::string::npos);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kBf16ToF32), Isa::avx2).shared_staged_entries, 0) << "bf16_staged_ab";
+}
+
+// ---- AVX2's staged A and B (bf16_staged_ab) -------------------------------------------------------
+//
+// The tests below run Isa::avx2 kernels whatever WEFT_ISA says (the host runs AVX2 code wherever
+// these tests run at all), and assert that each case's plan is the path it is meant for.
+
+bool host_runs_avx2() { return weft::jit::can_run(Isa::avx2, weft::jit::cpu_features()); }
+
+std::string disassemble(const weft::jit::CodeBuffer& code);  // objdump's text, empty without it
+
+// Which kernels get staged A: bf16 on AVX2 with n >= 12 and k <= 512, when one batch entry's A rows
+// (of the tallest row panel) fit the 64 KiB of slots; the register tiles are fp32's.
+TEST(BrgemmTypes, Avx2StagedABPlans) {
+  const BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
+  const BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
+  EXPECT_EQ(plan.math, BrgemmMath::bf16_staged_ab);
+  EXPECT_EQ(plan.staged_a_entries, 16) << "64 KiB of 32 rows x 32 k floats";
+  EXPECT_EQ(brgemm_staged_a_entry_bytes(plan, d.k), 32 * 32 * 4);
+  EXPECT_EQ(brgemm_staged_entry_bytes(plan, d.k), 3 * 2 * 64) << "3 columns, 16 even and 16 odd k each";
+  EXPECT_EQ(plan.shared_staged_entries, 0);
+  EXPECT_EQ(plan.k_split, 1);
+  EXPECT_TRUE(plan.reference_order());
+  EXPECT_EQ(to_string(plan), "avx2 bf16-staged-ab k_unroll=8 staged-a=16 | 1x[4v b-in-regs 3c x10 2c x1]");
+  // fp32's tiles where no tail is involved: one panel (m <= 16), several, several column blocks.
+  for (const auto& [m, n, k] : {std::tuple{32, 32, 32}, std::tuple{64, 64, 64}, std::tuple{16, 16, 64},
+                                std::tuple{8, 16, 8}, std::tuple{80, 12, 16}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const BrgemmPlan bf16 = plan_brgemm(shape(m, n, k, kBf16ToF32), Isa::avx2);
+    EXPECT_EQ(bf16.math, BrgemmMath::bf16_staged_ab);
+    EXPECT_EQ(bf16.panels, plan_brgemm(shape(m, n, k, DataTypes{}), Isa::avx2).panels) << to_string(bf16);
+  }
+  // A tail costs no scratch register in the tiles (A's slots hold whole vectors): 23 rows keep one
+  // 3-vector panel of 4 columns, 31 rows one 4-vector panel (fp32 splits it in two 2-vector ones).
+  const BrgemmPlan p23 = plan_brgemm(shape(23, 17, 32, kBf16ToF32), Isa::avx2);
+  ASSERT_EQ(p23.panels.size(), 1u) << to_string(p23);
+  EXPECT_EQ(p23.panels[0].tail, 7);
+  EXPECT_EQ(p23.panels[0].columns.front().cols, 4) << to_string(p23);
+  EXPECT_EQ(brgemm_staged_a_entry_bytes(p23, 32), 24 * 32 * 4) << "rows rounded up to whole vectors";
+  const BrgemmPlan p31 = plan_brgemm(shape(31, 12, 8, kBf16ToF32), Isa::avx2);
+  ASSERT_EQ(p31.panels.size(), 1u) << to_string(p31);
+  EXPECT_EQ(p31.panels[0].vectors, 4);
+  // The budget: 32 rows x 512 k floats is one slot of 64 KiB, 16 rows two; 40 rows (a 5-vector
+  // panel, by option) do not fit one.
+  EXPECT_EQ(plan_brgemm(shape(32, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 1);
+  EXPECT_EQ(plan_brgemm(shape(16, 12, 512, kBf16ToF32), Isa::avx2).staged_a_entries, 2);
+  EXPECT_EQ(plan_brgemm(shape(64, 12, 128, kBf16ToF32), Isa::avx2).staged_a_entries, 4);
+  const BrgemmPlan five = plan_brgemm(shape(40, 12, 512, kBf16ToF32), Isa::avx2, {.panel_vectors = 5});
+  EXPECT_EQ(five.math, BrgemmMath::bf16_staged_b) << to_string(five);
+  EXPECT_EQ(five.staged_a_entries, 0);
+  EXPECT_EQ(plan_brgemm(shape(40, 12, 256, kBf16ToF32), Isa::avx2, {.panel_vectors = 5}).staged_a_entries, 1);
+  // Elsewhere: fewer than 12 columns (staged B), one column, k past the staging bound, options,
+  // AVX-512.
+  EXPECT_EQ(plan_brgemm(shape(32, 11, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
+  EXPECT_EQ(plan_brgemm(shape(64, 2, 64, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_staged_b);
+  EXPECT_EQ(plan_brgemm(shape(32, 1, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 514, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).math, BrgemmMath::bf16_staged_b);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).staged_a_entries, 0);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx512).math, BrgemmMath::bf16_widen);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx512_bf16).math, BrgemmMath::bf16_dot);
+  EXPECT_EQ(plan_brgemm(shape(32, 32, 32, DataTypes{}), Isa::avx2).math, BrgemmMath::fma);
+  // Every tile fits the registers, with a register-hungry epilogue too.
+  for (int m : {1, 5, 8, 9, 17, 23, 31, 40, 65})
+    for (BrgemmActivation act : {BrgemmActivation::none, BrgemmActivation::unary}) {
+      BrgemmDesc x = shape(m, 19, 10, kBf16ToBf16);
+      x.activation = act;
+      x.unary = UnaryOp::gelu;
+      x.bias = BrgemmBias::per_row;
+      const BrgemmPlan p = plan_brgemm(x, Isa::avx2);
+      EXPECT_EQ(p.math, BrgemmMath::bf16_staged_ab);
+      for (const BrgemmPanel& panel : p.panels)
+        for (const BrgemmColumnBlock& cb : panel.columns)
+          EXPECT_LE(brgemm_tile_registers(p, panel, cb.cols), p.vector_registers) << to_string(p);
+    }
+}
+
+// Every tail: m (partial vectors; one panel for m <= 16 and 17 .. 32, several above), n (column
+// blocks of every width; below 12 columns on staged B's path, n = 1 on the in-register one), k (pairs
+// past a multiple of 8, one pair), C in f32 and bf16, both ends of the operands against a guard page.
+TEST(BrgemmTypes, Avx2StagedABTails) {
+  if (!host_runs_avx2()) GTEST_SKIP() << "no AVX2";
+  std::uint32_t seed = 500;
+  for (int m : {1, 3, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 40, 47, 64, 71})
+    for (int n : {1, 7, 12, 13, 17, 26})
+      for (int k : {2, 6, 16, 18, 34}) {
+        const DataTypes types = seed % 2 ? kBf16ToF32 : kBf16ToBf16;
+        const BrgemmMath math = n == 1 ? BrgemmMath::bf16_widen : n < 12 ? BrgemmMath::bf16_staged_b : BrgemmMath::bf16_staged_ab;
+        const Case c{.desc = shape(m, n, k, types), .count = 1 + seed % 3, .flush = seed % 4 < 2 ? Flush::back : Flush::front,
+                     .seed = seed, .avx2_math = math};
+        ++seed;
+        check_on(c, Isa::avx2);
+        if (HasFailure()) return;
+      }
+}
+
+// A's rows at lda = m (a tail vector's whole loads reach into the next pair; the last pairs load
+// piecewise), long lda and ldb, ldc = m; full-precision values summed in the reference's order.
+TEST(BrgemmTypes, Avx2StagedABLeadingDimensionsAndOrder) {
+  if (!host_runs_avx2()) GTEST_SKIP() << "no AVX2";
+  std::uint32_t seed = 700;
+  for (const auto& [m, n, k] : {std::tuple{1, 12, 20}, std::tuple{5, 14, 40}, std::tuple{13, 12, 2},
+                                std::tuple{23, 17, 32}, std::tuple{33, 13, 64}, std::tuple{70, 19, 22}})
+    for (std::int64_t lda : {std::int64_t{m}, std::int64_t{m} + 37})
+      for (bool full : {false, true}) {
+        BrgemmDesc d = shape(m, n, k, seed % 2 ? kBf16ToF32 : kBf16ToBf16);
+        d.lda = lda;
+        d.ldb = full ? k : k + 19;
+        d.ldc = m;
+        // Full-precision values where the plan sums in the reference's order (not the small tiles
+        // of m = 1 and 5, which take partial sums).
+        if (full && !plan_brgemm(d, Isa::avx2).reference_order()) continue;
+        check_on({.desc = d, .count = 3, .flush = Flush::back, .seed = seed++, .full_precision = full,
+                  .avx2_math = BrgemmMath::bf16_staged_ab},
+                 Isa::avx2);
+        if (HasFailure()) return;
+      }
+}
+
+// Batch kinds, beta 0 and 1, empty batches, epilogues (bias per row / per column over a tail, ReLU,
+// a unary op) in both C types, with one panel and with several (the slots of each panel's entries
+// written by its first tile, read by the others).
+TEST(BrgemmTypes, Avx2StagedABBatchesBetaAndEpilogues) {
+  if (!host_runs_avx2()) GTEST_SKIP() << "no AVX2";
+  std::uint32_t seed = 800;
+  for (int m : {13, 45})
+    for (DataTypes types : {kBf16ToF32, kBf16ToBf16}) {
+      for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
+        for (int beta : {0, 1})
+          for (std::int64_t count : {0, 1, 3}) {
+            BrgemmDesc d = shape(m, 12, 14, types);
+            d.beta = beta;
+            d.batch = batch;
+            check_on({.desc = d, .count = count, .seed = seed++, .avx2_math = BrgemmMath::bf16_staged_ab}, Isa::avx2);
+            if (HasFailure()) return;
+          }
+      for (BrgemmBias bias : {BrgemmBias::none, BrgemmBias::per_row, BrgemmBias::per_col})
+        for (BrgemmActivation act : {BrgemmActivation::relu, BrgemmActivation::unary}) {
+          BrgemmDesc d = shape(m, 13, 12, types);
+          d.bias = bias;
+          d.activation = act;
+          if (act == BrgemmActivation::unary) {
+            d.unary = UnaryOp::scale;
+            d.unary_alpha = 0.5f;
+          }
+          d.prefetch = seed % 2 ? BrgemmPrefetch::next_c : BrgemmPrefetch::none;
+          check_on({.desc = d, .count = 2, .seed = seed++, .avx2_math = BrgemmMath::bf16_staged_ab}, Isa::avx2);
+          if (HasFailure()) return;
+        }
+    }
+}
+
+// A call with more entries than A's slots runs the second body (bf16_staged_b's plan): counts on
+// both sides of the bound, every batch kind, and a kernel whose single slot is the whole budget.
+TEST(BrgemmTypes, Avx2StagedABFallsBackPastItsSlots) {
+  if (!host_runs_avx2()) GTEST_SKIP() << "no AVX2";
+  std::uint32_t seed = 900;
+  struct Shape {
+    int m, n, k, entries;
+  };
+  for (const Shape& s : {Shape{64, 12, 64, 8}, Shape{32, 12, 512, 1}, Shape{9, 13, 30, 34}}) {
+    BrgemmDesc d = shape(s.m, s.n, s.k, kBf16ToF32);
+    ASSERT_EQ(plan_brgemm(d, Isa::avx2).staged_a_entries, s.entries) << to_string(plan_brgemm(d, Isa::avx2));
+    for (BrgemmBatch batch : {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses})
+      for (std::int64_t count : {std::int64_t{s.entries}, std::int64_t{s.entries} + 1}) {
+        d.batch = batch;
+        d.types = seed % 2 ? kBf16ToF32 : kBf16ToBf16;
+        check_on({.desc = d, .count = count, .seed = seed++, .avx2_math = BrgemmMath::bf16_staged_ab}, Isa::avx2);
+        if (HasFailure()) return;
+      }
+  }
+}
+
+// The tiles' loop is fp32's: staged floats broadcast with vbroadcastss, never a bf16 pair
+// (vpbroadcastd) nor vpmovzxwd (C in f32 here); the widening is the staging's shift and mask.
+TEST(BrgemmTypes, Avx2StagedABEmitsFp32Tiles) {
+  const BrgemmDesc d = shape(37, 12, 24, kBf16ToF32);
+  const BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
+  ASSERT_EQ(plan.math, BrgemmMath::bf16_staged_ab);
+  auto code = emit_brgemm(d, plan);
+  auto fallback = emit_brgemm(d, plan_brgemm(d, Isa::avx2, kStagedB));
+  ASSERT_GT(code->getSize(), fallback->getSize()) << "the fallback's body and the staged one";
+  const std::string text = disassemble(*code);
+  if (text.empty()) GTEST_SKIP() << "no objdump";
+  const std::string all = text.substr(0, text.rfind("ret"));
+  // The staged body comes first, the fallback's (which widens A in registers) after its jump.
+  const std::string staged = all.substr(0, all.find("vpmovzxwd"));
+  for (const char* s : {"vbroadcastss", "vfmadd231ps", "vpslld", "vpand", "vmovaps"})
+    EXPECT_NE(staged.find(s), std::string::npos) << s;
+  EXPECT_EQ(staged.find("vpbroadcastd"), std::string::npos);
+  EXPECT_NE(all.find("vpmovzxwd"), std::string::npos) << "the fallback stages B with vpmovzxwd";
 }
 
 // The widest tiles of each ISA (several panels and column blocks, loops over k pairs), and a
@@ -353,8 +572,10 @@ TEST(BrgemmTypes, Bf16OutputRoundsLikeToBfloat16) {
 
 TEST(BrgemmTypes, PlansNameTheirMath) {
   const BrgemmDesc d = shape(32, 32, 32, kBf16ToF32);
-  EXPECT_EQ(plan_brgemm(d, Isa::avx2).math, BrgemmMath::bf16_staged_b);
-  EXPECT_NE(to_string(plan_brgemm(d, Isa::avx2)).find("bf16-staged-b"), std::string::npos);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2).math, BrgemmMath::bf16_staged_ab);
+  EXPECT_NE(to_string(plan_brgemm(d, Isa::avx2)).find("bf16-staged-ab"), std::string::npos);
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).math, BrgemmMath::bf16_staged_b);
+  EXPECT_NE(to_string(plan_brgemm(d, Isa::avx2, kStagedB)).find("bf16-staged-b "), std::string::npos);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 514, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen)
       << "k past the staging bound";
   EXPECT_EQ(plan_brgemm(shape(32, 1, 32, kBf16ToF32), Isa::avx2).math, BrgemmMath::bf16_widen) << "one column";
@@ -364,8 +585,8 @@ TEST(BrgemmTypes, PlansNameTheirMath) {
   EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx512_bf16).math, BrgemmMath::fma);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx2).lanes, 4);
   EXPECT_EQ(plan_brgemm(shape(32, 32, 32, kF64), Isa::avx512).lanes, 8);
-  EXPECT_EQ(plan_brgemm(d, Isa::avx2).k_unroll, 16) << "staged B, two kinds of tile: all 16 pair steps in line";
-  EXPECT_EQ(plan_brgemm(shape(23, 17, 32, kBf16ToF32), Isa::avx2).k_unroll, 8) << "four kinds of tile";
+  EXPECT_EQ(plan_brgemm(d, Isa::avx2, kStagedB).k_unroll, 16) << "staged B, two kinds of tile: all 16 pair steps in line";
+  EXPECT_EQ(plan_brgemm(shape(23, 17, 32, kBf16ToF32), Isa::avx2, kStagedB).k_unroll, 8) << "four kinds of tile";
   // Every tile fits the registers (widened pairs take two per operand).
   for (Isa isa : {Isa::avx2, Isa::avx512, Isa::avx512_bf16})
     for (const BrgemmDesc& x : {d, shape(1, 1, 2, kBf16ToBf16), shape(17, 40, 6, kBf16ToBf16), shape(80, 9, 8, kF64)}) {

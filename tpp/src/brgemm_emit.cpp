@@ -10,7 +10,10 @@
 // With k_split > 1 each accumulator has that many partial sums, added after the batch; dot tiles
 // (m = 1) run vectors along k instead of m (see the section below). bf16_staged_b with
 // shared_staged_entries swaps the two outer loops, so that the panels of a column block can share
-// its widened B columns.
+// its widened B columns. bf16_staged_ab keeps the order; per batch entry a tile widens its B
+// columns into a stack slot and (the first tile of a row panel) the panel's A rows into the entry's
+// A slot, and its k steps are fp32 FMAs on those floats. It has two bodies: calls with more
+// entries than A's slots (BrgemmPlan::staged_a_entries) run the bf16_staged_b plan's instead.
 //
 // Data types: the accumulators are f32 (f32 and bf16 inputs) or f64, `lanes` of them per register.
 // A k step is one k, or in bf16 a pair of k: A's vector then holds `lanes` rows of VNNI-2 pairs (as
@@ -53,6 +56,7 @@ class BrgemmEmitter : public detail::KernelFrame {
       : detail::KernelFrame(kVectorBytes, code_size(d, plan)),
         d_(d),
         plan_(plan),
+        fallback_(fallback_plan(d, plan)),
         lanes_(plan.lanes),
         f64_(d.types.compute == DataType::f64),
         bf16_in_(d.types.in == DataType::bf16),
@@ -66,18 +70,35 @@ class BrgemmEmitter : public detail::KernelFrame {
   }
 
  private:
-  // Generous upper bound on the code: the tiles are emitted once per (panel, column block) run.
+  // bf16_staged_ab: the plan of the body that runs calls with more entries than A's slots.
+  static BrgemmPlan fallback_plan(const BrgemmDesc& d, const BrgemmPlan& plan) {
+    if (plan.math != BrgemmMath::bf16_staged_ab) return {};
+    BrgemmPlanOptions without;
+    without.staged_ab = -1;
+    return plan_brgemm(d, plan.isa, without);
+  }
+
+  // Generous upper bound on the code: the tiles are emitted once per (panel, column block) run
+  // (and bf16_staged_ab has a second body, its fallback plan's).
   static std::size_t code_size(const BrgemmDesc& d, const BrgemmPlan& plan) {
     std::size_t bytes = 4096;
+    if (plan.math == BrgemmMath::bf16_staged_ab) bytes += code_size(d, fallback_plan(d, plan));
     const int unrolled = plan.k_unroll + (d.k % plan.k_unroll);
     for (const BrgemmPanel& p : plan.panels)
       for (const BrgemmColumnBlock& c : p.columns) {
         // Widening: a shift and a mask per operand and two FMAs per accumulator.
         const bool widens = plan.math == BrgemmMath::bf16_widen || plan.math == BrgemmMath::bf16_staged_b;
-        const std::size_t step = static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12 * (widens ? 3 : 1);
+        const bool pair = widens || plan.math == BrgemmMath::bf16_staged_ab;  // two fp32 steps per pair
+        const std::size_t step =
+            static_cast<std::size_t>(p.vectors + c.cols + p.vectors * c.cols) * 12 * (widens ? 3 : pair ? 2 : 1);
         // bf16_staged_b: per column, 3 instructions per 8 k and up to 3 pairs of the k tail.
-        if (plan.math == BrgemmMath::bf16_staged_b)
+        if (plan.math == BrgemmMath::bf16_staged_b || plan.math == BrgemmMath::bf16_staged_ab)
           bytes += static_cast<std::size_t>(c.cols) * static_cast<std::size_t>(d.k / 8 * 3 + 3 * 4 + 2) * 12;
+        // bf16_staged_ab: a second k loop, which stages A (5 instructions per vector and pair, up to
+        // 12 with a piecewise load), and the entry's bookkeeping.
+        if (plan.math == BrgemmMath::bf16_staged_ab)
+          bytes += step * static_cast<std::size_t>(unrolled) +
+                   static_cast<std::size_t>(p.vectors) * static_cast<std::size_t>(unrolled + 8) * 12 * 8 + 256;
         bytes += step * static_cast<std::size_t>(unrolled) +
                  static_cast<std::size_t>(p.vectors * c.cols) * (d.activation == BrgemmActivation::unary ? 600 : 100) +
                  static_cast<std::size_t>(p.vectors * c.cols * plan.k_split) * 16 + 512;
@@ -126,6 +147,25 @@ class BrgemmEmitter : public detail::KernelFrame {
     const int tail = d_.m % lanes_;
     if (tail != 0) detail::set_tail_mask<Vec>(*this, tail, r_tmp.cvt32());
 
+    if (plan_.math == BrgemmMath::bf16_staged_ab) {
+      // Calls with more entries than A's slots run the fallback plan's body.
+      Label fallback, end;
+      cmp(qword[r_args + field(&BrgemmArgs::count)], plan_.staged_a_entries);
+      jg(fallback, T_NEAR);
+      emit_body();
+      jmp(end, T_NEAR);
+      L(fallback);
+      std::swap(plan_, fallback_);
+      emit_body();
+      std::swap(plan_, fallback_);
+      L(end);
+      return;
+    }
+    emit_body();
+  }
+
+  // The kernel after the set-up: the stack buffer of the staged paths around the tiles.
+  void emit_body() {
     if (staged_bytes() > 0) {
       // A 64-byte aligned buffer below the stack pointer, the caller's rsp and the staging
       // variables above it. The stack pointer goes down in steps of less than a page (the
@@ -151,6 +191,8 @@ class BrgemmEmitter : public detail::KernelFrame {
         mov(qword[rsp + staged_var(kSlotStep)], 0);
         L(fits);
         emit_shared_staging_tiles();
+      } else if (plan_.math == BrgemmMath::bf16_staged_ab) {
+        emit_panels_staging_a();
       } else {
         emit_panels();
       }
@@ -162,17 +204,24 @@ class BrgemmEmitter : public detail::KernelFrame {
 
   // bf16_staged_b: one batch entry's widened B columns for the widest tile (k floats each).
   int staged_slot_bytes() const { return brgemm_staged_entry_bytes(plan_, d_.k); }
+  // bf16_staged_ab: one batch entry's widened A rows of the tallest panel (k floats per row).
+  int staged_a_slot_bytes() const { return brgemm_staged_a_entry_bytes(plan_, d_.k); }
+  // bf16_staged_ab: where the B columns start in the buffer (A's slots come first).
+  int staged_b_offset() const { return staged_a_slot_bytes() * plan_.staged_a_entries; }
 
-  // Bytes of the stack buffer: one slot, or one per shared entry.
+  // Bytes of the stack buffer: one slot, or one per shared entry; bf16_staged_ab: A's slots and
+  // one slot of B.
   int staged_bytes() const {
+    if (plan_.math == BrgemmMath::bf16_staged_ab) return staged_b_offset() + staged_slot_bytes();
     if (plan_.math != BrgemmMath::bf16_staged_b) return 0;
     return staged_slot_bytes() * std::max(1, plan_.shared_staged_entries);
   }
 
   // The 8-byte variables above the staging buffer: the caller's rsp; the bytes from one entry's
   // slot to the next (0 when the call's entries do not fit); the current entry's slot; whether
-  // this tile widens its B columns (1) or reads what the first panel's tile left (0).
-  enum StagedVar { kSavedRsp, kSlotStep, kSlot, kStageB };
+  // this tile widens its B columns (1) or reads what the first panel's tile left (0) --
+  // bf16_staged_ab: whether this tile widens A's rows (the first tile of a row panel) or reads them.
+  enum StagedVar { kSavedRsp, kSlotStep, kSlot, kStageB, kStageA = kStageB };
   int staged_var(StagedVar v) const { return staged_bytes() + 8 * static_cast<int>(v); }
 
   // Emits body once, run `count` times in a loop on `counter` when count > 1.
@@ -208,6 +257,26 @@ class BrgemmEmitter : public detail::KernelFrame {
           });
         }
         add(r_col, block.cols);
+      });
+    }
+  }
+
+  // bf16_staged_ab: the panels' tiles as emit_panels() orders them; the first tile of each row panel
+  // widens A's rows of each entry into the entry's slot, the panel's other tiles read them.
+  void emit_panels_staging_a() {
+    xor_(r_row, r_row);
+    for (const BrgemmPanel& panel : plan_.panels) {
+      repeated(r_panel_loop, panel.count, [&] {
+        xor_(r_col, r_col);
+        mov(byte[rsp + staged_var(kStageA)], 1);
+        for (const BrgemmColumnBlock& block : panel.columns) {
+          repeated(r_col_loop, block.count, [&] {
+            tile(panel, block.cols);
+            mov(byte[rsp + staged_var(kStageA)], 0);
+            add(r_col, block.cols);
+          });
+        }
+        add(r_row, panel.rows(lanes_));
       });
     }
   }
@@ -360,11 +429,42 @@ class BrgemmEmitter : public detail::KernelFrame {
   }
 
   void batch_loop(const BrgemmPanel& panel, int cols) {
+    if (plan_.math == BrgemmMath::bf16_staged_ab) {
+      staged_ab_batch(panel, cols);
+      return;
+    }
     Label top, done;
     mov(r_count, ptr[r_args + field(&BrgemmArgs::count)]);
     test(r_count, r_count);
     jle(done, T_NEAR);
     if (plan_.shared_staged_entries > 0) mov(ptr[rsp + staged_var(kSlot)], rsp);  // entry 0's slot
+    start_entries();
+    L(top);
+    next_entry();
+    if (plan_.math == BrgemmMath::bf16_staged_b) {
+      if (plan_.shared_staged_entries > 0) {
+        Label staged;
+        mov(r_tmp, ptr[rsp + staged_var(kSlot)]);
+        cmp(byte[rsp + staged_var(kStageB)], 0);
+        je(staged, T_NEAR);
+        stage_b(panel, cols, r_tmp);
+        L(staged);
+        mov(r_b, r_tmp);
+        add(r_tmp, ptr[rsp + staged_var(kSlotStep)]);
+        mov(ptr[rsp + staged_var(kSlot)], r_tmp);
+      } else {
+        stage_b(panel, cols, rsp);
+        mov(r_b, rsp);
+      }
+    }
+    k_loop(panel, cols);
+    dec(r_count);
+    jnz(top, T_NEAR);
+    L(done);
+  }
+
+  // The batch cursors r_ai, r_bi at the first entry.
+  void start_entries() {
     switch (d_.batch) {
       case BrgemmBatch::strided:
         mov(r_ai, ptr[r_args + field(&BrgemmArgs::a)]);
@@ -381,7 +481,10 @@ class BrgemmEmitter : public detail::KernelFrame {
         mov(r_bi, ptr[r_args + field(&BrgemmArgs::addresses_b)]);
         break;
     }
-    L(top);
+  }
+
+  // r_a, r_b: the current entry's A at row m0 and B at column n0; the cursors move to the next.
+  void next_entry() {
     switch (d_.batch) {
       case BrgemmBatch::strided:
         mov(r_a, r_ai);
@@ -410,23 +513,40 @@ class BrgemmEmitter : public detail::KernelFrame {
         add(r_bi, 8);
         break;
     }
-    if (plan_.math == BrgemmMath::bf16_staged_b) {
-      if (plan_.shared_staged_entries > 0) {
-        Label staged;
-        mov(r_tmp, ptr[rsp + staged_var(kSlot)]);
-        cmp(byte[rsp + staged_var(kStageB)], 0);
-        je(staged, T_NEAR);
-        stage_b(panel, cols, r_tmp);
-        L(staged);
-        mov(r_b, r_tmp);
-        add(r_tmp, ptr[rsp + staged_var(kSlotStep)]);
-        mov(ptr[rsp + staged_var(kSlot)], r_tmp);
-      } else {
-        stage_b(panel, cols, rsp);
-        mov(r_b, rsp);
-      }
-    }
+  }
+
+  // bf16_staged_ab: for each entry, its B columns of the tile into the B slot, then its k steps over
+  // the slots, fp32 only; the first tile of a row panel widens the entry's A rows into the entry's A
+  // slot as its k loop goes (k_loop_staging_a), the panel's other tiles read them. (Staging every
+  // entry of the tile first, or the next entry's into a second B slot before this one's k steps,
+  // ran slower: 32^3 batch 8 at 0.84 and 0.91 of fp32 against 0.93, before A's staging moved into
+  // the k loop.)
+  void staged_ab_batch(const BrgemmPanel& panel, int cols) {
+    Label top, a_staged, done;
+    mov(r_count, ptr[r_args + field(&BrgemmArgs::count)]);
+    test(r_count, r_count);
+    jle(done, T_NEAR);
+    mov(ptr[rsp + staged_var(kSlot)], rsp);  // entry 0's A slot
+    start_entries();
+    L(top);
+    next_entry();
+    lea(r_tmp, ptr[rsp + staged_b_offset()]);
+    stage_b_halves(panel, cols, r_tmp);
+    Label next;
+    lea(r_b, ptr[rsp + staged_b_offset()]);
+    // r_a: A_i at row m0; k_loop_staging_a takes it in r_tmp.
+    cmp(byte[rsp + staged_var(kStageA)], 0);
+    je(a_staged, T_NEAR);
+    mov(r_tmp, r_a);
+    mov(r_a, ptr[rsp + staged_var(kSlot)]);
+    add(qword[rsp + staged_var(kSlot)], staged_a_slot_bytes());
+    k_loop_staging_a(panel, cols);
+    jmp(next, T_NEAR);
+    L(a_staged);
+    mov(r_a, ptr[rsp + staged_var(kSlot)]);
+    add(qword[rsp + staged_var(kSlot)], staged_a_slot_bytes());
     k_loop(panel, cols);
+    L(next);
     dec(r_count);
     jnz(top, T_NEAR);
     L(done);
@@ -461,6 +581,98 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
+  // bf16_staged_ab, the first tile of a row panel: the k loop with A's staging interleaved, each
+  // iteration widening its own pairs of A (from r_tmp, A_i at row m0) into the slot (r_a) before
+  // its k steps read them. (Staging the entry's whole A first put up to 256 stores in a row ahead
+  // of the FMAs, more than the store buffer holds: 32 x 8 x 64 batch 4 ran at 0.62 of fp32, 0.79
+  // with staged B.) Clobbers r_tmp, r_k.
+  void k_loop_staging_a(const BrgemmPanel& panel, int cols) {
+    const int pairs = steps();
+    const int unroll = std::min(plan_.k_unroll, pairs);
+    int peeled = 0;
+    if (panel.tail != 0) {
+      const std::int64_t over = lanes_ - panel.tail;
+      peeled = static_cast<int>(std::min<std::int64_t>(pairs, (over + d_.lda - 1) / d_.lda));
+    }
+    const int main = pairs - peeled;  // pairs whose vectors are all loaded whole
+    const int iterations = main / unroll;
+    if (iterations > 1 && unroll % plan_.k_split != 0) throw Error("brgemm plan: k_unroll is not a multiple of k_split");
+    const std::int64_t pair_bytes = d_.lda * row_bytes_;
+    if (iterations > 0) {
+      Label top;
+      if (iterations > 1) {
+        mov(r_k, iterations);
+        L(top);
+      }
+      for (int p = 0; p < unroll; ++p) stage_a_pair(panel, cols, r_tmp, r_a, p, false);
+      k_steps(panel, cols, 0, unroll, false);
+      add(r_a, static_cast<int>(unroll * a_k_bytes(panel)));
+      add(r_b, static_cast<int>(unroll * b_k_bytes()));
+      add(r_tmp, static_cast<int>(unroll * pair_bytes));
+      if (iterations > 1) {
+        dec(r_k);
+        jnz(top, T_NEAR);
+      }
+    }
+    const int after = iterations * unroll;
+    const int rest = pairs - after;
+    for (int p = 0; p < rest; ++p) stage_a_pair(panel, cols, r_tmp, r_a, p, after + p >= main);
+    if (rest > 0) k_steps(panel, cols, 0, rest, false, after);
+  }
+
+  // bf16_staged_ab: pair p (from `from`, A_i's pairs at row m0) of the panel's A rows widened into
+  // the slot at `to` (its even k, then its odd k, vectors of rows); `partial`: the tail vector is
+  // loaded piecewise. Uses the two registers above the accumulators.
+  void stage_a_pair(const BrgemmPanel& panel, int cols, const Reg64& from, const Reg64& to, int p, bool partial) {
+    const int mv = panel.vectors;
+    const int first = mv * cols * plan_.k_split;
+    const Vec v = vec(first), even = vec(first + 1);
+    const int k_bytes = mv * kVectorBytes;
+    const std::int64_t pair_bytes = d_.lda * row_bytes_;
+    for (int i = 0; i < mv; ++i) {
+      const int at = static_cast<int>(p * pair_bytes) + i * kVectorBytes;
+      if (partial && i == mv - 1) {
+        detail::load_partial(*this, v, from + at, panel.tail, even);
+      } else {
+        vmovups(v, ptr[from + at]);
+      }
+      widen_pair(even, v);
+      vmovaps(ptr[to + 2 * p * k_bytes + i * kVectorBytes], even);
+      vmovaps(ptr[to + (2 * p + 1) * k_bytes + i * kVectorBytes], v);
+    }
+  }
+
+  // bf16_staged_ab: this entry's B columns of the tile (k bf16 each, from r_b) widened into the
+  // stack buffer at `slot`: column j at j * b_column_bytes(), its even k (shifted up) in the first
+  // half (staged_b_half() bytes), its odd k (masked) in the second, 8 pairs at a time (a shift and
+  // a mask per 16 bf16, against vpmovzxwd and a shift per 8 in stage_b). The last pairs of a column
+  // are loaded piecewise: nothing past it is read. Clobbers the two registers above the accumulators.
+  void stage_b_halves(const BrgemmPanel& panel, int cols, const Reg64& slot) {
+    const int first = panel.vectors * cols * plan_.k_split;
+    const Vec v = vec(first), even = vec(first + 1);
+    const int pairs = steps(), whole = pairs / 8, rest = pairs % 8;
+    const int column = static_cast<int>(b_column_bytes()), half = staged_b_half();
+    for (int j = 0; j < cols; ++j) {
+      const std::int64_t from = j * d_.ldb * in_bytes_;
+      const int to = j * column;
+      for (int c = 0; c <= whole; ++c) {
+        if (c == whole && rest == 0) break;
+        const int src = static_cast<int>(from + c * 32);
+        if (c < whole) {
+          vmovups(v, ptr[r_b + src]);
+        } else {
+          detail::load_partial(*this, v, r_b + src, rest, even);
+        }
+        widen_pair(even, v);
+        vmovaps(ptr[slot + to + c * kVectorBytes], even);
+        vmovaps(ptr[slot + to + half + c * kVectorBytes], v);
+      }
+    }
+  }
+
+  // bf16_staged_ab: bytes of one half (the even or the odd k) of a staged B column.
+  int staged_b_half() const { return (d_.k + 15) / 16 * 32; }
+
   // Where B's column n0 starts in B_i, in bytes, from r_col = n0: n0 * ldb elements, or with B
   // transposed n0 (the k steps are then ldb apart instead: b_k_bytes()).
   void b_column_offset(const Reg64& to) {
@@ -480,8 +692,9 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
-  // bf16_staged_b reads B from the stack buffer: columns of k floats.
+  // bf16_staged_b reads B from the stack buffer: columns of k floats; bf16_staged_ab: of two halves.
   std::int64_t b_column_bytes() const {
+    if (plan_.math == BrgemmMath::bf16_staged_ab) return 2 * staged_b_half();
     if (plan_.math == BrgemmMath::bf16_staged_b) return d_.k * 4;
     return d_.b_transposed ? in_bytes_ : d_.ldb * in_bytes_;
   }
@@ -489,10 +702,15 @@ class BrgemmEmitter : public detail::KernelFrame {
   // staged).
   std::int64_t b_k_bytes() const {
     if (plan_.math == BrgemmMath::bf16_staged_b) return 8;
+    if (plan_.math == BrgemmMath::bf16_staged_ab) return 4;  // one float in each half
     return d_.b_transposed ? d_.ldb * in_bytes_ : (bf16_in_ ? 2 : 1) * in_bytes_;
   }
-  // Bytes between A's steps: lda rows of one k, or of a VNNI-2 pair in bf16.
-  std::int64_t a_k_bytes() const { return d_.lda * row_bytes_; }
+  // Bytes between A's steps: lda rows of one k, or of a VNNI-2 pair in bf16; bf16_staged_ab: the
+  // panel's rows of two k in the slot.
+  std::int64_t a_k_bytes(const BrgemmPanel& panel) const {
+    if (plan_.math == BrgemmMath::bf16_staged_ab) return 2 * panel.vectors * kVectorBytes;
+    return d_.lda * row_bytes_;
+  }
 
   // Adds the partial sums pairwise into partial 0: (0 + 1) + (2 + 3), ...
   void fold_partials(const BrgemmPanel& panel, int cols) {
@@ -513,7 +731,7 @@ class BrgemmEmitter : public detail::KernelFrame {
       return;
     }
     int peeled = 0;
-    if (panel.tail != 0 && !kZmm) {
+    if (panel.tail != 0 && !kZmm && plan_.math != BrgemmMath::bf16_staged_ab) {
       const std::int64_t over = lanes_ - panel.tail;
       peeled = static_cast<int>(std::min<std::int64_t>(steps(), (over + d_.lda - 1) / d_.lda));
     }
@@ -521,7 +739,7 @@ class BrgemmEmitter : public detail::KernelFrame {
     const int unroll = std::min(plan_.k_unroll, std::max(main_steps, 1));
     const int iterations = main_steps / unroll;
     const int rest = main_steps % unroll;
-    const int a_step = static_cast<int>(unroll * a_k_bytes());
+    const int a_step = static_cast<int>(unroll * a_k_bytes(panel));
     const int b_step = static_cast<int>(unroll * b_k_bytes());
     const bool more = rest > 0 || peeled > 0;
     // The loop body starts at a multiple of k_split.
@@ -552,7 +770,7 @@ class BrgemmEmitter : public detail::KernelFrame {
   // `base`: the k step r_a / r_b point at, for the choice of partial sums.
   void k_steps(const BrgemmPanel& panel, int cols, int first, int steps, bool partial, int base = 0) {
     const int mv = panel.vectors;
-    const std::int64_t lda_bytes = a_k_bytes(), b_column = b_column_bytes(), b_k = b_k_bytes();
+    const std::int64_t lda_bytes = a_k_bytes(panel), b_column = b_column_bytes(), b_k = b_k_bytes();
     const int operands = mv * cols * plan_.k_split;  // first register after the accumulators
     const bool masked = panel.tail != 0 && (kZmm || partial);
     for (int kk = first; kk < first + steps; ++kk) {
@@ -567,35 +785,56 @@ class BrgemmEmitter : public detail::KernelFrame {
         staged_step(panel, cols, s, operands, masked, a_disp, [&](int j) { return j * b_column + kk * b_k; });
         continue;
       }
-      if (!panel.b_in_registers) {
-        for (int i = 0; i < mv; ++i) load(vec(operands + i), r_a, a_disp(i), masked && i == mv - 1);
-        const Vec bcast = vec(operands + mv);
-        for (int j = 0; j < cols; ++j) {
-          broadcast_in(bcast, b_addr(j));
-          for (int i = 0; i < mv; ++i) multiply_add(acc(i, j, mv, s), vec(operands + i), bcast);
+      if (plan_.math == BrgemmMath::bf16_staged_ab) {
+        // The pair as two fp32 steps over the staged floats, the odd k first (as vdpbf16ps adds
+        // them): A's k 2kk + q at (2kk + q) * rows of the slot; B's in column j's half q, float kk.
+        const int k_bytes = panel.vectors * kVectorBytes;
+        for (int q : {1, 0}) {
+          const int at = 2 * kk + q;
+          fp32_step(panel, cols, s, operands, false, [&](int i) { return at * k_bytes + i * kVectorBytes; },
+                    [&](int j) { return ptr[r_b + static_cast<int>(j * b_column + q * staged_b_half() + kk * b_k)]; });
         }
-      } else {
-        for (int j = 0; j < cols; ++j) broadcast_in(vec(operands + j), b_addr(j));
-        const Vec a = vec(operands + cols);
-        for (int i = 0; i < mv; ++i) {
-          const bool piecewise = masked && i == mv - 1;
-          if (cols == 1 && !piecewise) {
-            // One use: the load is the FMA's memory operand.
-            multiply_add(acc(i, 0, mv, s), vec(operands), ptr[r_a + a_disp(i)]);
-            continue;
-          }
-          load(a, r_a, a_disp(i), piecewise);
-          for (int j = 0; j < cols; ++j) multiply_add(acc(i, j, mv, s), a, vec(operands + j));
+        continue;
+      }
+      fp32_step(panel, cols, s, operands, masked, a_disp, b_addr);
+    }
+  }
+
+  // One k step of an fp32-style tile (f32, f64, bf16_dot's pairs, bf16_staged_ab's staged floats):
+  // A's vectors in registers and B broadcast column by column, or B's broadcasts in registers and A
+  // loaded vector by vector.
+  template <class ADisp, class BAddr>
+  void fp32_step(const BrgemmPanel& panel, int cols, int s, int operands, bool masked, ADisp a_disp, BAddr b_addr) {
+    const int mv = panel.vectors;
+    if (!panel.b_in_registers) {
+      for (int i = 0; i < mv; ++i) load(vec(operands + i), r_a, a_disp(i), masked && i == mv - 1);
+      const Vec bcast = vec(operands + mv);
+      for (int j = 0; j < cols; ++j) {
+        broadcast_in(bcast, b_addr(j));
+        for (int i = 0; i < mv; ++i) multiply_add(acc(i, j, mv, s), vec(operands + i), bcast);
+      }
+    } else {
+      for (int j = 0; j < cols; ++j) broadcast_in(vec(operands + j), b_addr(j));
+      const Vec a = vec(operands + cols);
+      for (int i = 0; i < mv; ++i) {
+        const bool piecewise = masked && i == mv - 1;
+        if (cols == 1 && !piecewise) {
+          // One use: the load is the FMA's memory operand.
+          multiply_add(acc(i, 0, mv, s), vec(operands), ptr[r_a + a_disp(i)]);
+          continue;
         }
+        load(a, r_a, a_disp(i), piecewise);
+        for (int j = 0; j < cols; ++j) multiply_add(acc(i, j, mv, s), a, vec(operands + j));
       }
     }
   }
 
-  // One step's B operand in every lane: an f32 or f64 element, or a bf16 pair (32 bits).
+  // One step's B operand in every lane: an f32 or f64 element, or a bf16 pair (32 bits), or a
+  // staged float (bf16_staged_ab).
   void broadcast_in(const Vec& v, const Address& at) {
     if (f64_) {
       vbroadcastsd(v, at);
-    } else if (bf16_in_) {
+    } else if (bf16_in_ && plan_.math != BrgemmMath::bf16_staged_ab) {
       vpbroadcastd(v, at);
     } else {
       vbroadcastss(v, at);
@@ -926,6 +1165,7 @@ class BrgemmEmitter : public detail::KernelFrame {
 
   BrgemmDesc d_;
   BrgemmPlan plan_;
+  BrgemmPlan fallback_;  // bf16_staged_ab: the body for calls with more entries than A's slots
   const int lanes_;       // accumulator lanes per register
   const bool f64_;        // f64 accumulators (and everything else f64)
   const bool bf16_in_;    // A and B in bf16: steps are pairs of k
@@ -942,10 +1182,12 @@ std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPl
   validate(d);
   const bool bf16 = d.types.in == jit::DataType::bf16;
   const bool dot_isa = jit::isa_traits(plan.isa).bf16_dot;
-  const bool staged_ok = plan.math != BrgemmMath::bf16_staged_b || jit::isa_traits(plan.isa).vector_bytes == 32;
+  const bool staged_ok = (plan.math != BrgemmMath::bf16_staged_b && plan.math != BrgemmMath::bf16_staged_ab) ||
+                         jit::isa_traits(plan.isa).vector_bytes == 32;
   if (bf16 != (plan.math != BrgemmMath::fma) || (plan.math == BrgemmMath::bf16_dot && !dot_isa) || !staged_ok)
     throw Error("brgemm plan '" + to_string(plan) + "' does not fit " + to_string(d) +
-                ": bf16 inputs need bf16_dot (avx512_bf16), bf16_widen or bf16_staged_b (AVX2), other types fma");
+                ": bf16 inputs need bf16_dot (avx512_bf16), bf16_widen, bf16_staged_b or bf16_staged_ab (AVX2), other "
+                "types fma");
   if (plan.panels.empty() == false && plan.panels.front().dot && d.types != DataTypes{})
     throw Error("brgemm plan '" + to_string(plan) + "': dot tiles are f32 only");
   for (const BrgemmPanel& p : plan.panels) {

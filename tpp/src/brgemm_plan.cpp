@@ -13,9 +13,12 @@ namespace weft::tpp {
 
 namespace {
 
-bool needs_scratch_register(jit::Isa isa, const BrgemmPanel& panel) {
+bool needs_scratch_register(const BrgemmPlan& plan, const BrgemmPanel& panel) {
   // A piecewise partial vector is assembled with its upper half in a scratch register.
-  return panel.tail != 0 && jit::isa_traits(isa).tail == jit::TailPolicy::piecewise;
+  // bf16_staged_ab's tiles read A from whole vectors of the stack buffer (the staging and C's
+  // loads and stores use registers that are free at that time).
+  return panel.tail != 0 && jit::isa_traits(plan.isa).tail == jit::TailPolicy::piecewise &&
+         plan.math != BrgemmMath::bf16_staged_ab;
 }
 
 bool widens(BrgemmMath math) { return math == BrgemmMath::bf16_widen || math == BrgemmMath::bf16_staged_b; }
@@ -76,6 +79,20 @@ constexpr int kStagedFullUnroll = 16;
 // bf16_staged_b: stack bytes for the widened B columns shared by the row panels (half of L1: 32^3
 // batch 8 takes 5 KB, 64^3 batch 8 10 KB).
 constexpr int kSharedStagedBytes = 16 * 1024;
+// bf16_staged_ab: stack bytes for the widened A rows of a row panel, one slot per batch entry (32^3
+// batch 16: 16 slots of 32 rows x 32 k floats; 64^3 batch 8: 8 of 32 x 64). Slots past L1 are read
+// as the fp32 kernel reads its own A (measured on the Xeon, bf16 / fp32 with 32 / 64 / 128 KiB: 64^3
+// batch 8 0.98 (staged B) / 1.05 / -, 32^3 batch 16 0.85 / 0.94 / -, 32^3 batch 32 - / 0.83 / 0.94);
+// the bound is the stack a kernel may take (up to 64 KiB here, plus one B slot: at most 28 KiB). A
+// kernel whose single entry does not fit is planned bf16_staged_b, a call with more entries runs that
+// plan's body.
+constexpr int kStagedABytes = 64 * 1024;
+// bf16_staged_ab: the fewest columns. A row panel's widened A pays off over its column blocks:
+// measured on the Xeon (bf16 / fp32, batch 4, k 32 and 64, m 16 / 32 / 64), staged B was ahead for
+// n <= 10 (32 x 8 x 64: 0.79 against 0.67-0.69, 32 x 4 x 64: 0.85 against 0.57; n = 6 within 0.02),
+// level or behind at n = 12 (0.76-0.84 against 0.76-0.81), behind from n = 16 (16 x 16 x 64: 0.78
+// against 0.92).
+constexpr int kStagedAMinColumns = 12;
 constexpr int kDotUnroll = 4;
 
 // Near-equal blocks of at most `most` columns covering n.
@@ -117,7 +134,15 @@ int brgemm_staged_entry_bytes(const BrgemmPlan& plan, int k) {
   int cols = 1;
   for (const BrgemmPanel& p : plan.panels)
     for (const BrgemmColumnBlock& c : p.columns) cols = std::max(cols, c.cols);
+  // bf16_staged_ab: each column's even k, then its odd k, each half rounded up to 8 floats.
+  if (plan.math == BrgemmMath::bf16_staged_ab) return cols * ((k + 15) / 16) * 64;
   return (cols * k * 4 + 63) / 64 * 64;
+}
+
+int brgemm_staged_a_entry_bytes(const BrgemmPlan& plan, int k) {
+  int rows = 1;
+  for (const BrgemmPanel& p : plan.panels) rows = std::max(rows, p.vectors * plan.lanes);
+  return rows * k * 4;
 }
 
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols) {
@@ -130,7 +155,7 @@ int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int 
   // The epilogue runs after the k loop and the fold of the partial sums, when the operand and
   // partial-sum registers are free again.
   const int accumulators = panel.vectors * cols;
-  const int body = operand_registers(plan.math, panel, cols) + (needs_scratch_register(plan.isa, panel) ? 1 : 0);
+  const int body = operand_registers(plan.math, panel, cols) + (needs_scratch_register(plan, panel) ? 1 : 0);
   return std::max(accumulators * plan.k_split + body, accumulators + std::max(body, plan.epilogue_scratch));
 }
 
@@ -197,9 +222,13 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   if (bf16) plan.math = traits.bf16_dot ? BrgemmMath::bf16_dot : BrgemmMath::bf16_widen;
   // AVX2's 16 registers leave widening both operands in registers a 32 x 2 tile: 12 integer ops per
   // 16 FMAs. With B's columns widened once per tile and batch entry into a stack buffer (k floats
-  // per column, kMaxStagedK bounds it), a 16 x 5 tile widens only A: 4 per 20.
+  // per column, kMaxStagedK bounds it), a 16 x 5 tile widens only A: 4 per 20 (bf16_staged_b). With
+  // A's rows widened too, once per row panel and entry (bf16_staged_ab), the tiles are fp32's and
+  // widen nothing; the staging costs a shift and a mask per 16 bf16 of A and of each tile's B.
   if (plan.math == BrgemmMath::bf16_widen && traits.vector_registers == 16 && d.k <= kMaxStagedK && d.n > 1)
-    plan.math = BrgemmMath::bf16_staged_b;
+    plan.math = options.staged_ab >= 0 && d.n >= kStagedAMinColumns ? BrgemmMath::bf16_staged_ab : BrgemmMath::bf16_staged_b;
+  // bf16_staged_ab's tiles are fp32's (default_panel_vectors, widest_tile as for fma): A comes from
+  // whole vectors of its slots, so a tail panel needs no scratch register either.
   plan.lanes = traits.lanes(static_cast<int>(jit::size_of(d.types.compute)));
   plan.vector_registers = traits.vector_registers;
   plan.epilogue_scratch = brgemm_epilogue_scratch(d);
@@ -235,6 +264,8 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     if (tail != 0) add_panel(base, tail, 1);
   } else {
     const int natural = plan.math == BrgemmMath::bf16_staged_b ? 2 : default_panel_vectors(vectors, defaults);
+    const bool tail_scratch =
+        traits.tail == jit::TailPolicy::piecewise && plan.math != BrgemmMath::bf16_staged_ab;
     const int per_panel = std::clamp(options.panel_vectors > 0 ? options.panel_vectors : natural, 1, vectors);
     // Full panels first; the remainder (or, when the split is even, the last full panel) carries the tail.
     const int full = vectors / per_panel;
@@ -242,7 +273,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     // A piecewise tail costs a scratch register, which leaves a 4-vector tile of 16 registers only
     // 2 columns: a 4-vector tail panel becomes two 2-vector panels (16 x 6 tiles) instead.
     auto add_tail_panel = [&](int v) {
-      if (v == 4 && traits.tail == jit::TailPolicy::piecewise && plan.vector_registers == 16) {
+      if (v == 4 && tail_scratch && plan.vector_registers == 16) {
         add_panel(2, 0, 1);
         add_panel(2, tail, 1);
       } else {
@@ -262,7 +293,7 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     }
   }
   for (BrgemmPanel& p : plan.panels) {
-    const int free = plan.vector_registers - (needs_scratch_register(isa, p) ? 1 : 0);
+    const int free = plan.vector_registers - (needs_scratch_register(plan, p) ? 1 : 0);
     int cols = 1;
     widest_tile(plan.math, p.vectors, free, cols, p.b_in_registers);
     // A register-hungry activation (sigmoid, tanh, gelu: 3) may need a column fewer.
@@ -302,6 +333,14 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
     if (kinds <= 2) plan.k_unroll = steps;
   }
   if (plan.math == BrgemmMath::bf16_staged_b) plan.shared_staged_entries = shared_staged_entries(plan, d);
+  if (plan.math == BrgemmMath::bf16_staged_ab) {
+    plan.staged_a_entries = kStagedABytes / brgemm_staged_a_entry_bytes(plan, d.k);
+    if (plan.staged_a_entries < 1) {
+      BrgemmPlanOptions without = options;
+      without.staged_ab = -1;
+      return plan_brgemm(d, isa, without);
+    }
+  }
   // Partial sums when a tile has too few accumulators to hide the FMA latency (small m times small
   // n): what the narrowest tile needs, as many as fit every tile, at most k.
   int split = options.k_split;
@@ -331,6 +370,7 @@ std::string to_string(const BrgemmPlan& plan) {
   if (plan.math == BrgemmMath::bf16_dot) s += " bf16-dot";
   if (plan.math == BrgemmMath::bf16_widen) s += " bf16-widen";
   if (plan.math == BrgemmMath::bf16_staged_b) s += " bf16-staged-b";
+  if (plan.math == BrgemmMath::bf16_staged_ab) s += " bf16-staged-ab";
   auto add = [&s](const char* text, int value) {
     s += text;
     s += std::to_string(value);
@@ -339,6 +379,7 @@ std::string to_string(const BrgemmPlan& plan) {
   if (plan.k_split > 1) add(" k_split=", plan.k_split);
   if (plan.prefetch_next_c) s += " prefetch-c";
   if (plan.shared_staged_entries > 0) add(" shared-b=", plan.shared_staged_entries);
+  if (plan.staged_a_entries > 0) add(" staged-a=", plan.staged_a_entries);
   s += " |";
   for (const BrgemmPanel& p : plan.panels) {
     add(" ", p.count);

@@ -180,8 +180,12 @@ struct BrgemmPanel {
 //               two registers per A vector or B broadcast.
 // How a k step multiplies: fma (f32, f64); bf16_dot (vdpbf16ps on a pair of k); bf16_widen (both
 // operands' pairs widened into fp32 in registers, two FMAs); bf16_staged_b (AVX2: each tile's B
-// columns widened into a stack buffer once per batch entry, A's pairs in registers).
-enum class BrgemmMath : std::uint8_t { fma, bf16_dot, bf16_widen, bf16_staged_b };
+// columns widened into a stack buffer once per batch entry, A's pairs in registers);
+// bf16_staged_ab (AVX2: both operands widened into stack buffers, A's rows of a row panel once per
+// batch entry for all the panel's column blocks (BrgemmPlan::staged_a_entries), each tile's B columns
+// once per entry, so that the tiles' loop is the fp32 kernel's: the fp32 register tiles, vmovups of
+// the staged A, vbroadcastss of the staged B, two FMAs per pair step, the odd k first).
+enum class BrgemmMath : std::uint8_t { fma, bf16_dot, bf16_widen, bf16_staged_b, bf16_staged_ab };
 
 struct BrgemmPlan {
   jit::Isa isa = jit::Isa::reference;
@@ -202,6 +206,11 @@ struct BrgemmPlan {
   // batch entries side by side, which the other panels read instead of widening them again. A
   // call with more entries widens them in every tile (0: always).
   int shared_staged_entries = 0;
+  // bf16_staged_ab: the batch entries whose widened A rows (of one row panel) the stack slots hold
+  // (brgemm_staged_a_entry_bytes each, within 64 KiB). A call with more entries runs the kernel's
+  // second body instead, generated from plan_brgemm's plan with BrgemmPlanOptions::staged_ab = -1
+  // (bf16_staged_b or bf16_widen).
+  int staged_a_entries = 0;
   std::vector<BrgemmPanel> panels;
   // Whether every element is summed in brgemm_reference's order (C, then batch entry by batch
   // entry, k ascending, one FMA per term), so that results agree bit for bit. k_split > 1 and dot
@@ -222,6 +231,9 @@ struct BrgemmPlanOptions {
   // and emitted as AVX2 code (ymm, dot tiles for f32 m = 1; see plan_brgemm): 0 plan's choice, -1
   // never (zmm whatever m).
   int narrow_ymm = 0;
+  // bf16 on AVX2: bf16_staged_ab where it fits (0), or never (-1: bf16_staged_b / bf16_widen).
+  int staged_ab = 0;
+  bool operator==(const BrgemmPlanOptions&) const = default;
 };
 
 // Pure: no allocation of code, no CPU query. Validates first (throws weft::Error for an invalid
@@ -231,9 +243,14 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
 // Vector registers a tile of the plan needs (accumulators + operands + AVX2 tail scratch), for tests.
 int brgemm_tile_registers(const BrgemmPlan& plan, const BrgemmPanel& panel, int cols);
 
-// bf16_staged_b: stack bytes of one batch entry's widened B columns for the plan's widest tile (k
-// floats per column, the whole rounded up to 64).
+// bf16_staged_b, bf16_staged_ab: stack bytes of one batch entry's widened B columns for the plan's
+// widest tile (staged_b: k floats per column, the whole rounded up to 64; staged_ab: the even and
+// the odd k of a column apart, each rounded up to 8 floats).
 int brgemm_staged_entry_bytes(const BrgemmPlan& plan, int k);
+
+// bf16_staged_ab: stack bytes of one batch entry's widened A rows for the plan's tallest row panel
+// (k floats per row, rows rounded up to whole vectors).
+int brgemm_staged_a_entry_bytes(const BrgemmPlan& plan, int k);
 
 // Vector registers the epilogue (bias, activation) needs besides the accumulators.
 int brgemm_epilogue_scratch(const BrgemmDesc& d);
