@@ -1,10 +1,9 @@
 // The configuration the convolution samples' `auto` mode runs (weft-conv-fwd, -bwd, -upd): the
 // tuning database's best for the pass, shape and team on this machine (exact shape), else the
 // best of the nearest tuned shape that the sample accepts (the user's database, then the shipped
-// ones: shipped_tuning.hpp), else, untuned: forward and backward by data, the machine model's
-// choice (conv_model.hpp: blocks, rows per GEMM, the reduction's chunks from this CPU's L2, the
-// parallel loop from the team); backward by weights, the samples' default (default_conv_config:
-// "Abcdefg", bc = bk = 32 or the channels if fewer). The lookup is the tuner's (tuned_lookup.hpp);
+// ones: shipped_tuning.hpp), else, untuned, the machine model's choice (conv_model.hpp: blocks,
+// rows per GEMM, the reduction's chunks from this CPU's L2, the parallel loop from the team; where
+// the sample refuses it, default_conv_config: "Abcdefg", bc = bk = 32 or the channels if fewer). The lookup is the tuner's (tuned_lookup.hpp);
 // this file applies its result to the samples' configurations.
 //
 //   samples::ConvFwdConfig problem;

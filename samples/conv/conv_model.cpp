@@ -43,10 +43,24 @@ constexpr std::int64_t kGemmColumns = 64;
 // chunks there; half of it picked 4, 2 and 6.
 constexpr std::size_t kL2Share = 4;
 
+// Backward by weights on a team: images in parallel give each thread a partial filter, added up at
+// the end, which costs about threads x the filter per image against images x pixels x the filter
+// of multiply-adds; the C and K blocks in parallel need none, but split the GEMMs' outputs. Images
+// win from 28x28 output pixels up. Measured, Intel Xeon family 6 model 207, 2 threads, N = 2,
+// weft-bench-conv --clock=cpu, 2026-11-27, weft / oneDNN with images against C and K blocks in
+// parallel: 7x7 layers 0.75-0.77x against 0.92-0.95x (AVX-512), 0.83-0.85x against 0.95-0.97x
+// (AVX2 code); stride-2 layers with 7x7 outputs 0.74-1.08x against 0.91-1.40x; 14x14 0.90-0.92x
+// against 0.93-0.99x (AVX-512), even with AVX2 code; 56x56 1x1 layers 0.88-0.94x against
+// 0.80-0.90x.
+constexpr std::int64_t kImagePixelsForImageParallel = 28 * 28;
+
+// The update pass's channel blocks: the samples' default (PARLOOPER's list runs 32 as well).
+constexpr std::int64_t kUpdateChannelBlock = 32;
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-std::int64_t channel_block(std::int64_t channels, bool vnni_pairs) {
-  const std::int64_t block = std::min(channels, kChannelBlock);
+std::int64_t channel_block(std::int64_t channels, bool vnni_pairs, std::int64_t most = kChannelBlock) {
+  const std::int64_t block = std::min(channels, most);
   return vnni_pairs ? block + block % 2 : block;
 }
 
@@ -162,6 +176,18 @@ ConvBwdConfig model_conv_bwd_config(const ConvBwdConfig& problem, int threads, c
   const char parallel =
       parallel_loop({{{'A', s.N}, {'B', c.c_blocking().blocks()}, {'D', ceil_div(rows, c.h_in_gemm)}}}, threads);
   c.loop_string = with_parallel("acbdefg", parallel);
+  return c;
+}
+
+ConvUpdConfig model_conv_upd_config(const ConvUpdConfig& problem, int threads, const ConvMachine&) {
+  ConvUpdConfig c = problem;
+  const ConvShape& s = c.shape;
+  c.bc = channel_block(s.C, c.dtype == jit::DataType::bf16, kUpdateChannelBlock);  // bf16: pairs along C
+  c.bk = channel_block(s.K, false, kUpdateChannelBlock);
+  c.h_in_gemm = 0;  // the sample's choice: all output rows in one batch
+  const std::int64_t channel_blocks = c.c_blocking().blocks() * c.k_blocking().blocks();
+  const bool small_images = s.ofh() * s.ofw() < kImagePixelsForImageParallel;
+  c.loop_string = threads > 1 && small_images && channel_blocks >= threads ? "aBCdefg" : "Abcdefg";
   return c;
 }
 

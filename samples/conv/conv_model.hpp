@@ -1,5 +1,4 @@
-// The convolutions' untuned configurations, forward and backward by data, chosen from a model of
-// the machine instead of from PARLOOPER's list (whose settings were tuned for 56 Sapphire Rapids
+// The convolutions' untuned configurations, every pass, chosen from a model of the machine instead of from PARLOOPER's list (whose settings were tuned for 56 Sapphire Rapids
 // threads in bf16): what `auto` runs when the tuning database has no record for the shape and team.
 //
 //   const ConvMachine machine = ConvMachine::current();        // this CPU's caches
@@ -14,14 +13,15 @@
 // name), so it covers shapes outside ResNet-50 alike; each says in conv_model.cpp which
 // measurement it comes from. The results have not been checked against the samples' refusals:
 // untuned_conv_config (conv_workload.hpp) does that (ConvFwd::check, ConvBwd::check) and falls back
-// to the samples' default where one is refused. The update pass keeps that default (`Abcdefg`,
-// 32 / 32): it ran 1.00x oneDNN untuned (conv_samples.md).
+// to the samples' default where one is refused. The update pass (backward by weights) reduces over
+// images and pixels instead: its model only chooses what a team runs in parallel.
 #pragma once
 
 #include <cstddef>
 
 #include "conv_bwd.hpp"
 #include "conv_fwd.hpp"
+#include "conv_upd.hpp"
 
 namespace weft::samples {
 
@@ -39,5 +39,11 @@ ConvFwdConfig model_conv_fwd_config(const ConvFwdConfig& problem, int threads, c
 // `problem` gives the shape and data type (kept); its loop string, bc, bk, h_in_gemm, w_block,
 // c_block, k_block and h_block are the model's.
 ConvBwdConfig model_conv_bwd_config(const ConvBwdConfig& problem, int threads, const ConvMachine& machine);
+
+// `problem` gives the shape, data type and use_mb_par_f32 (kept); its loop string, bc, bk and
+// h_in_gemm are the model's: the samples' default blocks (32, or all channels where fewer), and for
+// a team the images in parallel (a partial filter per thread, added up at the end) where an image
+// is large, else the C and K blocks (no partial filters).
+ConvUpdConfig model_conv_upd_config(const ConvUpdConfig& problem, int threads, const ConvMachine& machine);
 
 }  // namespace weft::samples

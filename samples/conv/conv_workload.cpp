@@ -237,6 +237,11 @@ tuner::TunedConfig untuned_conv_config(ConvPassKind pass, const ConvShape& shape
       return {{{"bc", c.bc}, {"bk", c.bk}, {"h_in_gemm", c.h_in_gemm}, {"w_block", c.w_block},
                {"k_block", c.k_block}}, c.loop_string, {}};
     }
+    if (pass == ConvPassKind::upd) {
+      const ConvUpdConfig c = model_conv_upd_config(problem_of<ConvUpdConfig>(shape, dtype), threads, machine);
+      ConvUpd::check(c);
+      return {{{"bc", c.bc}, {"bk", c.bk}, {"h_in_gemm", c.h_in_gemm}}, c.loop_string, {}};
+    }
   } catch (const Error&) {
     // The default below.
   }

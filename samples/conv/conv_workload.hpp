@@ -68,9 +68,8 @@ ConvUpdConfig to_conv_upd_config(const tuner::TunedConfig& config, const ConvSha
 tuner::TunedConfig default_conv_config(ConvPassKind pass, const ConvShape& shape,
                                 jit::DataType dtype = jit::DataType::f32);
 
-// What the samples run untuned on this machine for a team of `threads`: forward and backward by
-// data, the machine model's choice (conv_model.hpp) where the sample takes it; otherwise, and for
-// backward by weights, default_conv_config. The tuner's baseline and `auto` without a record.
+// What the samples run untuned on this machine for a team of `threads`: the machine model's choice
+// (conv_model.hpp) where the sample takes it, otherwise default_conv_config. The tuner's baseline and `auto` without a record.
 tuner::TunedConfig untuned_conv_config(ConvPassKind pass, const ConvShape& shape, int threads,
                                        jit::DataType dtype = jit::DataType::f32);
 

@@ -45,8 +45,8 @@ const weft::cli::Tool kTool{
         "  knobs (arguments 17 to 28) are refused\n"
         "       weft-conv-upd auto N H W C K R S stride_h stride_w pad_h pad_w [n_iters] [options]\n"
         "  auto: the configuration `weft-tune conv --pass upd` stored for this shape and --threads (else\n"
-        "  the nearest tuned shape the sample accepts, else Abcdefg, bc = bk = 32); WEFT_TUNING_DB names\n"
-        "  the database\n"};
+        "  the nearest tuned shape the sample accepts, then the shipped databases', else the machine\n"
+        "  model's choice, docs/conv_samples.md); WEFT_TUNING_DB names the database\n"};
 
 bool tuned(const SampleArgs& args) { return !args.positional().empty() && args.positional()[0] == "auto"; }
 

@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 
 #include "conv_layout.hpp"
+#include "conv_model.hpp"
 #include "conv_reference.hpp"
+#include "conv_test_support.hpp"
 #include "conv_upd.hpp"
 #include "run_program.hpp"
 #include "verification.hpp"
@@ -312,6 +314,63 @@ TEST_F(ConvUpdCli, RefusesWhatItDoesNotDo) {
   const auto flag = run_upd("Abcdefg 2 8 8 16 16 3 3 1 1 1 1 8 8 2 2");
   EXPECT_EQ(flag.status, 2);
   EXPECT_NE(flag.err.find("use_mb_par_f32"), std::string::npos) << flag.err;
+}
+
+// ---- The untuned choice from the machine model (conv_model.hpp) ----
+
+using weft::samples::test::kSmallL2;
+using weft::samples::test::square_shape;
+
+ConvUpdConfig modeled(const ConvShape& shape, int threads, weft::jit::DataType dtype = weft::jit::DataType::f32) {
+  ConvUpdConfig problem;
+  problem.shape = shape;
+  problem.dtype = dtype;
+  return model_conv_upd_config(problem, threads, kSmallL2);
+}
+
+TEST(ConvUpdModel, ATeamTakesImagesOnLargeImagesAndChannelBlocksOnSmallOnes) {
+  EXPECT_EQ(modeled(square_shape(2, 7, 512, 512, 3, 1, 1), 2).loop_string, "aBCdefg");      // 49 pixels
+  EXPECT_EQ(modeled(square_shape(2, 14, 1024, 2048, 1, 2, 0), 2).loop_string, "aBCdefg");   // 7x7 outputs
+  EXPECT_EQ(modeled(square_shape(2, 14, 256, 256, 3, 1, 1), 2).loop_string, "aBCdefg");     // 196 pixels
+  EXPECT_EQ(modeled(square_shape(2, 28, 128, 128, 3, 1, 1), 2).loop_string, "Abcdefg");     // 784 pixels
+  EXPECT_EQ(modeled(square_shape(2, 56, 64, 64, 1, 1, 0), 2).loop_string, "Abcdefg");
+  // One C and one K block cannot keep two threads busy: images.
+  EXPECT_EQ(modeled(square_shape(2, 7, 16, 16, 3, 1, 1), 2).loop_string, "Abcdefg");
+  // One thread: the plain nest.
+  EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1).loop_string, "Abcdefg");
+}
+
+TEST(ConvUpdModel, BlocksAreTheSamplesDefault) {
+  const ConvUpdConfig c = modeled(square_shape(1, 7, 512, 48, 3, 1, 1), 2);
+  EXPECT_EQ(c.bc, 32);
+  EXPECT_EQ(c.bk, 32);
+  EXPECT_EQ(c.h_in_gemm, 0);
+  EXPECT_EQ(modeled(square_shape(1, 9, 3, 13, 3, 1, 1), 1, weft::jit::DataType::bf16).bc, 4);  // VNNI-2 pairs along C
+}
+
+// Every ResNet-50 layer and shapes outside it, on 1-3 threads, fp32 and bf16: the sample takes
+// the choice.
+TEST(ConvUpdModel, TheSampleTakesEveryChoice) {
+  for (const ConvShape& shape : weft::samples::test::model_test_shapes(WEFT_RESNET50_LAYERS))
+    for (int threads : {1, 2, 3})
+      for (const auto dtype : {weft::jit::DataType::f32, weft::jit::DataType::bf16}) {
+        omp_set_num_threads(threads);
+        const ConvUpdConfig c = modeled(shape, threads, dtype);
+        EXPECT_NO_THROW(ConvUpd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " " << shape.C
+                                           << " -> " << shape.K << ", " << threads << " threads";
+      }
+}
+
+// The channel blocks in parallel compute the gradient (no partial filters), as the images do.
+TEST(ConvUpdModel, ChoicesMatchTheReference) {
+  for (const ConvShape& shape : {square_shape(2, 5, 40, 72, 3, 1, 1), square_shape(3, 30, 16, 16, 1, 1, 0)}) {
+    omp_set_num_threads(2);
+    const ConvUpdConfig c = modeled(shape, 2);
+    const ConvUpd upd(c);
+    EXPECT_EQ(upd.uses_partial_filters(), c.loop_string == "Abcdefg") << c.loop_string;
+    const Verdict v = upd_error(upd);
+    EXPECT_TRUE(v.norms.passed(v.tolerance)) << c.loop_string << ": " << v.norms.to_string();
+  }
 }
 
 }  // namespace
