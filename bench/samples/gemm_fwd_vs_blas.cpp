@@ -18,6 +18,10 @@
 // --k-blocks=, --m-blocks=, --n-blocks= (comma lists), e.g. to try what the tuner found;
 // --rounds=R rounds of the interleaved rows (default 11).
 //
+// The interleaved rows' label names the kernels OpenBLAS chose ("OpenBLAS core Haswell"): on a CPU it
+// does not know it runs generic ones, and OPENBLAS_CORETYPE=SkylakeX (or Haswell, Zen) names its
+// best for a fair comparison (docs/gemm_sample.md).
+//
 // Run pinned: OMP_PROC_BIND=close OMP_PLACES=cores weft-bench-gemm-fwd-vs-blas
 // (OpenMP threads, ours and oneDNN's, are pinned; OpenBLAS's pthreads may use every core.)
 //   weft-bench-gemm-fwd-vs-blas --benchmark_filter='interleaved/n:(1024|2048)'   the rows
@@ -36,6 +40,7 @@
 #if defined(WEFT_HAVE_OPENBLAS)
 #include <cblas.h>
 extern "C" void openblas_set_num_threads(int);
+extern "C" char* openblas_get_corename(void);
 #endif
 #if defined(WEFT_HAVE_DNNL)
 #include <oneapi/dnnl/dnnl.h>
@@ -211,7 +216,14 @@ void interleaved(benchmark::State& state) {
   for (std::size_t i = 0; i < sides.size(); ++i) state.counters[names[i]] = flop / seconds[i] * 1e-9;
   for (std::size_t i = 1; i < sides.size(); ++i) state.counters["weft/" + names[i]] = seconds[i] / seconds[0];
   state.counters["rel_diff"] = rel_diff;
-  state.SetLabel(gemm.measure_tag(threads));
+  std::string label = gemm.measure_tag(threads);
+#if defined(WEFT_HAVE_OPENBLAS)
+  // OpenBLAS picks its kernels by CPU model and falls back to generic ones on a CPU it does not know
+  // (Debian's 0.3.21 on Intel family 6 model 207 ran 26-35 GFLOPS where OPENBLAS_CORETYPE=SkylakeX
+  // ran 140): the label says which it took.
+  label += " | OpenBLAS core " + std::string(openblas_get_corename());
+#endif
+  state.SetLabel(label);
 }
 
 }  // namespace
