@@ -192,7 +192,7 @@ class BrgemmEmitter : public detail::KernelFrame {
         L(fits);
         emit_shared_staging_tiles();
       } else if (plan_.math == BrgemmMath::bf16_staged_ab) {
-        emit_panels_staging_a();
+        emit_panels(/*stage_a=*/true);
       } else {
         emit_panels();
       }
@@ -261,34 +261,19 @@ class BrgemmEmitter : public detail::KernelFrame {
     }
   }
 
-  // bf16_staged_ab: the panels' tiles as emit_panels() orders them; the first tile of each row panel
-  // widens A's rows of each entry into the entry's slot, the panel's other tiles read them.
-  void emit_panels_staging_a() {
+  // The row panels outside, each panel's column tiles inside. With `stage_a` (bf16_staged_ab) the
+  // first tile of each row panel widens A's rows of each entry into the entry's slot and the
+  // panel's other tiles read them.
+  void emit_panels(bool stage_a = false) {
     xor_(r_row, r_row);
     for (const BrgemmPanel& panel : plan_.panels) {
       repeated(r_panel_loop, panel.count, [&] {
         xor_(r_col, r_col);
-        mov(byte[rsp + staged_var(kStageA)], 1);
+        if (stage_a) mov(byte[rsp + staged_var(kStageA)], 1);
         for (const BrgemmColumnBlock& block : panel.columns) {
           repeated(r_col_loop, block.count, [&] {
             tile(panel, block.cols);
-            mov(byte[rsp + staged_var(kStageA)], 0);
-            add(r_col, block.cols);
-          });
-        }
-        add(r_row, panel.rows(lanes_));
-      });
-    }
-  }
-
-  void emit_panels() {
-    xor_(r_row, r_row);
-    for (const BrgemmPanel& panel : plan_.panels) {
-      repeated(r_panel_loop, panel.count, [&] {
-        xor_(r_col, r_col);
-        for (const BrgemmColumnBlock& block : panel.columns) {
-          repeated(r_col_loop, block.count, [&] {
-            tile(panel, block.cols);
+            if (stage_a) mov(byte[rsp + staged_var(kStageA)], 0);
             add(r_col, block.cols);
           });
         }
