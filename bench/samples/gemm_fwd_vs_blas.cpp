@@ -87,26 +87,40 @@ struct Operands {
   }
 };
 
+// The sample's operands: the plain ones, and A and B converted into its blocked layouts.
+struct BlockedOperands {
+  const GemmFwd& gemm;
+  Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
+  Operands plain;
+  std::vector<float> a, b, c;
+  float* acts[2];
+  const float* weights[1];
+
+  BlockedOperands(const GemmFwd& g, std::int64_t n)
+      : gemm(g), plain(n), c(static_cast<std::size_t>(mB.blocks() * mB.block * nB.blocks() * nB.block)) {
+    block();
+  }
+  // A and B from the plain operands, into the blocked ones the runs read.
+  void block() {
+    a = weft::samples::to_blocked(plain.a.data(), mB, kB, true);
+    b = weft::samples::to_blocked(plain.b.data(), kB, nB, false);
+    acts[0] = b.data(), acts[1] = c.data();
+    weights[0] = a.data();
+  }
+  void run() const { gemm.run(acts, weights, {}); }
+  // C back into the plain (column-major) layout.
+  void unblock_c(float* plain_c) const { weft::samples::from_blocked(c.data(), plain_c, mB, nB, false); }
+};
+
 void weft_gemm(benchmark::State& state, bool convert) {
   const std::int64_t n = state.range(0);
   omp_set_num_threads(static_cast<int>(state.range(1)));
   const GemmFwd gemm(config_for(n, static_cast<int>(state.range(1))));
-  const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
-  Operands plain(n);
-  std::vector<float> a = weft::samples::to_blocked(plain.a.data(), mB, kB, true);
-  std::vector<float> b = weft::samples::to_blocked(plain.b.data(), kB, nB, false);
-  std::vector<float> c(static_cast<std::size_t>(mB.blocks() * mB.block * nB.blocks() * nB.block));
-  float* acts[] = {b.data(), c.data()};
-  const float* weights[] = {a.data()};
+  BlockedOperands m(gemm, n);
   for (auto _ : state) {
-    if (convert) {
-      a = weft::samples::to_blocked(plain.a.data(), mB, kB, true);
-      b = weft::samples::to_blocked(plain.b.data(), kB, nB, false);
-      acts[0] = b.data();
-      weights[0] = a.data();
-    }
-    gemm.run(acts, weights, {});
-    if (convert) weft::samples::from_blocked(c.data(), plain.c.data(), mB, nB, false);
+    if (convert) m.block();
+    m.run();
+    if (convert) m.unblock_c(m.plain.c.data());
     benchmark::ClobberMemory();
   }
   set_gflops(state, n);
@@ -163,14 +177,9 @@ void interleaved(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(1));
   omp_set_num_threads(threads);
   const GemmFwd gemm(config_for(n, threads));
-  const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
-  Operands plain(n);
-  const std::vector<float> a = weft::samples::to_blocked(plain.a.data(), mB, kB, true);
-  std::vector<float> b = weft::samples::to_blocked(plain.b.data(), kB, nB, false);
-  std::vector<float> c(static_cast<std::size_t>(mB.blocks() * mB.block * nB.blocks() * nB.block));
-  float* acts[] = {b.data(), c.data()};
-  const float* weights[] = {a.data()};
-  std::vector<std::function<void()>> sides{[&] { gemm.run(acts, weights, {}); }};
+  const BlockedOperands m(gemm, n);
+  const Operands& plain = m.plain;
+  std::vector<std::function<void()>> sides{[&] { m.run(); }};
   std::vector<std::string> names{"weft"};
   const auto ni = static_cast<int>(n);
 #if defined(WEFT_HAVE_OPENBLAS)
@@ -194,7 +203,7 @@ void interleaved(benchmark::State& state) {
   // One run of each, compared, before the timing: a wrong result never passes for a fast one.
   for (const auto& side : sides) side();
   std::vector<float> ours(plain.c.size());
-  weft::samples::from_blocked(c.data(), ours.data(), mB, nB, false);
+  m.unblock_c(ours.data());
   double rel_diff = -1;
 #if defined(WEFT_HAVE_OPENBLAS)
   rel_diff = relative_difference(ours, c_openblas);
