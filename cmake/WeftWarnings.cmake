@@ -18,5 +18,11 @@ function(weft_add_layer name)
   target_link_libraries(weft_${name} PRIVATE $<BUILD_INTERFACE:weft_warnings>)
   install(TARGETS weft_${name} EXPORT weftTargets)
   install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  # The target architecture's public headers of the layer (jit/arch/x64/include, ...), if it has any.
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/arch/${WEFT_ARCH}/include)
+    target_include_directories(weft_${name} PUBLIC
+      $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/arch/${WEFT_ARCH}/include>)
+    install(DIRECTORY arch/${WEFT_ARCH}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  endif()
   set_property(GLOBAL APPEND PROPERTY WEFT_LAYER_TARGETS weft_${name})
 endfunction()

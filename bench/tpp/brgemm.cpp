@@ -25,7 +25,7 @@
 
 #include "aligned_buffer.hpp"
 #include "interleaved.hpp"
-#include "brgemm_emit.hpp"
+#include "emitters.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 #ifdef WEFT_HAVE_LIBXSMM
@@ -72,7 +72,7 @@ void set_gflops(benchmark::State& state, const Problem& p) {
 struct Weft {
   BrgemmKernelFn fn;
   BrgemmArgs args;
-  std::shared_ptr<weft::jit::CodeBuffer> code;
+  std::shared_ptr<weft::jit::GeneratedCode> code;
   std::optional<Brgemm> kernel;  // owns fn's code (the kernel cache may drop it)
   explicit Weft(Problem& p) {
     const char* prefetch = std::getenv("WEFT_BENCH_PREFETCH");
@@ -83,7 +83,7 @@ struct Weft {
     if (const char* env = std::getenv("WEFT_BENCH_PLAN")) {
       BrgemmPlanOptions o;
       if (std::sscanf(env, "%d,%d,%d,%d", &o.panel_vectors, &o.max_cols, &o.k_unroll, &o.k_split) < 1) o = {};
-      code = emit_brgemm(d, plan_brgemm(d, weft::jit::selected_isa(), o));
+      code = weft::tpp::detail::emit_kernel(d, plan_brgemm(d, weft::jit::selected_isa(), o));
       fn = code->finalize<BrgemmKernelFn>("bench");
     } else {
       fn = kernel.emplace(d).kernel();

@@ -6,55 +6,21 @@
 #include <cstring>
 #include <string>
 
-#include <xbyak/xbyak_util.h>
-
+#include "weft/jit/architecture.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/log.hpp"
 
 namespace weft::jit {
 namespace {
 
-std::string brand_string() {
-  unsigned int regs[12] = {};
-  Xbyak::util::Cpu::getCpuid(0x80000000u, regs);
-  if (regs[0] < 0x80000004u) return "unknown";
-  for (unsigned int i = 0; i < 3; ++i) Xbyak::util::Cpu::getCpuid(0x80000002u + i, regs + 4 * i);
-  char text[49] = {};
-  std::memcpy(text, regs, 48);
-  std::string s(text);
-  const auto first = s.find_first_not_of(' ');
-  const auto last = s.find_last_not_of(' ');
-  return first == std::string::npos ? "unknown" : s.substr(first, last - first + 1);
-}
-
 std::size_t sysconf_bytes(int name) {
   const long v = ::sysconf(name);
   return v > 0 ? static_cast<std::size_t>(v) : 0;
 }
 
+// What the architecture reads (jit/arch/<arch>/), plus what the OS reports.
 CpuFeatures detect() {
-  CpuFeatures f;
-#if defined(__x86_64__) || defined(_M_X64)
-  using Xbyak::util::Cpu;
-  const Cpu cpu;
-  f.x86_64 = true;
-  f.avx2 = cpu.has(Cpu::tAVX2);
-  f.fma = cpu.has(Cpu::tFMA);
-  f.avx512f = cpu.has(Cpu::tAVX512F);
-  f.avx512bw = cpu.has(Cpu::tAVX512BW);
-  f.avx512vl = cpu.has(Cpu::tAVX512VL);
-  f.avx512dq = cpu.has(Cpu::tAVX512DQ);
-  f.avx512bf16 = cpu.has(Cpu::tAVX512_BF16);
-  f.amx_tile = cpu.has(Cpu::tAMX_TILE);
-  f.amx_bf16 = cpu.has(Cpu::tAMX_BF16);
-  f.model = brand_string();
-  f.amd = cpu.has(Cpu::tAMD);
-  f.family = cpu.displayFamily;
-  f.model_number = cpu.displayModel;
-  f.vector_datapath_bytes = known_datapath_bytes(f);
-#else
-  f.model = "unknown";
-#endif
+  CpuFeatures f = detect_cpu_features();
   f.logical_cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   f.l1d_bytes = sysconf_bytes(_SC_LEVEL1_DCACHE_SIZE);
   f.l2_bytes = sysconf_bytes(_SC_LEVEL2_CACHE_SIZE);
@@ -68,7 +34,10 @@ Isa choose_isa() {
   if (env == nullptr || *env == '\0') return best_isa(cpu);
   const auto requested = parse_isa(env);
   if (!requested) {
-    throw Error(std::string("WEFT_ISA='") + env + "' is not one of avx2, avx512, avx512_bf16, reference");
+    std::string names;
+    for (const Isa isa : target_architecture().isas) names += std::string(to_string(isa)) + ", ";
+    throw Error(std::string("WEFT_ISA='") + env + "' is not one of " + names + "reference (the ISAs of " +
+                std::string(target_architecture().name) + ")");
   }
   if (!can_run(*requested, cpu)) {
     throw Error(std::string("WEFT_ISA=") + env + " asks for code this CPU (" + cpu.model +
@@ -102,9 +71,8 @@ bool can_run(Isa isa, const CpuFeatures& cpu) {
 }
 
 Isa best_isa(const CpuFeatures& cpu) {
-  if (can_run(Isa::avx512_bf16, cpu)) return Isa::avx512_bf16;
-  if (can_run(Isa::avx512, cpu)) return Isa::avx512;
-  if (can_run(Isa::avx2, cpu)) return Isa::avx2;
+  for (const Isa isa : target_architecture().isas)
+    if (can_run(isa, cpu)) return isa;
   return Isa::reference;
 }
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "weft/jit/cache_capacity.hpp"
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/emitting.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/jit/log.hpp"
 #include "weft/parlooper/loop_string.hpp"

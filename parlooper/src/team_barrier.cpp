@@ -22,6 +22,8 @@ void TeamBarrier::arrive_and_wait() {
     if (generation_.load(std::memory_order_acquire) != generation) return;
 #if defined(__x86_64__)
     __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
 #endif
   }
   while (generation_.load(std::memory_order_acquire) == generation) {

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "process_memory.hpp"
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/jit/error.hpp"
 
 namespace {
@@ -35,7 +35,7 @@ std::vector<std::uint8_t> returning(int value, std::size_t size = 6) {
 int call(const void* code) { return reinterpret_cast<ReturnsInt>(const_cast<void*>(code))(); }
 
 // padding bytes of nops, then return value.
-struct ReturnConstant : weft::jit::CodeBuffer {
+struct ReturnConstant : weft::jit::x64::CodeBuffer {
   ReturnConstant(int value, std::size_t padding, CodeArena& arena)
       : CodeBuffer(padding + 64, arena) {
     nop(padding);

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "brgemm_emit.hpp"
+#include "emitters.hpp"
 #include "guarded_buffer.hpp"
 #include "host_isas.hpp"
 #include "weft/jit/cpu.hpp"
@@ -171,7 +171,7 @@ inline void check_on(const Case& c, weft::jit::Isa isa) {
   const BrgemmPlan plan = plan_brgemm(c.desc, isa, c.custom_plan ? c.options : BrgemmPlanOptions{});
   SCOPED_TRACE(to_string(plan));
   if (c.custom_plan) {
-    auto code = emit_brgemm(c.desc, plan);
+    auto code = weft::tpp::detail::emit_kernel(c.desc, plan);
     auto fn = code->finalize<BrgemmKernelFn>("brgemm_test");
     const BrgemmArgs args = ops.args(ops.out.data());
     fn(&args);

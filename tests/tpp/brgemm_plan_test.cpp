@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "brgemm_emit.hpp"
+#include "emitters.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -214,12 +214,12 @@ TEST(BrgemmEmit, Avx512EmitsOnAnyHost) {
                                                                              .bias = BrgemmBias::per_row,
                                                                              .activation = BrgemmActivation::relu}}) {
     const BrgemmPlan plan = plan_brgemm(d, Isa::avx512, {.narrow_ymm = -1});  // zmm for m <= 8 too
-    auto code = emit_brgemm(d, plan);
-    ASSERT_GT(code->getSize(), 100u) << to_string(d);
+    auto code = weft::tpp::detail::emit_kernel(d, plan);
+    ASSERT_GT(code->code_bytes().size(), 100u) << to_string(d);
     if (std::system("objdump --version > /dev/null 2>&1") != 0) continue;
     const std::string bin = ::testing::TempDir() + "weft_brgemm_avx512.bin";
-    std::ofstream(bin, std::ios::binary).write(reinterpret_cast<const char*>(code->getCode()),
-                                               static_cast<std::streamsize>(code->getSize()));
+    std::ofstream(bin, std::ios::binary).write(reinterpret_cast<const char*>(code->code_bytes().data()),
+                                               static_cast<std::streamsize>(code->code_bytes().size()));
     const std::string cmd = "objdump -D -b binary -m i386:x86-64 " + bin;
     FILE* pipe = ::popen(cmd.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
@@ -240,8 +240,8 @@ TEST(BrgemmEmit, RejectsPlansThatDoNotFit) {
   const BrgemmDesc d = desc(32, 32, 4);
   BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
   plan.panels[0].columns = {{16, 2}};
-  EXPECT_THROW(emit_brgemm(d, plan), weft::Error);
-  EXPECT_THROW(emit_brgemm(d, plan_brgemm(d, Isa::reference)), weft::Error);
+  EXPECT_THROW(weft::tpp::detail::emit_kernel(d, plan), weft::Error);
+  EXPECT_THROW(weft::tpp::detail::emit_kernel(d, plan_brgemm(d, Isa::reference)), weft::Error);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // each instruction set, against the plain kernel on an explicitly transposed copy of B (so that a
 // flag ignored by kernel and reference alike fails too), and the descriptor's identity, validation
 // and plan.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <random>
@@ -11,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "brgemm_check.hpp"
-#include "brgemm_emit.hpp"
+#include "emitters.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -173,7 +174,7 @@ TEST(BrgemmTransposedB, NoDotTilesOtherwiseThePlainPlan) {
   row.b_transposed = true;
   EXPECT_FALSE(plan_brgemm(row, Isa::avx2).panels[0].dot);
   EXPECT_FALSE(plan_brgemm(row, Isa::avx2, {.dot = 1}).panels[0].dot);
-  EXPECT_THROW(emit_brgemm(row, dot_plan), weft::Error);
+  EXPECT_THROW(weft::tpp::detail::emit_kernel(row, dot_plan), weft::Error);
   for (Isa isa : {Isa::avx2, Isa::avx512})
     for (Shape sh : kShapes) {
       if (sh.m == 1) continue;
@@ -192,12 +193,12 @@ TEST(BrgemmTransposedB, Avx512EmitsOnAnyHost) {
   BrgemmDesc transposed = plain;
   transposed.ldb = 16;
   transposed.b_transposed = true;
-  auto code = emit_brgemm(transposed, plan_brgemm(transposed, Isa::avx512));
-  auto plain_code = emit_brgemm(plain, plan_brgemm(plain, Isa::avx512));
-  ASSERT_GT(code->getSize(), 100u);
-  const std::vector<std::uint8_t> bytes(code->getCode(), code->getCode() + code->getSize());
-  const std::vector<std::uint8_t> plain_bytes(plain_code->getCode(), plain_code->getCode() + plain_code->getSize());
-  EXPECT_NE(bytes, plain_bytes);
+  auto code = weft::tpp::detail::emit_kernel(transposed, plan_brgemm(transposed, Isa::avx512));
+  auto plain_code = weft::tpp::detail::emit_kernel(plain, plan_brgemm(plain, Isa::avx512));
+  ASSERT_GT(code->code_bytes().size(), 100u);
+  const auto bytes = code->code_bytes();
+  const auto plain_bytes = plain_code->code_bytes();
+  EXPECT_FALSE(std::ranges::equal(bytes, plain_bytes));
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "brgemm_emit.hpp"
+#include "emitters.hpp"
 #include "guarded_buffer.hpp"
 #include "host_isas.hpp"
 #include "weft/jit/bfloat16.hpp"
@@ -179,7 +179,7 @@ void check_on(const Case& c, Isa isa) {
     ASSERT_EQ(gemm.plan(), plan);
     gemm(args);
   } else {
-    auto code = emit_brgemm(d, plan);
+    auto code = weft::tpp::detail::emit_kernel(d, plan);
     check_args(d, args);
     code->finalize<BrgemmKernelFn>("brgemm_types_test")(&args);
   }
@@ -335,7 +335,7 @@ TEST(BrgemmTypes, Avx2StagedBIsSharedOnlyByPanelsOfTheSameColumns) {
 
 bool host_runs_avx2() { return weft::jit::can_run(Isa::avx2, weft::jit::cpu_features()); }
 
-std::string disassemble(const weft::jit::CodeBuffer& code);  // objdump's text, empty without it
+std::string disassemble(const weft::jit::GeneratedCode& code);  // objdump's text, empty without it
 
 // Which kernels get staged A: bf16 on AVX2 with n >= 12 and k <= 512, when one batch entry's A rows
 // (of the tallest row panel) fit the 64 KiB of slots; the register tiles are fp32's.
@@ -505,9 +505,9 @@ TEST(BrgemmTypes, Avx2StagedABEmitsFp32Tiles) {
   const BrgemmDesc d = shape(37, 12, 24, kBf16ToF32);
   const BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
   ASSERT_EQ(plan.math, BrgemmMath::bf16_staged_ab);
-  auto code = emit_brgemm(d, plan);
-  auto fallback = emit_brgemm(d, plan_brgemm(d, Isa::avx2, kStagedB));
-  ASSERT_GT(code->getSize(), fallback->getSize()) << "the fallback's body and the staged one";
+  auto code = weft::tpp::detail::emit_kernel(d, plan);
+  auto fallback = weft::tpp::detail::emit_kernel(d, plan_brgemm(d, Isa::avx2, kStagedB));
+  ASSERT_GT(code->code_bytes().size(), fallback->code_bytes().size()) << "the fallback's body and the staged one";
   const std::string text = disassemble(*code);
   if (text.empty()) GTEST_SKIP() << "no objdump";
   const std::string all = text.substr(0, text.rfind("ret"));
@@ -630,11 +630,12 @@ TEST(BrgemmTypes, RefusedDescriptorsSayWhy) {
 }
 
 // Code for an ISA the host may not run: generated and disassembled (objdump, when installed).
-std::string disassemble(const weft::jit::CodeBuffer& code) {
+std::string disassemble(const weft::jit::GeneratedCode& code) {
   if (std::system("objdump --version > /dev/null 2>&1") != 0) return {};
   const std::string bin = ::testing::TempDir() + "weft_brgemm_types.bin";
+  const auto bytes = code.code_bytes();
   std::ofstream(bin, std::ios::binary)
-      .write(reinterpret_cast<const char*>(code.getCode()), static_cast<std::streamsize>(code.getSize()));
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   FILE* pipe = ::popen(("objdump -D -b binary -m i386:x86-64 " + bin).c_str(), "r");
   std::string text;
   if (pipe == nullptr) return text;
@@ -661,8 +662,8 @@ TEST(BrgemmTypes, EveryPathEmitsItsInstructions) {
     BrgemmDesc d = shape(37, 5, 8, e.types);
     d.activation = BrgemmActivation::relu;
     SCOPED_TRACE(to_string(d) + " on " + std::string(weft::jit::to_string(e.isa)));
-    auto code = emit_brgemm(d, plan_brgemm(d, e.isa));
-    ASSERT_GT(code->getSize(), 100u);
+    auto code = weft::tpp::detail::emit_kernel(d, plan_brgemm(d, e.isa));
+    ASSERT_GT(code->code_bytes().size(), 100u);
     const std::string text = disassemble(*code);
     if (text.empty()) continue;  // no objdump: generation alone was checked
     // The constant table after the code decodes as anything: look up to the last ret.

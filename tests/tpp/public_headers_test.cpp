@@ -10,7 +10,7 @@
 #include "weft/tpp/unary.hpp"
 
 #ifdef XBYAK_XBYAK_H_
-#error "a public TPP header includes Xbyak (through weft/jit/code_buffer.hpp?): keep emitters in tpp/src"
+#error "a public TPP header includes Xbyak (through weft/jit/x64/code_buffer.hpp?): keep emitters in tpp/src"
 #endif
 
 #include <gtest/gtest.h>

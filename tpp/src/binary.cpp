@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "binary_emit.hpp"
+#include "emitters.hpp"
 #include "kernel_family.hpp"
 #include "op_properties.hpp"
 #include "weft/jit/bfloat16.hpp"
@@ -215,7 +215,7 @@ struct FamilyOps<BinaryFamily> {
   static bool args_ok(Checks, const BinaryDesc&, const BinaryArgs& args) { return tpp::args_ok(args); }
   static void reject_args(const BinaryDesc& d, const BinaryArgs& args) { tpp::reject_args(d, args); }
   static BinaryPlan plan(const BinaryDesc& d, jit::Isa isa) { return plan_binary(d, isa); }
-  static std::unique_ptr<jit::CodeBuffer> emit(const BinaryDesc& d, const BinaryPlan& plan) { return emit_binary(d, plan); }
+  static std::unique_ptr<jit::GeneratedCode> emit(const BinaryDesc& d, const BinaryPlan& plan) { return emit_kernel(d, plan); }
   static void reference(const BinaryDesc& d, const BinaryArgs& args) { binary_reference(d, args); }
   static std::string code_name(const BinaryDesc& d, jit::Isa isa) {
     return "weft_binary_" + to_string(d) + "_" + std::string(jit::to_string(isa));

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "brgemm_emit.hpp"
+#include "emitters.hpp"
 #include "kernel_family.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/log.hpp"
@@ -55,9 +55,9 @@ struct FamilyOps<BrgemmFamily> {
   static bool args_ok(Checks, const BrgemmDesc& d, const BrgemmArgs& args) { return arg_problem(d, args) == nullptr; }
   static void reject_args(const BrgemmDesc& d, const BrgemmArgs& args) { tpp::reject_args(d, args); }
   static BrgemmPlan plan(const BrgemmDesc& d, jit::Isa isa) { return plan_brgemm(d, isa); }
-  static std::unique_ptr<jit::CodeBuffer> emit(const BrgemmDesc& d, const BrgemmPlan& plan) {
+  static std::unique_ptr<jit::GeneratedCode> emit(const BrgemmDesc& d, const BrgemmPlan& plan) {
     log().debug("brgemm: {} plan {}", to_string(d), to_string(plan));
-    return emit_brgemm(d, plan);
+    return emit_kernel(d, plan);
   }
   static void reference(const BrgemmDesc& d, const BrgemmArgs& args) { brgemm_reference(d, args); }
   static std::string code_name(const BrgemmDesc& d, jit::Isa) { return to_string(d); }

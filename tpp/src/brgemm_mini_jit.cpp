@@ -1,10 +1,11 @@
 // mini_jit::Brgemm: the seed's 8-argument kernel_t on top of tpp::Brgemm.
 //
 // kernel_t carries no context and passes the leading dimensions per call, while weft kernels take
-// them from the descriptor. Each generate() therefore emits a small trampoline that puts the Impl
-// it belongs to into xmm0 (free: kernel_t has no floating-point argument, and the 7th and 8th
-// integer arguments already lie on the stack) and jumps, not calls, to dispatch(), whose 9th
-// parameter is a double and so is read from xmm0. With the trampoline gone from the stack, dispatch
+// them from the descriptor. Each generate() therefore emits a small trampoline
+// (weft/jit/context_trampoline.hpp) that puts the Impl it belongs to into the first floating-point
+// argument register (free: kernel_t has no floating-point argument; its integer arguments stay in
+// their registers and on the stack) and jumps, not calls, to dispatch(), whose 9th parameter is a
+// double and so is read from there. With the trampoline gone from the stack, dispatch
 // is an ordinary C++ frame below the caller's: it may throw weft::Error for a bad call. dispatch
 // remembers the kernel of the last leading dimensions seen (one atomic load and three compares on a
 // hit) and generates one through the weft cache on a miss.
@@ -19,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/context_trampoline.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -42,7 +43,7 @@ struct Brgemm::Impl {
   std::atomic<const Entry*> last{nullptr};
   std::mutex mutex;
   std::vector<std::unique_ptr<Entry>> entries;
-  std::unique_ptr<weft::jit::CodeBuffer> trampoline;
+  std::unique_ptr<weft::jit::GeneratedCode> trampoline;
   kernel_t fn = nullptr;
 
   const Entry& entry_for(std::int64_t ld_a, std::int64_t ld_b, std::int64_t ld_c) {
@@ -81,7 +82,7 @@ void check_ld(const Brgemm::Impl& impl, const char* name, std::int64_t ld, const
                      std::to_string(rows) + ", " + std::to_string(limit / cols) + "]");
 }
 
-// The target of the trampoline: kernel_t's arguments, then the Impl in xmm0 (see the top).
+// The target of the trampoline: kernel_t's arguments, then the Impl as a double's bits (see the top).
 void dispatch(const void* a, const void* b, void* c, std::int64_t ld_a, std::int64_t ld_b, std::int64_t ld_c,
               std::int64_t stride_a, std::int64_t stride_b, double impl_bits) {
   Brgemm::Impl* impl = std::bit_cast<Brgemm::Impl*>(impl_bits);
@@ -106,15 +107,6 @@ void dispatch(const void* a, const void* b, void* c, std::int64_t ld_a, std::int
 }
 
 static_assert(sizeof(double) == sizeof(Brgemm::Impl*));
-
-struct Trampoline : weft::jit::CodeBuffer {
-  explicit Trampoline(Brgemm::Impl* impl) : weft::jit::CodeBuffer(64) {
-    mov(rax, reinterpret_cast<std::uint64_t>(impl));
-    movq(xmm0, rax);
-    mov(rax, reinterpret_cast<std::uint64_t>(&dispatch));
-    jmp(rax);
-  }
-};
 
 }  // namespace
 
@@ -150,7 +142,7 @@ Brgemm::error_t Brgemm::generate(std::uint32_t m, std::uint32_t n, std::uint32_t
   try {
     // Generates the kernel for the tight leading dimensions now, so that a bad shape fails here.
     impl->last.store(&impl->entry_for(impl->m, impl->k, impl->m));
-    impl->trampoline = std::make_unique<Trampoline>(impl.get());
+    impl->trampoline = weft::jit::make_context_trampoline(impl.get(), reinterpret_cast<const void*>(&dispatch));
     impl->fn = impl->trampoline->finalize<kernel_t>("mini_jit_brgemm_m" + std::to_string(m) + "_n" + std::to_string(n) +
                                                     "_k" + std::to_string(k) + (dtype == dtype_t::fp64 ? "_fp64" : ""));
   } catch (const weft::Error& ex) {

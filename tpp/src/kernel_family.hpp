@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "weft/jit/code_buffer.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/generated_code.hpp"
 #include "weft/jit/kernel_cache.hpp"
 #include "weft/tpp/tpp_kernel.hpp"
 
@@ -36,7 +36,8 @@ struct KernelEntry {
   using Desc = typename Family::Desc;
   using KernelFn = typename TppKernel<Family>::KernelFn;
 
-  // Emitting works for any ISA on any x86-64 host; running the code needs the CPU.
+  // Emitting works for any ISA of the target architecture on any host of it; running the code
+  // needs the CPU.
   KernelEntry(const Desc& d, jit::Isa target)
       : desc(d), plan(Ops::plan(d, target)), checks(Ops::checks(d)), isa(target) {
     if (isa == jit::Isa::reference) return;
@@ -48,7 +49,7 @@ struct KernelEntry {
   typename Family::Plan plan;
   typename Ops::Checks checks;
   jit::Isa isa;
-  std::unique_ptr<jit::CodeBuffer> code;  // null for Isa::reference
+  std::unique_ptr<jit::GeneratedCode> code;  // null for Isa::reference
   KernelFn fn = nullptr;                  // null for Isa::reference
 };
 
@@ -149,8 +150,8 @@ typename TppKernel<Family>::KernelFn TppKernel<Family>::kernel() const {
 template <class Family>
 std::vector<std::uint8_t> TppKernel<Family>::code() const {
   if (!entry_->code) return {};
-  const std::uint8_t* p = entry_->code->getCode();
-  return {p, p + entry_->code->getSize()};
+  const auto bytes = entry_->code->code_bytes();
+  return {bytes.begin(), bytes.end()};
 }
 
 template <class Family>
@@ -159,7 +160,7 @@ GeneratedKernel<Family>::GeneratedKernel(std::shared_ptr<const detail::KernelEnt
 
 template <class Family>
 std::size_t GeneratedKernel<Family>::code_size() const {
-  return entry_->code->getSize();
+  return entry_->code->code_bytes().size();
 }
 
 }  // namespace weft::tpp

@@ -3,9 +3,9 @@
 #include <memory>
 #include <string>
 
+#include "emitters.hpp"
 #include "kernel_family.hpp"
 #include "op_properties.hpp"
-#include "unary_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/kernel_cache.hpp"
@@ -172,7 +172,7 @@ struct FamilyOps<UnaryFamily> {
   static bool args_ok(const Checks& c, const UnaryDesc&, const UnaryArgs& args) { return passes(c, args); }
   static void reject_args(const UnaryDesc& d, const UnaryArgs& args) { tpp::reject_args(d, args, arg_problem(d, args)); }
   static UnaryPlan plan(const UnaryDesc& d, jit::Isa isa) { return plan_unary(d, isa); }
-  static std::unique_ptr<jit::CodeBuffer> emit(const UnaryDesc& d, const UnaryPlan& plan) { return emit_unary(d, plan); }
+  static std::unique_ptr<jit::GeneratedCode> emit(const UnaryDesc& d, const UnaryPlan& plan) { return emit_kernel(d, plan); }
   static void reference(const UnaryDesc& d, const UnaryArgs& args) { unary_reference(d, args); }
   static std::string code_name(const UnaryDesc& d, jit::Isa isa) {
     return "weft_unary_" + to_string(d) + "_" + std::string(jit::to_string(isa));

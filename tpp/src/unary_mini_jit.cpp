@@ -1,19 +1,21 @@
 // mini_jit::Unary on top of weft's unary TPPs. kernel_t has no argument struct and no room for a
-// descriptor pointer, so each generate() emits a small trampoline that loads the Entry it belongs to
-// into the fifth argument register and jumps (not calls) to call_entry: a C++ function, so that it
-// checks the call (null pointers, leading dimensions) and may throw, the trampoline being gone
+// descriptor pointer, so each generate() emits a small trampoline (weft/jit/context_trampoline.hpp)
+// that passes the Entry it belongs to as a fifth, floating-point argument and jumps (not calls) to
+// call_entry: a C++ function, so that it checks the call (null pointers, leading dimensions) and may throw, the trampoline being gone
 // from the stack by then. call_entry packs (a, b, ld_a, ld_b) into a UnaryArgs for the cached weft
 // kernel, whose leading dimensions are read at call time. Entries live in a bounded kernel cache
 // (WEFT_KERNEL_CACHE_SIZE); each mini_jit::Unary shares ownership of its entry, so a kernel_t stays
 // valid as long as the object that returned it, evicted or not.
 #include "weft/tpp/mini_jit_unary.hpp"
 
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/context_trampoline.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/kernel_cache.hpp"
@@ -34,7 +36,7 @@ struct Entry {
   UnaryDesc desc;
   weft::tpp::Unary unary;  // owns the weft kernel the trampoline reaches
   weft::tpp::UnaryKernelFn kernel;  // nullptr: the reference (WEFT_ISA=reference)
-  std::unique_ptr<weft::jit::CodeBuffer> code;
+  std::unique_ptr<weft::jit::GeneratedCode> code;
   Unary::kernel_t fn = nullptr;
 };
 
@@ -55,7 +57,9 @@ bool ld_in_range(std::int64_t ld, std::int64_t min) {
   return static_cast<std::uint64_t>(ld) - static_cast<std::uint64_t>(min) <= static_cast<std::uint64_t>(kMaxLd - min);
 }
 
-void call_entry(const void* a, void* b, std::int64_t ld_a, std::int64_t ld_b, const Entry* e) {
+// The target of the trampoline: kernel_t's arguments, then the Entry as a double's bits (see the top).
+void call_entry(const void* a, void* b, std::int64_t ld_a, std::int64_t ld_b, double entry_bits) {
+  const Entry* e = std::bit_cast<const Entry*>(entry_bits);
   const UnaryDesc& d = e->desc;
   if (b == nullptr) [[unlikely]]
     reject(*e, "b is null");
@@ -80,18 +84,10 @@ void call_entry(const void* a, void* b, std::int64_t ld_a, std::int64_t ld_b, co
   }
 }
 
-// void tramp(const void* a, void* b, int64_t ld_a, int64_t ld_b) -> call_entry(a, b, ld_a, ld_b, entry),
-// as a tail jump: the caller's return address stays on top of the stack.
-struct Trampoline : weft::jit::CodeBuffer {
-  explicit Trampoline(const Entry* entry) : weft::jit::CodeBuffer(64) {
-    mov(r8, reinterpret_cast<std::uintptr_t>(entry));
-    mov(rax, reinterpret_cast<std::uintptr_t>(&call_entry));
-    jmp(rax);
-  }
-};
+static_assert(sizeof(double) == sizeof(const Entry*));
 
 Entry::Entry(const UnaryDesc& d) : desc(d), unary(d), kernel(unary.kernel()) {
-  code = std::make_unique<Trampoline>(this);
+  code = weft::jit::make_context_trampoline(this, reinterpret_cast<const void*>(&call_entry));
   fn = code->finalize<Unary::kernel_t>("mini_jit_unary_" + weft::tpp::to_string(desc));
 }
 

@@ -8,7 +8,7 @@
 //       emit_function({r12}, [&] { ... });  // the body; consts_ for its constants
 //     }
 //   };
-//   std::unique_ptr<weft::jit::CodeBuffer> code = emit_kernel<MyCode>(isa, "my kernel", desc);
+//   std::unique_ptr<weft::jit::x64::CodeBuffer> code = emit_kernel<MyCode>(isa, "my kernel", desc);
 //
 // emit_function() emits: push of the callee-saved registers the body uses, the body, vzeroupper
 // (SSE code after ours would pay for dirty upper halves), the pops, ret, then the constant table
@@ -24,17 +24,18 @@
 #include <xbyak/xbyak.h>
 
 #include "vec_traits.hpp"
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/emitting.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
 
 namespace weft::tpp::detail {
 
 // Not a template, so that the emitters' own templates see Xbyak's mnemonics without `this->`.
-class KernelFrame : public weft::jit::CodeBuffer {
+class KernelFrame : public weft::jit::x64::CodeBuffer {
  protected:
   explicit KernelFrame(int vector_bytes, std::size_t max_size = kDefaultSize)
-      : weft::jit::CodeBuffer(max_size), consts_(vector_bytes) {}
+      : weft::jit::x64::CodeBuffer(max_size), consts_(vector_bytes) {}
 
   // The whole function around body(); `callee_saved`: the SysV callee-saved registers it uses.
   template <class Body>
@@ -70,8 +71,8 @@ auto with_vector_registers(weft::jit::Isa isa, std::string_view what, Make&& mak
 // Code<Vmm>(args...) for the register type of `isa`, with Xbyak errors reported as weft::Error
 // naming `what` (the kernel).
 template <template <class> class Code, class... Args>
-std::unique_ptr<weft::jit::CodeBuffer> emit_kernel(weft::jit::Isa isa, const std::string& what, const Args&... args) {
-  return with_vector_registers(isa, what, [&]<class Vmm>() -> std::unique_ptr<weft::jit::CodeBuffer> {
+std::unique_ptr<weft::jit::x64::CodeBuffer> emit_kernel(weft::jit::Isa isa, const std::string& what, const Args&... args) {
+  return with_vector_registers(isa, what, [&]<class Vmm>() -> std::unique_ptr<weft::jit::x64::CodeBuffer> {
     return weft::jit::emitting(what, [&] { return std::make_unique<Code<Vmm>>(args...); });
   });
 }

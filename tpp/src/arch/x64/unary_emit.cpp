@@ -1030,7 +1030,7 @@ class UnaryCode : public KernelFrame {
 
 }  // namespace
 
-std::unique_ptr<weft::jit::CodeBuffer> emit_unary(const UnaryDesc& desc, const UnaryPlan& plan) {
+std::unique_ptr<weft::jit::x64::CodeBuffer> emit_unary(const UnaryDesc& desc, const UnaryPlan& plan) {
   return emit_kernel<UnaryCode>(plan.isa, "unary " + to_string(desc), desc, plan);
 }
 

@@ -2,7 +2,7 @@
 // one vector register. The unary TPPs use it for all their element-wise ops, and BRGEMM uses it for
 // its fused epilogue on the accumulators, so both compute bit-identical results.
 //
-// Usage (inside an emitter derived from weft::jit::CodeBuffer):
+// Usage (inside an emitter derived from weft::jit::x64::CodeBuffer):
 //
 //   ConstantTable consts(VecTraits<Ymm>::bytes);        // from vec_traits.hpp; one per kernel
 //   ActivationEmitter<Ymm> act(*this, consts);

@@ -297,7 +297,7 @@ class BinaryCode : public KernelFrame {
 
 }  // namespace
 
-std::unique_ptr<weft::jit::CodeBuffer> emit_binary(const BinaryDesc& desc, const BinaryPlan& plan) {
+std::unique_ptr<weft::jit::x64::CodeBuffer> emit_binary(const BinaryDesc& desc, const BinaryPlan& plan) {
   return emit_kernel<BinaryCode>(plan.isa, "binary " + to_string(desc), desc, plan);
 }
 

@@ -1,8 +1,8 @@
 // Test hooks of CodeBuffer. Both act on the calling thread only, so other threads are unaffected:
 //
-//   weft::jit::testing::FinalizedCodeLog log;   // records what this thread finalizes from now on
+//   weft::jit::x64::testing::FinalizedCodeLog log;   // records what this thread finalizes from now on
 //   {
-//     weft::jit::testing::ScratchShift shift(4096 + 64);  // later scratch buffers move by that much
+//     weft::jit::x64::testing::ScratchShift shift(4096 + 64);  // later scratch buffers move by that much
 //     auto engine = make_jit_engine(nest);
 //   }
 //   log.entries().back().bytes;                  // the code as installed; .scratch: where emitted
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace weft::jit::testing {
+namespace weft::jit::x64::testing {
 
 struct FinalizedCode {
   std::string name;
@@ -56,4 +56,4 @@ class ScratchShift {
   std::size_t previous_;
 };
 
-}  // namespace weft::jit::testing
+}  // namespace weft::jit::x64::testing

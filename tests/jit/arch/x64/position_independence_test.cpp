@@ -18,7 +18,7 @@
 #include "binary_emit.hpp"
 #include "brgemm_emit.hpp"
 #include "unary_emit.hpp"
-#include "weft/jit/code_buffer_testing.hpp"
+#include "weft/jit/x64/code_buffer_testing.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/parlooper/engine.hpp"
 #include "weft/parlooper/loop_string.hpp"
@@ -30,9 +30,9 @@
 namespace {
 
 using weft::jit::Isa;
-using weft::jit::testing::FinalizedCode;
-using weft::jit::testing::FinalizedCodeLog;
-using weft::jit::testing::ScratchShift;
+using weft::jit::x64::testing::FinalizedCode;
+using weft::jit::x64::testing::FinalizedCodeLog;
+using weft::jit::x64::testing::ScratchShift;
 
 // The last code finalized on this thread by emit(), emitted with the scratch buffer moved by
 // `shift` bytes.
@@ -99,7 +99,7 @@ void expect_position_independent(const std::string& what, const std::function<vo
 // The check itself: CodeBuffer makes these forms compile errors, so they are spelled through the
 // base class here.
 TEST(PositionIndependence, TheCheckCatchesPositionDependentCode) {
-  struct CallsAnAbsoluteAddress : weft::jit::CodeBuffer {
+  struct CallsAnAbsoluteAddress : weft::jit::x64::CodeBuffer {
     // `target`: an address outside the buffer, the same for both emissions and within rel32 reach
     // of both scratch buffers (one heap holds them; compiled code may be too far from it).
     explicit CallsAnAbsoluteAddress(std::uintptr_t& target) : CodeBuffer(256) {
@@ -108,7 +108,7 @@ TEST(PositionIndependence, TheCheckCatchesPositionDependentCode) {
       ret();
     }
   };
-  struct LoadsItsOwnAddress : weft::jit::CodeBuffer {
+  struct LoadsItsOwnAddress : weft::jit::x64::CodeBuffer {
     LoadsItsOwnAddress() : CodeBuffer(256) {
       Xbyak::Label self;
       L(self);

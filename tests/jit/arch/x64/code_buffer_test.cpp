@@ -1,4 +1,4 @@
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 
 #include <cstdint>
 #include <fstream>
@@ -10,11 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "weft/jit/cpu.hpp"
+#include "weft/jit/emitting.hpp"
 #include "weft/jit/error.hpp"
 
 namespace {
 
-struct AddConstant : weft::jit::CodeBuffer {
+struct AddConstant : weft::jit::x64::CodeBuffer {
   explicit AddConstant(int c) {
     mov(eax, edi);
     add(eax, c);
@@ -75,7 +76,7 @@ TEST(CodeBuffer, FinalizeTwiceIsAnError) {
 
 TEST(CodeBuffer, CodeLivesInTheArenaUntilTheBufferIsDestroyed) {
   weft::jit::CodeArena arena;
-  struct Seven : weft::jit::CodeBuffer {
+  struct Seven : weft::jit::x64::CodeBuffer {
     explicit Seven(weft::jit::CodeArena& a) : CodeBuffer(64, a) {
       mov(eax, 7);
       ret();
@@ -95,7 +96,7 @@ TEST(CodeBuffer, CodeLivesInTheArenaUntilTheBufferIsDestroyed) {
 }
 
 TEST(CodeBuffer, XbyakErrorsDuringEmissionBecomeWeftErrorsNamingTheCode) {
-  struct TooBig : weft::jit::CodeBuffer {
+  struct TooBig : weft::jit::x64::CodeBuffer {
     TooBig() : CodeBuffer(16) { nop(64); }
   };
   try {
@@ -109,7 +110,7 @@ TEST(CodeBuffer, XbyakErrorsDuringEmissionBecomeWeftErrorsNamingTheCode) {
 }
 
 TEST(CodeBuffer, UndefinedLabelIsAWeftErrorAtFinalize) {
-  struct Dangling : weft::jit::CodeBuffer {
+  struct Dangling : weft::jit::x64::CodeBuffer {
     Dangling() { jmp(nowhere, T_NEAR); }
     Xbyak::Label nowhere;
   };
@@ -123,7 +124,7 @@ TEST(CodeBuffer, UndefinedLabelIsAWeftErrorAtFinalize) {
 }
 
 TEST(CodeBuffer, AlignBeyondTheArenaAlignmentIsAnError) {
-  struct Aligned : weft::jit::CodeBuffer {
+  struct Aligned : weft::jit::x64::CodeBuffer {
     explicit Aligned(std::size_t to) {
       nop(3);
       align(to);

@@ -1,6 +1,6 @@
-// A code buffer for one generated function. Emitters derive from it and use Xbyak's mnemonics:
+// An x86-64 code buffer for one generated function. Emitters derive from it and use Xbyak's mnemonics:
 //
-//   struct AddOne : weft::jit::CodeBuffer {
+//   struct AddOne : weft::jit::x64::CodeBuffer {
 //     AddOne() { mov(eax, edi); add(eax, 1); ret(); }
 //   };
 //   AddOne code;
@@ -19,6 +19,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,10 +29,11 @@
 
 #include "weft/jit/code_arena.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/generated_code.hpp"
 
-namespace weft::jit {
+namespace weft::jit::x64 {
 
-class CodeBuffer : public Xbyak::CodeGenerator {
+class CodeBuffer : public Xbyak::CodeGenerator, public GeneratedCode {
  public:
   static constexpr std::size_t kDefaultSize = 64 * 1024;
 
@@ -44,12 +47,10 @@ class CodeBuffer : public Xbyak::CodeGenerator {
   // construction, i.e. the emission time) at debug level. Returns the entry point. Throws
   // weft::Error naming `name` when the arena cannot take the code or a label is left undefined.
   // Afterwards getCode()/getSize() describe the installed code, and emitting more is an error.
-  const void* finalize_raw(std::string_view name);
+  const void* finalize_raw(std::string_view name) override;
+  using GeneratedCode::finalize;
 
-  template <class Fn>
-  Fn finalize(std::string_view name) {
-    return reinterpret_cast<Fn>(const_cast<void*>(finalize_raw(name)));
-  }
+  std::span<const std::uint8_t> code_bytes() const override { return {getCode(), getSize()}; }
 
   bool finalized() const { return finalized_; }
   const std::string& name() const { return name_; }
@@ -77,16 +78,4 @@ class CodeBuffer : public Xbyak::CodeGenerator {
   std::string name_;
 };
 
-// Returns emit(), which constructs an emitter; an Xbyak::Error from it (code beyond the buffer's
-// size, a label too far, an operand combination the ISA lacks: a bug in the emitter or its size
-// bound) becomes a weft::Error naming `what`, the kernel or nest being generated.
-template <class Emit>
-decltype(auto) emitting(std::string_view what, Emit&& emit) {
-  try {
-    return std::forward<Emit>(emit)();
-  } catch (const Xbyak::Error& e) {
-    throw Error(std::string(what) + ": code generation failed: " + e.what());
-  }
-}
-
-}  // namespace weft::jit
+}  // namespace weft::jit::x64

@@ -3,12 +3,12 @@
 
 #include <memory>
 
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace weft::tpp::detail {
 
 // A code buffer holding the kernel (not yet finalized); plan.isa picks Ymm (avx2) or Zmm (avx512) code.
-std::unique_ptr<weft::jit::CodeBuffer> emit_unary(const UnaryDesc& desc, const UnaryPlan& plan);
+std::unique_ptr<weft::jit::x64::CodeBuffer> emit_unary(const UnaryDesc& desc, const UnaryPlan& plan);
 
 }  // namespace weft::tpp::detail

@@ -24,13 +24,12 @@
 #include <vector>
 
 #include "collapsed_run.hpp"
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/emitting.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/parlooper/engine.hpp"
 
 namespace weft::parlooper {
-
-#if defined(__x86_64__)
 namespace {
 
 using Xbyak::Label;
@@ -96,7 +95,7 @@ std::string describe(const LoopNest& nest) {
   return text;
 }
 
-class NestCode : public jit::CodeBuffer {
+class NestCode : public jit::x64::CodeBuffer {
  public:
   using Fn = void (*)(const ThreadRun*);
 
@@ -550,13 +549,5 @@ std::unique_ptr<Engine> make_jit_engine(const LoopNest& nest) {
   return jit::emitting("weft::parlooper nest " + describe(nest),
                        [&] { return std::make_unique<JitEngine>(nest); });
 }
-
-#else
-
-std::unique_ptr<Engine> make_jit_engine(const LoopNest&) {
-  throw Error("jit engine: the CPU is not x86-64; use the reference engine");
-}
-
-#endif
 
 }  // namespace weft::parlooper

@@ -5,13 +5,13 @@
 
 #include <memory>
 
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
 
 namespace weft::tpp {
 
 // Emits (does not finalize) the kernel for plan.isa (avx2 or avx512). Works on any x86-64 host:
 // running AVX-512 code needs the CPU, emitting and disassembling it does not.
-std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan);
+std::unique_ptr<jit::x64::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan);
 
 }  // namespace weft::tpp

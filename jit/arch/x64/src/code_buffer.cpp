@@ -1,16 +1,16 @@
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 
 #include <cstdint>
 #include <cstring>
 #include <new>
 #include <string>
 
-#include "weft/jit/code_buffer_testing.hpp"
+#include "weft/jit/x64/code_buffer_testing.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/log.hpp"
 #include "weft/jit/perf_map.hpp"
 
-namespace weft::jit {
+namespace weft::jit::x64 {
 namespace {
 
 thread_local std::size_t t_scratch_shift = 0;
@@ -120,4 +120,4 @@ ScratchShift::ScratchShift(std::size_t bytes) : previous_(t_scratch_shift) {
 ScratchShift::~ScratchShift() { t_scratch_shift = previous_; }
 
 }  // namespace testing
-}  // namespace weft::jit
+}  // namespace weft::jit::x64

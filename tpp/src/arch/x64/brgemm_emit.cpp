@@ -33,7 +33,7 @@
 #include "bf16_emit.hpp"
 #include "kernel_frame.hpp"
 #include "vec_traits.hpp"
-#include "weft/jit/code_buffer.hpp"
+#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
@@ -1163,7 +1163,7 @@ class BrgemmEmitter : public detail::KernelFrame {
 
 }  // namespace
 
-std::unique_ptr<jit::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan) {
+std::unique_ptr<jit::x64::CodeBuffer> emit_brgemm(const BrgemmDesc& d, const BrgemmPlan& plan) {
   validate(d);
   const bool bf16 = d.types.in == jit::DataType::bf16;
   const bool dot_isa = jit::isa_traits(plan.isa).bf16_dot;

@@ -2,7 +2,7 @@
 // register type is (lanes, bytes, tail policy), a constant table emitted after the code and reached
 // rip-relative, and the one way a partial vector (the M tail) is loaded and stored.
 //
-//   struct K : weft::jit::CodeBuffer {
+//   struct K : weft::jit::x64::CodeBuffer {
 //     ConstantTable consts{VecTraits<Ymm>::bytes};
 //     K() {
 //       vaddps(ymm0, ymm0, consts.splat(1.0f));           // a full vector of 1.0f, read from memory
