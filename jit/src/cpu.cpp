@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 #include "weft/jit/architecture.hpp"
@@ -13,18 +14,39 @@
 namespace weft::jit {
 namespace {
 
-std::size_t sysconf_bytes(int name) {
+// Bytes of this cache level and type ("Data", "Unified") of cpu0 as sysfs lists it; 0 when unknown.
+// glibc's sysconf answers 0 on some architectures (AArch64), where sysfs has the sizes.
+std::size_t sysfs_cache_bytes(int level, bool data) {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+    int l = 0;
+    std::string type, size;
+    if (!(level_file >> l) || !(type_file >> type) || !(size_file >> size)) continue;
+    if (l != level || (data ? type != "Data" && type != "Unified" : type != "Unified")) continue;
+    std::size_t value = 0;
+    std::size_t i = 0;
+    for (; i < size.size() && size[i] >= '0' && size[i] <= '9'; ++i)
+      value = value * 10 + static_cast<std::size_t>(size[i] - '0');
+    if (i < size.size() && size[i] == 'K') value <<= 10;
+    if (i < size.size() && size[i] == 'M') value <<= 20;
+    return value;
+  }
+  return 0;
+}
+
+std::size_t cache_bytes(int name, int level, bool data) {
   const long v = ::sysconf(name);
-  return v > 0 ? static_cast<std::size_t>(v) : 0;
+  return v > 0 ? static_cast<std::size_t>(v) : sysfs_cache_bytes(level, data);
 }
 
 // What the architecture reads (jit/arch/<arch>/), plus what the OS reports.
 CpuFeatures detect() {
   CpuFeatures f = detect_cpu_features();
   f.logical_cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
-  f.l1d_bytes = sysconf_bytes(_SC_LEVEL1_DCACHE_SIZE);
-  f.l2_bytes = sysconf_bytes(_SC_LEVEL2_CACHE_SIZE);
-  f.l3_bytes = sysconf_bytes(_SC_LEVEL3_CACHE_SIZE);
+  f.l1d_bytes = cache_bytes(_SC_LEVEL1_DCACHE_SIZE, 1, true);
+  f.l2_bytes = cache_bytes(_SC_LEVEL2_CACHE_SIZE, 2, false);
+  f.l3_bytes = cache_bytes(_SC_LEVEL3_CACHE_SIZE, 3, false);
   return f;
 }
 

@@ -66,6 +66,11 @@ struct FamilyOps<BrgemmFamily> {
 }  // namespace detail
 
 template class TppKernel<BrgemmFamily>;
+template class GeneratedKernel<BrgemmFamily>;
+
+BrgemmCode brgemm_kernel(const BrgemmDesc& d, jit::Isa isa) {
+  return BrgemmCode(detail::KernelFamily<BrgemmFamily>::generated(d, isa));
+}
 
 void check_args(const BrgemmDesc& d, const BrgemmArgs& args) {
   if (arg_problem(d, args) != nullptr) [[unlikely]]

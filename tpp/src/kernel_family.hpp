@@ -163,4 +163,10 @@ std::size_t GeneratedKernel<Family>::code_size() const {
   return entry_->code->code_bytes().size();
 }
 
+template <class Family>
+std::vector<std::uint8_t> GeneratedKernel<Family>::code() const {
+  const auto bytes = entry_->code->code_bytes();
+  return {bytes.begin(), bytes.end()};
+}
+
 }  // namespace weft::tpp

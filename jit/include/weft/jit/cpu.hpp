@@ -29,10 +29,21 @@ struct CpuFeatures {
   bool avx512bf16 = false;
   bool amx_tile = false;
   bool amx_bf16 = false;
+  // AArch64, from getauxval(AT_HWCAP / AT_HWCAP2) (never /proc/cpuinfo: under qemu-user it shows
+  // the host).
+  bool aarch64 = false;
+  bool asimd = false;       // Neon (Advanced SIMD) with FP: every AArch64 Linux machine
+  bool asimd_dot = false;   // sdot / udot
+  bool sve = false;
+  bool sve2 = false;
+  bool bf16 = false;        // Neon bfdot / bfmmla / bfcvtn (FEAT_BF16)
+  bool sve_bf16 = false;
+  bool i8mm = false;
+  int sve_vector_bytes = 0;  // this thread's SVE vector length (prctl PR_SVE_GET_VL); 0 without SVE
   std::string model;        // brand string, e.g. "AMD EPYC"
   bool amd = false;         // vendor AuthenticAMD
-  int family = 0;           // CPUID display family and model, e.g. 0x19 / 0x11 for Zen 4 Genoa
-  int model_number = 0;
+  int family = 0;           // CPUID display family and model, e.g. 0x19 / 0x11 for Zen 4 Genoa;
+  int model_number = 0;     // on AArch64 MIDR_EL1's implementer and part, e.g. 0x41 / 0xd40 (Neoverse V1)
   // Widest vector one FMA pass executes, when known for this family (known_datapath_bytes); 0 when
   // unknown: assume the full vector. Zen 4 runs AVX-512 on 256-bit pipes (32).
   int vector_datapath_bytes = 0;

@@ -266,7 +266,10 @@ void brgemm_reference(const BrgemmDesc& d, const BrgemmArgs& args);
 // ---- the functor ---------------------------------------------------------------------------------
 
 using BrgemmFamily = TppFamily<BrgemmDesc, BrgemmDescHash, BrgemmArgs, BrgemmPlan>;
+// Generated code with its owner (see GeneratedKernel): what brgemm_kernel() returns.
+using BrgemmCode = GeneratedKernel<BrgemmFamily>;
 extern template class TppKernel<BrgemmFamily>;
+extern template class GeneratedKernel<BrgemmFamily>;
 
 // The members of TppKernel (construction from (desc, isa), the checked call, desc(), plan(), isa(),
 // kernel(), code()), and a typed call for the common case.
@@ -280,6 +283,12 @@ class Brgemm : public TppKernel<BrgemmFamily> {
   void operator()(const float* a, const float* b, float* c, std::int64_t count = 1, std::int64_t stride_a = 0,
                   std::int64_t stride_b = 0) const;
 };
+
+// The generated code of `d` for `isa`, from the same cache as Brgemm: code for any ISA of the target
+// architecture can be generated on any host of it, but only run where the CPU has it. Callable as a
+// BrgemmKernelFn (unchecked); the code stays valid as long as the returned object lives. Throws
+// weft::Error for an invalid descriptor and for Isa::reference.
+BrgemmCode brgemm_kernel(const BrgemmDesc& d, jit::Isa isa);
 
 // Number of kernels in the process-wide cache (for tests).
 std::size_t brgemm_cache_size();

@@ -84,6 +84,8 @@ class GeneratedKernel {
   void operator()(const Args* args) const { fn_(args); }
   KernelFn fn() const { return fn_; }
   std::size_t code_size() const;
+  // The machine code, e.g. to disassemble it or to feed llvm-mca (weft-kernel-code).
+  std::vector<std::uint8_t> code() const;
 
  private:
   std::shared_ptr<const detail::KernelEntry<Family>> entry_;

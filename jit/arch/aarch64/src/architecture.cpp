@@ -1,0 +1,83 @@
+// AArch64: the registration point of the architecture (jit/include/weft/jit/architecture.hpp).
+// Features come from the kernel's hardware capabilities (getauxval), the identity from MIDR_EL1
+// where the kernel lets user code read it (HWCAP_CPUID).
+#include "weft/jit/architecture.hpp"
+
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "weft/jit/emitting.hpp"
+
+namespace weft::jit {
+namespace {
+
+// The ISAs this build generates code for, best first. Empty until the Neon emitters land
+// (issue 27): until then the TPPs run their references and loop nests the reference engine.
+constexpr std::array<Isa, 0> kIsas{};
+
+struct KnownPart {
+  unsigned implementer, part;
+  const char* name;
+};
+
+// Cores we tune for or model (llvm-mca -mcpu), by MIDR_EL1 implementer and part number.
+constexpr KnownPart kKnownParts[] = {
+    {0x41, 0xd0c, "Arm Neoverse N1"}, {0x41, 0xd40, "Arm Neoverse V1"}, {0x41, 0xd49, "Arm Neoverse N2"},
+    {0x41, 0xd4f, "Arm Neoverse V2"}, {0x41, 0xd84, "Arm Neoverse V3"}, {0x61, 0x022, "Apple M1 Icestorm"},
+    {0x61, 0x023, "Apple M1 Firestorm"},
+};
+
+std::string part_name(unsigned implementer, unsigned part) {
+  for (const KnownPart& k : kKnownParts)
+    if (k.implementer == implementer && k.part == part) return k.name;
+  char text[64];
+  std::snprintf(text, sizeof text, "AArch64 implementer 0x%02x part 0x%03x", implementer, part);
+  return text;
+}
+
+}  // namespace
+
+const Architecture& target_architecture() {
+  static constexpr Architecture arch{.name = "aarch64", .isas = kIsas};
+  return arch;
+}
+
+CpuFeatures detect_cpu_features() {
+  CpuFeatures f;
+  const unsigned long hwcap = ::getauxval(AT_HWCAP);
+  const unsigned long hwcap2 = ::getauxval(AT_HWCAP2);
+  f.aarch64 = true;
+  f.asimd = (hwcap & HWCAP_ASIMD) != 0 && (hwcap & HWCAP_FP) != 0;
+  f.asimd_dot = (hwcap & HWCAP_ASIMDDP) != 0;
+  f.sve = (hwcap & HWCAP_SVE) != 0;
+  f.sve2 = (hwcap2 & HWCAP2_SVE2) != 0;
+  f.bf16 = (hwcap2 & HWCAP2_BF16) != 0;
+  f.sve_bf16 = (hwcap2 & HWCAP2_SVEBF16) != 0;
+  f.i8mm = (hwcap2 & HWCAP2_I8MM) != 0;
+  if (f.sve) {
+    const int vl = ::prctl(PR_SVE_GET_VL);
+    if (vl > 0) f.sve_vector_bytes = vl & PR_SVE_VL_LEN_MASK;
+  }
+  f.model = "AArch64";
+  if ((hwcap & HWCAP_CPUID) != 0) {
+    // The kernel emulates this read for user code (HWCAP_CPUID); qemu-user answers it too.
+    std::uint64_t midr = 0;
+    asm volatile("mrs %0, midr_el1" : "=r"(midr));
+    f.family = static_cast<int>((midr >> 24) & 0xff);
+    f.model_number = static_cast<int>((midr >> 4) & 0xfff);
+    f.model = part_name(static_cast<unsigned>(f.family), static_cast<unsigned>(f.model_number));
+  }
+  return f;
+}
+
+// Our A64 assembler throws weft::Error itself (emitting() passes those on): anything else is not
+// an assembler's.
+void rethrow_assembler_error(std::string_view) { throw; }
+
+}  // namespace weft::jit

@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Predicts the speed of weft's generated kernels with llvm-mca's models of real cores.
+
+For each kernel: weft-kernel-code writes its machine code, binutils' objdump disassembles it, the
+hottest innermost loop (the backward branch whose body holds the most FMAs and no other loop) is
+handed to llvm-mca, and the FMAs per cycle it predicts are compared with the peak the same model
+predicts for a block of independent FMAs of the same form. The share is the kernel's steady state:
+C's loads and stores, the batch loop and the call are outside it (docs/tpp_brgemm.md, "Predicted
+speed on AArch64").
+
+  scripts/mca_kernels.py --kernel-code build/tpp/weft-kernel-code --cpus znver3,znver4 \\
+      --kernel "avx2 brgemm 64 64 64" --kernel "avx512 brgemm 32 32 32"
+  scripts/mca_kernels.py --arch aarch64 --kernel-code "qemu-aarch64 -L /usr/aarch64-linux-gnu \\
+      build-aarch64/tpp/weft-kernel-code" --cpus neoverse-v1,neoverse-v2,apple-m1 --kernel "neon brgemm 64 64 64"
+
+Prints a Markdown table. Needs llvm-mca-16 (package llvm-16) and objdump (binutils; for AArch64
+code binutils-aarch64-linux-gnu).
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+MCA = "llvm-mca-16"
+ITERATIONS = 400
+
+ARCHES = {
+    "x64": {
+        "objdump": ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64"],
+        "triple": "x86_64",
+        "comment": "#",
+        "fma": re.compile(r"^(vfn?m(add|sub)\d+[ps][sd]|vdpbf16ps)\b"),
+        "branch": re.compile(r"^(j[a-z]+|loop[a-z]*)$"),
+    },
+    "aarch64": {
+        "objdump": ["aarch64-linux-gnu-objdump", "-D", "-b", "binary", "-m", "aarch64"],
+        "triple": "aarch64",
+        "comment": "//",
+        "fma": re.compile(r"^(fmla|fmls|bfdot|bfmmla|bfmlal[bt])\b"),
+        "branch": re.compile(r"^(b\.[a-z]+|b|cbn?z|tbn?z)$"),
+    },
+}
+
+TARGET = re.compile(r"(0x)?([0-9a-f]+)(\s+<[^>]*>)?\s*$")
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"mca_kernels: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr}")
+    return r.stdout
+
+
+def disassemble(arch, code_file):
+    """[(address, mnemonic, operands)] of the code, comments stripped."""
+    out = []
+    for line in run(ARCHES[arch]["objdump"] + [code_file]).splitlines():
+        # "  addr:<TAB>bytes<TAB>instruction"; a long instruction's last bytes continue on a line
+        # without the instruction.
+        fields = line.split("\t")
+        if len(fields) < 3 or not re.fullmatch(r"\s*[0-9a-f]+:", fields[0]):
+            continue
+        text = "\t".join(fields[2:]).split(ARCHES[arch]["comment"])[0].strip()
+        parts = text.split(None, 1)
+        if not parts:
+            continue
+        out.append((int(fields[0].strip()[:-1], 16), parts[0], parts[1].strip() if len(parts) > 1 else ""))
+    return out
+
+
+def loops(arch, code):
+    """(first index, branch index) of every backward branch's body."""
+    found = []
+    index_of = {addr: i for i, (addr, _, _) in enumerate(code)}
+    for i, (addr, mnemonic, operands) in enumerate(code):
+        if not ARCHES[arch]["branch"].match(mnemonic):
+            continue
+        m = TARGET.search(operands)
+        if not m:
+            continue
+        target = int(m.group(2), 16)
+        if target <= addr and target in index_of:
+            found.append((index_of[target], i))
+    return found
+
+
+def hottest_loop(arch, code):
+    fma = ARCHES[arch]["fma"]
+    spans = loops(arch, code)
+    innermost = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    if not innermost:
+        return None
+    return max(innermost, key=lambda s: sum(1 for _, mn, _ in code[s[0]:s[1] + 1] if fma.match(mn)))
+
+
+class Unsupported(Exception):
+    """The model has no instruction of the ISA (llvm-mca: "found an unsupported instruction")."""
+
+
+def mca_cycles(arch, cpu, body):
+    """Cycles per iteration llvm-mca predicts for `body` (assembly lines) on `cpu`."""
+    r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"],
+                       input="\n".join(body) + "\n", capture_output=True, text=True)
+    if r.returncode != 0 and "unsupported instruction" in r.stderr:
+        raise Unsupported(cpu)
+    m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)
+    if r.returncode != 0 or not m:
+        sys.exit(f"mca_kernels: llvm-mca failed for {cpu} ({r.returncode}):\n{r.stderr[:2000]}")
+    return int(m.group(1)) / ITERATIONS
+
+
+def as_mca_input(arch, code, span):
+    """The loop body for llvm-mca: the branch goes to a label instead of an address."""
+    lines = [".Lloop:"]
+    for addr, mnemonic, operands in code[span[0]:span[1] + 1]:
+        if ARCHES[arch]["branch"].match(mnemonic):
+            operands = TARGET.sub(".Lloop", operands)
+        lines.append(f"{mnemonic} {operands}".strip())
+    return lines
+
+
+def peak_fma_per_cycle(arch, cpu, fma_lines):
+    """The model's FMAs per cycle for blocks of 24 independent FMAs of each form the kernel uses."""
+    forms = set()
+    for line in fma_lines:
+        mnemonic, operands = (line.split(None, 1) + [""])[:2]
+        if arch == "x64":
+            reg = re.search(r"%([xyz]mm)", operands)
+            forms.add((mnemonic, reg.group(1) if reg else "ymm"))
+        else:
+            arrangement = re.search(r"v\d+\.(\d+[sdhb])", operands)
+            by_element = "[" in operands
+            forms.add((mnemonic, arrangement.group(1) if arrangement else "4s", by_element))
+    best = 0.0
+    for form in forms:
+        if arch == "x64":
+            mnemonic, reg = form
+            count = 24 if reg == "zmm" else 12
+            block = [f"{mnemonic} %{reg}{30 if reg == 'zmm' else 14}, %{reg}{31 if reg == 'zmm' else 15}, %{reg}{i}"
+                     for i in range(count)]
+        else:
+            mnemonic, arrangement, by_element = form
+            lane = arrangement[-1]
+            count = 24
+            source = f"v31.{lane}[1]" if by_element else f"v31.{arrangement}"
+            block = [f"{mnemonic} v{i}.{arrangement}, v30.{arrangement}, {source}" for i in range(count)]
+        best = max(best, count / mca_cycles(arch, cpu, block))
+    return best
+
+
+def analyse(arch, kernel_code, kernel, cpus):
+    isa, kind, *args = kernel.split()
+    with tempfile.TemporaryDirectory() as tmp:
+        code_file = os.path.join(tmp, "kernel.bin")
+        summary = run(shlex.split(kernel_code) + ["--isa", isa, "--out", code_file, kind] + args).strip()
+        code = disassemble(arch, code_file)
+    span = hottest_loop(arch, code)
+    if span is None:
+        sys.exit(f"mca_kernels: {kernel}: no loop found in the code")
+    body = as_mca_input(arch, code, span)
+    fmas = [line for line in body if ARCHES[arch]["fma"].match(line)]
+    rows = []
+    for cpu in cpus:
+        try:
+            cycles = mca_cycles(arch, cpu, body)
+        except Unsupported:
+            rows.append((kernel, cpu, len(body) - 1, len(fmas), None, None, None, None))
+            continue
+        peak = peak_fma_per_cycle(arch, cpu, fmas) if fmas else 0.0
+        achieved = len(fmas) / cycles
+        share = achieved / peak if peak else 0.0
+        rows.append((kernel, cpu, len(body) - 1, len(fmas), cycles, achieved, peak, share))
+    return summary, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arch", choices=sorted(ARCHES), default="x64")
+    parser.add_argument("--kernel-code", required=True, help="the weft-kernel-code command (with an emulator)")
+    parser.add_argument("--cpus", required=True, help="llvm-mca -mcpu names, comma-separated")
+    parser.add_argument("--kernel", action="append", required=True,
+                        help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"')
+    args = parser.parse_args()
+    cpus = args.cpus.split(",")
+    print("| kernel | -mcpu | loop instructions | FMAs | cycles / iteration | FMAs / cycle | model's peak | share of peak |")
+    print("|---|---|---|---|---|---|---|---|")
+    for kernel in args.kernel:
+        summary, rows = analyse(args.arch, args.kernel_code, kernel, cpus)
+        print(f"<!-- {summary} -->", file=sys.stderr)
+        for kernel_name, cpu, n, fmas, cycles, achieved, peak, share in rows:
+            if cycles is None:
+                print(f"| {kernel_name} | {cpu} | {n} | {fmas} | the model lacks the ISA | | | |")
+                continue
+            print(f"| {kernel_name} | {cpu} | {n} | {fmas} | {cycles:.2f} | {achieved:.2f} | {peak:.2f} | "
+                  f"{100 * share:.1f} % |")
+
+
+if __name__ == "__main__":
+    main()
