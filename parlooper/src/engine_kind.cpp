@@ -15,11 +15,7 @@ EngineKind default_engine_kind() {
   if (name == "reference") return EngineKind::reference;
   if (!name.empty())
     throw weft::Error("WEFT_ENGINE=" + std::string(name) + " is not an engine; use jit or reference");
-#if defined(__x86_64__)
-  return EngineKind::jit;
-#else
-  return EngineKind::reference;
-#endif
+  return EngineKind::jit;  // every architecture weft builds for has a nest emitter
 }
 
 }  // namespace weft::parlooper

@@ -58,13 +58,13 @@ class Engine {
 
 enum class EngineKind { jit, reference };
 
-// The portable interpreter: the oracle of the tests and the fallback off x86-64.
+// The portable interpreter: the oracle of the tests.
 std::unique_ptr<Engine> make_reference_engine(const LoopNest& nest);
-// x86-64 machine code emitted with Xbyak. Throws weft::Error where the CPU is not x86-64.
+// Machine code of the target architecture (parlooper/src/arch/<arch>/jit_engine.cpp: x86-64 with
+// Xbyak, AArch64 with our A64 assembler).
 std::unique_ptr<Engine> make_jit_engine(const LoopNest& nest);
 
-// WEFT_ENGINE=jit|reference, else jit on x86-64 and reference elsewhere. Throws weft::Error for
-// an unknown name.
+// WEFT_ENGINE=jit|reference, else jit. Throws weft::Error for an unknown name.
 EngineKind default_engine_kind();
 
 }  // namespace weft::parlooper

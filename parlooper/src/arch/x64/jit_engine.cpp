@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "collapsed_run.hpp"
+#include "nest_state.hpp"
 #include "weft/jit/emitting.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/x64/code_buffer.hpp"
@@ -34,65 +35,28 @@ namespace {
 
 using Xbyak::Label;
 
-// Offsets (bytes from rbp) of the loop state.
-class Layout {
- public:
-  static constexpr std::size_t kRun = 0;          // const ThreadRun*
-  static constexpr std::size_t kBounds = 8;       // const NestBounds*
-  static constexpr std::size_t kBody = 16;        // BodyFn, for the chunk function
-  static constexpr std::size_t kCtx = 24;         // body_ctx, for the chunk function
-  static constexpr std::size_t kFrame = 32;       // ThreadFrame*, for the chunk function
-  static constexpr std::size_t kInnerStep = 40;   // step of the innermost level
-  static constexpr std::size_t kIterations = 48;  // collapsed iterations of the run at entry
-  static constexpr std::size_t kRemaining = 56;   // chunk: collapsed iterations still to run
-  static constexpr std::size_t kNextChunk = 64;   // static schedule with chunk: next begin
-  static constexpr std::size_t kLevels = 72;
+using detail::describe;
+using detail::ind_offset;
+using detail::end_offset;
+using detail::start_offset;
+using detail::step_offset;
 
-  Layout(int levels, int run_length)
-      : levels_(static_cast<std::size_t>(levels)),
-        size_(kLevels + 24 * levels_ + sizeof(RunLevelState) * static_cast<std::size_t>(run_length)) {
+// The loop state (nest_state.hpp), addressed from rbp.
+class Layout : public detail::NestStateLayout {
+ public:
+  Layout(int levels, int run_length) : NestStateLayout(levels, run_length) {
     // After the return address and six pushes rsp is 8 mod 16: an odd multiple of 8 realigns it.
-    size_ = (size_ + 15) / 16 * 16 + 8;
-  }
-  // Per level: current value, upper bound its inner occurrences clamp to, end of its loop (differs
-  // from the bound in a grid split or a run's innermost level).
-  static std::size_t value(int l) { return kLevels + 24 * static_cast<std::size_t>(l); }
-  static std::size_t bound(int l) { return value(l) + 8; }
-  static std::size_t end(int l) { return value(l) + 16; }
-  // Per level of the run (k = level - run_begin): the RunLevelState CollapsedRun reads and writes.
-  std::size_t run_state(int k) const {
-    return kLevels + 24 * levels_ + sizeof(RunLevelState) * static_cast<std::size_t>(k);
+    size_ = (bytes() + 15) / 16 * 16 + 8;
   }
   std::size_t size() const { return size_; }
 
  private:
-  std::size_t levels_;
   std::size_t size_;
 };
-
-constexpr std::size_t kStepOffset = offsetof(NestBounds, level_step);
-constexpr std::size_t kStartOffset = offsetof(NestBounds, loop_start);
-constexpr std::size_t kEndOffset = offsetof(NestBounds, loop_end);
-
-std::size_t step_offset(int l) { return kStepOffset + 8 * static_cast<std::size_t>(l); }
-std::size_t ind_offset(int loop) {
-  return offsetof(ThreadFrame, ind) + 4 * static_cast<std::size_t>(loop);
-}
 
 std::size_t code_size_bound(const LoopNest& nest) {
   // Measured: under 200 bytes per level for the largest kinds (grid, run); leave ample room.
   return 4096 + 512 * nest.levels.size();
-}
-
-std::string describe(const LoopNest& nest) {
-  if (!nest.canonical.empty()) return nest.canonical;
-  std::string text;
-  for (const auto& level : nest.levels) {
-    const char letter = static_cast<char>((level.par == ParKind::none ? 'a' : 'A') + level.loop);
-    text += letter;
-    if (level.barrier_after) text += '|';
-  }
-  return text;
 }
 
 class NestCode : public jit::x64::CodeBuffer {
@@ -202,8 +166,8 @@ class NestCode : public jit::x64::CodeBuffer {
     const int p = parent(l);
     mov(rcx, slot(Layout::kBounds));
     if (p < 0) {
-      mov(rax, qword[rcx + kStartOffset + 8 * static_cast<std::size_t>(loop)]);
-      mov(rdx, qword[rcx + kEndOffset + 8 * static_cast<std::size_t>(loop)]);
+      mov(rax, qword[rcx + start_offset(loop)]);
+      mov(rdx, qword[rcx + end_offset(loop)]);
     } else {
       mov(rax, slot(Layout::value(p)));
       mov(rdx, rax);
