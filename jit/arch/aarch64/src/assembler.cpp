@@ -27,6 +27,12 @@ std::string hex(std::uint64_t value) {
 
 std::uint32_t u32(std::int64_t value) { return static_cast<std::uint32_t>(value); }
 
+std::string decimal(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 // log2 of the element size in bytes: the encodings' size field.
 std::uint32_t size_of(Arr arr) {
   switch (arr) {
@@ -496,7 +502,7 @@ void Assembler::load_store(Form first, std::uint32_t base, unsigned bytes, unsig
   std::uint32_t s = 0;
   if (mem.amount >= 0) {
     if (mem.amount != 0 && mem.amount != scale) {
-      fail(form, "index shift " + std::to_string(mem.amount) + " is not 0 or " + std::to_string(scale));
+      fail(form, "index shift " + std::to_string(mem.amount) + " is not 0" + (scale ? " or " + std::to_string(scale) : ""));
     }
     // A byte access has two encodings of "no shift"; S=1 is the one with the amount written.
     s = bytes == 1 || mem.amount != 0 ? 1 : 0;
@@ -523,7 +529,9 @@ bool writeback_overlaps(const MemImm& mem, unsigned t) {
 
 #define WEFT_A64_LOAD_STORE(name, reg, first, base, bytes)                                                  \
   void Assembler::name(reg t, MemImm mem) {                                                                  \
-    if (writeback_overlaps(mem, t.index)) fail(Form::first, "the base register is also the transferred one"); \
+    if (writeback_overlaps(mem, t.index)) {                                                                  \
+      fail(form_at(Form::first, mem.mode == AddrMode::pre ? 2 : 3), "the base register is also the transferred one"); \
+    }                                                                                                        \
     load_store(Form::first, base, bytes, t.index, mem);                                                      \
   }                                                                                                          \
   void Assembler::name(reg t, MemReg mem) { load_store(Form::first, base, bytes, t.index, mem); }
@@ -593,6 +601,13 @@ void Assembler::pair(Form first, std::uint32_t base, unsigned bytes, unsigned t1
 }
 
 namespace {
+// The member of a .off .pre .post family that `mem` selects.
+Form pair_form(Form first, const MemImm& mem) {
+  return form_at(first, mem.mode == AddrMode::offset ? 0 : mem.mode == AddrMode::pre ? 1 : 2);
+}
+}  // namespace
+
+namespace {
 // Unpredictable pairs: a load into one register twice, writeback of a transferred register.
 std::string pair_conflict(bool load, bool general, unsigned t1, unsigned t2, const MemImm& mem) {
   if (load && t1 == t2) return "loads the same register twice";
@@ -604,19 +619,19 @@ std::string pair_conflict(bool load, bool general, unsigned t1, unsigned t2, con
 }  // namespace
 
 void Assembler::ldp(XOrZr t1, XOrZr t2, MemImm mem) {
-  if (auto e = pair_conflict(true, true, t1.index, t2.index, mem); !e.empty()) fail(Form::ldp_x_off, e);
+  if (auto e = pair_conflict(true, true, t1.index, t2.index, mem); !e.empty()) fail(pair_form(Form::ldp_x_off, mem), e);
   pair(Form::ldp_x_off, 0xA9400000, 8, t1.index, t2.index, mem);
 }
 void Assembler::ldp(WOrZr t1, WOrZr t2, MemImm mem) {
-  if (auto e = pair_conflict(true, true, t1.index, t2.index, mem); !e.empty()) fail(Form::ldp_w_off, e);
+  if (auto e = pair_conflict(true, true, t1.index, t2.index, mem); !e.empty()) fail(pair_form(Form::ldp_w_off, mem), e);
   pair(Form::ldp_w_off, 0x29400000, 4, t1.index, t2.index, mem);
 }
 void Assembler::stp(XOrZr t1, XOrZr t2, MemImm mem) {
-  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty()) fail(Form::stp_x_off, e);
+  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty()) fail(pair_form(Form::stp_x_off, mem), e);
   pair(Form::stp_x_off, 0xA9000000, 8, t1.index, t2.index, mem);
 }
 void Assembler::stp(WOrZr t1, WOrZr t2, MemImm mem) {
-  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty()) fail(Form::stp_w_off, e);
+  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty()) fail(pair_form(Form::stp_w_off, mem), e);
   pair(Form::stp_w_off, 0x29000000, 4, t1.index, t2.index, mem);
 }
 
@@ -627,7 +642,7 @@ void Assembler::fp_pair(bool load, unsigned bytes, unsigned t1, unsigned t2, con
   if (bytes == 4) first = Form::ldp_s_off, base = 0x2D000000;
   if (!load) first = form_at(first, static_cast<unsigned>(Form::stp_q_off) - static_cast<unsigned>(Form::ldp_q_off));
   if (load) base |= 0x00400000;
-  if (auto e = pair_conflict(load, false, t1, t2, mem); !e.empty()) fail(first, e);
+  if (auto e = pair_conflict(load, false, t1, t2, mem); !e.empty()) fail(pair_form(first, mem), e);
   pair(first, base, bytes, t1, t2, mem);
 }
 
@@ -754,7 +769,7 @@ void Assembler::fp_vector(Form first, std::uint32_t base, Arr arr, unsigned d, u
 }
 
 void Assembler::fp_compare_zero(Form first, std::uint32_t base, Arr arr, unsigned d, unsigned n, double zero) {
-  if (zero != 0.0) fail(form_at(first, fp_position(arr)), "compares with 0.0 only, not " + std::to_string(zero));
+  if (zero != 0.0) fail(form_at(first, fp_position(arr)), "compares with 0.0 only, not " + decimal(zero));
   fp_vector(first, base, arr, d, n, 0);
 }
 
@@ -770,7 +785,7 @@ void Assembler::fp_by_element(Form first, std::uint32_t base, Arr arr, unsigned 
 void Assembler::fp_vector_immediate(Arr arr, unsigned d, double value) {
   const Form form = form_at(Form::fmov_2s_imm, fp_position(arr));
   const std::optional<std::uint32_t> imm8 = encode_fp_imm8(value);
-  if (!imm8) fail(form, "value " + std::to_string(value) + " is not +-(16..31)/16 * 2^(-3..4)");
+  if (!imm8) fail(form, "value " + decimal(value) + " is not +-(16..31)/16 * 2^(-3..4)");
   const std::uint32_t base = arr == Arr::d2 ? 0x6F00F400u : 0x0F00F400u | q_of(arr);
   emit(form, base | (*imm8 >> 5) << 16 | (*imm8 & 31) << 5 | d);
 }
@@ -944,12 +959,12 @@ void Assembler::fcvt(SReg d, DReg n) { emit(Form::fcvt_s_d, 0x1E624000 | n.index
 
 void Assembler::fmov(SReg d, double value) {
   const auto imm8 = encode_fp_imm8(value);
-  if (!imm8) fail(Form::fmov_s_imm, "value " + std::to_string(value) + " is not +-(16..31)/16 * 2^(-3..4)");
+  if (!imm8) fail(Form::fmov_s_imm, "value " + decimal(value) + " is not +-(16..31)/16 * 2^(-3..4)");
   emit(Form::fmov_s_imm, 0x1E201000 | *imm8 << 13 | d.index);
 }
 void Assembler::fmov(DReg d, double value) {
   const auto imm8 = encode_fp_imm8(value);
-  if (!imm8) fail(Form::fmov_d_imm, "value " + std::to_string(value) + " is not +-(16..31)/16 * 2^(-3..4)");
+  if (!imm8) fail(Form::fmov_d_imm, "value " + decimal(value) + " is not +-(16..31)/16 * 2^(-3..4)");
   emit(Form::fmov_d_imm, 0x1E601000 | *imm8 << 13 | d.index);
 }
 
