@@ -87,8 +87,12 @@ class Cases {
 template <bool DSp, class Call>
 void add_sub_immediate(Cases& c, const std::string& op, Call call) {
   const std::pair<int, unsigned> imms[] = {{0, 0}, {1, 0}, {4095, 0}, {1, 12}, {4095, 12}, {2048, 0}};
-  for (auto [d, n] : {std::pair{0u, 1u}, {15u, 16u}, {30u, 30u}, {31u, 31u}, {31u, 7u}}) {
-    for (auto [imm, sh] : imms) {
+  for (const auto& d_n : {std::pair{0u, 1u}, {15u, 16u}, {30u, 30u}, {31u, 31u}, {31u, 7u}}) {
+    const auto d = d_n.first;
+    const auto n = d_n.second;
+    for (const auto& imm_sh : imms) {
+      const auto imm = imm_sh.first;
+      const auto sh = imm_sh.second;
       const std::string tail = cat("#", imm, sh ? ", lsl #12" : "");
       c.add(cat(op, " ", DSp ? xsn(d) : xzn(d), ", ", xsn(n), ", ", tail), [=](Assembler& a) {
         if constexpr (DSp) call(a, xs(d), xs(n), imm, lsl(sh)); else call(a, xz(d), xs(n), imm, lsl(sh));
@@ -103,7 +107,9 @@ void add_sub_immediate(Cases& c, const std::string& op, Call call) {
 template <class Call>
 void compare_immediate(Cases& c, const std::string& op, Call call) {
   for (unsigned n : {0u, 17u, 30u, 31u}) {
-    for (auto [imm, sh] : {std::pair{0, 0u}, {4095, 0u}, {1, 12u}, {4095, 12u}}) {
+    for (const auto& imm_sh : {std::pair{0, 0u}, {4095, 0u}, {1, 12u}, {4095, 12u}}) {
+      const auto imm = imm_sh.first;
+      const auto sh = imm_sh.second;
       const std::string tail = cat("#", imm, sh ? ", lsl #12" : "");
       c.add(cat(op, " ", xsn(n), ", ", tail), [=](Assembler& a) { call(a, xs(n), imm, lsl(sh)); });
       c.add(cat(op, " ", wsn(n), ", ", tail), [=](Assembler& a) { call(a, ws(n), imm, lsl(sh)); });
@@ -182,7 +188,9 @@ const std::uint64_t kBitmasks32[] = {0x1, 0xff, 0x80000001, 0xfffffffe, 0x555555
 // Bitmask immediates; DSp: the destination slot takes sp (and, orr, eor), else zr (ands); Tst: no destination.
 template <bool DSp, bool Tst, class Call>
 void logical_immediate(Cases& c, const std::string& op, Call call) {
-  for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}, {15u, 31u}}) {
+  for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}, {15u, 31u}}) {
+    const auto d = d_n.first;
+    const auto n = d_n.second;
     for (std::uint64_t imm : kBitmasks64) {
       const std::string dx = Tst ? "" : (DSp ? xsn(d) : xzn(d)) + ", ";
       c.add(cat(op, " ", dx, xzn(n), ", #", hx(imm)), [=](Assembler& a) {
@@ -234,7 +242,9 @@ void integer_arithmetic(Cases& c) {
 }
 
 void moves(Cases& c) {
-  for (auto [d, m] : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}}) {
+  for (const auto& d_m : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}}) {
+    const auto d = d_m.first;
+    const auto m = d_m.second;
     c.add(cat("mov ", xzn(d), ", ", xzn(m)), [=](Assembler& a) { a.mov(xz(d), xz(m)); });
     c.add(cat("mov ", wzn(d), ", ", wzn(m)), [=](Assembler& a) { a.mov(wz(d), wz(m)); });
   }
@@ -280,7 +290,10 @@ void moves(Cases& c) {
       {0x0000ffff0000ffff, "orr x0, xzr, #0xffff0000ffff"},
       {0x1234567800000000, "movz x0, #0x5678, lsl #32\nmovk x0, #0x1234, lsl #48"},
   };
-  for (auto [value, text] : x_values) c.add(text, [value](Assembler& a) { a.mov_imm(x0, value); });
+  for (const auto& [value, text] : x_values) {
+    const std::uint64_t v = value;
+    c.add(text, [v](Assembler& a) { a.mov_imm(x0, v); });
+  }
   c.add("movz x30, #0x5678\nmovk x30, #0x1234, lsl #16", [](Assembler& a) { a.mov_imm(x30, 0x12345678); });
   const std::pair<std::int64_t, const char*> w_values[] = {
       {0, "movz w0, #0"},
@@ -296,13 +309,18 @@ void moves(Cases& c) {
       {static_cast<std::int64_t>(0x80000001), "orr w0, wzr, #0x80000001"},
       {-2147483648, "movz w0, #0x8000, lsl #16"},
   };
-  for (auto [value, text] : w_values) c.add(text, [value](Assembler& a) { a.mov_imm(w0, value); });
+  for (const auto& [value, text] : w_values) {
+    const std::int64_t v = value;
+    c.add(text, [v](Assembler& a) { a.mov_imm(w0, v); });
+  }
   c.add("movn w30, #0x1", [](Assembler& a) { a.mov_imm(w30, -2); });
 }
 
 template <class CallImm>
 void shift_immediate_cases(Cases& c, const std::string& op, CallImm call) {
-  for (auto [d, n] : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}}) {
+  for (const auto& d_n : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}}) {
+    const auto d = d_n.first;
+    const auto n = d_n.second;
     for (unsigned amount : {0u, 1u, 13u, 31u, 63u}) {
       c.add(cat(op, " ", xzn(d), ", ", xzn(n), ", #", amount), [=](Assembler& a) { call(a, xz(d), xz(n), amount); });
       if (amount > 31) continue;
@@ -426,7 +444,9 @@ void branches_and_system(Cases& c) {
       {Barrier::oshld, "oshld"}, {Barrier::oshst, "oshst"}, {Barrier::osh, "osh"}, {Barrier::nshld, "nshld"},
       {Barrier::nshst, "nshst"}, {Barrier::nsh, "nsh"},     {Barrier::ishld, "ishld"}, {Barrier::ishst, "ishst"},
       {Barrier::ish, "ish"},     {Barrier::ld, "ld"},       {Barrier::st, "st"},       {Barrier::sy, "sy"}};
-  for (auto [option, name] : barriers) {
+  for (const auto& option_name : barriers) {
+    const auto option = option_name.first;
+    const auto name = option_name.second;
     c.add(cat("dmb ", name), [=](Assembler& a) { a.dmb(option); });
     c.add(cat("dsb ", name), [=](Assembler& a) { a.dsb(option); });
   }
@@ -469,7 +489,9 @@ template <class Call, class CallUnscaled, class Reg>
 void load_store_cases(Cases& c, const std::string& op, const std::string& uop, unsigned bytes, Call call,
                       CallUnscaled call_unscaled, Reg reg, std::string (*name)(unsigned), bool general) {
   const std::int64_t top = 4095 * std::int64_t{bytes};
-  for (auto [t, n] : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}, {9u, 30u}}) {
+  for (const auto& t_n : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}, {9u, 30u}}) {
+    const auto t = t_n.first;
+    const auto n = t_n.second;
     const std::string base = xsn(n);
     for (std::int64_t off : {std::int64_t{0}, std::int64_t{bytes}, std::int64_t{bytes} * 1000, top}) {
       c.add(cat(op, " ", name(t), ", [", base, off ? cat(", #", off) : "", "]"),
@@ -551,7 +573,9 @@ void loads_and_stores(Cases& c) {
   pair_cases(c, "stp", 4, CALL(stp), s, sn, false, false);
 
   // Acquire/release, exclusives, atomics.
-  for (auto [t, n] : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}}) {
+  for (const auto& t_n : {std::pair{0u, 1u}, {30u, 31u}, {31u, 15u}}) {
+    const auto t = t_n.first;
+    const auto n = t_n.second;
     const std::string mem = cat(", [", xsn(n), "]");
     c.add(cat("ldar ", xzn(t), mem), [=](Assembler& a) { a.ldar(xz(t), ptr(xs(n))); });
     c.add(cat("ldar ", wzn(t), mem), [=](Assembler& a) { a.ldar(wz(t), ptr(xs(n))); });
@@ -716,15 +740,21 @@ void fp_vector(Cases& c) {
                                                    {0.5, "0.5"},     {-2.0, "-2.0"},     {0.1328125, "0.1328125"},
                                                    {-31.0, "-31.0"}, {0.25, "0.25"}};
   for_each_arr<Arr::s2, Arr::s4, Arr::d2>([&]<Arr A>() {
-    for (auto [value, text] : values) {
+    for (const auto& value_text : values) {
+      const auto value = value_text.first;
+      const auto text = value_text.second;
       for (unsigned d : {0u, 31u}) c.add(cat("fmov ", vn<A>(d), ", #", text), [=](Assembler& a) { a.fmov(Vec<A>{d}, value); });
     }
   });
-  for (auto [value, text] : values) {
+  for (const auto& value_text : values) {
+    const auto value = value_text.first;
+    const auto text = value_text.second;
     c.add(cat("fmov s0, #", text), [=](Assembler& a) { a.fmov(s0, value); });
     c.add(cat("fmov d31, #", text), [=](Assembler& a) { a.fmov(d31, value); });
   }
-  for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}, {5u, 5u}}) {
+  for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}, {5u, 5u}}) {
+    const auto d = d_n.first;
+    const auto n = d_n.second;
     const VReg vd(d), vn_(n);
     c.add(cat("fcvtn v", d, ".2s, v", n, ".2d"), [=](Assembler& a) { a.fcvtn(vd.s2(), vn_.d2()); });
     c.add(cat("fcvtn2 v", d, ".4s, v", n, ".2d"), [=](Assembler& a) { a.fcvtn2(vd.s4(), vn_.d2()); });
@@ -748,7 +778,9 @@ void int_vector(Cases& c) {
   INT3(add); INT3(sub); INT3(trn1); INT3(trn2); INT3(zip1); INT3(zip2); INT3(uzp1); INT3(uzp2);
   for_each_arr<Arr::b16, Arr::h8, Arr::s4, Arr::d2>([&]<Arr A>() {
     const unsigned esize = elem_bits(A);
-    for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}}) {
+    for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}}) {
+      const auto d = d_n.first;
+      const auto n = d_n.second;
       for (unsigned shift : {0u, 1u, esize / 2, esize - 1}) {
         c.add(cat("shl ", vn<A>(d), ", ", vn<A>(n), ", #", shift), [=](Assembler& a) { a.shl(Vec<A>{d}, Vec<A>{n}, shift); });
       }
@@ -761,7 +793,9 @@ void int_vector(Cases& c) {
   for_each_arr<Arr::h8, Arr::s4, Arr::d2>([&]<Arr W>() {
     constexpr Arr Lo = narrow_low<W>(), Full = narrow_full<W>();
     const unsigned narrow = elem_bits(W) / 2;
-    for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}, {9u, 9u}}) {
+    for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}, {9u, 9u}}) {
+      const auto d = d_n.first;
+      const auto n = d_n.second;
       for (unsigned shift : {0u, 1u, narrow - 1}) {
         c.add(cat("sshll ", vn<W>(d), ", ", vn<Lo>(n), ", #", shift), [=](Assembler& a) { a.sshll(Vec<W>{d}, Vec<Lo>{n}, shift); });
         c.add(cat("ushll ", vn<W>(d), ", ", vn<Lo>(n), ", #", shift), [=](Assembler& a) { a.ushll(Vec<W>{d}, Vec<Lo>{n}, shift); });
@@ -815,7 +849,9 @@ void bitwise_vector_and_moves(Cases& c) {
   // dup from an element and from a general register.
   for_each_arr<Arr::b16, Arr::h8, Arr::s4, Arr::d2, Arr::s2>([&]<Arr A>() {
     constexpr Lane L = weft::jit::a64::detail::lane_of(A);
-    for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}}) {
+    for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}}) {
+      const auto d = d_n.first;
+      const auto n = d_n.second;
       for (unsigned lane : {0u, 1u, lane_count(L) - 1}) {
         c.add(cat("dup ", vn<A>(d), ", v", n, ".", lane_name(L), "[", lane, "]"),
               [=](Assembler& a) { a.dup(Vec<A>{d}, Elem<L>{n, lane}); });
@@ -832,8 +868,12 @@ void bitwise_vector_and_moves(Cases& c) {
   // ins/mov between lanes and from general registers; umov to general registers.
   auto lanes = [&]<Lane L>() {
     const unsigned last = lane_count(L) - 1;
-    for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}}) {
-      for (auto [dl, nl] : {std::pair{0u, 0u}, {last, 0u}, {0u, last}, {1u, last}}) {
+    for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}}) {
+      const auto d = d_n.first;
+      const auto n = d_n.second;
+      for (const auto& dl_nl : {std::pair{0u, 0u}, {last, 0u}, {0u, last}, {1u, last}}) {
+        const auto dl = dl_nl.first;
+        const auto nl = dl_nl.second;
         const std::string text = cat("v", d, ".", lane_name(L), "[", dl, "], v", n, ".", lane_name(L), "[", nl, "]");
         c.add("ins " + text, [=](Assembler& a) { a.ins(Elem<L>{d, dl}, Elem<L>{n, nl}); });
         c.add("mov " + text, [=](Assembler& a) { a.mov(Elem<L>{d, dl}, Elem<L>{n, nl}); });
@@ -858,7 +898,9 @@ void bitwise_vector_and_moves(Cases& c) {
   lanes.template operator()<Lane::h>();
   lanes.template operator()<Lane::s>();
   lanes.template operator()<Lane::d>();
-  for (auto [f, g] : {std::pair{0u, 1u}, {31u, 31u}, {17u, 30u}}) {
+  for (const auto& f_g : {std::pair{0u, 1u}, {31u, 31u}, {17u, 30u}}) {
+    const auto f = f_g.first;
+    const auto g = f_g.second;
     c.add(cat("fmov s", f, ", ", wzn(g)), [=](Assembler& a) { a.fmov(SReg(f), wz(g)); });
     c.add(cat("fmov ", wzn(g), ", s", f), [=](Assembler& a) { a.fmov(wz(g), SReg(f)); });
     c.add(cat("fmov d", f, ", ", xzn(g)), [=](Assembler& a) { a.fmov(DReg(f), xz(g)); });
@@ -906,7 +948,9 @@ void scalar_fp(Cases& c) {
   fp_scalar<2>(c, "fsqrt", CALL(fsqrt));
   fp_scalar<4>(c, "fmadd", CALL(fmadd));
   fp_scalar<4>(c, "fmsub", CALL(fmsub));
-  for (auto [d, n] : {std::pair{0u, 1u}, {31u, 30u}, {3u, 3u}}) {
+  for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}, {3u, 3u}}) {
+    const auto d = d_n.first;
+    const auto n = d_n.second;
     c.add(cat("fcvt d", d, ", s", n), [=](Assembler& a) { a.fcvt(DReg(d), SReg(n)); });
     c.add(cat("fcvt s", d, ", d", n), [=](Assembler& a) { a.fcvt(SReg(d), DReg(n)); });
   }
