@@ -479,7 +479,9 @@ std::vector<IndexCase> index_cases(unsigned bytes) {
       {"x5, sxtx]", [](XOrSp b) { return ptr(b, x5, sxtx()); }},
       {cat("x5, sxtx #", scale, "]"), [=](XOrSp b) { return ptr(b, x5, sxtx(scale)); }},
   };
-  if (bytes == 1) out.push_back({"x6, lsl #0]", [](XOrSp b) { return ptr(b, x6, lsl(0)); }});
+  // An amount of 0 written out: S=1 for bytes (where no amount is S=0), S=0 otherwise.
+  out.push_back({"x6, lsl #0]", [](XOrSp b) { return ptr(b, x6, lsl(0)); }});
+  out.push_back({"w7, sxtw #0]", [](XOrSp b) { return ptr(b, w7, sxtw(0)); }});
   return out;
 }
 

@@ -5,8 +5,8 @@
 //
 //   weft::jit::a64::Assembler a;
 //   a.fmla(v0.s4(), v1.s4(), v2.s(3));
-//   a.forms_used().test(std::size_t(Form::fmla_4s_elem));  // true
-//   form_name(Form::fmla_4s_elem);                          // "fmla.4s.elem"
+//   a.used(Form::fmla_4s_elem);    // true (forms_used() is the whole bitset)
+//   form_name(Form::fmla_4s_elem);  // "fmla.4s.elem"
 #pragma once
 
 #include <array>

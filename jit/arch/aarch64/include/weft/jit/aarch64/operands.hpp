@@ -40,7 +40,6 @@ struct XReg {
 struct WReg {
   constexpr explicit WReg(unsigned i) : index(detail::checked_register(i, 30, "w")) {}
   unsigned index;
-  friend constexpr bool operator==(WReg, WReg) = default;
 };
 struct XZr {};  // xzr
 struct WZr {};  // wzr
@@ -145,7 +144,7 @@ struct VReg {
   constexpr Elem<Lane::s> s(unsigned lane) const { return {index, lane}; }
   constexpr Elem<Lane::d> d(unsigned lane) const { return {index, lane}; }
 
-  constexpr QReg q() const { return QReg(index); }
+  constexpr QReg qreg() const { return QReg(index); }
   constexpr DReg dreg() const { return DReg(index); }
   constexpr SReg sreg() const { return SReg(index); }
   constexpr HReg hreg() const { return HReg(index); }
