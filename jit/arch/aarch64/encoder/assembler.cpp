@@ -15,8 +15,8 @@ namespace weft::jit::a64 {
 
 namespace {
 
-constexpr std::uint32_t kSf = 0x80000000u;      // 64-bit general-register form
-constexpr std::uint32_t kQ = 0x40000000u;       // 128-bit vector
+constexpr std::uint32_t kSf = 0x80000000u;  // 64-bit general-register form
+constexpr std::uint32_t kQ = 0x40000000u;   // 128-bit vector
 constexpr std::uint32_t kNop = 0xD503201Fu;
 
 std::string hex(std::uint64_t value) {
@@ -36,9 +36,12 @@ std::string decimal(double value) {
 // log2 of the element size in bytes: the encodings' size field.
 std::uint32_t size_of(Arr arr) {
   switch (arr) {
-    case Arr::b8: case Arr::b16: return 0;
-    case Arr::h4: case Arr::h8: return 1;
-    case Arr::s2: case Arr::s4: return 2;
+    case Arr::b8:
+    case Arr::b16: return 0;
+    case Arr::h4:
+    case Arr::h8: return 1;
+    case Arr::s2:
+    case Arr::s4: return 2;
     case Arr::d2: break;
   }
   return 3;
@@ -102,9 +105,20 @@ std::optional<std::uint32_t> with_displacement(Form form, std::uint32_t word, st
   int bits = 0;      // width of the word-offset field
   int position = 5;  // its lowest bit
   switch (form) {
-    case Form::b: case Form::bl: bits = 26; position = 0; break;
-    case Form::b_cond: case Form::cbz_x: case Form::cbz_w: case Form::cbnz_x: case Form::cbnz_w: bits = 19; break;
-    case Form::tbz_x: case Form::tbz_w: case Form::tbnz_x: case Form::tbnz_w: bits = 14; break;
+    case Form::b:
+    case Form::bl:
+      bits = 26;
+      position = 0;
+      break;
+    case Form::b_cond:
+    case Form::cbz_x:
+    case Form::cbz_w:
+    case Form::cbnz_x:
+    case Form::cbnz_w: bits = 19; break;
+    case Form::tbz_x:
+    case Form::tbz_w:
+    case Form::tbnz_x:
+    case Form::tbnz_w: bits = 14; break;
     case Form::adr: {
       if (bytes < -(std::int64_t{1} << 20) || bytes >= (std::int64_t{1} << 20)) {
         error = "label is " + std::to_string(bytes) + " bytes away, beyond -1048576..1048575";
@@ -191,51 +205,124 @@ void Assembler::add_sub_extended(Form form, std::uint32_t base, unsigned d, unsi
                                  Extend extend) {
   const bool x_extend = extend.kind == ExtendKind::uxtx || extend.kind == ExtendKind::sxtx;
   if (m_is_x != x_extend) {
-    fail(form, m_is_x ? "an x register extends with uxtx or sxtx" : "a w register extends with uxtb..sxtw, not uxtx/sxtx");
+    fail(form,
+         m_is_x ? "an x register extends with uxtx or sxtx" : "a w register extends with uxtb..sxtw, not uxtx/sxtx");
   }
   const int amount = extend.amount < 0 ? 0 : extend.amount;
   if (amount > 4) fail(form, "extend amount " + std::to_string(amount) + " is out of range 0..4");
   emit(form, base | m << 16 | static_cast<std::uint32_t>(extend.kind) << 13 | u32(amount) << 10 | n << 5 | d);
 }
 
-void Assembler::add(XOrSp d, XOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::add_x_imm, 0x91000000, d.index, n.index, imm, s); }
-void Assembler::add(WOrSp d, WOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::add_w_imm, 0x11000000, d.index, n.index, imm, s); }
-void Assembler::adds(XOrZr d, XOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::adds_x_imm, 0xB1000000, d.index, n.index, imm, s); }
-void Assembler::adds(WOrZr d, WOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::adds_w_imm, 0x31000000, d.index, n.index, imm, s); }
-void Assembler::sub(XOrSp d, XOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::sub_x_imm, 0xD1000000, d.index, n.index, imm, s); }
-void Assembler::sub(WOrSp d, WOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::sub_w_imm, 0x51000000, d.index, n.index, imm, s); }
-void Assembler::subs(XOrZr d, XOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::subs_x_imm, 0xF1000000, d.index, n.index, imm, s); }
-void Assembler::subs(WOrZr d, WOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::subs_w_imm, 0x71000000, d.index, n.index, imm, s); }
-void Assembler::cmp(XOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::cmp_x_imm, 0xF1000000, 31, n.index, imm, s); }
-void Assembler::cmp(WOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::cmp_w_imm, 0x71000000, 31, n.index, imm, s); }
-void Assembler::cmn(XOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::cmn_x_imm, 0xB1000000, 31, n.index, imm, s); }
-void Assembler::cmn(WOrSp n, std::int64_t imm, Shift s) { add_sub_immediate(Form::cmn_w_imm, 0x31000000, 31, n.index, imm, s); }
+void Assembler::add(XOrSp d, XOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::add_x_imm, 0x91000000, d.index, n.index, imm, s);
+}
+void Assembler::add(WOrSp d, WOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::add_w_imm, 0x11000000, d.index, n.index, imm, s);
+}
+void Assembler::adds(XOrZr d, XOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::adds_x_imm, 0xB1000000, d.index, n.index, imm, s);
+}
+void Assembler::adds(WOrZr d, WOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::adds_w_imm, 0x31000000, d.index, n.index, imm, s);
+}
+void Assembler::sub(XOrSp d, XOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::sub_x_imm, 0xD1000000, d.index, n.index, imm, s);
+}
+void Assembler::sub(WOrSp d, WOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::sub_w_imm, 0x51000000, d.index, n.index, imm, s);
+}
+void Assembler::subs(XOrZr d, XOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::subs_x_imm, 0xF1000000, d.index, n.index, imm, s);
+}
+void Assembler::subs(WOrZr d, WOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::subs_w_imm, 0x71000000, d.index, n.index, imm, s);
+}
+void Assembler::cmp(XOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::cmp_x_imm, 0xF1000000, 31, n.index, imm, s);
+}
+void Assembler::cmp(WOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::cmp_w_imm, 0x71000000, 31, n.index, imm, s);
+}
+void Assembler::cmn(XOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::cmn_x_imm, 0xB1000000, 31, n.index, imm, s);
+}
+void Assembler::cmn(WOrSp n, std::int64_t imm, Shift s) {
+  add_sub_immediate(Form::cmn_w_imm, 0x31000000, 31, n.index, imm, s);
+}
 
-void Assembler::add(XOrZr d, XOrZr n, XOrZr m, Shift s) { add_sub_shifted(Form::add_x_shift, 0x8B000000, d.index, n.index, m.index, s); }
-void Assembler::add(WOrZr d, WOrZr n, WOrZr m, Shift s) { add_sub_shifted(Form::add_w_shift, 0x0B000000, d.index, n.index, m.index, s); }
-void Assembler::adds(XOrZr d, XOrZr n, XOrZr m, Shift s) { add_sub_shifted(Form::adds_x_shift, 0xAB000000, d.index, n.index, m.index, s); }
-void Assembler::adds(WOrZr d, WOrZr n, WOrZr m, Shift s) { add_sub_shifted(Form::adds_w_shift, 0x2B000000, d.index, n.index, m.index, s); }
-void Assembler::sub(XOrZr d, XOrZr n, XOrZr m, Shift s) { add_sub_shifted(Form::sub_x_shift, 0xCB000000, d.index, n.index, m.index, s); }
-void Assembler::sub(WOrZr d, WOrZr n, WOrZr m, Shift s) { add_sub_shifted(Form::sub_w_shift, 0x4B000000, d.index, n.index, m.index, s); }
-void Assembler::subs(XOrZr d, XOrZr n, XOrZr m, Shift s) { add_sub_shifted(Form::subs_x_shift, 0xEB000000, d.index, n.index, m.index, s); }
-void Assembler::subs(WOrZr d, WOrZr n, WOrZr m, Shift s) { add_sub_shifted(Form::subs_w_shift, 0x6B000000, d.index, n.index, m.index, s); }
-void Assembler::cmp(XOrZr n, XOrZr m, Shift s) { add_sub_shifted(Form::cmp_x_shift, 0xEB000000, 31, n.index, m.index, s); }
-void Assembler::cmp(WOrZr n, WOrZr m, Shift s) { add_sub_shifted(Form::cmp_w_shift, 0x6B000000, 31, n.index, m.index, s); }
-void Assembler::cmn(XOrZr n, XOrZr m, Shift s) { add_sub_shifted(Form::cmn_x_shift, 0xAB000000, 31, n.index, m.index, s); }
-void Assembler::cmn(WOrZr n, WOrZr m, Shift s) { add_sub_shifted(Form::cmn_w_shift, 0x2B000000, 31, n.index, m.index, s); }
+void Assembler::add(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  add_sub_shifted(Form::add_x_shift, 0x8B000000, d.index, n.index, m.index, s);
+}
+void Assembler::add(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  add_sub_shifted(Form::add_w_shift, 0x0B000000, d.index, n.index, m.index, s);
+}
+void Assembler::adds(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  add_sub_shifted(Form::adds_x_shift, 0xAB000000, d.index, n.index, m.index, s);
+}
+void Assembler::adds(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  add_sub_shifted(Form::adds_w_shift, 0x2B000000, d.index, n.index, m.index, s);
+}
+void Assembler::sub(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  add_sub_shifted(Form::sub_x_shift, 0xCB000000, d.index, n.index, m.index, s);
+}
+void Assembler::sub(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  add_sub_shifted(Form::sub_w_shift, 0x4B000000, d.index, n.index, m.index, s);
+}
+void Assembler::subs(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  add_sub_shifted(Form::subs_x_shift, 0xEB000000, d.index, n.index, m.index, s);
+}
+void Assembler::subs(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  add_sub_shifted(Form::subs_w_shift, 0x6B000000, d.index, n.index, m.index, s);
+}
+void Assembler::cmp(XOrZr n, XOrZr m, Shift s) {
+  add_sub_shifted(Form::cmp_x_shift, 0xEB000000, 31, n.index, m.index, s);
+}
+void Assembler::cmp(WOrZr n, WOrZr m, Shift s) {
+  add_sub_shifted(Form::cmp_w_shift, 0x6B000000, 31, n.index, m.index, s);
+}
+void Assembler::cmn(XOrZr n, XOrZr m, Shift s) {
+  add_sub_shifted(Form::cmn_x_shift, 0xAB000000, 31, n.index, m.index, s);
+}
+void Assembler::cmn(WOrZr n, WOrZr m, Shift s) {
+  add_sub_shifted(Form::cmn_w_shift, 0x2B000000, 31, n.index, m.index, s);
+}
 
-void Assembler::add(XOrSp d, XOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::add_x_ext, 0x8B200000, d.index, n.index, m.index, false, e); }
-void Assembler::add(XOrSp d, XOrSp n, XOrZr m, Extend e) { add_sub_extended(Form::add_x_ext, 0x8B200000, d.index, n.index, m.index, true, e); }
-void Assembler::add(WOrSp d, WOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::add_w_ext, 0x0B200000, d.index, n.index, m.index, false, e); }
-void Assembler::adds(XOrZr d, XOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::adds_x_ext, 0xAB200000, d.index, n.index, m.index, false, e); }
-void Assembler::adds(XOrZr d, XOrSp n, XOrZr m, Extend e) { add_sub_extended(Form::adds_x_ext, 0xAB200000, d.index, n.index, m.index, true, e); }
-void Assembler::adds(WOrZr d, WOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::adds_w_ext, 0x2B200000, d.index, n.index, m.index, false, e); }
-void Assembler::sub(XOrSp d, XOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::sub_x_ext, 0xCB200000, d.index, n.index, m.index, false, e); }
-void Assembler::sub(XOrSp d, XOrSp n, XOrZr m, Extend e) { add_sub_extended(Form::sub_x_ext, 0xCB200000, d.index, n.index, m.index, true, e); }
-void Assembler::sub(WOrSp d, WOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::sub_w_ext, 0x4B200000, d.index, n.index, m.index, false, e); }
-void Assembler::subs(XOrZr d, XOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::subs_x_ext, 0xEB200000, d.index, n.index, m.index, false, e); }
-void Assembler::subs(XOrZr d, XOrSp n, XOrZr m, Extend e) { add_sub_extended(Form::subs_x_ext, 0xEB200000, d.index, n.index, m.index, true, e); }
-void Assembler::subs(WOrZr d, WOrSp n, WOrZr m, Extend e) { add_sub_extended(Form::subs_w_ext, 0x6B200000, d.index, n.index, m.index, false, e); }
+void Assembler::add(XOrSp d, XOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::add_x_ext, 0x8B200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::add(XOrSp d, XOrSp n, XOrZr m, Extend e) {
+  add_sub_extended(Form::add_x_ext, 0x8B200000, d.index, n.index, m.index, true, e);
+}
+void Assembler::add(WOrSp d, WOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::add_w_ext, 0x0B200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::adds(XOrZr d, XOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::adds_x_ext, 0xAB200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::adds(XOrZr d, XOrSp n, XOrZr m, Extend e) {
+  add_sub_extended(Form::adds_x_ext, 0xAB200000, d.index, n.index, m.index, true, e);
+}
+void Assembler::adds(WOrZr d, WOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::adds_w_ext, 0x2B200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::sub(XOrSp d, XOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::sub_x_ext, 0xCB200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::sub(XOrSp d, XOrSp n, XOrZr m, Extend e) {
+  add_sub_extended(Form::sub_x_ext, 0xCB200000, d.index, n.index, m.index, true, e);
+}
+void Assembler::sub(WOrSp d, WOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::sub_w_ext, 0x4B200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::subs(XOrZr d, XOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::subs_x_ext, 0xEB200000, d.index, n.index, m.index, false, e);
+}
+void Assembler::subs(XOrZr d, XOrSp n, XOrZr m, Extend e) {
+  add_sub_extended(Form::subs_x_ext, 0xEB200000, d.index, n.index, m.index, true, e);
+}
+void Assembler::subs(WOrZr d, WOrSp n, WOrZr m, Extend e) {
+  add_sub_extended(Form::subs_w_ext, 0x6B200000, d.index, n.index, m.index, false, e);
+}
 
 // ---- logical -------------------------------------------------------------------------------------
 
@@ -255,29 +342,73 @@ void Assembler::logical_immediate(Form form, std::uint32_t base, unsigned d, uns
   emit(form, base | *fields << 10 | n << 5 | d);
 }
 
-void Assembler::and_(XOrZr d, XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::and_x_shift, 0x8A000000, d.index, n.index, m.index, s); }
-void Assembler::and_(WOrZr d, WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::and_w_shift, 0x0A000000, d.index, n.index, m.index, s); }
-void Assembler::ands(XOrZr d, XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::ands_x_shift, 0xEA000000, d.index, n.index, m.index, s); }
-void Assembler::ands(WOrZr d, WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::ands_w_shift, 0x6A000000, d.index, n.index, m.index, s); }
-void Assembler::orr(XOrZr d, XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::orr_x_shift, 0xAA000000, d.index, n.index, m.index, s); }
-void Assembler::orr(WOrZr d, WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::orr_w_shift, 0x2A000000, d.index, n.index, m.index, s); }
-void Assembler::eor(XOrZr d, XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::eor_x_shift, 0xCA000000, d.index, n.index, m.index, s); }
-void Assembler::eor(WOrZr d, WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::eor_w_shift, 0x4A000000, d.index, n.index, m.index, s); }
-void Assembler::bic(XOrZr d, XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::bic_x_shift, 0x8A200000, d.index, n.index, m.index, s); }
-void Assembler::bic(WOrZr d, WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::bic_w_shift, 0x0A200000, d.index, n.index, m.index, s); }
-void Assembler::orn(XOrZr d, XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::orn_x_shift, 0xAA200000, d.index, n.index, m.index, s); }
-void Assembler::orn(WOrZr d, WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::orn_w_shift, 0x2A200000, d.index, n.index, m.index, s); }
-void Assembler::tst(XOrZr n, XOrZr m, Shift s) { logical_shifted(Form::tst_x_shift, 0xEA000000, 31, n.index, m.index, s); }
-void Assembler::tst(WOrZr n, WOrZr m, Shift s) { logical_shifted(Form::tst_w_shift, 0x6A000000, 31, n.index, m.index, s); }
+void Assembler::and_(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::and_x_shift, 0x8A000000, d.index, n.index, m.index, s);
+}
+void Assembler::and_(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::and_w_shift, 0x0A000000, d.index, n.index, m.index, s);
+}
+void Assembler::ands(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::ands_x_shift, 0xEA000000, d.index, n.index, m.index, s);
+}
+void Assembler::ands(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::ands_w_shift, 0x6A000000, d.index, n.index, m.index, s);
+}
+void Assembler::orr(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::orr_x_shift, 0xAA000000, d.index, n.index, m.index, s);
+}
+void Assembler::orr(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::orr_w_shift, 0x2A000000, d.index, n.index, m.index, s);
+}
+void Assembler::eor(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::eor_x_shift, 0xCA000000, d.index, n.index, m.index, s);
+}
+void Assembler::eor(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::eor_w_shift, 0x4A000000, d.index, n.index, m.index, s);
+}
+void Assembler::bic(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::bic_x_shift, 0x8A200000, d.index, n.index, m.index, s);
+}
+void Assembler::bic(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::bic_w_shift, 0x0A200000, d.index, n.index, m.index, s);
+}
+void Assembler::orn(XOrZr d, XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::orn_x_shift, 0xAA200000, d.index, n.index, m.index, s);
+}
+void Assembler::orn(WOrZr d, WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::orn_w_shift, 0x2A200000, d.index, n.index, m.index, s);
+}
+void Assembler::tst(XOrZr n, XOrZr m, Shift s) {
+  logical_shifted(Form::tst_x_shift, 0xEA000000, 31, n.index, m.index, s);
+}
+void Assembler::tst(WOrZr n, WOrZr m, Shift s) {
+  logical_shifted(Form::tst_w_shift, 0x6A000000, 31, n.index, m.index, s);
+}
 
-void Assembler::and_(XOrSp d, XOrZr n, std::uint64_t imm) { logical_immediate(Form::and_x_imm, 0x92000000, d.index, n.index, imm); }
-void Assembler::and_(WOrSp d, WOrZr n, std::uint64_t imm) { logical_immediate(Form::and_w_imm, 0x12000000, d.index, n.index, imm); }
-void Assembler::ands(XOrZr d, XOrZr n, std::uint64_t imm) { logical_immediate(Form::ands_x_imm, 0xF2000000, d.index, n.index, imm); }
-void Assembler::ands(WOrZr d, WOrZr n, std::uint64_t imm) { logical_immediate(Form::ands_w_imm, 0x72000000, d.index, n.index, imm); }
-void Assembler::orr(XOrSp d, XOrZr n, std::uint64_t imm) { logical_immediate(Form::orr_x_imm, 0xB2000000, d.index, n.index, imm); }
-void Assembler::orr(WOrSp d, WOrZr n, std::uint64_t imm) { logical_immediate(Form::orr_w_imm, 0x32000000, d.index, n.index, imm); }
-void Assembler::eor(XOrSp d, XOrZr n, std::uint64_t imm) { logical_immediate(Form::eor_x_imm, 0xD2000000, d.index, n.index, imm); }
-void Assembler::eor(WOrSp d, WOrZr n, std::uint64_t imm) { logical_immediate(Form::eor_w_imm, 0x52000000, d.index, n.index, imm); }
+void Assembler::and_(XOrSp d, XOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::and_x_imm, 0x92000000, d.index, n.index, imm);
+}
+void Assembler::and_(WOrSp d, WOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::and_w_imm, 0x12000000, d.index, n.index, imm);
+}
+void Assembler::ands(XOrZr d, XOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::ands_x_imm, 0xF2000000, d.index, n.index, imm);
+}
+void Assembler::ands(WOrZr d, WOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::ands_w_imm, 0x72000000, d.index, n.index, imm);
+}
+void Assembler::orr(XOrSp d, XOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::orr_x_imm, 0xB2000000, d.index, n.index, imm);
+}
+void Assembler::orr(WOrSp d, WOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::orr_w_imm, 0x32000000, d.index, n.index, imm);
+}
+void Assembler::eor(XOrSp d, XOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::eor_x_imm, 0xD2000000, d.index, n.index, imm);
+}
+void Assembler::eor(WOrSp d, WOrZr n, std::uint64_t imm) {
+  logical_immediate(Form::eor_w_imm, 0x52000000, d.index, n.index, imm);
+}
 void Assembler::tst(XOrZr n, std::uint64_t imm) { logical_immediate(Form::tst_x_imm, 0xF2000000, 31, n.index, imm); }
 void Assembler::tst(WOrZr n, std::uint64_t imm) { logical_immediate(Form::tst_w_imm, 0x72000000, 31, n.index, imm); }
 
@@ -299,12 +430,24 @@ void Assembler::move_wide(Form form, std::uint32_t base, unsigned d, std::uint32
   emit(form, base | (shift / 16) << 21 | imm16 << 5 | d);
 }
 
-void Assembler::movz(XReg d, std::uint32_t imm, unsigned shift) { move_wide(Form::movz_x, 0xD2800000, d.index, imm, shift); }
-void Assembler::movz(WReg d, std::uint32_t imm, unsigned shift) { move_wide(Form::movz_w, 0x52800000, d.index, imm, shift); }
-void Assembler::movn(XReg d, std::uint32_t imm, unsigned shift) { move_wide(Form::movn_x, 0x92800000, d.index, imm, shift); }
-void Assembler::movn(WReg d, std::uint32_t imm, unsigned shift) { move_wide(Form::movn_w, 0x12800000, d.index, imm, shift); }
-void Assembler::movk(XReg d, std::uint32_t imm, unsigned shift) { move_wide(Form::movk_x, 0xF2800000, d.index, imm, shift); }
-void Assembler::movk(WReg d, std::uint32_t imm, unsigned shift) { move_wide(Form::movk_w, 0x72800000, d.index, imm, shift); }
+void Assembler::movz(XReg d, std::uint32_t imm, unsigned shift) {
+  move_wide(Form::movz_x, 0xD2800000, d.index, imm, shift);
+}
+void Assembler::movz(WReg d, std::uint32_t imm, unsigned shift) {
+  move_wide(Form::movz_w, 0x52800000, d.index, imm, shift);
+}
+void Assembler::movn(XReg d, std::uint32_t imm, unsigned shift) {
+  move_wide(Form::movn_x, 0x92800000, d.index, imm, shift);
+}
+void Assembler::movn(WReg d, std::uint32_t imm, unsigned shift) {
+  move_wide(Form::movn_w, 0x12800000, d.index, imm, shift);
+}
+void Assembler::movk(XReg d, std::uint32_t imm, unsigned shift) {
+  move_wide(Form::movk_x, 0xF2800000, d.index, imm, shift);
+}
+void Assembler::movk(WReg d, std::uint32_t imm, unsigned shift) {
+  move_wide(Form::movk_w, 0x72800000, d.index, imm, shift);
+}
 
 namespace {
 
@@ -379,7 +522,8 @@ void Assembler::mov_imm(WReg d, std::int64_t signed_value) {
 // kind: 0 lsl, 1 lsr, 2 asr, as aliases of ubfm/sbfm.
 void Assembler::shift_by_immediate(Form form, bool x, unsigned kind, unsigned d, unsigned n, unsigned amount) {
   const unsigned width = x ? 64 : 32;
-  if (amount >= width) fail(form, "shift " + std::to_string(amount) + " is out of range 0.." + std::to_string(width - 1));
+  if (amount >= width)
+    fail(form, "shift " + std::to_string(amount) + " is out of range 0.." + std::to_string(width - 1));
   const std::uint32_t base = (kind == 2 ? 0x13000000u : 0x53000000u) | (x ? kSf | 1u << 22 : 0u);
   const unsigned immr = kind == 0 ? (width - amount) % width : amount;
   const unsigned imms = kind == 0 ? width - 1 - amount : width - 1;
@@ -387,41 +531,83 @@ void Assembler::shift_by_immediate(Form form, bool x, unsigned kind, unsigned d,
 }
 
 void Assembler::lsl(XOrZr d, XOrZr n, unsigned a) { shift_by_immediate(Form::lsl_x_imm, true, 0, d.index, n.index, a); }
-void Assembler::lsl(WOrZr d, WOrZr n, unsigned a) { shift_by_immediate(Form::lsl_w_imm, false, 0, d.index, n.index, a); }
+void Assembler::lsl(WOrZr d, WOrZr n, unsigned a) {
+  shift_by_immediate(Form::lsl_w_imm, false, 0, d.index, n.index, a);
+}
 void Assembler::lsr(XOrZr d, XOrZr n, unsigned a) { shift_by_immediate(Form::lsr_x_imm, true, 1, d.index, n.index, a); }
-void Assembler::lsr(WOrZr d, WOrZr n, unsigned a) { shift_by_immediate(Form::lsr_w_imm, false, 1, d.index, n.index, a); }
+void Assembler::lsr(WOrZr d, WOrZr n, unsigned a) {
+  shift_by_immediate(Form::lsr_w_imm, false, 1, d.index, n.index, a);
+}
 void Assembler::asr(XOrZr d, XOrZr n, unsigned a) { shift_by_immediate(Form::asr_x_imm, true, 2, d.index, n.index, a); }
-void Assembler::asr(WOrZr d, WOrZr n, unsigned a) { shift_by_immediate(Form::asr_w_imm, false, 2, d.index, n.index, a); }
+void Assembler::asr(WOrZr d, WOrZr n, unsigned a) {
+  shift_by_immediate(Form::asr_w_imm, false, 2, d.index, n.index, a);
+}
 
 void Assembler::three_registers(Form form, std::uint32_t base, unsigned d, unsigned n, unsigned m) {
   emit(form, base | m << 16 | n << 5 | d);
 }
 
-void Assembler::lsl(XOrZr d, XOrZr n, XOrZr m) { three_registers(Form::lsl_x_reg, 0x9AC02000, d.index, n.index, m.index); }
-void Assembler::lsl(WOrZr d, WOrZr n, WOrZr m) { three_registers(Form::lsl_w_reg, 0x1AC02000, d.index, n.index, m.index); }
-void Assembler::lsr(XOrZr d, XOrZr n, XOrZr m) { three_registers(Form::lsr_x_reg, 0x9AC02400, d.index, n.index, m.index); }
-void Assembler::lsr(WOrZr d, WOrZr n, WOrZr m) { three_registers(Form::lsr_w_reg, 0x1AC02400, d.index, n.index, m.index); }
-void Assembler::asr(XOrZr d, XOrZr n, XOrZr m) { three_registers(Form::asr_x_reg, 0x9AC02800, d.index, n.index, m.index); }
-void Assembler::asr(WOrZr d, WOrZr n, WOrZr m) { three_registers(Form::asr_w_reg, 0x1AC02800, d.index, n.index, m.index); }
+void Assembler::lsl(XOrZr d, XOrZr n, XOrZr m) {
+  three_registers(Form::lsl_x_reg, 0x9AC02000, d.index, n.index, m.index);
+}
+void Assembler::lsl(WOrZr d, WOrZr n, WOrZr m) {
+  three_registers(Form::lsl_w_reg, 0x1AC02000, d.index, n.index, m.index);
+}
+void Assembler::lsr(XOrZr d, XOrZr n, XOrZr m) {
+  three_registers(Form::lsr_x_reg, 0x9AC02400, d.index, n.index, m.index);
+}
+void Assembler::lsr(WOrZr d, WOrZr n, WOrZr m) {
+  three_registers(Form::lsr_w_reg, 0x1AC02400, d.index, n.index, m.index);
+}
+void Assembler::asr(XOrZr d, XOrZr n, XOrZr m) {
+  three_registers(Form::asr_x_reg, 0x9AC02800, d.index, n.index, m.index);
+}
+void Assembler::asr(WOrZr d, WOrZr n, WOrZr m) {
+  three_registers(Form::asr_w_reg, 0x1AC02800, d.index, n.index, m.index);
+}
 void Assembler::mul(XOrZr d, XOrZr n, XOrZr m) { three_registers(Form::mul_x, 0x9B007C00, d.index, n.index, m.index); }
 void Assembler::mul(WOrZr d, WOrZr n, WOrZr m) { three_registers(Form::mul_w, 0x1B007C00, d.index, n.index, m.index); }
-void Assembler::madd(XOrZr d, XOrZr n, XOrZr m, XOrZr a) { three_registers(Form::madd_x, 0x9B000000 | a.index << 10, d.index, n.index, m.index); }
-void Assembler::madd(WOrZr d, WOrZr n, WOrZr m, WOrZr a) { three_registers(Form::madd_w, 0x1B000000 | a.index << 10, d.index, n.index, m.index); }
-void Assembler::msub(XOrZr d, XOrZr n, XOrZr m, XOrZr a) { three_registers(Form::msub_x, 0x9B008000 | a.index << 10, d.index, n.index, m.index); }
-void Assembler::msub(WOrZr d, WOrZr n, WOrZr m, WOrZr a) { three_registers(Form::msub_w, 0x1B008000 | a.index << 10, d.index, n.index, m.index); }
-void Assembler::udiv(XOrZr d, XOrZr n, XOrZr m) { three_registers(Form::udiv_x, 0x9AC00800, d.index, n.index, m.index); }
-void Assembler::udiv(WOrZr d, WOrZr n, WOrZr m) { three_registers(Form::udiv_w, 0x1AC00800, d.index, n.index, m.index); }
-void Assembler::sdiv(XOrZr d, XOrZr n, XOrZr m) { three_registers(Form::sdiv_x, 0x9AC00C00, d.index, n.index, m.index); }
-void Assembler::sdiv(WOrZr d, WOrZr n, WOrZr m) { three_registers(Form::sdiv_w, 0x1AC00C00, d.index, n.index, m.index); }
+void Assembler::madd(XOrZr d, XOrZr n, XOrZr m, XOrZr a) {
+  three_registers(Form::madd_x, 0x9B000000 | a.index << 10, d.index, n.index, m.index);
+}
+void Assembler::madd(WOrZr d, WOrZr n, WOrZr m, WOrZr a) {
+  three_registers(Form::madd_w, 0x1B000000 | a.index << 10, d.index, n.index, m.index);
+}
+void Assembler::msub(XOrZr d, XOrZr n, XOrZr m, XOrZr a) {
+  three_registers(Form::msub_x, 0x9B008000 | a.index << 10, d.index, n.index, m.index);
+}
+void Assembler::msub(WOrZr d, WOrZr n, WOrZr m, WOrZr a) {
+  three_registers(Form::msub_w, 0x1B008000 | a.index << 10, d.index, n.index, m.index);
+}
+void Assembler::udiv(XOrZr d, XOrZr n, XOrZr m) {
+  three_registers(Form::udiv_x, 0x9AC00800, d.index, n.index, m.index);
+}
+void Assembler::udiv(WOrZr d, WOrZr n, WOrZr m) {
+  three_registers(Form::udiv_w, 0x1AC00800, d.index, n.index, m.index);
+}
+void Assembler::sdiv(XOrZr d, XOrZr n, XOrZr m) {
+  three_registers(Form::sdiv_x, 0x9AC00C00, d.index, n.index, m.index);
+}
+void Assembler::sdiv(WOrZr d, WOrZr n, WOrZr m) {
+  three_registers(Form::sdiv_w, 0x1AC00C00, d.index, n.index, m.index);
+}
 
 void Assembler::conditional_select(Form form, std::uint32_t base, unsigned d, unsigned n, unsigned m, Cond cond) {
   emit(form, base | m << 16 | static_cast<std::uint32_t>(cond) << 12 | n << 5 | d);
 }
 
-void Assembler::csel(XOrZr d, XOrZr n, XOrZr m, Cond c) { conditional_select(Form::csel_x, 0x9A800000, d.index, n.index, m.index, c); }
-void Assembler::csel(WOrZr d, WOrZr n, WOrZr m, Cond c) { conditional_select(Form::csel_w, 0x1A800000, d.index, n.index, m.index, c); }
-void Assembler::csinc(XOrZr d, XOrZr n, XOrZr m, Cond c) { conditional_select(Form::csinc_x, 0x9A800400, d.index, n.index, m.index, c); }
-void Assembler::csinc(WOrZr d, WOrZr n, WOrZr m, Cond c) { conditional_select(Form::csinc_w, 0x1A800400, d.index, n.index, m.index, c); }
+void Assembler::csel(XOrZr d, XOrZr n, XOrZr m, Cond c) {
+  conditional_select(Form::csel_x, 0x9A800000, d.index, n.index, m.index, c);
+}
+void Assembler::csel(WOrZr d, WOrZr n, WOrZr m, Cond c) {
+  conditional_select(Form::csel_w, 0x1A800000, d.index, n.index, m.index, c);
+}
+void Assembler::csinc(XOrZr d, XOrZr n, XOrZr m, Cond c) {
+  conditional_select(Form::csinc_x, 0x9A800400, d.index, n.index, m.index, c);
+}
+void Assembler::csinc(WOrZr d, WOrZr n, WOrZr m, Cond c) {
+  conditional_select(Form::csinc_w, 0x1A800400, d.index, n.index, m.index, c);
+}
 void Assembler::cset(XOrZr d, Cond c) {
   if (c == Cond::al || c == Cond::nv) fail(Form::cset_x, "the condition cannot be al or nv");
   conditional_select(Form::cset_x, 0x9A800400, d.index, 31, 31, invert(c));
@@ -435,7 +621,9 @@ void Assembler::cset(WOrZr d, Cond c) {
 
 void Assembler::b(Label& target) { branch_to(Form::b, 0x14000000, target); }
 void Assembler::bl(Label& target) { branch_to(Form::bl, 0x94000000, target); }
-void Assembler::b(Cond cond, Label& target) { branch_to(Form::b_cond, 0x54000000 | static_cast<std::uint32_t>(cond), target); }
+void Assembler::b(Cond cond, Label& target) {
+  branch_to(Form::b_cond, 0x54000000 | static_cast<std::uint32_t>(cond), target);
+}
 void Assembler::cbz(XOrZr t, Label& target) { branch_to(Form::cbz_x, 0xB4000000 | t.index, target); }
 void Assembler::cbz(WOrZr t, Label& target) { branch_to(Form::cbz_w, 0x34000000 | t.index, target); }
 void Assembler::cbnz(XOrZr t, Label& target) { branch_to(Form::cbnz_x, 0xB5000000 | t.index, target); }
@@ -448,10 +636,18 @@ void Assembler::test_bit_branch(Form form, std::uint32_t base, unsigned t, unsig
   branch_to(form, base | (bit >> 5) << 31 | (bit & 31) << 19 | t, target);
 }
 
-void Assembler::tbz(XOrZr t, unsigned bit, Label& target) { test_bit_branch(Form::tbz_x, 0x36000000, t.index, bit, target); }
-void Assembler::tbz(WOrZr t, unsigned bit, Label& target) { test_bit_branch(Form::tbz_w, 0x36000000, t.index, bit, target); }
-void Assembler::tbnz(XOrZr t, unsigned bit, Label& target) { test_bit_branch(Form::tbnz_x, 0x37000000, t.index, bit, target); }
-void Assembler::tbnz(WOrZr t, unsigned bit, Label& target) { test_bit_branch(Form::tbnz_w, 0x37000000, t.index, bit, target); }
+void Assembler::tbz(XOrZr t, unsigned bit, Label& target) {
+  test_bit_branch(Form::tbz_x, 0x36000000, t.index, bit, target);
+}
+void Assembler::tbz(WOrZr t, unsigned bit, Label& target) {
+  test_bit_branch(Form::tbz_w, 0x36000000, t.index, bit, target);
+}
+void Assembler::tbnz(XOrZr t, unsigned bit, Label& target) {
+  test_bit_branch(Form::tbnz_x, 0x37000000, t.index, bit, target);
+}
+void Assembler::tbnz(WOrZr t, unsigned bit, Label& target) {
+  test_bit_branch(Form::tbnz_w, 0x37000000, t.index, bit, target);
+}
 
 void Assembler::br(XOrZr n) { emit(Form::br, 0xD61F0000 | n.index << 5); }
 void Assembler::blr(XOrZr n) { emit(Form::blr, 0xD63F0000 | n.index << 5); }
@@ -502,13 +698,14 @@ void Assembler::load_store(Form first, std::uint32_t base, unsigned bytes, unsig
   std::uint32_t s = 0;
   if (mem.amount >= 0) {
     if (mem.amount != 0 && mem.amount != scale) {
-      fail(form, "index shift " + std::to_string(mem.amount) + " is not 0" + (scale ? " or " + std::to_string(scale) : ""));
+      fail(form,
+           "index shift " + std::to_string(mem.amount) + " is not 0" + (scale ? " or " + std::to_string(scale) : ""));
     }
     // A byte access has two encodings of "no shift"; S=1 is the one with the amount written.
     s = bytes == 1 || mem.amount != 0 ? 1 : 0;
   }
-  emit(form, (base & ~kUnsignedOffset) | kRegisterOffset | mem.index << 16 | static_cast<std::uint32_t>(mem.kind) << 13 |
-                 s << 12 | mem.base.index << 5 | t);
+  emit(form, (base & ~kUnsignedOffset) | kRegisterOffset | mem.index << 16 |
+                 static_cast<std::uint32_t>(mem.kind) << 13 | s << 12 | mem.base.index << 5 | t);
 }
 
 void Assembler::load_store_unscaled(Form first, std::uint32_t base, unsigned t, const MemImm& mem) {
@@ -527,13 +724,13 @@ bool writeback_overlaps(const MemImm& mem, unsigned t) {
 }
 }  // namespace
 
-#define WEFT_A64_LOAD_STORE(name, reg, first, base, bytes)                                                  \
-  void Assembler::name(reg t, MemImm mem) {                                                                  \
-    if (writeback_overlaps(mem, t.index)) {                                                                  \
+#define WEFT_A64_LOAD_STORE(name, reg, first, base, bytes)                                                            \
+  void Assembler::name(reg t, MemImm mem) {                                                                           \
+    if (writeback_overlaps(mem, t.index)) {                                                                           \
       fail(form_at(Form::first, mem.mode == AddrMode::pre ? 2 : 3), "the base register is also the transferred one"); \
-    }                                                                                                        \
-    load_store(Form::first, base, bytes, t.index, mem);                                                      \
-  }                                                                                                          \
+    }                                                                                                                 \
+    load_store(Form::first, base, bytes, t.index, mem);                                                               \
+  }                                                                                                                   \
   void Assembler::name(reg t, MemReg mem) { load_store(Form::first, base, bytes, t.index, mem); }
 WEFT_A64_LOAD_STORE(ldr, XOrZr, ldr_x_uimm, 0xF9400000, 8)
 WEFT_A64_LOAD_STORE(ldr, WOrZr, ldr_w_uimm, 0xB9400000, 4)
@@ -596,7 +793,9 @@ void Assembler::pair(Form first, std::uint32_t base, unsigned bytes, unsigned t1
   if (mem.offset % bytes != 0) {
     fail(form, "offset " + std::to_string(mem.offset) + " is not a multiple of " + std::to_string(bytes));
   }
-  const std::uint32_t mode = position == 0 ? base : position == 1 ? base | 0x00800000 : (base & ~0x01800000u) | 0x00800000;
+  const std::uint32_t mode = position == 0   ? base
+                             : position == 1 ? base | 0x00800000
+                                             : (base & ~0x01800000u) | 0x00800000;
   emit(form, mode | (u32(mem.offset / bytes) & 0x7F) << 15 | t2 << 10 | mem.base.index << 5 | t1);
 }
 
@@ -627,11 +826,13 @@ void Assembler::ldp(WOrZr t1, WOrZr t2, MemImm mem) {
   pair(Form::ldp_w_off, 0x29400000, 4, t1.index, t2.index, mem);
 }
 void Assembler::stp(XOrZr t1, XOrZr t2, MemImm mem) {
-  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty()) fail(pair_form(Form::stp_x_off, mem), e);
+  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty())
+    fail(pair_form(Form::stp_x_off, mem), e);
   pair(Form::stp_x_off, 0xA9000000, 8, t1.index, t2.index, mem);
 }
 void Assembler::stp(WOrZr t1, WOrZr t2, MemImm mem) {
-  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty()) fail(pair_form(Form::stp_w_off, mem), e);
+  if (auto e = pair_conflict(false, true, t1.index, t2.index, mem); !e.empty())
+    fail(pair_form(Form::stp_w_off, mem), e);
   pair(Form::stp_w_off, 0x29000000, 4, t1.index, t2.index, mem);
 }
 
@@ -669,19 +870,23 @@ void Assembler::ldxr(WOrZr t, MemImm mem) { exclusive(Form::ldxr_w, 0x885F7C00, 
 void Assembler::ldaxr(XOrZr t, MemImm mem) { exclusive(Form::ldaxr_x, 0xC85FFC00, 0, t.index, mem); }
 void Assembler::ldaxr(WOrZr t, MemImm mem) { exclusive(Form::ldaxr_w, 0x885FFC00, 0, t.index, mem); }
 void Assembler::stxr(WOrZr s, XOrZr t, MemImm mem) {
-  if (status_conflicts(s.index, t.index, mem)) fail(Form::stxr_x, "the status register is also the data or base register");
+  if (status_conflicts(s.index, t.index, mem))
+    fail(Form::stxr_x, "the status register is also the data or base register");
   exclusive(Form::stxr_x, 0xC8007C00, s.index, t.index, mem);
 }
 void Assembler::stxr(WOrZr s, WOrZr t, MemImm mem) {
-  if (status_conflicts(s.index, t.index, mem)) fail(Form::stxr_w, "the status register is also the data or base register");
+  if (status_conflicts(s.index, t.index, mem))
+    fail(Form::stxr_w, "the status register is also the data or base register");
   exclusive(Form::stxr_w, 0x88007C00, s.index, t.index, mem);
 }
 void Assembler::stlxr(WOrZr s, XOrZr t, MemImm mem) {
-  if (status_conflicts(s.index, t.index, mem)) fail(Form::stlxr_x, "the status register is also the data or base register");
+  if (status_conflicts(s.index, t.index, mem))
+    fail(Form::stlxr_x, "the status register is also the data or base register");
   exclusive(Form::stlxr_x, 0xC800FC00, s.index, t.index, mem);
 }
 void Assembler::stlxr(WOrZr s, WOrZr t, MemImm mem) {
-  if (status_conflicts(s.index, t.index, mem)) fail(Form::stlxr_w, "the status register is also the data or base register");
+  if (status_conflicts(s.index, t.index, mem))
+    fail(Form::stlxr_w, "the status register is also the data or base register");
   exclusive(Form::stlxr_w, 0x8800FC00, s.index, t.index, mem);
 }
 void Assembler::ldaddal(XOrZr s, XOrZr t, MemImm mem) { exclusive(Form::ldaddal_x, 0xF8E00000, s.index, t.index, mem); }
@@ -698,7 +903,10 @@ void Assembler::vector_list(bool load, Arr arr, const std::vector<unsigned>& reg
   const unsigned count = static_cast<unsigned>(registers.size());
   const Form family = load ? Form::ld1_16b_x1_off : Form::st1_16b_x1_off;
   const unsigned mode = reg ? 2 : imm->mode == AddrMode::post ? 1 : 0;
-  if (count < 1 || count > 4) fail(family, std::to_string(count) + " registers (1 to 4 are)");
+  if (count < 1 || count > 4) {
+    throw Error(std::string("a64 ") + (load ? "ld1" : "st1") + ": a list of " + std::to_string(count) +
+                " registers (1 to 4 are)");
+  }
   const Form form = form_at(family, int_position(arr) * 12 + (count - 1) * 3 + mode);
   for (unsigned i = 1; i < count; ++i) {
     if (registers[i] != (registers[0] + i) % 32) {
@@ -706,8 +914,8 @@ void Assembler::vector_list(bool load, Arr arr, const std::vector<unsigned>& reg
     }
   }
   static constexpr std::uint32_t kOpcode[] = {0x7, 0xA, 0x6, 0x2};  // 1 to 4 registers
-  std::uint32_t word = (load ? 0x0C400000u : 0x0C000000u) | q_of(arr) | kOpcode[count - 1] << 12 |
-                       size_of(arr) << 10 | registers[0];
+  std::uint32_t word =
+      (load ? 0x0C400000u : 0x0C000000u) | q_of(arr) | kOpcode[count - 1] << 12 | size_of(arr) << 10 | registers[0];
   if (reg) {
     word |= kStructPost | reg->index.index << 16 | reg->base.index << 5;
   } else {
@@ -730,19 +938,20 @@ void Assembler::vector_lane(bool load, unsigned t, unsigned lane, bool is_d, con
   if (mem.mode == AddrMode::pre) fail(form, "there is no pre-index form (ptr or post_ptr)");
   if (mem.mode == AddrMode::offset && mem.offset != 0) fail(form, "takes no offset: ptr(base) or post_ptr");
   if (mem.mode == AddrMode::post && mem.offset != bytes) {
-    fail(form, "post-index " + std::to_string(mem.offset) + " is not " + std::to_string(bytes) + " (the element bytes)");
+    fail(form,
+         "post-index " + std::to_string(mem.offset) + " is not " + std::to_string(bytes) + " (the element bytes)");
   }
   const std::uint32_t lane_bits = is_d ? (lane << 30 | 1u << 10) : ((lane >> 1) << 30 | (lane & 1) << 12);
-  emit(form, (load ? 0x0D408000u : 0x0D008000u) | lane_bits | (mem.mode == AddrMode::post ? kStructPost | 31u << 16 : 0u) |
-                 mem.base.index << 5 | t);
+  emit(form, (load ? 0x0D408000u : 0x0D008000u) | lane_bits |
+                 (mem.mode == AddrMode::post ? kStructPost | 31u << 16 : 0u) | mem.base.index << 5 | t);
 }
 
 void Assembler::vector_lane(bool load, unsigned t, unsigned lane, bool is_d, const MemPostReg& mem) {
   const Form first = load ? (is_d ? Form::ld1_d_lane_off : Form::ld1_s_lane_off)
                           : (is_d ? Form::st1_d_lane_off : Form::st1_s_lane_off);
   const std::uint32_t lane_bits = is_d ? (lane << 30 | 1u << 10) : ((lane >> 1) << 30 | (lane & 1) << 12);
-  emit(form_at(first, 2), (load ? 0x0D408000u : 0x0D008000u) | lane_bits | kStructPost | mem.index.index << 16 |
-                              mem.base.index << 5 | t);
+  emit(form_at(first, 2),
+       (load ? 0x0D408000u : 0x0D008000u) | lane_bits | kStructPost | mem.index.index << 16 | mem.base.index << 5 | t);
 }
 
 void Assembler::load_replicate(bool is_d, unsigned t, const MemImm& mem) {
@@ -751,7 +960,8 @@ void Assembler::load_replicate(bool is_d, unsigned t, const MemImm& mem) {
   if (mem.mode == AddrMode::pre) fail(form, "there is no pre-index form (ptr or post_ptr)");
   if (mem.mode == AddrMode::offset && mem.offset != 0) fail(form, "takes no offset: ptr(base) or post_ptr");
   if (mem.mode == AddrMode::post && mem.offset != bytes) {
-    fail(form, "post-index " + std::to_string(mem.offset) + " is not " + std::to_string(bytes) + " (the element bytes)");
+    fail(form,
+         "post-index " + std::to_string(mem.offset) + " is not " + std::to_string(bytes) + " (the element bytes)");
   }
   emit(form, 0x4D40C000u | (is_d ? 3u : 2u) << 10 | (mem.mode == AddrMode::post ? kStructPost | 31u << 16 : 0u) |
                  mem.base.index << 5 | t);
@@ -812,10 +1022,12 @@ void Assembler::shift_immediate(Form first, Arr arr, unsigned d, unsigned n, uns
   const unsigned esize = 8u << size_of(arr);
   std::uint32_t base = 0, immh_immb = 0;  // immh:immb encodes the element size and the shift
   if (first == Form::shl_16b) {
-    if (shift >= esize) fail(form, "shift " + std::to_string(shift) + " is out of range 0.." + std::to_string(esize - 1));
+    if (shift >= esize)
+      fail(form, "shift " + std::to_string(shift) + " is out of range 0.." + std::to_string(esize - 1));
     base = 0x0F005400, immh_immb = esize + shift;
   } else {
-    if (shift < 1 || shift > esize) fail(form, "shift " + std::to_string(shift) + " is out of range 1.." + std::to_string(esize));
+    if (shift < 1 || shift > esize)
+      fail(form, "shift " + std::to_string(shift) + " is out of range 1.." + std::to_string(esize));
     base = first == Form::sshr_16b ? 0x0F000400 : 0x2F000400, immh_immb = 2 * esize - shift;
   }
   emit(form, base | q_of(arr) | immh_immb << 16 | n << 5 | d);
@@ -824,8 +1036,8 @@ void Assembler::shift_immediate(Form first, Arr arr, unsigned d, unsigned n, uns
 void Assembler::widen_narrow(Form first, Arr wide, unsigned d, unsigned n, unsigned shift) {
   const Form form = form_at(first, wide_position(wide));
   const unsigned narrow_bits = 4u << size_of(wide);  // of the narrow elements
-  const bool upper = first == Form::sshll2_8h || first == Form::ushll2_8h || first == Form::shrn2_8h ||
-                     first == Form::xtn2_8h;
+  const bool upper =
+      first == Form::sshll2_8h || first == Form::ushll2_8h || first == Form::shrn2_8h || first == Form::xtn2_8h;
   const std::uint32_t q = upper ? kQ : 0;
   if (first == Form::xtn_8h || first == Form::xtn2_8h) {
     emit(form, 0x0E212800 | q | (size_of(wide) - 1) << 22 | n << 5 | d);
@@ -878,12 +1090,24 @@ void Assembler::shifted_immediate(Form form, std::uint32_t base, bool halfword, 
 
 void Assembler::movi(V8B d, std::uint32_t imm8) { modified_immediate(Form::movi_8b, 0x0F000400, d.index, imm8, 0xE); }
 void Assembler::movi(V16B d, std::uint32_t imm8) { modified_immediate(Form::movi_16b, 0x4F000400, d.index, imm8, 0xE); }
-void Assembler::movi(V4H d, std::uint32_t imm8, Shift s) { shifted_immediate(Form::movi_4h, 0x0F000400, true, d.index, imm8, s); }
-void Assembler::movi(V8H d, std::uint32_t imm8, Shift s) { shifted_immediate(Form::movi_8h, 0x4F000400, true, d.index, imm8, s); }
-void Assembler::movi(V2S d, std::uint32_t imm8, Shift s) { shifted_immediate(Form::movi_2s, 0x0F000400, false, d.index, imm8, s); }
-void Assembler::movi(V4S d, std::uint32_t imm8, Shift s) { shifted_immediate(Form::movi_4s, 0x4F000400, false, d.index, imm8, s); }
-void Assembler::mvni(V8H d, std::uint32_t imm8, Shift s) { shifted_immediate(Form::mvni_8h, 0x6F000400, true, d.index, imm8, s); }
-void Assembler::mvni(V4S d, std::uint32_t imm8, Shift s) { shifted_immediate(Form::mvni_4s, 0x6F000400, false, d.index, imm8, s); }
+void Assembler::movi(V4H d, std::uint32_t imm8, Shift s) {
+  shifted_immediate(Form::movi_4h, 0x0F000400, true, d.index, imm8, s);
+}
+void Assembler::movi(V8H d, std::uint32_t imm8, Shift s) {
+  shifted_immediate(Form::movi_8h, 0x4F000400, true, d.index, imm8, s);
+}
+void Assembler::movi(V2S d, std::uint32_t imm8, Shift s) {
+  shifted_immediate(Form::movi_2s, 0x0F000400, false, d.index, imm8, s);
+}
+void Assembler::movi(V4S d, std::uint32_t imm8, Shift s) {
+  shifted_immediate(Form::movi_4s, 0x4F000400, false, d.index, imm8, s);
+}
+void Assembler::mvni(V8H d, std::uint32_t imm8, Shift s) {
+  shifted_immediate(Form::mvni_8h, 0x6F000400, true, d.index, imm8, s);
+}
+void Assembler::mvni(V4S d, std::uint32_t imm8, Shift s) {
+  shifted_immediate(Form::mvni_4s, 0x6F000400, false, d.index, imm8, s);
+}
 
 namespace {
 // imm8 bit i stands for byte i of a 64-bit mask whose bytes are each 0x00 or 0xff.

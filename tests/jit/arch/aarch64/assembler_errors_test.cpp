@@ -1,10 +1,10 @@
 // Every range check of the A64 assembler throws weft::Error naming the form and the bad operand,
 // and emits nothing: an operand out of range never becomes another instruction.
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "weft/jit/aarch64/assembler.hpp"
 #include "weft/jit/error.hpp"
@@ -88,9 +88,19 @@ const std::vector<ErrorCase>& error_cases() {
       {[](Assembler& a) { a.stlxr(w1, w2, ptr(x1)); }, {"a64 stlxr.w", "status register"}},
       {[](Assembler& a) { a.ldaddal(x0, x1, ptr(x2, 16)); }, {"a64 ldaddal.x", "without offset"}},
       // vector structures
-      {[](Assembler& a) { a.ld1({v0.s4(), v2.s4()}, ptr(x1)); }, {"a64 ld1.4s.x2.off", "v2 does not follow v0"}},
+      {[](Assembler& a) {
+         a.ld1({v0.s4(), v2.s4()}, ptr(x1));
+       },
+       {"a64 ld1.4s.x2.off", "v2 does not follow v0"}},
       {[](Assembler& a) { a.st1({v0.b16()}, ptr(x1, 16)); }, {"a64 st1.16b.x1.off", "no offset"}},
-      {[](Assembler& a) { a.ld1({v0.d2(), v1.d2()}, post_ptr(x1, 16)); }, {"a64 ld1.2d.x2.post_imm", "post-index 16", "32"}},
+      {[](Assembler& a) {
+         a.st1({v0.s4(), v1.s4(), v2.s4(), v3.s4(), v4.s4()}, ptr(x1));
+       },
+       {"a64 st1", "5 registers"}},
+      {[](Assembler& a) {
+         a.ld1({v0.d2(), v1.d2()}, post_ptr(x1, 16));
+       },
+       {"a64 ld1.2d.x2.post_imm", "post-index 16", "32"}},
       {[](Assembler& a) { a.ld1({v0.h8()}, pre_ptr(x1, 16)); }, {"a64 ld1.8h.x1.off", "pre-index"}},
       {[](Assembler& a) { a.ld1(v0.s(1), post_ptr(x1, 8)); }, {"a64 ld1.s.lane.post_imm", "post-index 8", "4"}},
       {[](Assembler& a) { a.st1(v0.d(1), ptr(x1, 8)); }, {"a64 st1.d.lane.off", "no offset"}},

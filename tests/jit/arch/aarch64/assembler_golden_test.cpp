@@ -1,14 +1,14 @@
 // The A64 assembler against GNU as: every golden case (golden_cases.cpp) must assemble to the
 // same words, and the cases together must use every Form, so that an emitter whose forms_used()
 // holds only Forms is made of tested encodings.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "gnu_binutils.hpp"
 #include "golden_cases.hpp"
@@ -73,8 +73,8 @@ TEST(A64AssemblerGolden, EveryCaseMatchesGnuAs) {
     for (std::size_t k = 0; k < m.ours.size(); ++k, ++next) {
       ours_text << (k ? "; " : "") << (next < disassembled.size() ? disassembled[next] : "?");
     }
-    ADD_FAILURE() << "golden case " << m.index << ": " << cases[m.index].text << "\n  GNU as:  "
-                  << hex_words(expected[m.index]) << "\n  ours:    " << hex_words(m.ours)
+    ADD_FAILURE() << "golden case " << m.index << ": " << cases[m.index].text
+                  << "\n  GNU as:  " << hex_words(expected[m.index]) << "\n  ours:    " << hex_words(m.ours)
                   << (m.error.empty() ? "" : "\n  threw:   " + m.error) << "\n  objdump of ours: " << ours_text.str();
   }
   std::printf("[ golden ] %zu cases, %zu words, %zu mismatches\n", cases.size(), words, mismatches.size());

@@ -2,13 +2,13 @@
 // and backward (encoded at once), match GNU as; one word further throws naming the form; a label
 // that is never bound, bound twice or used by another assembler throws. (The golden cases cover
 // each branch kind forward, backward and to itself.)
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "gnu_binutils.hpp"
 #include "weft/jit/aarch64/assembler.hpp"
@@ -21,10 +21,10 @@ using namespace weft::jit::a64;
 using Branch = std::function<void(Assembler&, Label&)>;
 
 struct BranchKind {
-  std::string text;   // GNU syntax up to the label
+  std::string text;  // GNU syntax up to the label
   Branch branch;
-  int farthest_forward_nops;  // nops between the branch and the label at the largest forward reach
-  int farthest_backward_nops; // nops between the label and the branch at the largest backward reach
+  int farthest_forward_nops;   // nops between the branch and the label at the largest forward reach
+  int farthest_backward_nops;  // nops between the label and the branch at the largest backward reach
   std::string form;
 };
 
@@ -170,7 +170,8 @@ TEST(A64AssemblerLabels, AlignPadsWithNops) {
   EXPECT_EQ(a.size_bytes(), 16u);
   const std::vector<std::uint8_t> bytes = a.bytes();
   ASSERT_EQ(bytes.size(), 16u);
-  EXPECT_EQ((std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 4)), (std::vector<std::uint8_t>{0xC0, 0x03, 0x5F, 0xD6}));
+  EXPECT_EQ((std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + 4)),
+            (std::vector<std::uint8_t>{0xC0, 0x03, 0x5F, 0xD6}));
   EXPECT_TRUE(a.used(Form::ret));
   EXPECT_TRUE(a.used(Form::nop));
   EXPECT_FALSE(a.used(Form::b));

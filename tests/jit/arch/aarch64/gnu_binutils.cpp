@@ -36,9 +36,8 @@ class ScratchDirectory {
   ScratchDirectory() {
     static std::atomic<unsigned> calls{0};
     std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("weft_a64_golden_" + std::to_string(getpid()) + "_" + std::to_string(calls++) + "_" +
-             std::to_string(random()));
+    path_ = std::filesystem::temp_directory_path() / ("weft_a64_golden_" + std::to_string(getpid()) + "_" +
+                                                      std::to_string(calls++) + "_" + std::to_string(random()));
     std::filesystem::create_directories(path_);
   }
   ~ScratchDirectory() {
@@ -63,9 +62,8 @@ std::vector<std::string> assemble_and_dump(const std::string& source) {
   const std::string s_file = dir.file("golden.s"), o_file = dir.file("golden.o");
   std::ofstream(s_file) << source;
   // Warnings are errors: a golden case must not be an encoding GNU as calls unpredictable.
-  const ProgramResult as = run_program(std::string(kAs) + " --fatal-warnings -o " + quoted(o_file) + " " +
-                                           quoted(s_file),
-                                       "a64_as");
+  const ProgramResult as =
+      run_program(std::string(kAs) + " --fatal-warnings -o " + quoted(o_file) + " " + quoted(s_file), "a64_as");
   if (as.status != 0) {
     std::ostringstream message;
     message << "aarch64-linux-gnu-as rejected the golden source:\n" << as.err;

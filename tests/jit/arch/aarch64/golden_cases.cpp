@@ -53,21 +53,28 @@ const char* lane_name(Lane l) { return l == Lane::b ? "b" : l == Lane::h ? "h" :
 unsigned arr_elements(Arr a) {
   switch (a) {
     case Arr::b16: return 16;
-    case Arr::b8: case Arr::h8: return 8;
-    case Arr::h4: case Arr::s4: return 4;
+    case Arr::b8:
+    case Arr::h8: return 8;
+    case Arr::h4:
+    case Arr::s4: return 4;
     default: return 2;
   }
 }
-unsigned elem_bits(Arr a) { return 128 / (a == Arr::b8 || a == Arr::h4 || a == Arr::s2 ? 2 * arr_elements(a) : arr_elements(a)); }
+unsigned elem_bits(Arr a) {
+  return 128 / (a == Arr::b8 || a == Arr::h4 || a == Arr::s2 ? 2 * arr_elements(a) : arr_elements(a));
+}
 template <Arr A>
-std::string vn(unsigned n) { return cat("v", n, ".", arr_name(A)); }
+std::string vn(unsigned n) {
+  return cat("v", n, ".", arr_name(A));
+}
 
 template <Arr... As, class F>
 void for_each_arr(F&& f) {
   (f.template operator()<As>(), ...);
 }
 
-const char* const kCond[] = {"eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt", "gt", "le", "al", "nv"};
+const char* const kCond[] = {"eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc",
+                             "hi", "ls", "ge", "lt", "gt", "le", "al", "nv"};
 const char* const kShift[] = {"lsl", "lsr", "asr", "ror"};
 const char* const kExtend[] = {"uxtb", "uxth", "uxtw", "uxtx", "sxtb", "sxth", "sxtw", "sxtx"};
 Shift shift_of(unsigned kind, unsigned amount) { return {static_cast<ShiftKind>(kind), amount}; }
@@ -77,7 +84,9 @@ Extend extend_of(unsigned kind, int amount) { return {static_cast<ExtendKind>(ki
 
 class Cases {
  public:
-  void add(std::string text, std::function<void(Assembler&)> emit) { list.push_back({std::move(text), std::move(emit)}); }
+  void add(std::string text, std::function<void(Assembler&)> emit) {
+    list.push_back({std::move(text), std::move(emit)});
+  }
   std::vector<GoldenCase> list;
 };
 
@@ -95,10 +104,16 @@ void add_sub_immediate(Cases& c, const std::string& op, Call call) {
       const auto sh = imm_sh.second;
       const std::string tail = cat("#", imm, sh ? ", lsl #12" : "");
       c.add(cat(op, " ", DSp ? xsn(d) : xzn(d), ", ", xsn(n), ", ", tail), [=](Assembler& a) {
-        if constexpr (DSp) call(a, xs(d), xs(n), imm, lsl(sh)); else call(a, xz(d), xs(n), imm, lsl(sh));
+        if constexpr (DSp)
+          call(a, xs(d), xs(n), imm, lsl(sh));
+        else
+          call(a, xz(d), xs(n), imm, lsl(sh));
       });
       c.add(cat(op, " ", DSp ? wsn(d) : wzn(d), ", ", wsn(n), ", ", tail), [=](Assembler& a) {
-        if constexpr (DSp) call(a, ws(d), ws(n), imm, lsl(sh)); else call(a, wz(d), ws(n), imm, lsl(sh));
+        if constexpr (DSp)
+          call(a, ws(d), ws(n), imm, lsl(sh));
+        else
+          call(a, wz(d), ws(n), imm, lsl(sh));
       });
     }
   }
@@ -172,17 +187,28 @@ void extended_register(Cases& c, const std::string& op, Call call) {
         if (x_index) continue;
         const std::string dw = DSp ? wsn(r.d) : wzn(r.d);
         c.add(cat(op, " ", dw, ", ", wsn(r.n), ", ", wzn(r.m), ext), [=](Assembler& a) {
-          if constexpr (DSp) call(a, ws(r.d), ws(r.n), wz(r.m), extend_of(kind, amount));
-          else call(a, wz(r.d), ws(r.n), wz(r.m), extend_of(kind, amount));
+          if constexpr (DSp)
+            call(a, ws(r.d), ws(r.n), wz(r.m), extend_of(kind, amount));
+          else
+            call(a, wz(r.d), ws(r.n), wz(r.m), extend_of(kind, amount));
         });
       }
     }
   }
 }
 
-const std::uint64_t kBitmasks64[] = {0x1, 0xff, 0xff00ff00ff00ff00, 0x5555555555555555, 0x7ffffffffffffffe,
-                                     0x8000000000000001, 0xfffffffffffffffe, 0x00000000ffffffff, 0x0f0f0f0f0f0f0f0f,
-                                     0x3333333333333333, 0x0001000100010001, 0x8000000000000000};
+const std::uint64_t kBitmasks64[] = {0x1,
+                                     0xff,
+                                     0xff00ff00ff00ff00,
+                                     0x5555555555555555,
+                                     0x7ffffffffffffffe,
+                                     0x8000000000000001,
+                                     0xfffffffffffffffe,
+                                     0x00000000ffffffff,
+                                     0x0f0f0f0f0f0f0f0f,
+                                     0x3333333333333333,
+                                     0x0001000100010001,
+                                     0x8000000000000000};
 const std::uint64_t kBitmasks32[] = {0x1, 0xff, 0x80000001, 0xfffffffe, 0x55555555, 0x0f0f0f0f, 0x7fffffff, 0xffff0000};
 
 // Bitmask immediates; DSp: the destination slot takes sp (and, orr, eor), else zr (ands); Tst: no destination.
@@ -194,17 +220,23 @@ void logical_immediate(Cases& c, const std::string& op, Call call) {
     for (std::uint64_t imm : kBitmasks64) {
       const std::string dx = Tst ? "" : (DSp ? xsn(d) : xzn(d)) + ", ";
       c.add(cat(op, " ", dx, xzn(n), ", #", hx(imm)), [=](Assembler& a) {
-        if constexpr (Tst) call(a, xz(n), imm);
-        else if constexpr (DSp) call(a, xs(d), xz(n), imm);
-        else call(a, xz(d), xz(n), imm);
+        if constexpr (Tst)
+          call(a, xz(n), imm);
+        else if constexpr (DSp)
+          call(a, xs(d), xz(n), imm);
+        else
+          call(a, xz(d), xz(n), imm);
       });
     }
     for (std::uint64_t imm : kBitmasks32) {
       const std::string dw = Tst ? "" : (DSp ? wsn(d) : wzn(d)) + ", ";
       c.add(cat(op, " ", dw, wzn(n), ", #", hx(imm)), [=](Assembler& a) {
-        if constexpr (Tst) call(a, wz(n), imm);
-        else if constexpr (DSp) call(a, ws(d), wz(n), imm);
-        else call(a, wz(d), wz(n), imm);
+        if constexpr (Tst)
+          call(a, wz(n), imm);
+        else if constexpr (DSp)
+          call(a, ws(d), wz(n), imm);
+        else
+          call(a, wz(d), wz(n), imm);
       });
     }
   }
@@ -278,7 +310,8 @@ void moves(Cases& c) {
       {0x8000000000000000, "movz x0, #0x8000, lsl #48"},
       {0x12345678, "movz x0, #0x5678\nmovk x0, #0x1234, lsl #16"},
       {0x1234000000005678, "movz x0, #0x5678\nmovk x0, #0x1234, lsl #48"},
-      {0x123456789abcdef0, "movz x0, #0xdef0\nmovk x0, #0x9abc, lsl #16\nmovk x0, #0x5678, lsl #32\nmovk x0, #0x1234, lsl #48"},
+      {0x123456789abcdef0,
+       "movz x0, #0xdef0\nmovk x0, #0x9abc, lsl #16\nmovk x0, #0x5678, lsl #32\nmovk x0, #0x1234, lsl #48"},
       {0xffffffffffffffff, "movn x0, #0"},
       {0xfffffffffffffffe, "movn x0, #0x1"},
       {0xffff1234ffffffff, "movn x0, #0xedcb, lsl #32"},
@@ -340,10 +373,16 @@ void plain_registers(Cases& c, const std::string& op, Call call) {
       return Operands == 4 ? t + ", " + name(r.a) : t;
     };
     c.add(text(xzn), [=](Assembler& a) {
-      if constexpr (Operands == 4) call(a, xz(r.d), xz(r.n), xz(r.m), xz(r.a)); else call(a, xz(r.d), xz(r.n), xz(r.m));
+      if constexpr (Operands == 4)
+        call(a, xz(r.d), xz(r.n), xz(r.m), xz(r.a));
+      else
+        call(a, xz(r.d), xz(r.n), xz(r.m));
     });
     c.add(text(wzn), [=](Assembler& a) {
-      if constexpr (Operands == 4) call(a, wz(r.d), wz(r.n), wz(r.m), wz(r.a)); else call(a, wz(r.d), wz(r.n), wz(r.m));
+      if constexpr (Operands == 4)
+        call(a, wz(r.d), wz(r.n), wz(r.m), wz(r.a));
+      else
+        call(a, wz(r.d), wz(r.n), wz(r.m));
     });
   }
 }
@@ -441,7 +480,7 @@ void branches_and_system(Cases& c) {
   c.add("nop", [](Assembler& a) { a.nop(); });
   for (std::uint32_t imm : {0u, 1u, 0x1234u, 0xffffu}) c.add(cat("udf #", imm), [=](Assembler& a) { a.udf(imm); });
   const std::pair<Barrier, const char*> barriers[] = {
-      {Barrier::oshld, "oshld"}, {Barrier::oshst, "oshst"}, {Barrier::osh, "osh"}, {Barrier::nshld, "nshld"},
+      {Barrier::oshld, "oshld"}, {Barrier::oshst, "oshst"}, {Barrier::osh, "osh"},     {Barrier::nshld, "nshld"},
       {Barrier::nshst, "nshst"}, {Barrier::nsh, "nsh"},     {Barrier::ishld, "ishld"}, {Barrier::ishst, "ishst"},
       {Barrier::ish, "ish"},     {Barrier::ld, "ld"},       {Barrier::st, "st"},       {Barrier::sy, "sy"}};
   for (const auto& option_name : barriers) {
@@ -527,7 +566,8 @@ void pair_cases(Cases& c, const std::string& op, unsigned bytes, Call call, Reg 
     if (load && r.t1 == r.t2) continue;
     const std::string head = cat(op, " ", name(r.t1), ", ", name(r.t2), ", [", xsn(r.n));
     for (std::int64_t off : {-64 * b, -b, std::int64_t{0}, b, 63 * b}) {
-      c.add(cat(head, off ? cat(", #", off) : "", "]"), [=](Assembler& a) { call(a, reg(r.t1), reg(r.t2), ptr(xs(r.n), off)); });
+      c.add(cat(head, off ? cat(", #", off) : "", "]"),
+            [=](Assembler& a) { call(a, reg(r.t1), reg(r.t2), ptr(xs(r.n), off)); });
       const bool overlap = general && r.n != 31 && (r.n == r.t1 || r.n == r.t2);
       if (overlap) continue;
       c.add(cat(head, ", #", off, "]!"), [=](Assembler& a) { call(a, reg(r.t1), reg(r.t2), pre_ptr(xs(r.n), off)); });
@@ -598,8 +638,10 @@ void loads_and_stores(Cases& c) {
     c.add(cat("stlxr ", wzn(r.s), ", ", xzn(r.t), mem), [=](Assembler& a) { a.stlxr(wz(r.s), xz(r.t), ptr(xs(r.n))); });
     c.add(cat("stlxr ", wzn(r.s), ", ", wzn(r.t), mem), [=](Assembler& a) { a.stlxr(wz(r.s), wz(r.t), ptr(xs(r.n))); });
     if (r.t == 31) continue;  // ldaddal with xzr is another instruction's alias
-    c.add(cat("ldaddal ", xzn(r.s), ", ", xzn(r.t), mem), [=](Assembler& a) { a.ldaddal(xz(r.s), xz(r.t), ptr(xs(r.n))); });
-    c.add(cat("ldaddal ", wzn(r.s), ", ", wzn(r.t), mem), [=](Assembler& a) { a.ldaddal(wz(r.s), wz(r.t), ptr(xs(r.n))); });
+    c.add(cat("ldaddal ", xzn(r.s), ", ", xzn(r.t), mem),
+          [=](Assembler& a) { a.ldaddal(xz(r.s), xz(r.t), ptr(xs(r.n))); });
+    c.add(cat("ldaddal ", wzn(r.s), ", ", wzn(r.t), mem),
+          [=](Assembler& a) { a.ldaddal(wz(r.s), wz(r.t), ptr(xs(r.n))); });
   }
 }
 
@@ -659,15 +701,19 @@ void vector_loads(Cases& c) {
         const auto e = VReg(t).s(lane);
         const std::string list = cat("{v", t, ".s}[", lane, "], ");
         c.add(cat(op, list, "[x1]"), [=](Assembler& a) { load ? a.ld1(e, ptr(x1)) : a.st1(e, ptr(x1)); });
-        c.add(cat(op, list, "[sp], #4"), [=](Assembler& a) { load ? a.ld1(e, post_ptr(sp, 4)) : a.st1(e, post_ptr(sp, 4)); });
-        c.add(cat(op, list, "[x30], x2"), [=](Assembler& a) { load ? a.ld1(e, post_ptr(x30, x2)) : a.st1(e, post_ptr(x30, x2)); });
+        c.add(cat(op, list, "[sp], #4"),
+              [=](Assembler& a) { load ? a.ld1(e, post_ptr(sp, 4)) : a.st1(e, post_ptr(sp, 4)); });
+        c.add(cat(op, list, "[x30], x2"),
+              [=](Assembler& a) { load ? a.ld1(e, post_ptr(x30, x2)) : a.st1(e, post_ptr(x30, x2)); });
       }
       for (unsigned lane = 0; lane < 2; ++lane) {
         const auto e = VReg(t).d(lane);
         const std::string list = cat("{v", t, ".d}[", lane, "], ");
         c.add(cat(op, list, "[x1]"), [=](Assembler& a) { load ? a.ld1(e, ptr(x1)) : a.st1(e, ptr(x1)); });
-        c.add(cat(op, list, "[sp], #8"), [=](Assembler& a) { load ? a.ld1(e, post_ptr(sp, 8)) : a.st1(e, post_ptr(sp, 8)); });
-        c.add(cat(op, list, "[x30], x2"), [=](Assembler& a) { load ? a.ld1(e, post_ptr(x30, x2)) : a.st1(e, post_ptr(x30, x2)); });
+        c.add(cat(op, list, "[sp], #8"),
+              [=](Assembler& a) { load ? a.ld1(e, post_ptr(sp, 8)) : a.st1(e, post_ptr(sp, 8)); });
+        c.add(cat(op, list, "[x30], x2"),
+              [=](Assembler& a) { load ? a.ld1(e, post_ptr(x30, x2)) : a.st1(e, post_ptr(x30, x2)); });
       }
     }
   }
@@ -704,7 +750,10 @@ void vector2(Cases& c, const std::string& op, Call call) {
   for_each_arr<As...>([&]<Arr A>() {
     for (Triple r : kTriples) {
       c.add(cat(op, " ", vn<A>(r.d), ", ", vn<A>(r.n), Zero ? ", #0.0" : ""), [=](Assembler& a) {
-        if constexpr (Zero) call(a, Vec<A>{r.d}, Vec<A>{r.n}, 0.0); else call(a, Vec<A>{r.d}, Vec<A>{r.n});
+        if constexpr (Zero)
+          call(a, Vec<A>{r.d}, Vec<A>{r.n}, 0.0);
+        else
+          call(a, Vec<A>{r.d}, Vec<A>{r.n});
       });
     }
   });
@@ -723,18 +772,50 @@ void by_element(Cases& c, const std::string& op, Call call) {
     for (Triple r : kTriples) {
       for (unsigned lane = 0; lane < lane_count(L); ++lane) {
         c.add(cat(op, " ", vn<A>(r.d), ", ", vn<A>(r.n), ", v", r.m, ".", lane_name(L), "[", lane, "]"),
-              [=](Assembler& a) { call(a, Vec<A>{r.d}, Vec<A>{r.n}, Elem<L>{r.m, lane}); });
+              [=](Assembler& a) {
+                call(a, Vec<A>{r.d}, Vec<A>{r.n}, Elem<L>{r.m, lane});
+              });
       }
     }
   });
 }
 
 void fp_vector(Cases& c) {
-  FP3(fadd); FP3(fsub); FP3(fmul); FP3(fdiv); FP3(fmax); FP3(fmin); FP3(fmaxnm); FP3(fminnm); FP3(fabd);
-  FP3(faddp); FP3(fmla); FP3(fmls); FP3(frecps); FP3(frsqrts); FP3(fcmeq); FP3(fcmge); FP3(fcmgt);
-  FP2(fsqrt); FP2(fabs); FP2(fneg); FP2(frintn); FP2(frintm); FP2(frintp); FP2(frintz); FP2(frecpe);
-  FP2(frsqrte); FP2(fcvtzs); FP2(fcvtns); FP2(scvtf); FP2(ucvtf);
-  FPZ(fcmeq); FPZ(fcmge); FPZ(fcmgt); FPZ(fcmle); FPZ(fcmlt);
+  FP3(fadd);
+  FP3(fsub);
+  FP3(fmul);
+  FP3(fdiv);
+  FP3(fmax);
+  FP3(fmin);
+  FP3(fmaxnm);
+  FP3(fminnm);
+  FP3(fabd);
+  FP3(faddp);
+  FP3(fmla);
+  FP3(fmls);
+  FP3(frecps);
+  FP3(frsqrts);
+  FP3(fcmeq);
+  FP3(fcmge);
+  FP3(fcmgt);
+  FP2(fsqrt);
+  FP2(fabs);
+  FP2(fneg);
+  FP2(frintn);
+  FP2(frintm);
+  FP2(frintp);
+  FP2(frintz);
+  FP2(frecpe);
+  FP2(frsqrte);
+  FP2(fcvtzs);
+  FP2(fcvtns);
+  FP2(scvtf);
+  FP2(ucvtf);
+  FPZ(fcmeq);
+  FPZ(fcmge);
+  FPZ(fcmgt);
+  FPZ(fcmle);
+  FPZ(fcmlt);
   by_element(c, "fmla", CALL(fmla));
   by_element(c, "fmls", CALL(fmls));
   by_element(c, "fmul", CALL(fmul));
@@ -745,7 +826,8 @@ void fp_vector(Cases& c) {
     for (const auto& value_text : values) {
       const auto value = value_text.first;
       const auto text = value_text.second;
-      for (unsigned d : {0u, 31u}) c.add(cat("fmov ", vn<A>(d), ", #", text), [=](Assembler& a) { a.fmov(Vec<A>{d}, value); });
+      for (unsigned d : {0u, 31u})
+        c.add(cat("fmov ", vn<A>(d), ", #", text), [=](Assembler& a) { a.fmov(Vec<A>{d}, value); });
     }
   });
   for (const auto& value_text : values) {
@@ -772,23 +854,37 @@ void fp_vector(Cases& c) {
 }
 
 template <Arr A>
-constexpr Arr narrow_low() { return weft::jit::a64::detail::narrow_low(A); }
+constexpr Arr narrow_low() {
+  return weft::jit::a64::detail::narrow_low(A);
+}
 template <Arr A>
-constexpr Arr narrow_full() { return weft::jit::a64::detail::narrow_full(A); }
+constexpr Arr narrow_full() {
+  return weft::jit::a64::detail::narrow_full(A);
+}
 
 void int_vector(Cases& c) {
-  INT3(add); INT3(sub); INT3(trn1); INT3(trn2); INT3(zip1); INT3(zip2); INT3(uzp1); INT3(uzp2);
+  INT3(add);
+  INT3(sub);
+  INT3(trn1);
+  INT3(trn2);
+  INT3(zip1);
+  INT3(zip2);
+  INT3(uzp1);
+  INT3(uzp2);
   for_each_arr<Arr::b16, Arr::h8, Arr::s4, Arr::d2>([&]<Arr A>() {
     const unsigned esize = elem_bits(A);
     for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}}) {
       const auto d = d_n.first;
       const auto n = d_n.second;
       for (unsigned shift : {0u, 1u, esize / 2, esize - 1}) {
-        c.add(cat("shl ", vn<A>(d), ", ", vn<A>(n), ", #", shift), [=](Assembler& a) { a.shl(Vec<A>{d}, Vec<A>{n}, shift); });
+        c.add(cat("shl ", vn<A>(d), ", ", vn<A>(n), ", #", shift),
+              [=](Assembler& a) { a.shl(Vec<A>{d}, Vec<A>{n}, shift); });
       }
       for (unsigned shift : {1u, esize / 2, esize}) {
-        c.add(cat("sshr ", vn<A>(d), ", ", vn<A>(n), ", #", shift), [=](Assembler& a) { a.sshr(Vec<A>{d}, Vec<A>{n}, shift); });
-        c.add(cat("ushr ", vn<A>(d), ", ", vn<A>(n), ", #", shift), [=](Assembler& a) { a.ushr(Vec<A>{d}, Vec<A>{n}, shift); });
+        c.add(cat("sshr ", vn<A>(d), ", ", vn<A>(n), ", #", shift),
+              [=](Assembler& a) { a.sshr(Vec<A>{d}, Vec<A>{n}, shift); });
+        c.add(cat("ushr ", vn<A>(d), ", ", vn<A>(n), ", #", shift),
+              [=](Assembler& a) { a.ushr(Vec<A>{d}, Vec<A>{n}, shift); });
       }
     }
   });
@@ -799,14 +895,20 @@ void int_vector(Cases& c) {
       const auto d = d_n.first;
       const auto n = d_n.second;
       for (unsigned shift : {0u, 1u, narrow - 1}) {
-        c.add(cat("sshll ", vn<W>(d), ", ", vn<Lo>(n), ", #", shift), [=](Assembler& a) { a.sshll(Vec<W>{d}, Vec<Lo>{n}, shift); });
-        c.add(cat("ushll ", vn<W>(d), ", ", vn<Lo>(n), ", #", shift), [=](Assembler& a) { a.ushll(Vec<W>{d}, Vec<Lo>{n}, shift); });
-        c.add(cat("sshll2 ", vn<W>(d), ", ", vn<Full>(n), ", #", shift), [=](Assembler& a) { a.sshll2(Vec<W>{d}, Vec<Full>{n}, shift); });
-        c.add(cat("ushll2 ", vn<W>(d), ", ", vn<Full>(n), ", #", shift), [=](Assembler& a) { a.ushll2(Vec<W>{d}, Vec<Full>{n}, shift); });
+        c.add(cat("sshll ", vn<W>(d), ", ", vn<Lo>(n), ", #", shift),
+              [=](Assembler& a) { a.sshll(Vec<W>{d}, Vec<Lo>{n}, shift); });
+        c.add(cat("ushll ", vn<W>(d), ", ", vn<Lo>(n), ", #", shift),
+              [=](Assembler& a) { a.ushll(Vec<W>{d}, Vec<Lo>{n}, shift); });
+        c.add(cat("sshll2 ", vn<W>(d), ", ", vn<Full>(n), ", #", shift),
+              [=](Assembler& a) { a.sshll2(Vec<W>{d}, Vec<Full>{n}, shift); });
+        c.add(cat("ushll2 ", vn<W>(d), ", ", vn<Full>(n), ", #", shift),
+              [=](Assembler& a) { a.ushll2(Vec<W>{d}, Vec<Full>{n}, shift); });
       }
       for (unsigned shift : {1u, narrow / 2, narrow}) {
-        c.add(cat("shrn ", vn<Lo>(d), ", ", vn<W>(n), ", #", shift), [=](Assembler& a) { a.shrn(Vec<Lo>{d}, Vec<W>{n}, shift); });
-        c.add(cat("shrn2 ", vn<Full>(d), ", ", vn<W>(n), ", #", shift), [=](Assembler& a) { a.shrn2(Vec<Full>{d}, Vec<W>{n}, shift); });
+        c.add(cat("shrn ", vn<Lo>(d), ", ", vn<W>(n), ", #", shift),
+              [=](Assembler& a) { a.shrn(Vec<Lo>{d}, Vec<W>{n}, shift); });
+        c.add(cat("shrn2 ", vn<Full>(d), ", ", vn<W>(n), ", #", shift),
+              [=](Assembler& a) { a.shrn2(Vec<Full>{d}, Vec<W>{n}, shift); });
       }
       c.add(cat("xtn ", vn<Lo>(d), ", ", vn<W>(n)), [=](Assembler& a) { a.xtn(Vec<Lo>{d}, Vec<W>{n}); });
       c.add(cat("xtn2 ", vn<Full>(d), ", ", vn<W>(n)), [=](Assembler& a) { a.xtn2(Vec<Full>{d}, Vec<W>{n}); });
@@ -815,8 +917,16 @@ void int_vector(Cases& c) {
 }
 
 void bitwise_vector_and_moves(Cases& c) {
-  BYTE3("and", and_); BYTE3("bic", bic); BYTE3("orr", orr); BYTE3("orn", orn); BYTE3("eor", eor);
-  BYTE3("bsl", bsl); BYTE3("bit", bit); BYTE3("bif", bif); BYTE2("not", not_); BYTE2("mov", mov);
+  BYTE3("and", and_);
+  BYTE3("bic", bic);
+  BYTE3("orr", orr);
+  BYTE3("orn", orn);
+  BYTE3("eor", eor);
+  BYTE3("bsl", bsl);
+  BYTE3("bit", bit);
+  BYTE3("bif", bif);
+  BYTE2("not", not_);
+  BYTE2("mov", mov);
   for_each_arr<Arr::b8, Arr::b16>([&]<Arr A>() {
     for (Triple r : kTriples) {
       for (unsigned index : {0u, 1u, arr_elements(A) - 1}) {
@@ -831,14 +941,20 @@ void bitwise_vector_and_moves(Cases& c) {
       c.add(cat("movi v", d, ".8b, #", hx(imm)), [=](Assembler& a) { a.movi(v.b8(), imm); });
       c.add(cat("movi v", d, ".16b, #", hx(imm)), [=](Assembler& a) { a.movi(v.b16(), imm); });
       for (unsigned shift : {0u, 8u}) {
-        c.add(cat("movi v", d, ".4h, #", hx(imm), ", lsl #", shift), [=](Assembler& a) { a.movi(v.h4(), imm, lsl(shift)); });
-        c.add(cat("movi v", d, ".8h, #", hx(imm), ", lsl #", shift), [=](Assembler& a) { a.movi(v.h8(), imm, lsl(shift)); });
-        c.add(cat("mvni v", d, ".8h, #", hx(imm), ", lsl #", shift), [=](Assembler& a) { a.mvni(v.h8(), imm, lsl(shift)); });
+        c.add(cat("movi v", d, ".4h, #", hx(imm), ", lsl #", shift),
+              [=](Assembler& a) { a.movi(v.h4(), imm, lsl(shift)); });
+        c.add(cat("movi v", d, ".8h, #", hx(imm), ", lsl #", shift),
+              [=](Assembler& a) { a.movi(v.h8(), imm, lsl(shift)); });
+        c.add(cat("mvni v", d, ".8h, #", hx(imm), ", lsl #", shift),
+              [=](Assembler& a) { a.mvni(v.h8(), imm, lsl(shift)); });
       }
       for (unsigned shift : {0u, 8u, 16u, 24u}) {
-        c.add(cat("movi v", d, ".2s, #", hx(imm), ", lsl #", shift), [=](Assembler& a) { a.movi(v.s2(), imm, lsl(shift)); });
-        c.add(cat("movi v", d, ".4s, #", hx(imm), ", lsl #", shift), [=](Assembler& a) { a.movi(v.s4(), imm, lsl(shift)); });
-        c.add(cat("mvni v", d, ".4s, #", hx(imm), ", lsl #", shift), [=](Assembler& a) { a.mvni(v.s4(), imm, lsl(shift)); });
+        c.add(cat("movi v", d, ".2s, #", hx(imm), ", lsl #", shift),
+              [=](Assembler& a) { a.movi(v.s2(), imm, lsl(shift)); });
+        c.add(cat("movi v", d, ".4s, #", hx(imm), ", lsl #", shift),
+              [=](Assembler& a) { a.movi(v.s4(), imm, lsl(shift)); });
+        c.add(cat("mvni v", d, ".4s, #", hx(imm), ", lsl #", shift),
+              [=](Assembler& a) { a.mvni(v.s4(), imm, lsl(shift)); });
       }
     }
     c.add(cat("movi v", d, ".4s, #0x7"), [=](Assembler& a) { a.movi(v.s4(), 7); });
@@ -855,8 +971,9 @@ void bitwise_vector_and_moves(Cases& c) {
       const auto d = d_n.first;
       const auto n = d_n.second;
       for (unsigned lane : {0u, 1u, lane_count(L) - 1}) {
-        c.add(cat("dup ", vn<A>(d), ", v", n, ".", lane_name(L), "[", lane, "]"),
-              [=](Assembler& a) { a.dup(Vec<A>{d}, Elem<L>{n, lane}); });
+        c.add(cat("dup ", vn<A>(d), ", v", n, ".", lane_name(L), "[", lane, "]"), [=](Assembler& a) {
+          a.dup(Vec<A>{d}, Elem<L>{n, lane});
+        });
       }
       for (unsigned g : {0u, 30u, 31u}) {
         if constexpr (A == Arr::d2) {
@@ -926,9 +1043,12 @@ void fp_scalar(Cases& c, const std::string& op, Call call) {
     };
     auto emit = [=]<unsigned B>(Assembler& a) {
       using R = ScalarReg<B>;
-      if constexpr (Operands == 2) call(a, R(r.d), R(r.n));
-      else if constexpr (Operands == 3) call(a, R(r.d), R(r.n), R(r.m));
-      else call(a, R(r.d), R(r.n), R(r.m), R(r.a));
+      if constexpr (Operands == 2)
+        call(a, R(r.d), R(r.n));
+      else if constexpr (Operands == 3)
+        call(a, R(r.d), R(r.n), R(r.m));
+      else
+        call(a, R(r.d), R(r.n), R(r.m), R(r.a));
     };
     c.add(text('s'), [=](Assembler& a) { emit.template operator()<4>(a); });
     c.add(text('d'), [=](Assembler& a) { emit.template operator()<8>(a); });

@@ -329,11 +329,11 @@ class Assembler {
   void ld1r(Vec<A> t, MemPostReg mem) { load_replicate(A == Arr::d2, t.index, mem); }
 
   // ---- floating-point vector (2s, 4s, 2d) -------------------------------------------------------
-#define WEFT_A64_FP_VECTOR3(name, first, base)                                          \
-  template <Arr A> requires detail::kFpArr<A>                                           \
+#define WEFT_A64_FP_VECTOR3(name, first, base)                                                                         \
+  template <Arr A> requires detail::kFpArr<A>                                                                          \
   void name(Vec<A> d, Vec<A> n, Vec<A> m) { fp_vector(Form::first, base, A, d.index, n.index, m.index); }
-#define WEFT_A64_FP_VECTOR2(name, first, base)                                          \
-  template <Arr A> requires detail::kFpArr<A>                                           \
+#define WEFT_A64_FP_VECTOR2(name, first, base)                                                                         \
+  template <Arr A> requires detail::kFpArr<A>                                                                          \
   void name(Vec<A> d, Vec<A> n) { fp_vector(Form::first, base, A, d.index, n.index, 0); }
   WEFT_A64_FP_VECTOR3(fadd, fadd_2s, 0x0E20D400)
   WEFT_A64_FP_VECTOR3(fsub, fsub_2s, 0x0EA0D400)
@@ -368,8 +368,8 @@ class Assembler {
 #undef WEFT_A64_FP_VECTOR3
 #undef WEFT_A64_FP_VECTOR2
   // Compare with zero: `zero` must be 0.0 (it stands for the #0.0 operand).
-#define WEFT_A64_FP_ZERO(name, first, base)                                             \
-  template <Arr A> requires detail::kFpArr<A>                                           \
+#define WEFT_A64_FP_ZERO(name, first, base)                                                                            \
+  template <Arr A> requires detail::kFpArr<A>                                                                          \
   void name(Vec<A> d, Vec<A> n, double zero) { fp_compare_zero(Form::first, base, A, d.index, n.index, zero); }
   WEFT_A64_FP_ZERO(fcmeq, fcmeq_2s_zero, 0x0EA0D800)
   WEFT_A64_FP_ZERO(fcmge, fcmge_2s_zero, 0x2EA0C800)
@@ -378,10 +378,10 @@ class Assembler {
   WEFT_A64_FP_ZERO(fcmlt, fcmlt_2s_zero, 0x0EA0E800)
 #undef WEFT_A64_FP_ZERO
   // By element: m is a lane of the same element size (v0..v31).
-#define WEFT_A64_FP_ELEMENT(name, first, base)                                          \
-  template <Arr A> requires detail::kFpArr<A>                                           \
-  void name(Vec<A> d, Vec<A> n, Elem<detail::lane_of(A)> m) {                          \
-    fp_by_element(Form::first, base, A, d.index, n.index, m.index, m.lane);             \
+#define WEFT_A64_FP_ELEMENT(name, first, base)                                                                         \
+  template <Arr A> requires detail::kFpArr<A>                                                                          \
+  void name(Vec<A> d, Vec<A> n, Elem<detail::lane_of(A)> m) {                                                          \
+    fp_by_element(Form::first, base, A, d.index, n.index, m.index, m.lane);                                            \
   }
   WEFT_A64_FP_ELEMENT(fmla, fmla_2s_elem, 0x0F801000)
   WEFT_A64_FP_ELEMENT(fmls, fmls_2s_elem, 0x0F805000)
@@ -402,8 +402,8 @@ class Assembler {
   void fminnmv(SReg d, V4S n);
 
   // ---- integer vector (16b, 8h, 4s, 2d) ---------------------------------------------------------
-#define WEFT_A64_INT_VECTOR3(name, first, base)                                         \
-  template <Arr A> requires detail::kIntArr<A>                                          \
+#define WEFT_A64_INT_VECTOR3(name, first, base)                                                                        \
+  template <Arr A> requires detail::kIntArr<A>                                                                         \
   void name(Vec<A> d, Vec<A> n, Vec<A> m) { int_vector(Form::first, base, A, d.index, n.index, m.index); }
   WEFT_A64_INT_VECTOR3(add, add_16b, 0x0E208400)
   WEFT_A64_INT_VECTOR3(sub, sub_16b, 0x2E208400)
@@ -423,27 +423,39 @@ class Assembler {
   void ushr(Vec<A> d, Vec<A> n, unsigned shift) { shift_immediate(Form::ushr_16b, A, d.index, n.index, shift); }
   // Widen (the low half, or the high half for ...2) and shift left by 0..esize-1 of the source.
   template <Arr W> requires detail::kWideArr<W>
-  void sshll(Vec<W> d, Vec<detail::narrow_low(W)> n, unsigned shift) { widen_narrow(Form::sshll_8h, W, d.index, n.index, shift); }
+  void sshll(Vec<W> d, Vec<detail::narrow_low(W)> n, unsigned shift) {
+    widen_narrow(Form::sshll_8h, W, d.index, n.index, shift);
+  }
   template <Arr W> requires detail::kWideArr<W>
-  void sshll2(Vec<W> d, Vec<detail::narrow_full(W)> n, unsigned shift) { widen_narrow(Form::sshll2_8h, W, d.index, n.index, shift); }
+  void sshll2(Vec<W> d, Vec<detail::narrow_full(W)> n, unsigned shift) {
+    widen_narrow(Form::sshll2_8h, W, d.index, n.index, shift);
+  }
   template <Arr W> requires detail::kWideArr<W>
-  void ushll(Vec<W> d, Vec<detail::narrow_low(W)> n, unsigned shift) { widen_narrow(Form::ushll_8h, W, d.index, n.index, shift); }
+  void ushll(Vec<W> d, Vec<detail::narrow_low(W)> n, unsigned shift) {
+    widen_narrow(Form::ushll_8h, W, d.index, n.index, shift);
+  }
   template <Arr W> requires detail::kWideArr<W>
-  void ushll2(Vec<W> d, Vec<detail::narrow_full(W)> n, unsigned shift) { widen_narrow(Form::ushll2_8h, W, d.index, n.index, shift); }
+  void ushll2(Vec<W> d, Vec<detail::narrow_full(W)> n, unsigned shift) {
+    widen_narrow(Form::ushll2_8h, W, d.index, n.index, shift);
+  }
   // Narrow into the low half (the high half is zeroed), or the high half for ...2 (the low half is
   // kept); shrn shifts right by 1..esize of the result (16 for 4s -> 4h turns fp32 into bf16 by truncation).
   template <Arr W> requires detail::kWideArr<W>
-  void shrn(Vec<detail::narrow_low(W)> d, Vec<W> n, unsigned shift) { widen_narrow(Form::shrn_8h, W, d.index, n.index, shift); }
+  void shrn(Vec<detail::narrow_low(W)> d, Vec<W> n, unsigned shift) {
+    widen_narrow(Form::shrn_8h, W, d.index, n.index, shift);
+  }
   template <Arr W> requires detail::kWideArr<W>
-  void shrn2(Vec<detail::narrow_full(W)> d, Vec<W> n, unsigned shift) { widen_narrow(Form::shrn2_8h, W, d.index, n.index, shift); }
+  void shrn2(Vec<detail::narrow_full(W)> d, Vec<W> n, unsigned shift) {
+    widen_narrow(Form::shrn2_8h, W, d.index, n.index, shift);
+  }
   template <Arr W> requires detail::kWideArr<W>
   void xtn(Vec<detail::narrow_low(W)> d, Vec<W> n) { widen_narrow(Form::xtn_8h, W, d.index, n.index, 0); }
   template <Arr W> requires detail::kWideArr<W>
   void xtn2(Vec<detail::narrow_full(W)> d, Vec<W> n) { widen_narrow(Form::xtn2_8h, W, d.index, n.index, 0); }
 
   // ---- bitwise vector (8b, 16b), immediates, permutes -------------------------------------------
-#define WEFT_A64_BYTE_VECTOR3(name, first, base)                                        \
-  template <Arr A> requires detail::kByteArr<A>                                         \
+#define WEFT_A64_BYTE_VECTOR3(name, first, base)                                                                       \
+  template <Arr A> requires detail::kByteArr<A>                                                                        \
   void name(Vec<A> d, Vec<A> n, Vec<A> m) { byte_vector(Form::first, base, A, d.index, n.index, m.index); }
   WEFT_A64_BYTE_VECTOR3(and_, and_8b, 0x0E201C00)
   WEFT_A64_BYTE_VECTOR3(bic, bic_8b, 0x0E601C00)
@@ -503,11 +515,13 @@ class Assembler {
   void fmov(XOrZr d, DReg n);
 
   // ---- scalar floating point (s, d) -------------------------------------------------------------
-#define WEFT_A64_FP_SCALAR3(name, first, opcode)                                          \
-  template <unsigned B> requires detail::kFpScalar<B>                                   \
-  void name(ScalarReg<B> d, ScalarReg<B> n, ScalarReg<B> m) { fp_scalar(Form::first, 0x1E200800 | (opcode << 12), B, d.index, n.index, m.index); }
-#define WEFT_A64_FP_SCALAR2(name, first, base)                                          \
-  template <unsigned B> requires detail::kFpScalar<B>                                   \
+#define WEFT_A64_FP_SCALAR3(name, first, opcode)                                                                       \
+  template <unsigned B> requires detail::kFpScalar<B>                                                                  \
+  void name(ScalarReg<B> d, ScalarReg<B> n, ScalarReg<B> m) {                                                          \
+    fp_scalar(Form::first, 0x1E200800 | (opcode << 12), B, d.index, n.index, m.index);                                 \
+  }
+#define WEFT_A64_FP_SCALAR2(name, first, base)                                                                         \
+  template <unsigned B> requires detail::kFpScalar<B>                                                                  \
   void name(ScalarReg<B> d, ScalarReg<B> n) { fp_scalar(Form::first, base, B, d.index, n.index, 0); }
   WEFT_A64_FP_SCALAR3(fmul, fmul_s, 0u)
   WEFT_A64_FP_SCALAR3(fdiv, fdiv_s, 1u)
@@ -525,9 +539,13 @@ class Assembler {
 #undef WEFT_A64_FP_SCALAR2
   // d = a + n * m, d = a - n * m.
   template <unsigned B> requires detail::kFpScalar<B>
-  void fmadd(ScalarReg<B> d, ScalarReg<B> n, ScalarReg<B> m, ScalarReg<B> a) { fp_scalar_fused(Form::fmadd_s, 0x1F000000, B, d.index, n.index, m.index, a.index); }
+  void fmadd(ScalarReg<B> d, ScalarReg<B> n, ScalarReg<B> m, ScalarReg<B> a) {
+    fp_scalar_fused(Form::fmadd_s, 0x1F000000, B, d.index, n.index, m.index, a.index);
+  }
   template <unsigned B> requires detail::kFpScalar<B>
-  void fmsub(ScalarReg<B> d, ScalarReg<B> n, ScalarReg<B> m, ScalarReg<B> a) { fp_scalar_fused(Form::fmsub_s, 0x1F008000, B, d.index, n.index, m.index, a.index); }
+  void fmsub(ScalarReg<B> d, ScalarReg<B> n, ScalarReg<B> m, ScalarReg<B> a) {
+    fp_scalar_fused(Form::fmsub_s, 0x1F008000, B, d.index, n.index, m.index, a.index);
+  }
   void fcvt(DReg d, SReg n);
   void fcvt(SReg d, DReg n);
   void fmov(SReg d, double value);  // the values fmov on vectors takes
@@ -563,7 +581,8 @@ class Assembler {
     for (Vec<A> v : list) out.push_back(v.index);
     return out;
   }
-  void vector_list(bool load, Arr arr, const std::vector<unsigned>& registers, const MemImm* imm, const MemPostReg* reg);
+  void vector_list(bool load, Arr arr, const std::vector<unsigned>& registers, const MemImm* imm,
+                   const MemPostReg* reg);
   void vector_lane(bool load, unsigned t, unsigned lane, bool is_d, const MemImm& mem);
   void vector_lane(bool load, unsigned t, unsigned lane, bool is_d, const MemPostReg& mem);
   void load_replicate(bool is_d, unsigned t, const MemImm& mem);
