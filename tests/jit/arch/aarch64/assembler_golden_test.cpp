@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -97,6 +98,18 @@ TEST(A64AssemblerGolden, EveryFormHasACase) {
   }
   EXPECT_TRUE(missing.empty()) << "forms that no golden case emits (add cases to golden_cases.cpp):" << missing;
   std::printf("[ golden ] %zu forms, %zu covered\n", kFormCount, covered.count());
+}
+
+// Emitter tests and failure messages name forms: the names must tell them apart.
+TEST(A64AssemblerGolden, FormNamesAreDistinct) {
+  std::set<std::string_view> names;
+  for (std::size_t f = 0; f < kFormCount; ++f) {
+    const std::string_view name = weft::jit::a64::form_name(static_cast<Form>(f));
+    EXPECT_FALSE(name.empty()) << f;
+    EXPECT_TRUE(names.insert(name).second) << "two forms are named " << name;
+  }
+  EXPECT_EQ(weft::jit::a64::form_name(Form::fmla_4s_elem), "fmla.4s.elem");
+  EXPECT_EQ(weft::jit::a64::form_name(Form::ldr_q_post), "ldr.q.post");
 }
 
 }  // namespace
