@@ -1,0 +1,84 @@
+// Wrong operands of the A64 assembler are compile errors: each concept below asks whether a call
+// compiles, and the static_asserts pin down which calls do. (Operands that C++ cannot check, such
+// as immediates and lanes given at run time, throw instead: assembler_errors_test.cpp.)
+#include <gtest/gtest.h>
+
+#include "weft/jit/aarch64/assembler.hpp"
+
+namespace {
+
+using namespace weft::jit::a64;
+
+template <class... Args>
+concept CanAdd = requires(Assembler& a, Args... args) { a.add(args...); };
+template <class... Args>
+concept CanMov = requires(Assembler& a, Args... args) { a.mov(args...); };
+template <class... Args>
+concept CanLdr = requires(Assembler& a, Args... args) { a.ldr(args...); };
+template <class... Args>
+concept CanFadd = requires(Assembler& a, Args... args) { a.fadd(args...); };
+template <class... Args>
+concept CanFmla = requires(Assembler& a, Args... args) { a.fmla(args...); };
+template <class... Args>
+concept CanDup = requires(Assembler& a, Args... args) { a.dup(args...); };
+template <class... Args>
+concept CanSshll = requires(Assembler& a, Args... args) { a.sshll(args...); };
+template <class... Args>
+concept CanUmov = requires(Assembler& a, Args... args) { a.umov(args...); };
+template <class... Args>
+concept CanTbz = requires(Assembler& a, Label& l, Args... args) { a.tbz(args..., l); };
+template <class A, class B>
+concept CanLd1Pair = requires(Assembler& a, A first, B second, MemImm mem) { a.ld1({first, second}, mem); };
+
+using Es = Elem<Lane::s>;
+using Ed = Elem<Lane::d>;
+
+// sp and xzr: each slot takes the one its encoding means by register 31.
+static_assert(CanAdd<XSp, XSp, int>);               // add sp, sp, #16
+static_assert(!CanAdd<XZr, XReg, int>);             // no add xzr, x1, #imm
+static_assert(CanAdd<XReg, XReg, XZr>);             // add x0, x1, xzr
+static_assert(!CanAdd<XSp, XReg, XReg>);            // the shifted-register add has no sp
+static_assert(CanAdd<XSp, XSp, WReg, Extend>);      // add sp, sp, w1, sxtw
+static_assert(!CanAdd<XReg, WReg, WReg>);           // no mixing of x and w
+static_assert(CanMov<XReg, XSp>);
+static_assert(CanMov<XSp, XReg>);
+static_assert(!CanMov<XZr, XSp>);
+static_assert(CanMov<XReg, XZr>);
+static_assert(!CanTbz<XSp, unsigned>);
+static_assert(CanTbz<WReg, unsigned>);
+
+// Loads: scalar views for SIMD&FP registers, not arrangements.
+static_assert(CanLdr<XReg, MemImm>);
+static_assert(CanLdr<QReg, MemImm>);
+static_assert(CanLdr<HReg, MemReg>);
+static_assert(!CanLdr<V4S, MemImm>);
+static_assert(!CanLdr<BReg, MemImm>);
+static_assert(!CanLdr<QReg, MemPostReg>);  // post-increment by a register is for ld1/st1 only
+
+// Arrangements must agree, and fit the operation.
+static_assert(CanFadd<V4S, V4S, V4S>);
+static_assert(CanFadd<V2D, V2D, V2D>);
+static_assert(!CanFadd<V4S, V4S, V2D>);
+static_assert(!CanFadd<V16B, V16B, V16B>);
+static_assert(CanFadd<SReg, SReg, SReg>);
+static_assert(!CanFadd<SReg, SReg, DReg>);
+static_assert(CanFmla<V4S, V4S, Es>);
+static_assert(CanFmla<V2D, V2D, Ed>);
+static_assert(!CanFmla<V4S, V4S, Ed>);
+static_assert(CanLd1Pair<V4S, V4S>);
+static_assert(!CanLd1Pair<V4S, V2D>);
+static_assert(!CanLd1Pair<V2S, V2S>);  // ld1/st1 take 128-bit arrangements
+static_assert(CanDup<V4S, Es>);
+static_assert(!CanDup<V4S, Ed>);
+static_assert(CanDup<V2D, XReg>);
+static_assert(!CanDup<V2D, WReg>);
+static_assert(!CanDup<V4S, XReg>);
+static_assert(CanSshll<V4S, V4H, unsigned>);
+static_assert(!CanSshll<V4S, V8H, unsigned>);  // the high half is sshll2
+static_assert(CanUmov<WReg, Es>);
+static_assert(!CanUmov<WReg, Ed>);
+static_assert(CanUmov<XReg, Ed>);
+
+TEST(A64AssemblerTypes, WrongOperandsAreCompileErrors) { SUCCEED() << "checked by the static_asserts above"; }
+
+}  // namespace
