@@ -4,18 +4,24 @@
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
 #   cmake --build build-aarch64 -j1 && ctest --test-dir build-aarch64
 #
-# Needs (docs/aarch64.md has the whole story):
+# Needs, on Debian 12 (the header-only libcli11-dev and nlohmann-json3-dev are Architecture: all,
+# Multi-Arch: foreign, so the installed ones serve both architectures; the others are Multi-Arch:
+# same and install beside their amd64 twins, at the same version):
 #   apt-get install g++-aarch64-linux-gnu qemu-user
 #   dpkg --add-architecture arm64 && apt-get update
-#   apt-get install libgtest-dev:arm64 libgmock-dev:arm64 libbenchmark-dev:arm64 \
-#     libspdlog-dev:arm64 libfmt-dev:arm64 libgomp1:arm64 pkgconf:arm64 libcli11-dev nlohmann-json3-dev
+#   apt-get install --no-install-recommends libgtest-dev:arm64 libgmock-dev:arm64 \
+#     libbenchmark-dev:arm64 libspdlog-dev:arm64 libfmt-dev:arm64 libgomp1:arm64 pkgconf:arm64 \
+#     libcli11-dev nlohmann-json3-dev
+# (libopenblas-dev:arm64 too for the OpenBLAS peer of the benchmarks.)
 #
 # There is no separate sysroot: Debian's multiarch layout puts the arm64 packages beside the amd64
 # ones (libraries and CMake packages in /usr/lib/aarch64-linux-gnu, headers in the shared
 # /usr/include, header-only packages in /usr/share), and Debian's cross gcc already searches
 # /usr/include and /usr/lib/aarch64-linux-gnu. The find root is therefore "/", and what keeps the
 # amd64 packages out is the library architecture: find_package and find_library look in
-# /usr/lib/aarch64-linux-gnu, never in /usr/lib/x86_64-linux-gnu.
+# /usr/lib/aarch64-linux-gnu, never in /usr/lib/x86_64-linux-gnu. Plain /usr/lib is searched too,
+# though: an amd64 package that installs there (Debian's libxsmm-dev: /usr/lib/libxsmm.a) is found
+# as if it were the target's, so such finds must be made for x86-64 targets only.
 
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
