@@ -3,7 +3,9 @@
 # (WEFT_HAVE_OPENBLAS), weft_peer_dnnl (WEFT_HAVE_DNNL).
 find_package(OpenBLAS CONFIG QUIET)
 find_library(WEFT_OPENBLAS_LIBRARY NAMES openblas)
-find_path(WEFT_CBLAS_INCLUDE NAMES cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread)
+# Debian puts cblas.h in a folder of the target's multiarch triplet (x86_64-linux-gnu/openblas-pthread,
+# aarch64-linux-gnu/openblas-pthread): the host's header must not be taken when cross-compiling.
+find_path(WEFT_CBLAS_INCLUDE NAMES cblas.h PATH_SUFFIXES openblas ${CMAKE_LIBRARY_ARCHITECTURE}/openblas-pthread)
 if(WEFT_OPENBLAS_LIBRARY AND WEFT_CBLAS_INCLUDE)
   add_library(weft_peer_openblas INTERFACE)
   target_link_libraries(weft_peer_openblas INTERFACE ${WEFT_OPENBLAS_LIBRARY})
@@ -12,9 +14,13 @@ if(WEFT_OPENBLAS_LIBRARY AND WEFT_CBLAS_INCLUDE)
   message(STATUS "weft peers: OpenBLAS ${WEFT_OPENBLAS_LIBRARY}")
 endif()
 
-# libxsmm 1.17 from Debian: a static library that needs a BLAS and libdl/libm/pthread.
-find_library(WEFT_LIBXSMM_LIBRARY NAMES libxsmm.a xsmm)
-find_path(WEFT_LIBXSMM_INCLUDE NAMES libxsmm.h)
+# libxsmm 1.17 from Debian: a static library that needs a BLAS and libdl/libm/pthread. Debian builds
+# it for amd64 only, into /usr/lib (not a multiarch folder): on other targets, what is found there
+# is the host's.
+if(WEFT_ARCH STREQUAL "x64")
+  find_library(WEFT_LIBXSMM_LIBRARY NAMES libxsmm.a xsmm)
+  find_path(WEFT_LIBXSMM_INCLUDE NAMES libxsmm.h)
+endif()
 if(WEFT_LIBXSMM_LIBRARY AND WEFT_LIBXSMM_INCLUDE AND TARGET weft_peer_openblas)
   add_library(weft_peer_libxsmm INTERFACE)
   target_link_libraries(weft_peer_libxsmm INTERFACE ${WEFT_LIBXSMM_LIBRARY} weft_peer_openblas

@@ -90,15 +90,80 @@ bool write_all(int fd, const void* data, std::size_t size, std::uint64_t offset)
   return true;
 }
 
+// ---- what differs between architectures ------------------------------------------------------
+//
+// kTrapByte: released blocks are filled with it, so that a stale call into one traps at once.
+// code_written(): after install() wrote code into the memfd, before it hands the address out.
+// code_released(): after release() filled a block with traps.
+//
+// Neither hardware needs more than that from the arena; what the AArch64 version does on top is for
+// emulators (qemu-user, which runs the tests on x86 hosts): they run translations of the guest's
+// code and notice that the code changed only when the guest writes to it through a mapping (they
+// write-protect pages they translated code from) or changes its mappings. Code written with pwrite()
+// is stored by the kernel, unseen, so qemu-aarch64 7.2 runs the code that was in a reused block
+// before, however the cache is flushed; mmap, munmap and mprotect without PROT_EXEC make it drop
+// the translations of the pages concerned (docs/jit_engine.md, "Memory", has the experiment).
+#if defined(__x86_64__)
+
+constexpr std::uint8_t kTrapByte = 0xCC;  // int3
+
+// x86 keeps instruction fetch coherent with these stores (the same physical pages), and a block
+// is only rewritten once released, when nothing runs it: a thread that gets the address after
+// install() returns (through whatever synchronization handed it over) runs the new code.
+void code_written(std::uintptr_t, std::size_t) {}
+
+void code_released(const CodeArenaState&, const Chunk&, std::uintptr_t, std::size_t) {}
+
+#elif defined(__aarch64__)
+
+constexpr std::uint8_t kTrapByte = 0x00;  // the word 0x00000000 is udf #0 (permanently undefined)
+
+// The kernel stored the code through its own mapping: clean the data cache to the point of
+// unification and invalidate the instruction cache over the addresses it runs at (libgcc's
+// __aarch64_sync_cache_range: dc cvau and ic ivau by virtual address, which need the range
+// readable only, then dsb ish and isb). ic ivau is broadcast to every core of the inner shareable
+// domain, and nothing ran the block since it was released (or ever), so no core holds its old
+// instructions in flight.
+void code_written(std::uintptr_t at, std::size_t size) {
+  __builtin___clear_cache(reinterpret_cast<char*>(at), reinterpret_cast<char*>(at + size));
+}
+
+// The traps must reach instruction fetch as new code does. Then the pages the block lies on are
+// mapped again, in place, from the same memfd pages, read+execute as before: under qemu-user this
+// drops every translation made from them, so the next code installed in the block runs (without it,
+// qemu keeps running the block's old code). The rest of those pages keeps working throughout: other
+// threads may run live code on them while this happens (the kernel replaces the mapping under its
+// mmap lock, and a thread that faults meanwhile waits for it; qemu retranslates). On hardware it
+// costs a system call and a minor fault at the next call into those pages; the pages' mapping count
+// is unchanged (the kernel merges the mapping with its neighbours again). Not mprotect: dropping
+// PROT_EXEC for a moment would kill a thread running a neighbour on the same page.
+void code_released(const CodeArenaState& s, const Chunk& chunk, std::uintptr_t at, std::size_t size) {
+  code_written(at, size);
+  const std::uintptr_t begin = at / page_size() * page_size();
+  const std::uintptr_t end = round_up(at + size, page_size());
+  const auto offset = static_cast<off_t>(chunk.offset + (begin - chunk.begin));
+  void* const p = ::mmap(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_EXEC,
+                         MAP_SHARED | MAP_FIXED, s.fd, offset);
+  if (p == MAP_FAILED) {
+    log().error("jit: code arena: mapping {} bytes at {} again failed ({}): under an emulator, code "
+                "installed there later may not run",
+                end - begin, reinterpret_cast<const void*>(begin), std::strerror(errno));
+  }
+}
+
+#else
+#error "weft's code arena knows x86-64 and AArch64 only: say how freed code traps and new code is seen"
+#endif
+
 // Constant-initialized and never destroyed: code in static caches is released during static
 // destruction, in any order.
 constexpr auto kTraps = [] {
   std::array<std::uint8_t, 4096> bytes{};
-  for (auto& b : bytes) b = 0xCC;
+  for (auto& b : bytes) b = kTrapByte;
   return bytes;
 }();
 
-// int3 over a released block: a stale call into it traps at once.
+// Traps over a released block (int3, udf #0): a stale call into it traps at once.
 void fill_with_traps(int fd, std::uint64_t offset, std::size_t size) {
   const auto& traps = kTraps;
   while (size > 0) {
@@ -337,15 +402,13 @@ const void* CodeArena::install(const void* code, std::size_t size, std::string_v
     at = take_free(s, bytes);
   }
   Chunk& chunk = s.chunks[std::prev(s.chunk_at.upper_bound(at))->second];
-  // x86 keeps instruction fetch coherent with these stores (the same physical pages), and a block
-  // is only rewritten once released, when nothing runs it: a thread that gets the address after
-  // this returns (through whatever synchronization handed it over) runs the new code.
   if (!write_all(s.fd, code, size, chunk.offset + (at - chunk.begin))) {
     const int err = errno;
     add_free(s, at, bytes);
     throw Error("jit code arena: writing " + std::to_string(size) + " bytes of " + std::string(what) +
                 " failed: " + std::strerror(err) + "; the arena holds " + describe(s));
   }
+  code_written(at, size);
   chunk.high_water = std::max(chunk.high_water, at - chunk.begin + bytes);
   s.used.emplace(at, bytes);
   s.used_bytes += bytes;
@@ -368,6 +431,7 @@ void CodeArena::release(const void* code) noexcept {
   if (s.unusable_after_fork) return;  // the pages may be the parent's: leave them alone
   const Chunk& chunk = chunk_of(s, at);
   fill_with_traps(s.fd, chunk.offset + (at - chunk.begin), bytes);
+  code_released(s, chunk, at, bytes);
   add_free(s, at, bytes);
 }
 

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -14,8 +16,10 @@
 #include <gtest/gtest.h>
 
 #include "process_memory.hpp"
-#include "weft/jit/x64/code_buffer.hpp"
 #include "weft/jit/error.hpp"
+#if defined(__x86_64__)
+#include "weft/jit/x64/code_buffer.hpp"
+#endif
 
 namespace {
 
@@ -23,6 +27,7 @@ using weft::jit::CodeArena;
 using weft::jit::CodeArenaLimits;
 using ReturnsInt = int (*)();
 
+#if defined(__x86_64__)
 // mov eax, value; ret -- then int3 up to `size` bytes, so blocks of any size can be made.
 std::vector<std::uint8_t> returning(int value, std::size_t size = 6) {
   std::vector<std::uint8_t> code(std::max<std::size_t>(size, 6), 0xCC);
@@ -31,9 +36,26 @@ std::vector<std::uint8_t> returning(int value, std::size_t size = 6) {
   code[5] = 0xC3;
   return code;
 }
+// What a call into a released block dies of: int3.
+constexpr int kTrapSignal = SIGTRAP;
+#elif defined(__aarch64__)
+// movz w0, #low; movk w0, #high, lsl #16; ret -- then udf #0 (zero words) up to `size` bytes.
+std::vector<std::uint8_t> returning(int value, std::size_t size = 12) {
+  const auto bits = static_cast<std::uint32_t>(value);
+  const std::uint32_t words[] = {0x52800000u | (bits & 0xFFFFu) << 5,  // movz w0, #(bits & 0xffff)
+                                 0x72A00000u | (bits >> 16) << 5,      // movk w0, #(bits >> 16), lsl #16
+                                 0xD65F03C0u};                          // ret
+  std::vector<std::uint8_t> code(std::max<std::size_t>(size, sizeof words), 0x00);
+  std::memcpy(code.data(), words, sizeof words);
+  return code;
+}
+// What a call into a released block dies of: udf #0.
+constexpr int kTrapSignal = SIGILL;
+#endif
 
 int call(const void* code) { return reinterpret_cast<ReturnsInt>(const_cast<void*>(code))(); }
 
+#if defined(__x86_64__)
 // padding bytes of nops, then return value.
 struct ReturnConstant : weft::jit::x64::CodeBuffer {
   ReturnConstant(int value, std::size_t padding, CodeArena& arena)
@@ -43,6 +65,7 @@ struct ReturnConstant : weft::jit::x64::CodeBuffer {
     ret();
   }
 };
+#endif
 
 TEST(CodeArena, InstalledCodeRuns) {
   CodeArena arena;
@@ -96,6 +119,7 @@ TEST(CodeArena, NeighboursMergeWhenReleased) {
   EXPECT_EQ(call(d), 7);
 }
 
+#if defined(__x86_64__)
 TEST(CodeArena, ManyFunctionsShareFewMappings) {
   // Before the arena, every code buffer took two mappings of its own: 4,000 here.
   const std::size_t before = weft::test::mapping_count();
@@ -108,6 +132,7 @@ TEST(CodeArena, ManyFunctionsShareFewMappings) {
   EXPECT_LE(weft::test::mapping_count(), before + 64);
   for (int i = 0; i < 2000; ++i) EXPECT_EQ(call(code[static_cast<std::size_t>(i)]->getCode()), i);
 }
+#endif
 
 TEST(CodeArena, NoMappingOfCodeIsEverWritable) {
   CodeArena arena;
@@ -135,6 +160,7 @@ TEST(CodeArena, BlockLargerThanAChunkGetsAChunkOfItsOwn) {
   arena.release(fn);
 }
 
+#if defined(__x86_64__)
 TEST(CodeArena, FullArenaThrowsWeftErrorNamingTheCause) {
   // Two chunks of one page each: room for two 3000-byte functions, not three.
   CodeArena arena(CodeArenaLimits{.chunk_bytes = 4096, .max_bytes = 8192});
@@ -158,6 +184,39 @@ TEST(CodeArena, FullArenaThrowsWeftErrorNamingTheCause) {
   ReturnConstant four(4, 3000, arena);
   EXPECT_EQ(four.finalize<ReturnsInt>("four")(), 4);
   EXPECT_EQ(arena.stats().chunks, 2u);
+}
+#endif
+
+// The same address runs other code after a release: on AArch64 the instruction cache must see
+// code the kernel stored (pwrite), and under qemu-user, which translated the old code, the pages
+// must be mapped again (code_arena.cpp says why). The reused block lies between two live ones on
+// the same page, which must keep working.
+TEST(CodeArena, CodeInstalledWhereOtherCodeRanRunsTheNewCode) {
+  CodeArena arena(CodeArenaLimits{.chunk_bytes = 4096, .max_bytes = 4096});
+  const auto before = returning(-1), after = returning(-2);
+  const void* live_before = arena.install(before.data(), before.size(), "before");
+  const auto first = returning(1);
+  const void* block = arena.install(first.data(), first.size(), "first");
+  const void* live_after = arena.install(after.data(), after.size(), "after");
+  ASSERT_EQ(call(block), 1);
+  for (int i = 2; i <= 1000; ++i) {
+    arena.release(block);
+    const auto code = returning(i * 1000 + i);
+    ASSERT_EQ(arena.install(code.data(), code.size(), "next"), block) << "the test wants the block reused";
+    ASSERT_EQ(call(block), i * 1000 + i) << "reuse " << i << " ran the code released before";
+    ASSERT_EQ(call(live_before), -1);
+    ASSERT_EQ(call(live_after), -2);
+  }
+  for (const void* p : {block, live_before, live_after}) arena.release(p);
+}
+
+TEST(CodeArena, CallIntoReleasedCodeTraps) {
+  CodeArena arena(CodeArenaLimits{.chunk_bytes = 4096, .max_bytes = 4096});
+  const auto code = returning(5);
+  const void* fn = arena.install(code.data(), code.size(), "five");
+  ASSERT_EQ(call(fn), 5);
+  arena.release(fn);
+  EXPECT_EXIT(std::exit(call(fn)), ::testing::KilledBySignal(kTrapSignal), "");
 }
 
 TEST(CodeArena, ForkedChildRunsItsOwnCopyOfTheCode) {

@@ -20,7 +20,10 @@
 // - Blocks start on kAlignment boundaries: code emitted at a kAlignment-aligned scratch address
 //   has the same bytes there as here, alignment padding included.
 // - Best fit over free blocks, coalesced with their neighbours on release; freed blocks are filled
-//   with int3, so a call into freed code traps instead of running whatever comes next.
+//   with int3 (udf #0 on AArch64), so a call into freed code traps instead of running whatever
+//   comes next. On AArch64 the instruction cache is synchronized after every write, and the pages
+//   of a freed block are mapped again (same memfd pages, read+execute) for emulators such as
+//   qemu-user, which would otherwise keep running the block's old code (code_arena.cpp says why).
 // - After fork() the child gets a private copy of every arena (its own memfd), so neither process
 //   can change code the other runs. The copy costs time in proportion to the code; posix_spawn and
 //   vfork do not run fork handlers and copy nothing.
