@@ -26,7 +26,6 @@
 //       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
 #include <omp.h>
-#include <x86intrin.h>
 
 #include <algorithm>
 #include <array>
@@ -40,6 +39,7 @@
 #include <vector>
 
 #include "aligned_buffer.hpp"
+#include "tick_counter.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/tpp/binary.hpp"
@@ -318,19 +318,16 @@ void bm_paired(benchmark::State& state, const std::string& kernel) {
 // 256 columns of m rows, ld = m + 1: every column ends in a tail (see the header comment).
 constexpr std::int64_t kTailColumns = 256;
 
-// Times each call by itself in TSC ticks and reports the minimum and the median per call besides
+// Times each call by itself in ticks (tick_counter.hpp) and reports the minimum and the median per call besides
 // Google Benchmark's average: a call takes a few hundred ns, so on a shared machine most calls run
 // undisturbed and the minimum is the kernel's own cost.
 template <class Call>
 void time_each_call(benchmark::State& state, const Call& call) {
   std::vector<double> ticks;
   for (auto _ : state) {
-    _mm_lfence();
-    const std::uint64_t t0 = __rdtsc();
-    _mm_lfence();
+    const std::uint64_t t0 = weft::bench::ticks_now();
     call();
-    _mm_lfence();
-    ticks.push_back(static_cast<double>(__rdtsc() - t0));
+    ticks.push_back(static_cast<double>(weft::bench::ticks_now() - t0));
   }
   std::sort(ticks.begin(), ticks.end());
   state.counters["min_ticks"] = ticks.front();

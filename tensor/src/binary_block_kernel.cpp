@@ -80,7 +80,7 @@ std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std:
   const Block2d b = make_block(op, block);
   const auto a = input_layout(b.in0_row, b.in0_col, b.rows, b.cols);
   const auto c = input_layout(b.in1_row, b.in1_col, b.rows, b.cols);
-  if (unit(b.out_row, b.rows) && a && c) {
+  if (unit(b.out_row, b.rows) && distinct_output_columns(b) && a && c) {
     tpp::BinaryDesc d;
     d.op = binary_tpp_op(op.main);
     d.m = b.rows;
@@ -107,7 +107,8 @@ std::unique_ptr<MainKernel> make_binary_kernel(const Contraction& op, const std:
                                          : "; prim " + name_dimension(op, block[0]) + " has strides (" +
                                                std::to_string(b.in0_row) + ", " +
                                                std::to_string(b.in1_row) + ", " +
-                                               std::to_string(b.out_row) + ")"));
+                                               std::to_string(b.out_row) + ")") +
+                          repeated_output_columns_note(b));
   if (op.dtype == dtype_t::fp64) return std::make_unique<PortableBinaryKernel<double>>(op.main, b);
   return std::make_unique<PortableBinaryKernel<float>>(op.main, b);
 }

@@ -63,4 +63,13 @@ struct Block2d {
 };
 Block2d make_block(const Contraction& op, const std::vector<std::size_t>& prims);
 
+// Whether the block's columns are distinct places of the output. A TPP's leading dimension of 0
+// means "given at call time", not "every column writes the first": a block whose output repeats
+// one column (stride 0, several columns) goes to the portable loops, which write it in order.
+inline bool distinct_output_columns(const Block2d& b) { return b.cols == 1 || b.out_col != 0; }
+// What an error message adds when the block fails distinct_output_columns.
+inline const char* repeated_output_columns_note(const Block2d& b) {
+  return distinct_output_columns(b) ? "" : "; the second prim dimension has stride 0 in out (every column would write the first)";
+}
+
 }  // namespace weft::tensor::detail

@@ -154,10 +154,11 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
   const Block2d b = make_block(op, block);
   const bool reads = op.main != prim_t::zero;
   try {
-    if (unit(b.out_row, b.rows) && (!reads || unit(b.in0_row, b.rows)))
+    if (unit(b.out_row, b.rows) && distinct_output_columns(b) && (!reads || unit(b.in0_row, b.rows)))
       return std::make_unique<TppUnaryKernel>(
           plain_desc(op.main, op.dtype, b.rows, b.cols, b.in0_col, b.out_col));
-    if (reads && block.size() == 2 && unit(b.out_row, b.rows) && unit(b.in0_col, b.cols))
+    if (reads && block.size() == 2 && unit(b.out_row, b.rows) && distinct_output_columns(b) &&
+        unit(b.in0_col, b.cols))
       return std::make_unique<TppUnaryKernel>(transposed_desc(op.main, op.dtype, b));
   } catch (const ConfigError&) {
     throw;
@@ -174,7 +175,7 @@ std::unique_ptr<MainKernel> make_unary_kernel(const Contraction& op, const std::
                                            "in0, or a second prim dimension with stride 1 in in0: "
                                            "a transposed output); " +
                           where + " has strides (" + std::to_string(b.in0_row) + ", " +
-                          std::to_string(b.out_row) + ") in (in0, out)");
+                          std::to_string(b.out_row) + ") in (in0, out)" + repeated_output_columns_note(b));
   }
   if (op.dtype == dtype_t::fp64) return std::make_unique<PortableUnaryKernel<double>>(op.main, b);
   return std::make_unique<PortableUnaryKernel<float>>(op.main, b);
@@ -184,7 +185,7 @@ std::unique_ptr<TouchKernel> make_touch_kernel(prim_t touch, const Contraction& 
                                                const std::vector<std::size_t>& block,
                                                const ValidationOptions& options, error_t error) {
   const Block2d b = make_block(op, block);
-  if (unit(b.out_row, b.rows)) {
+  if (unit(b.out_row, b.rows) && distinct_output_columns(b)) {
     try {
       return std::make_unique<TppTouchKernel>(
           plain_desc(touch, op.dtype, b.rows, b.cols, b.out_col, b.out_col));
@@ -201,7 +202,8 @@ std::unique_ptr<TouchKernel> make_touch_kernel(prim_t touch, const Contraction& 
                                  (block.empty() ? std::string("there is no prim dimension")
                                                 : "prim " + name_dimension(op, block[0]) +
                                                       " has stride " + std::to_string(b.out_row) +
-                                                      " in out"));
+                                                      " in out") +
+                                 repeated_output_columns_note(b));
   if (op.dtype == dtype_t::fp64) return std::make_unique<PortableTouchKernel<double>>(touch, b);
   return std::make_unique<PortableTouchKernel<float>>(touch, b);
 }

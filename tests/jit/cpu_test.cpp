@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "host_isas.hpp"
+
 namespace {
 
 using weft::jit::Isa;
@@ -14,6 +16,7 @@ TEST(Cpu, IsaNamesRoundTrip) {
 }
 
 TEST(Cpu, BestIsaFollowsFeatures) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(Isa::avx2);
   weft::jit::CpuFeatures cpu;
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::reference);
   cpu.x86_64 = cpu.avx2 = true;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <weft/jit/architecture.hpp>
 #include <weft/jit/cpu.hpp>
 
 namespace {
@@ -82,10 +83,12 @@ TEST_F(GemmSampleCli, PrintsParloopersMeasureTags) {
 
 // The instruction sets this host runs, by WEFT_ISA name: bf16 runs natively on avx512_bf16
 // (vdpbf16ps) and widened to fp32 on avx512 and avx2.
+// The ISAs this build generates that the CPU runs, and the portable reference.
 std::vector<std::string> host_isas() {
   std::vector<std::string> names;
-  for (const char* name : {"avx512_bf16", "avx512", "avx2"})
-    if (weft::jit::can_run(*weft::jit::parse_isa(name), weft::jit::cpu_features())) names.emplace_back(name);
+  for (const weft::jit::Isa isa : weft::jit::target_architecture().isas)
+    if (weft::jit::can_run(isa, weft::jit::cpu_features())) names.emplace_back(weft::jit::to_string(isa));
+  names.emplace_back("reference");
   return names;
 }
 

@@ -1,26 +1,48 @@
 // The instruction sets whose generated code this host can run: the TPP tests run every kernel on
-// each of them, since the library picks AVX-512 where the CPU has it and AVX2 elsewhere.
+// each of them, since the library picks the best one the CPU has (AVX-512 or AVX2 on x86-64).
 #pragma once
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
+#include "weft/jit/architecture.hpp"
 #include "weft/jit/cpu.hpp"
+#include "weft/jit/isa_traits.hpp"
 
 namespace weft::test {
 
+// The target architecture's ISAs this CPU runs, narrowest first, without those that only add bf16
+// instructions (their FP32 code is their base ISA's).
 inline std::vector<weft::jit::Isa> runnable_isas() {
   std::vector<weft::jit::Isa> isas;
-  for (weft::jit::Isa isa : {weft::jit::Isa::avx2, weft::jit::Isa::avx512})
-    if (weft::jit::can_run(isa, weft::jit::cpu_features())) isas.push_back(isa);
+  for (weft::jit::Isa isa : weft::jit::target_architecture().isas)
+    if (weft::jit::can_run(isa, weft::jit::cpu_features()) && !weft::jit::isa_traits(isa).bf16_dot) isas.push_back(isa);
+  std::reverse(isas.begin(), isas.end());
   return isas;
 }
 
-// runnable_isas() and, where the CPU has AVX512_BF16, Isa::avx512_bf16: the ISAs whose bf16 code
-// differs (avx512 emulates what avx512_bf16 has instructions for; their FP32 code is the same).
+// runnable_isas() and, where the CPU has them, the ISAs with bf16 instructions: the ISAs whose bf16
+// code differs (avx512 emulates what avx512_bf16 has instructions for).
 inline std::vector<weft::jit::Isa> runnable_bf16_isas() {
   std::vector<weft::jit::Isa> isas = runnable_isas();
-  if (weft::jit::can_run(weft::jit::Isa::avx512_bf16, weft::jit::cpu_features())) isas.push_back(weft::jit::Isa::avx512_bf16);
+  for (weft::jit::Isa isa : weft::jit::target_architecture().isas)
+    if (weft::jit::can_run(isa, weft::jit::cpu_features()) && weft::jit::isa_traits(isa).bf16_dot) isas.push_back(isa);
   return isas;
+}
+
+// Whether this build generates code for `isa` (an ISA of the target architecture), whether or not
+// the CPU runs it.
+inline bool built_for(weft::jit::Isa isa) {
+  const auto& isas = weft::jit::target_architecture().isas;
+  return std::find(isas.begin(), isas.end(), isa) != isas.end();
 }
 
 }  // namespace weft::test
+
+// For a test of one ISA's code (its instructions, its emission on hosts that cannot run it): skips
+// by name in a build for another architecture.
+#define WEFT_SKIP_UNLESS_BUILT_FOR(isa)                                                               \
+  if (!weft::test::built_for(isa))                                                                    \
+  GTEST_SKIP() << std::string(weft::jit::to_string(isa)) << " code: this build generates "            \
+               << weft::jit::target_architecture().name << " code"

@@ -315,5 +315,34 @@ TEST(EinsumTreeErrors, IntermediatesBeyondThisMachineSayHowMuchMemoryTheyNeed) {
   EXPECT_THROW(overflow.elements(overflow.root), weft::MemoryError);
 }
 
+// Found by fuzz/tensor_operation on AArch64, where the TPPs ran their checked references: a block
+// whose output columns all lie at one place (stride 0 in out along the second prim dimension) was
+// given to the unary TPP with ld_out 0, which the TPP reads as "given at call time"; the checked
+// call then threw inside execute(). Such a block is no TPP block: without generic primitives it is
+// a setup error naming the stride, with them the portable loops compute what the reference does.
+TEST(TensorOperationErrors, OutputColumnsOfStrideZeroAreNoTppBlock) {
+  Contraction op;
+  op.main = prim_t::exp;
+  op.dims = {Dim{.type = dim_t::c, .exec = exec_t::prim, .size = 2, .stride_in0 = 11, .stride_out = 0},
+             Dim{.type = dim_t::c, .exec = exec_t::prim, .size = 11, .stride_in0 = 1, .stride_out = 1}};
+  for (bool generic : {false, true}) {
+    SCOPED_TRACE(generic ? "generic primitives" : "TPPs only");
+    TensorOperation t;
+    TensorOperation::Options options;
+    options.allow_generic_primitives = generic;
+    const error_t result = t.setup(op, options);
+    if (!generic) {
+      EXPECT_EQ(result, error_t::err_invalid_strides) << t.error_message();
+      EXPECT_NE(t.error_message().find("stride 0 in out"), std::string::npos) << t.error_message();
+      continue;
+    }
+    ASSERT_EQ(result, error_t::success) << t.error_message();
+    const Tensors initial = make_tensors(op, 7);
+    Tensors x = initial;
+    t.execute(x.in0.data(), nullptr, x.out.data());
+    expect_matches_reference(op, initial, x.out);
+  }
+}
+
 }  // namespace
 }  // namespace weft::tensor::test

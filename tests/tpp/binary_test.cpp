@@ -163,6 +163,7 @@ TEST(BinaryErrors, NamedErrors) {
 }
 
 TEST(BinaryEmission, Avx512EmitsOnAnyHost) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(weft::jit::Isa::avx512);
   for (BinaryOp op : kOps)
     for (Broadcast b0 : kBcasts)
       for (Broadcast b1 : kBcasts) {

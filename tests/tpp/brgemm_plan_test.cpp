@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "host_isas.hpp"
+
 #include "emitters.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
@@ -208,6 +210,7 @@ TEST(BrgemmPlan, PrefetchNextCFollowsTheDescriptor) {
 }
 
 TEST(BrgemmEmit, Avx512EmitsOnAnyHost) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(weft::jit::Isa::avx512);
   for (const BrgemmDesc& d : {desc(64, 12, 32), desc(37, 5, 3), desc(8, 1, 64), desc(1, 20, 64), BrgemmDesc{.m = 16, .n = 7, .k = 9, .lda = 20, .ldb = 9,
                                                                              .ldc = 17, .beta = 0,
                                                                              .batch = BrgemmBatch::addresses,

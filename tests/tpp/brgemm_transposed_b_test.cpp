@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "host_isas.hpp"
+
 #include "brgemm_check.hpp"
 #include "emitters.hpp"
 #include "weft/jit/cpu.hpp"
@@ -189,6 +191,7 @@ TEST(BrgemmTransposedB, NoDotTilesOtherwiseThePlainPlan) {
 // AVX-512 code for a transposed B is emitted on any host (running it is the tests above, where the
 // CPU has AVX-512), and differs from the plain kernel's.
 TEST(BrgemmTransposedB, Avx512EmitsOnAnyHost) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(weft::jit::Isa::avx512);
   const BrgemmDesc plain{.m = 37, .n = 13, .k = 19, .lda = 37, .ldb = 19, .ldc = 37, .batch = BrgemmBatch::offsets};
   BrgemmDesc transposed = plain;
   transposed.ldb = 16;

@@ -502,6 +502,7 @@ TEST(BrgemmTypes, Avx2StagedABFallsBackPastItsSlots) {
 // The tiles' loop is fp32's: staged floats broadcast with vbroadcastss, never a bf16 pair
 // (vpbroadcastd) nor vpmovzxwd (C in f32 here); the widening is the staging's shift and mask.
 TEST(BrgemmTypes, Avx2StagedABEmitsFp32Tiles) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(Isa::avx2);
   const BrgemmDesc d = shape(37, 12, 24, kBf16ToF32);
   const BrgemmPlan plan = plan_brgemm(d, Isa::avx2);
   ASSERT_EQ(plan.math, BrgemmMath::bf16_staged_ab);
@@ -646,6 +647,7 @@ std::string disassemble(const weft::jit::GeneratedCode& code) {
 }
 
 TEST(BrgemmTypes, EveryPathEmitsItsInstructions) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(Isa::avx512);
   struct Expect {
     Isa isa;
     DataTypes types;

@@ -6,6 +6,8 @@
 // kernels.
 #include <gtest/gtest.h>
 
+#include "host_isas.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -666,6 +668,7 @@ TEST(EltwiseTypeErrors, TypedCallsAreFp32Only) {
 // Every (op, types) pair with a kernel emits on every ISA, on any host (AVX-512 code is generated
 // here even where it cannot run); the native bf16 rounding makes the avx512_bf16 code shorter.
 TEST(EltwiseTypeEmission, EveryIsaOnAnyHost) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(weft::jit::Isa::avx512);
   std::vector<UnaryDesc> unary;
   for (const DataTypes& types : kBf16Types) {
     for (UnaryOp op : kElementwise) unary.push_back({.op = op, .alpha = takes_alpha(op) ? 2.0f : 0.0f, .types = types});

@@ -270,6 +270,7 @@ TEST(UnaryErrors, UnsupportedDescriptorsThrowNamedErrors) {
 }
 
 TEST(UnaryEmission, Avx512EmitsEveryOpOnAnyHost) {
+  WEFT_SKIP_UNLESS_BUILT_FOR(weft::jit::Isa::avx512);
   for (UnaryOp op : kAllOps) {
     for (std::int64_t m : {1, 15, 16, 17, 45}) {
       UnaryDesc d{.op = op, .m = m, .n = 3, .ld_in = m + 1, .ld_out = (op == UnaryOp::transpose ? 3 : m) + 1};

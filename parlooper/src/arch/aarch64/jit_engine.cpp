@@ -109,7 +109,7 @@ class NestCode : public CodeBuffer {
   void add_offset(XOrSp d, XOrSp n, std::size_t offset) {
     const auto high = static_cast<std::int64_t>(offset >> 12), low = static_cast<std::int64_t>(offset & 4095);
     if (high > 0) {
-      add(d, n, high, lsl(12));
+      add(d, n, high, jit::a64::lsl(12));
       if (low > 0) add(d, d, low);
     } else {
       add(d, n, low);
@@ -117,12 +117,12 @@ class NestCode : public CodeBuffer {
   }
   void sub_sp(std::size_t bytes) {
     const auto high = static_cast<std::int64_t>(bytes >> 12), low = static_cast<std::int64_t>(bytes & 4095);
-    if (high > 0) sub(sp, sp, high, lsl(12));
+    if (high > 0) sub(sp, sp, high, jit::a64::lsl(12));
     if (low > 0) sub(sp, sp, low);
   }
   void add_sp(std::size_t bytes) {
     const auto high = static_cast<std::int64_t>(bytes >> 12), low = static_cast<std::int64_t>(bytes & 4095);
-    if (high > 0) add(sp, sp, high, lsl(12));
+    if (high > 0) add(sp, sp, high, jit::a64::lsl(12));
     if (low > 0) add(sp, sp, low);
   }
   void call_address(const void* function) {
