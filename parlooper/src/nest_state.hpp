@@ -1,13 +1,19 @@
-// What both loop-nest emitters (parlooper/src/arch/<arch>/jit_engine.cpp) lay out alike: the
-// loop state of a generated nest (8-byte slots on the main function's stack, addressed from one
-// base register), the offsets of the structs the generated code reads, and the nest's name.
+// What both loop-nest emitters (parlooper/src/arch/<arch>/jit_engine.cpp) share: the loop state
+// of a generated nest (8-byte slots on the main function's stack, addressed from one base
+// register), the offsets of the structs the generated code reads, the nest as the emitters walk it
+// (NestShape), its name, and the Engine around the generated code.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "collapsed_run.hpp"
+#include "weft/jit/emitting.hpp"
+#include "weft/jit/error.hpp"
 #include "weft/parlooper/engine.hpp"
 #include "weft/parlooper/loop_nest.hpp"
 
@@ -65,6 +71,81 @@ inline std::string describe(const LoopNest& nest) {
     if (level.barrier_after) text += '|';
   }
   return text;
+}
+
+// The nest as an emitter walks it: its levels, its work-shared run, and for each level the previous
+// occurrence of the same loop (whose block it clamps to). An emitter derives from it beside its
+// code buffer. Throws weft::Error for a nest no emitter can generate.
+class NestShape {
+ protected:
+  explicit NestShape(const LoopNest& nest)
+      : nest_(nest),
+        schedule_(nest.schedule),
+        last_(static_cast<int>(nest.levels.size()) - 1),
+        run_begin_(nest.has_run() ? nest.run_begin : -1),
+        run_last_(nest.has_run() ? nest.run_begin + nest.run_length - 1 : -1),
+        parent_(nest.levels.size(), -1) {
+    check(nest);
+    if (nest.has_run()) collapsed_.emplace(nest);
+    std::vector<int> latest(kMaxLoops, -1);
+    for (std::size_t l = 0; l < nest.levels.size(); ++l) {
+      const int loop = nest.levels[l].loop;
+      parent_[l] = latest[static_cast<std::size_t>(loop)];
+      latest[static_cast<std::size_t>(loop)] = static_cast<int>(l);
+    }
+  }
+
+  int parent(int l) const { return parent_[static_cast<std::size_t>(l)]; }
+  const LoopLevel& level(int l) const { return nest_.levels[static_cast<std::size_t>(l)]; }
+  int run_k(int l) const { return l - run_begin_; }
+  bool is_grid(int l) const {
+    const ParKind par = level(l).par;
+    return par == ParKind::rows || par == ParKind::cols || par == ParKind::layers;
+  }
+  // Where the loop of level l ends: its bound, except where the thread runs only part of the range
+  // (a grid split, the row of a work-shared run).
+  std::size_t loop_end(int l) const {
+    return is_grid(l) || l == run_last_ ? NestStateLayout::end(l) : NestStateLayout::bound(l);
+  }
+
+  const LoopNest& nest_;
+  const Schedule schedule_;  // run_chunks_dynamic() reads it through the address in the code
+  const int last_;
+  const int run_begin_;
+  const int run_last_;
+  std::vector<int> parent_;  // level of the previous occurrence of the same loop, or -1
+  std::optional<CollapsedRun> collapsed_;  // the generated code calls it with this address
+
+ private:
+  static void check(const LoopNest& nest) {
+    if (nest.levels.empty()) throw Error("jit engine: the nest has no levels");
+    if (nest.levels.size() > static_cast<std::size_t>(kMaxLevels))
+      throw Error("jit engine: more than kMaxLevels levels");
+    for (const auto& level : nest.levels)
+      if (level.loop < 0 || level.loop >= kMaxLoops) throw Error("jit engine: loop index out of range");
+    if (nest.has_run() &&
+        (nest.run_begin < 0 || nest.run_begin + nest.run_length > static_cast<int>(nest.levels.size())))
+      throw Error("jit engine: work-shared run out of range");
+  }
+};
+
+// The Engine of a generated nest: Code(nest) emits and installs it, entry() is `run`.
+template <class Code>
+class GeneratedNestEngine final : public Engine {
+ public:
+  explicit GeneratedNestEngine(const LoopNest& nest) : code_(nest), entry_(code_.entry()) {}
+  void run(const ThreadRun& run) const override { entry_(&run); }
+  const char* name() const override { return "jit"; }
+
+ private:
+  Code code_;
+  typename Code::Fn entry_;
+};
+
+template <class Code>
+std::unique_ptr<Engine> make_generated_nest_engine(const LoopNest& nest) {
+  return jit::emitting("weft::parlooper nest " + describe(nest),
+                       [&] { return std::make_unique<GeneratedNestEngine<Code>>(nest); });
 }
 
 }  // namespace weft::parlooper::detail

@@ -53,26 +53,12 @@ class Layout : public detail::NestStateLayout {
 // The callee-saved registers the nest uses, below the frame record: x19-x25 and one pad slot.
 constexpr std::int64_t kSavedBytes = 80;
 
-class NestCode : public CodeBuffer {
+class NestCode : public CodeBuffer, private detail::NestShape {
  public:
   using Fn = void (*)(const ThreadRun*);
 
   explicit NestCode(const LoopNest& nest)
-      : nest_(nest),
-        schedule_(nest.schedule),
-        layout_(static_cast<int>(nest.levels.size()), nest.run_length),
-        last_(static_cast<int>(nest.levels.size()) - 1),
-        run_begin_(nest.has_run() ? nest.run_begin : -1),
-        run_last_(nest.has_run() ? nest.run_begin + nest.run_length - 1 : -1),
-        parent_(nest.levels.size(), -1) {
-    check(nest);
-    if (nest.has_run()) collapsed_.emplace(nest);
-    std::vector<int> latest(kMaxLoops, -1);
-    for (std::size_t l = 0; l < nest.levels.size(); ++l) {
-      const int loop = nest.levels[l].loop;
-      parent_[l] = latest[static_cast<std::size_t>(loop)];
-      latest[static_cast<std::size_t>(loop)] = static_cast<int>(l);
-    }
+      : NestShape(nest), layout_(static_cast<int>(nest.levels.size()), nest.run_length) {
     emit_main();
     if (run_begin_ >= 0) emit_chunk_function();
     entry_ = finalize<Fn>("weft::parlooper nest " + describe(nest));
@@ -81,17 +67,6 @@ class NestCode : public CodeBuffer {
   Fn entry() const { return entry_; }
 
  private:
-  static void check(const LoopNest& nest) {
-    if (nest.levels.empty()) throw Error("jit engine: the nest has no levels");
-    if (nest.levels.size() > static_cast<std::size_t>(kMaxLevels))
-      throw Error("jit engine: more than kMaxLevels levels");
-    for (const auto& level : nest.levels)
-      if (level.loop < 0 || level.loop >= kMaxLoops) throw Error("jit engine: loop index out of range");
-    if (nest.has_run() &&
-        (nest.run_begin < 0 || nest.run_begin + nest.run_length > static_cast<int>(nest.levels.size())))
-      throw Error("jit engine: work-shared run out of range");
-  }
-
   // ---- slots: [x25 + offset]; offsets past an unsigned immediate's reach go through x17 ----------
   static constexpr std::size_t kImmediateReach = 4095 * 8;
 
@@ -130,9 +105,6 @@ class NestCode : public CodeBuffer {
     blr(x16);
   }
 
-  int parent(int l) const { return parent_[static_cast<std::size_t>(l)]; }
-  const LoopLevel& level(int l) const { return nest_.levels[static_cast<std::size_t>(l)]; }
-  int run_k(int l) const { return l - run_begin_; }
 
   void push_frame() {
     stp(x29, x30, pre_ptr(sp, -(16 + kSavedBytes)));
@@ -230,13 +202,6 @@ class NestCode : public CodeBuffer {
     if (level(l).barrier_after) emit_barrier();
   }
 
-  bool is_grid(int l) const {
-    const ParKind par = level(l).par;
-    return par == ParKind::rows || par == ParKind::cols || par == ParKind::layers;
-  }
-  std::size_t loop_end(int l) const {
-    return is_grid(l) || l == run_last_ ? Layout::end(l) : Layout::bound(l);
-  }
 
   // Narrows [value_l, bound_l) to this thread's contiguous block of the trip count.
   void split_for_grid(int l) {
@@ -487,33 +452,15 @@ class NestCode : public CodeBuffer {
     ret();
   }
 
-  const LoopNest& nest_;
-  const Schedule schedule_;  // run_chunks_dynamic() reads it through the address in the code
   const Layout layout_;
-  const int last_;
-  const int run_begin_;
-  const int run_last_;
-  std::vector<int> parent_;  // level of the previous occurrence of the same loop, or -1
-  std::optional<CollapsedRun> collapsed_;  // the generated code calls it with this address
   Label chunk_;
   Fn entry_ = nullptr;
-};
-
-class JitEngine final : public Engine {
- public:
-  explicit JitEngine(const LoopNest& nest) : code_(nest), entry_(code_.entry()) {}
-  void run(const ThreadRun& run) const override { entry_(&run); }
-  const char* name() const override { return "jit"; }
-
- private:
-  NestCode code_;
-  NestCode::Fn entry_;
 };
 
 }  // namespace
 
 std::unique_ptr<Engine> make_jit_engine(const LoopNest& nest) {
-  return jit::emitting("weft::parlooper nest " + describe(nest), [&] { return std::make_unique<JitEngine>(nest); });
+  return detail::make_generated_nest_engine<NestCode>(nest);
 }
 
 }  // namespace weft::parlooper

@@ -59,27 +59,14 @@ std::size_t code_size_bound(const LoopNest& nest) {
   return 4096 + 512 * nest.levels.size();
 }
 
-class NestCode : public jit::x64::CodeBuffer {
+class NestCode : public jit::x64::CodeBuffer, private detail::NestShape {
  public:
   using Fn = void (*)(const ThreadRun*);
 
   explicit NestCode(const LoopNest& nest)
       : CodeBuffer(code_size_bound(nest)),
-        nest_(nest),
-        schedule_(nest.schedule),
-        layout_(static_cast<int>(nest.levels.size()), nest.run_length),
-        last_(static_cast<int>(nest.levels.size()) - 1),
-        run_begin_(nest.has_run() ? nest.run_begin : -1),
-        run_last_(nest.has_run() ? nest.run_begin + nest.run_length - 1 : -1),
-        parent_(nest.levels.size(), -1) {
-    check(nest);
-    if (nest.has_run()) collapsed_.emplace(nest);
-    std::vector<int> latest(kMaxLoops, -1);
-    for (std::size_t l = 0; l < nest.levels.size(); ++l) {
-      const int loop = nest.levels[l].loop;
-      parent_[l] = latest[static_cast<std::size_t>(loop)];
-      latest[static_cast<std::size_t>(loop)] = static_cast<int>(l);
-    }
+        NestShape(nest),
+        layout_(static_cast<int>(nest.levels.size()), nest.run_length) {
     setDefaultJmpNEAR(true);
     emit_main();
     if (run_begin_ >= 0) emit_chunk_function();
@@ -89,18 +76,6 @@ class NestCode : public jit::x64::CodeBuffer {
   Fn entry() const { return entry_; }
 
  private:
-  static void check(const LoopNest& nest) {
-    if (nest.levels.empty()) throw Error("jit engine: the nest has no levels");
-    if (nest.levels.size() > static_cast<std::size_t>(kMaxLevels))
-      throw Error("jit engine: more than kMaxLevels levels");
-    for (const auto& level : nest.levels)
-      if (level.loop < 0 || level.loop >= kMaxLoops)
-        throw Error("jit engine: loop index out of range");
-    if (nest.has_run() && (nest.run_begin < 0 ||
-                           nest.run_begin + nest.run_length > static_cast<int>(nest.levels.size())))
-      throw Error("jit engine: work-shared run out of range");
-  }
-
   // The state sits below the five registers pushed after rbp (see emit_main).
   static constexpr std::size_t kSavedBelowRbp = 40;  // rbx, r12-r15
   Xbyak::Address slot(std::size_t offset) {
@@ -111,9 +86,6 @@ class NestCode : public jit::x64::CodeBuffer {
   }
   // A field of the RunLevelState of run level k.
   Xbyak::Address run_field(int k, std::size_t field) { return slot(layout_.run_state(k) + field); }
-  int parent(int l) const { return parent_[static_cast<std::size_t>(l)]; }
-  const LoopLevel& level(int l) const { return nest_.levels[static_cast<std::size_t>(l)]; }
-  int run_k(int l) const { return l - run_begin_; }
 
   void push_callee_saved() {
     push(rbp);
@@ -222,15 +194,6 @@ class NestCode : public jit::x64::CodeBuffer {
     if (level(l).barrier_after) emit_barrier();
   }
 
-  bool is_grid(int l) const {
-    const ParKind par = level(l).par;
-    return par == ParKind::rows || par == ParKind::cols || par == ParKind::layers;
-  }
-  // Where the loop of level l ends: its bound, except where the thread runs only part of the range
-  // (a grid split, the row of a work-shared run).
-  std::size_t loop_end(int l) const {
-    return is_grid(l) || l == run_last_ ? Layout::end(l) : Layout::bound(l);
-  }
 
   // Narrows [value_l, bound_l) to this thread's contiguous block of the trip count.
   void split_for_grid(int l) {
@@ -484,34 +447,15 @@ class NestCode : public jit::x64::CodeBuffer {
     ret();
   }
 
-  const LoopNest& nest_;
-  const Schedule schedule_;  // run_chunks_dynamic() reads it through the address in the code
   const Layout layout_;
-  const int last_;
-  const int run_begin_;
-  const int run_last_;
-  std::vector<int> parent_;  // level of the previous occurrence of the same loop, or -1
-  std::optional<CollapsedRun> collapsed_;  // the generated code calls it with this address
   Label chunk_;
   Fn entry_ = nullptr;
-};
-
-class JitEngine final : public Engine {
- public:
-  explicit JitEngine(const LoopNest& nest) : code_(nest), entry_(code_.entry()) {}
-  void run(const ThreadRun& run) const override { entry_(&run); }
-  const char* name() const override { return "jit"; }
-
- private:
-  NestCode code_;
-  NestCode::Fn entry_;
 };
 
 }  // namespace
 
 std::unique_ptr<Engine> make_jit_engine(const LoopNest& nest) {
-  return jit::emitting("weft::parlooper nest " + describe(nest),
-                       [&] { return std::make_unique<JitEngine>(nest); });
+  return detail::make_generated_nest_engine<NestCode>(nest);
 }
 
 }  // namespace weft::parlooper
