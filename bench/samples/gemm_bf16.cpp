@@ -102,7 +102,6 @@ struct DnnlMatmul {
     stream.wait();
   }
 };
-#endif
 
 // The values GemmFwdData computes on (its default seeds), for the peer.
 std::vector<float> bf16_values(std::int64_t count, std::uint64_t seed) {
@@ -111,6 +110,7 @@ std::vector<float> bf16_values(std::int64_t count, std::uint64_t seed) {
   weft::samples::round_to_element_type<bfloat16>(v);
   return v;
 }
+#endif
 
 void gemm_bf16(benchmark::State& state) {
   const std::int64_t n = state.range(0);
