@@ -88,6 +88,7 @@ bool can_run(Isa isa, const CpuFeatures& cpu) {
     case Isa::avx2: return cpu.x86_64 && cpu.avx2 && cpu.fma;
     case Isa::avx512: return cpu.x86_64 && cpu.avx512f && cpu.avx512bw && cpu.avx512vl && cpu.avx512dq;
     case Isa::avx512_bf16: return can_run(Isa::avx512, cpu) && cpu.avx512bf16;
+    case Isa::neon: return cpu.aarch64 && cpu.asimd;
   }
   return false;
 }
@@ -113,6 +114,7 @@ std::string_view to_string(Isa isa) {
     case Isa::avx2: return "avx2";
     case Isa::avx512: return "avx512";
     case Isa::avx512_bf16: return "avx512_bf16";
+    case Isa::neon: return "neon";
   }
   return "unknown";
 }
@@ -122,6 +124,7 @@ std::optional<Isa> parse_isa(std::string_view name) {
   if (name == "avx2") return Isa::avx2;
   if (name == "avx512") return Isa::avx512;
   if (name == "avx512_bf16") return Isa::avx512_bf16;
+  if (name == "neon") return Isa::neon;
   return std::nullopt;
 }
 
