@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -55,7 +56,12 @@ Isa choose_isa() {
   const char* env = std::getenv("WEFT_ISA");
   if (env == nullptr || *env == '\0') return best_isa(cpu);
   const auto requested = parse_isa(env);
-  if (!requested) {
+  // Only the architecture's ISAs (and reference): an ISA of this architecture whose families do not
+  // all have emitters yet (neon, issue 27) is not in the list and cannot be chosen.
+  const auto& offered = target_architecture().isas;
+  const bool listed = requested && (*requested == Isa::reference ||
+                                    std::find(offered.begin(), offered.end(), *requested) != offered.end());
+  if (!listed) {
     std::string names;
     for (const Isa isa : target_architecture().isas) names += std::string(to_string(isa)) + ", ";
     throw Error(std::string("WEFT_ISA='") + env + "' is not one of " + names + "reference (the ISAs of " +
