@@ -11,7 +11,7 @@ namespace {
 
 using namespace jit::a64;
 
-// General registers, fixed for the whole kernel (AAPCS64: x0-x17 are the caller's to lose; x19-x26
+// General registers, fixed for the whole kernel (AAPCS64: x0-x17 are the caller's to lose; x19-x28
 // are saved in the prologue):
 //   x0 args          x1 a, x2 b, x3 c, x4 count
 //   x5, x6           strided: stride_a, stride_b in bytes; offsets: offsets_a/b; addresses: addresses_a/b
@@ -25,9 +25,11 @@ using namespace jit::a64;
 //   x19..x24         B_i's columns of the tile, advancing along k
 //   x25              ldc in bytes
 //   x26              the C column being loaded or stored
+//   x27              row panels left in a loop over equal panels
+//   x28              the tile's C (its first row and column)
 constexpr XReg kArgs = x0, kA = x1, kB = x2, kC = x3, kCount = x4, kBatchA = x5, kBatchB = x6, kLeft = x7,
                kEntryA = x8, kEntryB = x9, kLda = x10, kLdb = x11, kAPtr = x12, kKLeft = x13, kRowOff = x14,
-               kColOff = x15, kT0 = x16, kT1 = x17, kLdc = x25, kCCol = x26;
+               kColOff = x15, kT0 = x16, kT1 = x17, kLdc = x25, kCCol = x26, kPanelsLeft = x27, kCTile = x28;
 constexpr unsigned kFirstBColumn = 19;
 
 // Vector registers: v0..v5 the B columns, v6 and v7 the A vectors, v8.. the accumulators
@@ -63,9 +65,40 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
   }
   prologue();
   // Column blocks outside, row panels inside: the panels of one block read the same B columns,
-  // which stay in L1 from one panel to the next.
-  for (const NeonColumnBlock& block : plan_.blocks)
-    for (const NeonPanel& panel : plan_.panels) tile(panel, block);
+  // which stay in L1 from one panel to the next. Equal consecutive panels (the full ones) are one
+  // loop, so that the code grows with the column blocks only (64x64x64: 11 blocks, not 44 tiles).
+  for (const NeonColumnBlock& block : plan_.blocks) {
+    mov_imm(kColOff, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldb * 4));
+    mov_imm(kT0, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldc * 4));
+    add(kCTile, kC, kT0);
+    mov_imm(kRowOff, 0);
+    for (std::size_t p = 0; p < plan_.panels.size();) {
+      const NeonPanel& panel = plan_.panels[p];
+      std::size_t run = 1;
+      while (p + run < plan_.panels.size() && plan_.panels[p + run].vectors == panel.vectors &&
+             plan_.panels[p + run].tail == panel.tail)
+        ++run;
+      const bool last = p + run == plan_.panels.size();
+      const auto panel_bytes = panel.rows() * 4;  // at most 64: an add immediate
+      if (run == 1) {
+        tile(panel, block);
+        if (!last) {
+          add(kRowOff, kRowOff, panel_bytes);
+          add(kCTile, kCTile, panel_bytes);
+        }
+      } else {
+        Label panels;
+        mov_imm(kPanelsLeft, run);
+        bind(panels);
+        tile(panel, block);
+        add(kRowOff, kRowOff, panel_bytes);
+        add(kCTile, kCTile, panel_bytes);
+        subs(kPanelsLeft, kPanelsLeft, 1);
+        b(Cond::ne, panels);
+      }
+      p += run;
+    }
+  }
   epilogue();
 }
 
@@ -74,6 +107,7 @@ void BrgemmEmitter::prologue() {
   stp(x21, x22, pre_ptr(sp, -16));
   stp(x23, x24, pre_ptr(sp, -16));
   stp(x25, x26, pre_ptr(sp, -16));
+  stp(x27, x28, pre_ptr(sp, -16));
   stp(d8, d9, pre_ptr(sp, -16));
   stp(d10, d11, pre_ptr(sp, -16));
   stp(d12, d13, pre_ptr(sp, -16));
@@ -108,6 +142,7 @@ void BrgemmEmitter::epilogue() {
   ldp(d12, d13, post_ptr(sp, 16));
   ldp(d10, d11, post_ptr(sp, 16));
   ldp(d8, d9, post_ptr(sp, 16));
+  ldp(x27, x28, post_ptr(sp, 16));
   ldp(x25, x26, post_ptr(sp, 16));
   ldp(x23, x24, post_ptr(sp, 16));
   ldp(x21, x22, post_ptr(sp, 16));
@@ -128,8 +163,6 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   Label store, batch;
   cbz(kCount, store);  // count 0: C stays (beta 1) or becomes 0 (beta 0)
   mov(kLeft, kCount);
-  mov_imm(kRowOff, static_cast<std::uint64_t>(panel.row0) * 4);
-  mov_imm(kColOff, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldb * 4));
   if (d_.batch == BrgemmBatch::strided) {
     mov(kEntryA, kA);
     mov(kEntryB, kB);
@@ -234,8 +267,7 @@ void BrgemmEmitter::load_a(unsigned reg, const NeonPanel& panel, int v) {
 // vector moves only its rows (C's rows past m may be past its end, or another tile's).
 void BrgemmEmitter::c_access(bool load, const NeonPanel& panel, const NeonColumnBlock& block) {
   const int cols = block.cols;
-  mov_imm(kT0, static_cast<std::uint64_t>(panel.row0 * 4 + static_cast<std::int64_t>(block.col0) * d_.ldc * 4));
-  add(kCCol, kC, kT0);
+  mov(kCCol, kCTile);
   for (int j = 0; j < cols; ++j) {
     for (int v = 0; v < panel.vectors; ++v) {
       const unsigned r = acc(v, j, cols).index;
