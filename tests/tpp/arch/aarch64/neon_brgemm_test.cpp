@@ -210,6 +210,18 @@ TEST(NeonBrgemm, BatchKindsCountsAndBeta) {
         }
 }
 
+// A negative count (which check_args rejects before a checked call) runs no batch entry, as on
+// x86: the raw kernel must not loop through 2^64 entries.
+TEST(NeonBrgemm, NegativeCountIsAnEmptySum) {
+  const BrgemmDesc d{.m = 5, .n = 3, .k = 2, .lda = 5, .ldb = 2, .ldc = 5, .beta = 1};
+  auto code = emit(d);
+  auto fn = code->finalize<BrgemmKernelFn>(to_string(d));
+  std::vector<float> a(10, 1.0f), b(6, 1.0f), c(15, 3.0f);
+  BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = -1};
+  fn(&args);
+  for (float x : c) ASSERT_EQ(x, 3.0f);
+}
+
 // Large leading dimensions: offsets past add's and ldr's immediate ranges.
 TEST(NeonBrgemm, LargeLeadingDimensions) {
   const BrgemmDesc d{.m = 21, .n = 9, .k = 11, .lda = 5000, .ldb = 7001, .ldc = 4099, .beta = 1};

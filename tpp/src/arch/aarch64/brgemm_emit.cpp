@@ -161,7 +161,9 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
     c_access(true, panel, block);
   }
   Label store, batch;
-  cbz(kCount, store);  // count 0: C stays (beta 1) or becomes 0 (beta 0)
+  // count 0 (or negative, as on x86): C stays (beta 1) or becomes 0 (beta 0).
+  cmp(kCount, 0);
+  b(Cond::le, store);
   mov(kLeft, kCount);
   if (d_.batch == BrgemmBatch::strided) {
     mov(kEntryA, kA);
