@@ -9,7 +9,7 @@ namespace {
 using weft::jit::Isa;
 
 TEST(Cpu, IsaNamesRoundTrip) {
-  for (Isa isa : {Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16}) {
+  for (Isa isa : {Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::neon}) {
     EXPECT_EQ(weft::jit::parse_isa(weft::jit::to_string(isa)), isa);
   }
   EXPECT_FALSE(weft::jit::parse_isa("sse2").has_value());
@@ -35,6 +35,18 @@ TEST(Cpu, BestIsaFollowsFeatures) {
   cpu.avx512vl = false;
   EXPECT_FALSE(weft::jit::can_run(Isa::avx512_bf16, cpu)) << "avx512_bf16 is AVX-512 F+BW+VL+DQ plus BF16";
   EXPECT_EQ(weft::jit::best_isa(cpu), Isa::avx2);
+}
+
+TEST(Cpu, NeonRunsOnAArch64WithAsimd) {
+  weft::jit::CpuFeatures cpu;
+  EXPECT_FALSE(weft::jit::can_run(Isa::neon, cpu));
+  cpu.aarch64 = true;
+  EXPECT_FALSE(weft::jit::can_run(Isa::neon, cpu)) << "Neon code needs Advanced SIMD";
+  cpu.asimd = true;
+  EXPECT_TRUE(weft::jit::can_run(Isa::neon, cpu));
+  cpu.aarch64 = false;
+  cpu.x86_64 = true;
+  EXPECT_FALSE(weft::jit::can_run(Isa::neon, cpu));
 }
 
 TEST(Cpu, DetectedFeaturesAreConsistent) {

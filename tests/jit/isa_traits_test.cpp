@@ -20,12 +20,13 @@ using weft::jit::isa_traits;
 using weft::jit::IsaTraits;
 using weft::jit::TailPolicy;
 
-constexpr Isa kAllIsas[] = {Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16};
-constexpr Isa kGeneratedIsas[] = {Isa::avx2, Isa::avx512, Isa::avx512_bf16};
+constexpr Isa kAllIsas[] = {Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::neon};
+constexpr Isa kGeneratedIsas[] = {Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::neon};
 
 // Usable in constant expressions: emitters can size arrays with it.
 static_assert(isa_traits(Isa::avx2).lanes(sizeof(float)) == 8);
 static_assert(isa_traits(Isa::avx512).lanes(sizeof(float)) == 16);
+static_assert(isa_traits(Isa::neon).lanes(sizeof(float)) == 4);
 
 TEST(IsaTraits, EveryIsaHasItsOwnRecord) {
   for (Isa isa : kAllIsas) EXPECT_EQ(isa_traits(isa).isa, isa) << weft::jit::to_string(isa);
@@ -48,6 +49,8 @@ constexpr Expected kExpected[] = {
      {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2, .two_vector_max_cols = 8, .dot_tiles = false}},
     {Isa::avx512_bf16, 64, 32, TailPolicy::opmask, true, 32,  // AVX-512's record plus the bf16 instructions
      {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2, .two_vector_max_cols = 8, .dot_tiles = false}},
+    {Isa::neon, 16, 32, TailPolicy::piecewise, false, 16,  // AArch64 Advanced SIMD
+     {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = false, .k_unroll = 4, .two_vector_max_cols = 0, .dot_tiles = false}},
 };
 
 TEST(IsaTraits, GeneratedIsas) {
@@ -71,6 +74,7 @@ TEST(IsaTraits, GeneratedIsas) {
   }
   EXPECT_EQ(isa_traits(Isa::avx2).lanes(4), 8);
   EXPECT_EQ(isa_traits(Isa::avx512).lanes(4), 16);
+  EXPECT_EQ(isa_traits(Isa::neon).lanes(4), 4);
 }
 
 TEST(IsaTraits, ReferenceIsTheCompilersBaseline) {

@@ -2,7 +2,7 @@
 //
 //   if (weft::jit::selected_isa() == weft::jit::Isa::avx2) { ... emit AVX2 code ... }
 //
-// WEFT_ISA=avx2|avx512|avx512_bf16|reference overrides the choice; asking for an ISA the CPU cannot
+// WEFT_ISA=avx2|avx512|avx512_bf16|neon|reference overrides the choice; asking for an ISA the CPU cannot
 // run is an error (weft::Error), never an illegal instruction later.
 #pragma once
 
@@ -16,7 +16,9 @@ namespace weft::jit {
 // avx512_bf16 is avx512 plus AVX512_BF16 (vdpbf16ps, vcvtne2ps2bf16: Cooper Lake, Zen 4 and later).
 // Its FP32 kernels are those of avx512; bf16 kernels use the instructions where avx512 emulates
 // them, so WEFT_ISA=avx512 on such a CPU runs (and tests) the emulated path.
-enum class Isa { reference, avx2, avx512, avx512_bf16 };
+// neon is AArch64's Advanced SIMD (128-bit vectors, 32 registers), which every AArch64 Linux
+// machine has.
+enum class Isa { reference, avx2, avx512, avx512_bf16, neon };
 
 struct CpuFeatures {
   bool x86_64 = false;

@@ -107,6 +107,16 @@ inline constexpr IsaTraits kAvx512Bf16Traits = [] {
   return t;
 }();
 
+// AArch64 Advanced SIMD: 128-bit vectors, 32 registers. There are no masked loads, so tails are
+// loaded and stored piecewise (ldr q/d/s and single lanes). BRGEMM: row panels of 4 vectors (16
+// fp32 rows) with up to 6 columns fill 24 accumulators + 6 B + 2 A registers; k in groups of 4
+// (one ldr q of B's column feeds the 4 by-element FMAs of a column).
+inline constexpr IsaTraits kNeonTraits{
+    .isa = Isa::neon, .vector_bytes = 16, .vector_registers = 32, .tail = TailPolicy::piecewise, .fma = true,
+    .bf16_dot = false, .narrowest_datapath_bytes = 16,
+    .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = false, .k_unroll = 4,
+               .two_vector_max_cols = 0, .dot_tiles = false}};
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
 // The record of `isa`. Throws weft::Error for a value that is no enumerator of Isa.
@@ -116,6 +126,7 @@ constexpr const IsaTraits& isa_traits(Isa isa) {
     case Isa::avx2: return kAvx2Traits;
     case Isa::avx512: return kAvx512Traits;
     case Isa::avx512_bf16: return kAvx512Bf16Traits;
+    case Isa::neon: return kNeonTraits;
   }
   throw Error("isa_traits: " + std::to_string(static_cast<int>(isa)) + " is no jit::Isa");
 }

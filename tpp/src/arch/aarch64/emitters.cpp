@@ -1,10 +1,13 @@
 // AArch64's TPP emitters (tpp/src/emitters.hpp). The Neon emitters are being written (issue 27);
-// until a family has one, the architecture offers no ISA for it (jit/arch/aarch64: the ISA list is
-// empty), so TPPs run their portable references, and asking for generated code is this error.
+// until every family has one, the architecture offers no ISA (jit/arch/aarch64: the ISA list is
+// empty), so TPPs run their portable references. BRGEMM has a Neon emitter for fp32 (generated on
+// request, e.g. brgemm_kernel(d, Isa::neon)); the other families' requests are this error.
 #include "emitters.hpp"
 
+#include <memory>
 #include <string>
 
+#include "brgemm_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 
@@ -18,7 +21,10 @@ namespace {
 
 }  // namespace
 
-std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc&, const BrgemmPlan& plan) {
+// The Neon emitter follows its own plan (neon::plan_neon_brgemm, from the descriptor) and ignores
+// the shared plan's panels, which plan_brgemm shapes for x86's register files and tails.
+std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const BrgemmPlan& plan) {
+  if (plan.isa == jit::Isa::neon) return std::make_unique<neon::BrgemmEmitter>(desc);
   no_emitter("brgemm", plan.isa);
 }
 

@@ -1,0 +1,294 @@
+// The Neon fp32 BRGEMM emitter (tpp/src/arch/aarch64/brgemm_emit.cpp) and its plan: bit for bit
+// against brgemm_reference for every m in 1..40, n in 1..13 and k in 1..19, every batch kind with
+// count 0, 1 and 3, beta 0 and 1, leading dimensions at and above their minimum, with A, B and C
+// flush against guard pages so that touching one element past an operand faults (and C's padding
+// rows compared, so that a store past m in a column other than the last is seen too).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "brgemm_emit.hpp"
+#include "emitters.hpp"
+#include "guarded_buffer.hpp"
+#include "neon_brgemm_plan.hpp"
+#include "weft/jit/cpu.hpp"
+#include "weft/jit/error.hpp"
+#include "weft/tpp/brgemm.hpp"
+
+namespace {
+
+using namespace weft::tpp;
+using weft::jit::Isa;
+using weft::test::GuardedBuffer;
+
+// ---- plan -----------------------------------------------------------------------------------------
+
+TEST(NeonBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
+  for (int m = 1; m <= 100; ++m) {
+    for (int n = 1; n <= 40; ++n) {
+      const BrgemmDesc d{.m = m, .n = n, .k = 8, .lda = m, .ldb = 8, .ldc = m};
+      const neon::NeonBrgemmPlan plan = neon::plan_neon_brgemm(d);
+      SCOPED_TRACE("m=" + std::to_string(m) + " n=" + std::to_string(n));
+      int row = 0;
+      for (std::size_t p = 0; p < plan.panels.size(); ++p) {
+        const neon::NeonPanel& panel = plan.panels[p];
+        EXPECT_EQ(panel.row0, row);
+        EXPECT_GE(panel.vectors, 1);
+        EXPECT_LE(panel.vectors, neon::kPanelVectors);
+        EXPECT_GE(panel.tail, 0);
+        EXPECT_LT(panel.tail, neon::kLanes);
+        if (p + 1 < plan.panels.size()) {
+          EXPECT_EQ(panel.vectors, neon::kPanelVectors) << "only the last panel is shorter";
+          EXPECT_EQ(panel.tail, 0) << "only the last panel has a tail";
+        }
+        row += panel.rows();
+      }
+      EXPECT_EQ(row, m);
+      int col = 0, widest = 0, narrowest = 1 << 20;
+      for (const neon::NeonColumnBlock& block : plan.blocks) {
+        EXPECT_EQ(block.col0, col);
+        EXPECT_GE(block.cols, 1);
+        EXPECT_LE(block.cols, neon::kMaxCols);
+        widest = std::max(widest, block.cols);
+        narrowest = std::min(narrowest, block.cols);
+        col += block.cols;
+        for (const neon::NeonPanel& panel : plan.panels)
+          EXPECT_LE(neon::tile_registers(panel.vectors, block.cols), neon::kVectorRegisters);
+      }
+      EXPECT_EQ(col, n);
+      EXPECT_LE(widest - narrowest, 1) << "near-equal blocks";
+    }
+  }
+  EXPECT_EQ(neon::tile_registers(4, 6), 32);
+}
+
+TEST(NeonBrgemmPlan, Examples) {
+  const BrgemmDesc d{.m = 37, .n = 13, .k = 5, .lda = 40, .ldb = 5, .ldc = 37};
+  const neon::NeonBrgemmPlan plan = neon::plan_neon_brgemm(d);
+  ASSERT_EQ(plan.panels.size(), 3u);
+  EXPECT_EQ(plan.panels[2], (neon::NeonPanel{.row0 = 32, .vectors = 2, .tail = 1}));
+  ASSERT_EQ(plan.blocks.size(), 3u);
+  EXPECT_EQ(plan.blocks[0].cols, 5);
+  EXPECT_EQ(plan.blocks[1].cols, 4);
+  EXPECT_EQ(plan.blocks[2], (neon::NeonColumnBlock{.col0 = 9, .cols = 4}));
+}
+
+// ---- kernels against the reference -------------------------------------------------------------
+
+std::unique_ptr<weft::jit::GeneratedCode> emit(const BrgemmDesc& d) {
+  return detail::emit_kernel(d, plan_brgemm(d, Isa::neon));
+}
+
+void fill(float* p, std::size_t count, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (std::size_t i = 0; i < count; ++i) p[i] = dist(rng);
+}
+
+// One case: the operands flush against guard pages (for strided and offsets the batch's last
+// entry ends at the guard; for addresses every entry has its own buffer), C's padding rows
+// compared too (the kernel must leave them).
+void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed) {
+  SCOPED_TRACE(to_string(d) + " count=" + std::to_string(count));
+  std::mt19937 rng(seed);
+  const std::int64_t a_size = d.lda * (d.k - 1) + d.m, b_size = d.ldb * (d.n - 1) + d.k;
+  const std::int64_t c_size = d.ldc * (d.n - 1) + d.m;
+  // Entries a little apart (stride > size) so that a kernel confusing them would differ.
+  const std::int64_t stride_a = a_size + 3, stride_b = b_size + 5;
+  const std::int64_t entries = std::max<std::int64_t>(count, 1);
+  GuardedBuffer<float> a(static_cast<std::size_t>(stride_a * (entries - 1) + a_size));
+  GuardedBuffer<float> b(static_cast<std::size_t>(stride_b * (entries - 1) + b_size));
+  GuardedBuffer<float> c(static_cast<std::size_t>(c_size));
+  fill(a.data(), a.size(), rng);
+  fill(b.data(), b.size(), rng);
+  fill(c.data(), c.size(), rng);
+  std::vector<std::unique_ptr<GuardedBuffer<float>>> own_a, own_b;
+  std::vector<const void*> addresses_a, addresses_b;
+  std::vector<std::int64_t> offsets_a, offsets_b;
+  for (std::int64_t i = 0; i < entries; ++i) {
+    // Offsets in reverse order: entry 0 is the one at the guard page.
+    offsets_a.push_back((entries - 1 - i) * stride_a);
+    offsets_b.push_back((entries - 1 - i) * stride_b);
+    own_a.push_back(std::make_unique<GuardedBuffer<float>>(static_cast<std::size_t>(a_size)));
+    own_b.push_back(std::make_unique<GuardedBuffer<float>>(static_cast<std::size_t>(b_size)));
+    fill(own_a.back()->data(), own_a.back()->size(), rng);
+    fill(own_b.back()->data(), own_b.back()->size(), rng);
+    addresses_a.push_back(own_a.back()->data());
+    addresses_b.push_back(own_b.back()->data());
+  }
+  BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = count};
+  switch (d.batch) {
+    case BrgemmBatch::strided:
+      args.stride_a = stride_a;
+      args.stride_b = stride_b;
+      break;
+    case BrgemmBatch::offsets:
+      args.offsets_a = offsets_a.data();
+      args.offsets_b = offsets_b.data();
+      break;
+    case BrgemmBatch::addresses:
+      args.addresses_a = addresses_a.data();
+      args.addresses_b = addresses_b.data();
+      break;
+  }
+  std::vector<float> expected(c.begin(), c.end());
+  BrgemmArgs ref_args = args;
+  ref_args.c = expected.data();
+  brgemm_reference(d, ref_args);
+
+  auto code = emit(d);
+  auto fn = code->finalize<BrgemmKernelFn>(to_string(d));
+  fn(&args);
+  ASSERT_EQ(std::memcmp(c.data(), expected.data(), c.size() * sizeof(float)), 0) << [&] {
+    for (std::int64_t j = 0; j < d.n; ++j)
+      for (std::int64_t i = 0; i < d.ldc && i + j * d.ldc < c_size; ++i) {
+        const std::size_t at = static_cast<std::size_t>(i + j * d.ldc);
+        if (std::memcmp(&c[at], &expected[at], sizeof(float)) != 0)
+          return "first difference at row " + std::to_string(i) + " column " + std::to_string(j) + ": " +
+                 std::to_string(c[at]) + " vs " + std::to_string(expected[at]);
+      }
+    return std::string();
+  }();
+}
+
+constexpr BrgemmBatch kBatches[] = {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses};
+
+// Every (m, n, k) of 1..40 x 1..13 x 1..19; beta, batch kind, count (3, 1, 0) and the leading
+// dimensions' padding (none: the operands' columns touch, so a row past m is the next column's)
+// rotate with the case, so that each shape class meets each of them.
+TEST(NeonBrgemm, EveryShapeMatchesTheReferenceBitForBit) {
+  int index = 0;
+  for (int m = 1; m <= 40; ++m) {
+    for (int n = 1; n <= 13; ++n) {
+      for (int k = 1; k <= 19; ++k, ++index) {
+        const int pad = index % 5 % 3;  // 0: the minimum leading dimensions
+        const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m + pad * 3, .ldb = k + pad, .ldc = m + pad * 2,
+                           .beta = index % 2, .batch = kBatches[index % 3]};
+        const std::int64_t count = index / 7 % 3 == 0 ? 3 : index / 7 % 3 == 1 ? 1 : 0;
+        check(d, count, static_cast<std::uint32_t>(1000 + index));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Every n and every k with an m tail and a full panel, so that each k tail (1-3) meets each column
+// block width.
+TEST(NeonBrgemm, EveryNAndKMatchTheReference) {
+  int index = 0;
+  for (int n = 1; n <= 13; ++n) {
+    for (int k = 1; k <= 19; k += (n % 2 == 0 ? 1 : 2), ++index) {
+      const int m = index % 2 == 0 ? 19 : 8;
+      const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m + 1, .ldb = k, .ldc = m, .beta = 1,
+                         .batch = kBatches[index % 3]};
+      check(d, 2, static_cast<std::uint32_t>(5000 + index));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Each batch kind with count 0, 1 and 3 and beta 0 and 1 on a few shapes (count 0 with beta 0
+// writes zeros).
+TEST(NeonBrgemm, BatchKindsCountsAndBeta) {
+  const int shapes[][3] = {{16, 6, 4}, {7, 5, 3}, {33, 13, 9}};
+  int index = 0;
+  for (const auto& s : shapes)
+    for (BrgemmBatch batch : kBatches)
+      for (std::int64_t count : {0, 1, 3})
+        for (int beta : {0, 1}) {
+          const BrgemmDesc d{.m = s[0], .n = s[1], .k = s[2], .lda = s[0] + 2, .ldb = s[2] + 1, .ldc = s[0] + 1,
+                             .beta = beta, .batch = batch};
+          check(d, count, static_cast<std::uint32_t>(9000 + index++));
+          if (HasFatalFailure()) return;
+        }
+}
+
+// A negative count (which check_args rejects before a checked call) runs no batch entry, as on
+// x86: the raw kernel must not loop through 2^64 entries.
+TEST(NeonBrgemm, NegativeCountIsAnEmptySum) {
+  const BrgemmDesc d{.m = 5, .n = 3, .k = 2, .lda = 5, .ldb = 2, .ldc = 5, .beta = 1};
+  auto code = emit(d);
+  auto fn = code->finalize<BrgemmKernelFn>(to_string(d));
+  std::vector<float> a(10, 1.0f), b(6, 1.0f), c(15, 3.0f);
+  BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = -1};
+  fn(&args);
+  for (float x : c) ASSERT_EQ(x, 3.0f);
+}
+
+// Large leading dimensions: offsets past add's and ldr's immediate ranges.
+TEST(NeonBrgemm, LargeLeadingDimensions) {
+  const BrgemmDesc d{.m = 21, .n = 9, .k = 11, .lda = 5000, .ldb = 7001, .ldc = 4099, .beta = 1};
+  check(d, 2, 77);
+  const BrgemmDesc e{.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 0,
+                     .batch = BrgemmBatch::offsets};
+  check(e, 8, 78);
+}
+
+// The kernel cache generates Neon code on request (the ISA is not registered yet).
+TEST(NeonBrgemm, KernelCacheGeneratesNeon) {
+  const BrgemmDesc d{.m = 32, .n = 32, .k = 32, .lda = 32, .ldb = 32, .ldc = 32, .beta = 0};
+  BrgemmCode code = brgemm_kernel(d, Isa::neon);
+  std::vector<float> a(32 * 32 * 2, 0.5f), b(32 * 32 * 2, 2.0f), c(32 * 32, -1.0f);
+  BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = 2, .stride_a = 1024, .stride_b = 1024};
+  code(&args);
+  for (float x : c) ASSERT_EQ(x, 64.0f);
+}
+
+TEST(NeonBrgemm, OutsideTheScopeIsAnError) {
+  const BrgemmDesc base{.m = 8, .n = 8, .k = 8, .lda = 8, .ldb = 8, .ldc = 8};
+  auto expect_error = [](BrgemmDesc d, const std::string& what) {
+    try {
+      (void)neon::BrgemmEmitter(d);
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const weft::Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(what), std::string::npos) << message;
+      EXPECT_NE(message.find("not supported yet"), std::string::npos) << message;
+    }
+  };
+  BrgemmDesc d = base;
+  d.b_transposed = true;
+  expect_error(d, "b_transposed");
+  d = base;
+  d.bias = BrgemmBias::per_row;
+  expect_error(d, "bias");
+  d = base;
+  d.activation = BrgemmActivation::relu;
+  expect_error(d, "activation");
+  d = base;
+  d.prefetch = BrgemmPrefetch::next_c;
+  d.beta = 1;
+  expect_error(d, "prefetch");
+  d = base;
+  d.types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
+  expect_error(d, "types");
+}
+
+// The forms the emitter used (each is checked against GNU as in tests/a64_assembler); with
+// WEFT_NEON_BRGEMM_DUMP=dir, the code of the 64x64x64 and 32x32x32 batch-8 kernels goes to
+// dir/neon_brgemm_<m>.bin (for objdump and llvm-mca).
+TEST(NeonBrgemm, FormsUsedAndCodeDump) {
+  for (int size : {32, 64}) {
+    const BrgemmDesc d{.m = size, .n = size, .k = size, .lda = size, .ldb = size, .ldc = size, .beta = 1};
+    neon::BrgemmEmitter code(d);
+    EXPECT_TRUE(code.forms_used().any());
+    const std::vector<std::uint8_t> bytes = code.bytes();
+    EXPECT_GT(bytes.size(), 0u);
+    if (const char* dir = std::getenv("WEFT_NEON_BRGEMM_DUMP")) {
+      const std::string path = std::string(dir) + "/neon_brgemm_" + std::to_string(size) + ".bin";
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      ASSERT_NE(f, nullptr) << path;
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
+    }
+  }
+}
+
+}  // namespace
