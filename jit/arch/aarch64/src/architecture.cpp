@@ -17,8 +17,9 @@
 namespace weft::jit {
 namespace {
 
-// The ISAs this build generates code for, best first. Empty until the Neon emitters land
-// (issue 27): until then the TPPs run their references and loop nests the reference engine.
+// The ISAs this build offers, best first. Empty until every TPP family has a Neon emitter
+// (issue 27; BRGEMM has one): until then the TPPs run their references. Loop nests run generated
+// A64 code whatever this list says.
 constexpr std::array<Isa, 0> kIsas{};
 
 struct KnownPart {
