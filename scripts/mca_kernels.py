@@ -13,6 +13,14 @@ speed on AArch64").
   scripts/mca_kernels.py --arch aarch64 --kernel-code "qemu-aarch64 -L /usr/aarch64-linux-gnu \\
       build-aarch64/tpp/weft-kernel-code" --cpus neoverse-v1,neoverse-v2,apple-m1 --kernel "neon brgemm 64 64 64"
 
+With --eltwise (element-wise kernels: unary, binary), the loop is the innermost one with the most
+instructions, and its speed is compared with two bounds the same model gives: the loop's own
+resource bound (llvm-mca's "Block RThroughput": the busiest pipe's cycles with perfect scheduling)
+and the load/store pipes' peak (a block of the loop's loads and stores alone, independent):
+
+  scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... --cpus neoverse-v1 \
+      --kernel "neon unary exp 64 64" --kernel "neon binary add 64 64"
+
 Prints a Markdown table. Needs llvm-mca-16 (package llvm-16) and objdump (binutils; for AArch64
 code binutils-aarch64-linux-gnu).
 """
@@ -112,6 +120,54 @@ def mca_cycles(arch, cpu, body):
     return int(m.group(1)) / ITERATIONS
 
 
+def mca_block_rthroughput(arch, cpu, body):
+    """The model's resource bound for one iteration of `body` (llvm-mca "Block RThroughput")."""
+    r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"],
+                       input="\n".join(body) + "\n", capture_output=True, text=True)
+    if r.returncode != 0 and "unsupported instruction" in r.stderr:
+        raise Unsupported(cpu)
+    m = re.search(r"Block RThroughput:\s+([0-9.]+)", r.stdout)
+    if r.returncode != 0 or not m:
+        sys.exit(f"mca_kernels: llvm-mca failed for {cpu} ({r.returncode}):\n{r.stderr[:2000]}")
+    return float(m.group(1))
+
+
+def memory_ops(arch, body):
+    """(loads, stores) among the loop's instructions (constant loads included)."""
+    loads = stores = 0
+    for line in body:
+        mnemonic, operands = (line.split(None, 1) + [""])[:2]
+        if arch == "aarch64":
+            if re.match(r"^(ldr|ldur|ldp|ld1)", mnemonic):
+                loads += 1
+            elif re.match(r"^(str|stur|stp|stnp|st1)", mnemonic):
+                stores += 1
+        elif "(%" in operands:
+            # AT&T: the destination is the last operand.
+            if re.search(r"\([^)]*\)\s*$", operands) and not mnemonic.startswith("prefetch"):
+                stores += 1
+            else:
+                loads += 1
+    return loads, stores
+
+
+def memory_peak_cycles(arch, cpu, loads, stores):
+    """The model's cycles for `loads` vector loads and `stores` vector stores, all independent."""
+    if arch == "aarch64":
+        block = [f"ldr q{i % 24}, [x1, #{16 * i}]" for i in range(loads)]
+        block += [f"str q{24 + i % 8}, [x2, #{16 * i}]" for i in range(stores)]
+    else:
+        block = [f"vmovups {32 * i}(%rsi), %ymm{i % 12}" for i in range(loads)]
+        block += [f"vmovups %ymm{12 + i % 4}, {32 * i}(%rdx)" for i in range(stores)]
+    return mca_cycles(arch, cpu, block) if block else 0.0
+
+
+def biggest_loop(arch, code):
+    spans = loops(arch, code)
+    innermost = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    return max(innermost, key=lambda s: s[1] - s[0]) if innermost else None
+
+
 def as_mca_input(arch, code, span):
     """The loop body for llvm-mca: the branch goes to a label instead of an address."""
     lines = [".Lloop:"]
@@ -176,6 +232,45 @@ def analyse(arch, kernel_code, kernel, cpus):
     return summary, rows
 
 
+def analyse_eltwise(arch, kernel_code, kernel, cpus):
+    isa, kind, *args = kernel.split()
+    with tempfile.TemporaryDirectory() as tmp:
+        code_file = os.path.join(tmp, "kernel.bin")
+        summary = run(shlex.split(kernel_code) + ["--isa", isa, "--out", code_file, kind] + args).strip()
+        code = disassemble(arch, code_file)
+    span = biggest_loop(arch, code)
+    if span is None:
+        sys.exit(f"mca_kernels: {kernel}: no loop found in the code")
+    body = as_mca_input(arch, code, span)
+    loads, stores = memory_ops(arch, body[1:])
+    rows = []
+    for cpu in cpus:
+        try:
+            cycles = mca_cycles(arch, cpu, body)
+            bound = mca_block_rthroughput(arch, cpu, body)
+            memory = memory_peak_cycles(arch, cpu, loads, stores)
+        except Unsupported:
+            rows.append((kernel, cpu, len(body) - 1, loads, stores, None, None, None))
+            continue
+        rows.append((kernel, cpu, len(body) - 1, loads, stores, cycles, bound, memory))
+    return summary, rows
+
+
+def main_eltwise(args, cpus):
+    print("| kernel | -mcpu | loop instructions | loads + stores | cycles / iteration | resource bound | "
+          "share of bound | load/store peak cycles | share of load/store peak |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for kernel in args.kernel:
+        summary, rows = analyse_eltwise(args.arch, args.kernel_code, kernel, cpus)
+        print(f"<!-- {summary} -->", file=sys.stderr)
+        for kernel_name, cpu, n, loads, stores, cycles, bound, memory in rows:
+            if cycles is None:
+                print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | the model lacks the ISA | | | | |")
+                continue
+            print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | {cycles:.2f} | {bound:.2f} | "
+                  f"{100 * bound / cycles:.1f} % | {memory:.2f} | {100 * memory / cycles:.1f} % |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", choices=sorted(ARCHES), default="x64")
@@ -183,8 +278,13 @@ def main():
     parser.add_argument("--cpus", required=True, help="llvm-mca -mcpu names, comma-separated")
     parser.add_argument("--kernel", action="append", required=True,
                         help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"')
+    parser.add_argument("--eltwise", action="store_true",
+                        help="element-wise kernels: compare with the resource and load/store bounds")
     args = parser.parse_args()
     cpus = args.cpus.split(",")
+    if args.eltwise:
+        main_eltwise(args, cpus)
+        return
     print("| kernel | -mcpu | loop instructions | FMAs | cycles / iteration | FMAs / cycle | model's peak | share of peak |")
     print("|---|---|---|---|---|---|---|---|")
     for kernel in args.kernel:

@@ -8,9 +8,11 @@
 // BrgemmPrefetch::next_c (here every call reuses the same C, so this shows the prefetch's cost on hot
 // data; the tensor benchmark's seed configurations show its gain on streaming C).
 //
-// Each `gflops` counter is the rate of one implementation. `Ratio/...` interleaves weft and libxsmm
+// Each `gflops` counter is the rate of one implementation. `BM_ratio` interleaves weft and libxsmm
 // in one benchmark (rounds of back-to-back calls, median round time of each) and reports
 // weft/libxsmm as `ratio`: the figure to quote, since it is robust to the machine's noise.
+// `BM_ratio_openblas` does the same against OpenBLAS (one sgemm per batch entry): the peer on
+// AArch64, where the kernels are Neon's (docs/tpp_brgemm.md, "On an ARM machine").
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -173,15 +175,38 @@ void BM_ratio(benchmark::State& state) {
 #endif
 
 #ifdef WEFT_HAVE_OPENBLAS
+// The batch as OpenBLAS computes it: one sgemm per entry, accumulating into C.
+struct OpenBlas {
+  Problem* p;
+  void operator()() const {
+    for (int i = 0; i < p->count; ++i)
+      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p->m, p->n, p->k, 1.0f, p->a.data() + i * p->stride_a(),
+                  p->m, p->b.data() + i * p->stride_b(), p->k, 1.0f, p->c.data(), p->m);
+  }
+};
+
 void BM_openblas(benchmark::State& state) {
   Problem p(state);
+  const OpenBlas blas{&p};
   for (auto _ : state) {
-    for (int i = 0; i < p.count; ++i)
-      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, p.m, p.n, p.k, 1.0f, p.a.data() + i * p.stride_a(), p.m,
-                  p.b.data() + i * p.stride_b(), p.k, 1.0f, p.c.data(), p.m);
+    blas();
     benchmark::ClobberMemory();
   }
   set_gflops(state, p);
+}
+
+// weft / OpenBLAS interleaved (as BM_ratio): the figure to quote where libxsmm does not exist
+// (AArch64: Debian builds libxsmm for amd64 only).
+void BM_ratio_openblas(benchmark::State& state) {
+  Problem p(state);
+  const Weft w(p);
+  const OpenBlas blas{&p};
+  const int calls = std::max(16, static_cast<int>(2e6 / p.flops()));
+  weft::bench::Interleaved t;
+  for (auto _ : state) t = weft::bench::interleave(w, blas, calls);
+  state.counters["weft_gflops"] = p.flops() * calls / t.first * 1e-9;
+  state.counters["openblas_gflops"] = p.flops() * calls / t.second * 1e-9;
+  state.counters["ratio"] = t.second / t.first;
 }
 #endif
 
@@ -230,6 +255,7 @@ BENCHMARK(BM_ratio)->Apply(shapes)->Iterations(1);
 #endif
 #ifdef WEFT_HAVE_OPENBLAS
 BENCHMARK(BM_openblas)->Apply(shapes);
+BENCHMARK(BM_ratio_openblas)->Apply(shapes)->Iterations(1);
 #endif
 
 }  // namespace
