@@ -1,0 +1,270 @@
+// The Neon transposes and VNNI-2 moves (tpp/src/arch/aarch64/unary_transpose_emit.cpp,
+// unary_vnni2_emit.cpp) against unary_reference, bit for bit: every shape of m, n in 1..19 (and a
+// few larger), leading dimensions at and above their minimum, from the descriptor and at call time
+// (ld_in 0 at call time: every column reads A's first), A and B flush against a guard page after
+// them, or before them, so that touching one element outside an operand faults. B's padding is
+// compared too (a store past a row or column is seen). Values include NaN (signalling too), +-0,
+// denormals and infinities.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "guarded_buffer.hpp"
+#include "raw_moves.hpp"
+#include "unary_transpose_emit.hpp"
+#include "weft/jit/bfloat16.hpp"
+#include "weft/jit/cpu.hpp"
+#include "weft/jit/data_type.hpp"
+#include "weft/jit/error.hpp"
+#include "weft/tpp/unary.hpp"
+
+namespace {
+
+using namespace weft::tpp;
+using weft::jit::DataType;
+using weft::jit::Isa;
+using weft::test::Flush;
+using weft::test::GuardedBuffer;
+
+constexpr DataTypes kF32{};
+constexpr DataTypes kBf16{.in = DataType::bf16, .out = DataType::bf16};
+constexpr DataTypes kF64{.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+
+bool transposes(const UnaryDesc& d) { return d.op == UnaryOp::transpose || d.transpose_out; }
+
+// Elements each operand spans: (columns - 1) * ld + rows, in the operand's own layout.
+std::int64_t span_elements(std::int64_t rows, std::int64_t columns, std::int64_t ld) { return (columns - 1) * ld + rows; }
+
+// The elements A and B of `d` span with leading dimensions lda, ldb.
+std::int64_t in_elements(const UnaryDesc& d, std::int64_t lda) {
+  if (d.op == UnaryOp::vnni2_unpack) return span_elements(2 * d.m, d.n / 2, 2 * lda);
+  return span_elements(d.m, d.n, lda);
+}
+std::int64_t out_elements(const UnaryDesc& d, std::int64_t ldb) {
+  if (transposes(d)) return span_elements(d.n, d.m, ldb);
+  if (d.op == UnaryOp::vnni2_pack) return span_elements(2 * d.m, d.n / 2, 2 * ldb);
+  return span_elements(d.m, d.n, ldb);
+}
+
+// A float with a special value now and then: NaN (quiet, signalling, negative), +-0, +-inf,
+// denormals, the largest finite values; otherwise uniform in [-range, range].
+float random_float(std::mt19937& rng, float range) {
+  static const std::uint32_t kSpecial[] = {0x7fc00000u, 0x7f800001u, 0xffc12345u, 0x00000000u, 0x80000000u,
+                                           0x7f800000u, 0xff800000u, 0x00000001u, 0x807fffffu, 0x00400000u,
+                                           0x7f7fffffu, 0x7f7f8000u, 0x3f808000u, 0x3f818000u};
+  std::uniform_int_distribution<int> pick(0, 15);
+  if (pick(rng) == 0) {
+    std::uniform_int_distribution<std::size_t> which(0, std::size(kSpecial) - 1);
+    return std::bit_cast<float>(kSpecial[which(rng)]);
+  }
+  return std::uniform_real_distribution<float>(-range, range)(rng);
+}
+
+// `count` random elements of `type` (bit patterns, specials included) into raw memory.
+void fill(void* p, std::int64_t count, DataType type, std::mt19937& rng, float range = 4.0f) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float f = random_float(rng, range);
+    switch (type) {
+      case DataType::f32: static_cast<float*>(p)[i] = f; break;
+      case DataType::bf16: {
+        // bf16 bit patterns of their own, not rounded floats: denormals and signalling NaNs stay.
+        std::uint16_t bits = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(f) >> 16);
+        if (rng() % 16 == 0) bits = rng() % 2 == 0 ? 0x7f81 : 0x0003;
+        static_cast<std::uint16_t*>(p)[i] = bits;
+        break;
+      }
+      case DataType::f64: {
+        double v = f;
+        if (rng() % 16 == 0) v = std::bit_cast<double>(std::uint64_t{0x7ff0000000000001u});  // signalling NaN
+        if (rng() % 16 == 0) v = std::bit_cast<double>(std::uint64_t{0x0000000000000007u});  // denormal
+        static_cast<double*>(p)[i] = v;
+        break;
+      }
+    }
+  }
+}
+
+struct CallLds {
+  std::int64_t ld_in = 0, ld_out = 0;  // the args' (read where the descriptor's are 0)
+};
+
+// Runs the Neon kernel of `d` on A and B flush against guard pages (after them, or before them
+// with `front`), and compares all of B with unary_reference's B, bit for bit.
+void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = false) {
+  SCOPED_TRACE(to_string(d) + " call ld_in=" + std::to_string(call.ld_in) + " ld_out=" + std::to_string(call.ld_out) +
+               (front ? " front" : " back"));
+  std::mt19937 rng(seed);
+  const std::int64_t lda = d.ld_in != 0 ? d.ld_in : call.ld_in;
+  const std::int64_t ldb = d.ld_out != 0 ? d.ld_out : call.ld_out;
+  const auto in_bytes = static_cast<std::int64_t>(weft::jit::size_of(d.types.in));
+  const auto out_bytes = static_cast<std::int64_t>(weft::jit::size_of(d.types.out));
+  const std::int64_t a_count = in_elements(d, lda), b_count = out_elements(d, ldb);
+  const Flush flush = front ? Flush::front : Flush::back;
+  GuardedBuffer<std::uint8_t> a(static_cast<std::size_t>(a_count * in_bytes), flush);
+  GuardedBuffer<std::uint8_t> b(static_cast<std::size_t>(b_count * out_bytes), flush);
+  fill(a.data(), a_count, d.types.in, rng);
+  fill(b.data(), b_count, d.types.out, rng);  // B's padding: whatever was there must stay
+  std::vector<std::uint8_t> expected(b.begin(), b.end());
+  UnaryArgs args{.in = a.data(), .out = b.data(), .ld_in = call.ld_in, .ld_out = call.ld_out};
+  UnaryArgs ref_args = args;
+  ref_args.out = expected.data();
+  unary_reference(d, ref_args);
+
+  const UnaryPlan plan = plan_unary(d, Isa::neon);
+  auto code = transposes(d) ? neon::emit_unary_transpose(d, plan) : neon::emit_unary_vnni2(d, plan);
+  auto fn = code->finalize<UnaryKernelFn>(to_string(d));
+  fn(&args);
+  ASSERT_EQ(std::memcmp(b.data(), expected.data(), expected.size()), 0) << [&] {
+    for (std::int64_t e = 0; e < b_count; ++e)
+      if (std::memcmp(&b[static_cast<std::size_t>(e * out_bytes)], &expected[static_cast<std::size_t>(e * out_bytes)],
+                      static_cast<std::size_t>(out_bytes)) != 0) {
+        std::uint64_t got = 0, want = 0;
+        std::memcpy(&got, &b[static_cast<std::size_t>(e * out_bytes)], static_cast<std::size_t>(out_bytes));
+        std::memcpy(&want, &expected[static_cast<std::size_t>(e * out_bytes)], static_cast<std::size_t>(out_bytes));
+        return "first difference at element " + std::to_string(e) + " of B (ld " + std::to_string(ldb) + "): bits " +
+               std::to_string(got) + ", expected " + std::to_string(want);
+      }
+    return std::string();
+  }();
+}
+
+// Every m, n in 1..max_m x 1..max_n for `types` and `op` (transpose_out when op is not transpose):
+// the padding of the leading dimensions (0 = at the minimum, columns touching), where they come from
+// (descriptor or call) and the guard side rotate with the case.
+void every_shape(DataTypes types, UnaryOp op, int max_m, int max_n, std::uint32_t seed, float alpha = 0.0f) {
+  int index = 0;
+  for (int m = 1; m <= max_m; ++m) {
+    for (int n = 1; n <= max_n; ++n, ++index) {
+      const int pad_in = index % 3 == 0 ? 0 : index % 5, pad_out = index % 4 == 1 ? 0 : index % 3 + 1;
+      const bool call_in = index % 4 == 2, call_out = index % 7 == 3;
+      UnaryDesc d{.op = op, .m = m, .n = n, .ld_in = m + pad_in, .ld_out = n + pad_out, .alpha = alpha,
+                  .transpose_out = op != UnaryOp::transpose, .types = types};
+      CallLds call;
+      if (call_in) std::swap(call.ld_in, d.ld_in);
+      if (call_out) std::swap(call.ld_out, d.ld_out);
+      check(d, call, seed + static_cast<std::uint32_t>(index), index % 2 == 1);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// ---- transpose -----------------------------------------------------------------------------------
+
+TEST(NeonTranspose, F32EveryShape) { every_shape(kF32, UnaryOp::transpose, 19, 19, 100); }
+TEST(NeonTranspose, F64EveryShape) { every_shape(kF64, UnaryOp::transpose, 19, 19, 200); }
+TEST(NeonTranspose, Bf16EveryShape) { every_shape(kBf16, UnaryOp::transpose, 19, 19, 300); }
+
+// Larger shapes: several full blocks in both loops with edges, and a square multiple of every block.
+TEST(NeonTranspose, LargerShapes) {
+  const int shapes[][2] = {{37, 23}, {23, 37}, {64, 56}, {33, 17}, {128, 3}, {3, 130}};
+  std::uint32_t seed = 400;
+  for (const DataTypes types : {kF32, kF64, kBf16}) {
+    for (const auto& s : shapes) {
+      const UnaryDesc d{.op = UnaryOp::transpose, .m = s[0], .n = s[1], .ld_in = s[0] + 3, .ld_out = s[1] + 1,
+                        .types = types};
+      check(d, {}, seed++);
+      check(d, {}, seed++, true);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Leading dimensions at call time, the broadcast ld_in 0 (every column of A is its first) among them.
+TEST(NeonTranspose, CallTimeLeadingDimensionsAndBroadcast) {
+  std::uint32_t seed = 500;
+  for (const DataTypes types : {kF32, kF64, kBf16}) {
+    for (const auto& s : std::vector<std::array<int, 2>>{{1, 1}, {5, 7}, {8, 8}, {19, 9}, {37, 23}}) {
+      const UnaryDesc d{.op = UnaryOp::transpose, .m = s[0], .n = s[1], .types = types};
+      check(d, {.ld_in = s[0], .ld_out = s[1]}, seed++);
+      check(d, {.ld_in = s[0] + 5, .ld_out = s[1] + 2}, seed++, true);
+      check(d, {.ld_in = 0, .ld_out = s[1] + 1}, seed++);
+      check(d, {.ld_in = 0, .ld_out = s[1]}, seed++, true);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Leading dimensions past the immediates' ranges.
+TEST(NeonTranspose, LargeLeadingDimensions) {
+  std::uint32_t seed = 600;
+  for (const DataTypes types : {kF32, kF64, kBf16}) {
+    const UnaryDesc d{.op = UnaryOp::transpose, .m = 13, .n = 11, .ld_in = 5001, .ld_out = 4099, .types = types};
+    check(d, {}, seed++);
+  }
+}
+
+// ---- VNNI-2 -----------------------------------------------------------------------------------
+
+void every_vnni2_shape(UnaryOp op, DataTypes types, std::uint32_t seed) {
+  int index = 0;
+  for (int m = 1; m <= 37; ++m) {
+    for (int n = 2; n <= 8; n += 2, ++index) {
+      const int pad_in = index % 3 == 0 ? 0 : index % 4 + 1, pad_out = index % 4 == 1 ? 0 : index % 3 + 1;
+      UnaryDesc d{.op = op, .m = m, .n = n, .ld_in = m + pad_in, .ld_out = m + pad_out, .types = types};
+      CallLds call;
+      if (index % 5 == 2) std::swap(call.ld_in, d.ld_in);
+      if (index % 6 == 3) std::swap(call.ld_out, d.ld_out);
+      check(d, call, seed + static_cast<std::uint32_t>(index), index % 2 == 1);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(NeonVnni2, PackBf16EveryShape) { every_vnni2_shape(UnaryOp::vnni2_pack, kBf16, 700); }
+TEST(NeonVnni2, UnpackBf16EveryShape) { every_vnni2_shape(UnaryOp::vnni2_unpack, kBf16, 800); }
+
+TEST(NeonVnni2, BroadcastAndLargeLeadingDimensions) {
+  std::uint32_t seed = 900;
+  for (const UnaryOp op : {UnaryOp::vnni2_pack, UnaryOp::vnni2_unpack}) {
+    const UnaryDesc d{.op = op, .m = 21, .n = 6, .types = kBf16};
+    check(d, {.ld_in = 0, .ld_out = 23}, seed++);
+    check(d, {.ld_in = 4001, .ld_out = 3001}, seed++, true);
+  }
+}
+
+// ---- errors and the pieces ---------------------------------------------------------------------
+
+TEST(NeonTranspose, OtherDescriptorsAreErrors) {
+  const UnaryDesc relu{.op = UnaryOp::relu, .m = 4, .n = 4, .ld_in = 4, .ld_out = 4};
+  EXPECT_THROW((void)neon::emit_unary_transpose(relu, plan_unary(relu, Isa::neon)), weft::Error);
+  EXPECT_THROW((void)neon::emit_unary_vnni2(relu, plan_unary(relu, Isa::neon)), weft::Error);
+  const UnaryDesc t{.op = UnaryOp::transpose, .m = 4, .n = 4, .ld_in = 4, .ld_out = 4};
+  EXPECT_THROW((void)neon::emit_unary_transpose(t, plan_unary(t, Isa::avx2)), weft::Error);
+}
+
+// raw_load / raw_store of every even run of 2..16 bytes, against a guard page on both sides.
+TEST(NeonRawMoves, EveryRunStaysInsideItsBytes) {
+  using namespace weft::jit::a64;
+  for (int bytes = 2; bytes <= 16; bytes += 2) {
+    SCOPED_TRACE("bytes=" + std::to_string(bytes));
+    struct Copy : CodeBuffer {
+      explicit Copy(int n) {
+        neon::raw_load(*this, v0, x0, n, v1);
+        neon::raw_store(*this, x1, v0, n, v2);
+        ret();
+      }
+    } code(bytes);
+    auto fn = code.finalize<void (*)(const void*, void*)>("raw_copy");
+    for (const Flush flush : {Flush::back, Flush::front}) {
+      GuardedBuffer<std::uint8_t> in(static_cast<std::size_t>(bytes), flush), out(static_cast<std::size_t>(bytes), flush);
+      for (int i = 0; i < bytes; ++i) {
+        in[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(17 * i + 3);
+        out[static_cast<std::size_t>(i)] = 0;
+      }
+      fn(in.data(), out.data());
+      EXPECT_EQ(std::memcmp(in.data(), out.data(), static_cast<std::size_t>(bytes)), 0);
+    }
+  }
+}
+
+}  // namespace

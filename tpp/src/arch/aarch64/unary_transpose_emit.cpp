@@ -1,0 +1,186 @@
+#include "unary_transpose_emit.hpp"
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "op_properties.hpp"
+#include "raw_moves.hpp"
+#include "unary_args_emit.hpp"
+#include "weft/jit/data_type.hpp"
+#include "weft/jit/error.hpp"
+
+namespace weft::tpp::neon {
+namespace {
+
+using namespace jit::a64;
+using jit::DataType;
+
+// General registers (the kernel is a leaf and uses none of x19-x28):
+//   x0 args            x1 A's current column block, x2 B's (its row block of B rows)
+//   x3 ld_in bytes     x4 ld_out bytes
+//   x5 A at the current row block    x6 B at the current block's first row (stores advance it)
+//   x7 the column being loaded       x8 row blocks left, x9 column blocks left
+//   x10 ElementIo's address scratch  x11 the constant pool's base
+// Vector registers: the block's columns from v0, the shuffles' results from v16, then v24 the spare of
+// piecewise moves; the compute path's op and conversion scratch from the registers left (v8-v15 are
+// not used: their low halves are callee-saved).
+constexpr XReg kArgs = x0, kA = x1, kB = x2, kLda = x3, kLdb = x4, kARow = x5, kBRow = x6, kColumn = x7,
+               kRowBlocks = x8, kColumnBlocks = x9;
+constexpr VReg kSpare = v24;
+
+VReg column_reg(int c) { return VReg(static_cast<unsigned>(c)); }
+VReg shuffle_reg(int c) { return VReg(16 + static_cast<unsigned>(c)); }
+
+[[noreturn]] void fail(const UnaryDesc& d, const std::string& what) {
+  throw Error("neon unary transpose " + to_string(d) + ": " + what);
+}
+
+// Whether the kernel only moves bits: one type in and out, and no arithmetic (transpose, or copy
+// with transpose_out).
+bool moves_bits(const UnaryDesc& d) {
+  return d.types.in == d.types.out && (d.op == UnaryOp::transpose || d.op == UnaryOp::copy);
+}
+
+class TransposeKernel {
+ public:
+  TransposeKernel(CodeBuffer& a, const UnaryDesc& d) : a_(a), d_(d) {
+    in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
+    out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
+    if (!moves_bits(d)) fail(d, "converting or computing transposes are not supported yet");
+    lane_bytes_ = in_bytes_;
+    lanes_ = 16 / lane_bytes_;
+  }
+
+  void emit() {
+    a_.ldr(kA, ptr(kArgs, offsetof(UnaryArgs, in)));
+    a_.ldr(kB, ptr(kArgs, offsetof(UnaryArgs, out)));
+    load_leading_dimension(a_, kLda, kArgs, d_.ld_in, offsetof(UnaryArgs, ld_in), in_bytes_);
+    load_leading_dimension(a_, kLdb, kArgs, d_.ld_out, offsetof(UnaryArgs, ld_out), out_bytes_);
+    const std::int64_t full_columns = d_.n / lanes_;
+    const int column_tail = static_cast<int>(d_.n % lanes_);
+    repeat(full_columns, kColumnBlocks, [&] {
+      row_blocks(lanes_);
+      // The next column block: lanes columns of A to the right, lanes rows of B down.
+      a_.add(kA, kA, kLda, lsl(static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(lanes_)))));
+      a_.add(kB, kB, lanes_ * out_bytes_);
+    });
+    if (column_tail > 0) row_blocks(column_tail);
+    a_.ret();
+  }
+
+ private:
+  // body() `count` times: inline once, or a loop counting down in `counter`.
+  template <class Body>
+  void repeat(std::int64_t count, XReg counter, Body body) {
+    if (count <= 0) return;
+    if (count == 1) {
+      body();
+      return;
+    }
+    Label loop;
+    a_.mov_imm(counter, static_cast<std::uint64_t>(count));
+    a_.bind(loop);
+    body();
+    a_.subs(counter, counter, 1);
+    a_.b(Cond::ne, loop);
+  }
+
+  // Every row block of the column block at x1 / x2 whose width is nj (1..lanes).
+  void row_blocks(int nj) {
+    a_.mov(kARow, kA);
+    a_.mov(kBRow, kB);
+    repeat(d_.m / lanes_, kRowBlocks, [&] { block(lanes_, nj); });
+    if (const int tail = static_cast<int>(d_.m % lanes_); tail > 0) block(tail, nj);
+  }
+
+  // The block at x5 (A) / x6 (B): mi rows of A (1..lanes) in nj columns, stored as mi rows of B of nj
+  // elements. Leaves x5 at the next row block and x6 mi rows of B further.
+  void block(int mi, int nj) {
+    a_.mov(kColumn, kARow);
+    for (int c = 0; c < nj; ++c) load_column(column_reg(c), mi);
+    a_.add(kARow, kARow, mi * in_bytes_);
+    std::vector<VReg> columns, shuffled;
+    for (int c = 0; c < lanes_; ++c) {
+      columns.push_back(column_reg(c));
+      shuffled.push_back(shuffle_reg(c));
+    }
+    const std::span<const VReg> rows = transpose(columns, shuffled);
+    for (int k = 0; k < mi; ++k) store_row(rows[static_cast<std::size_t>(k)], nj);
+  }
+
+  // `count` elements of the column at x7 into v; x7 moves to the next column.
+  void load_column(VReg v, int count) {
+    if (count == lanes_) {
+      a_.ld1({v.b16()}, post_ptr(kColumn, kLda));
+      return;
+    }
+    raw_load(a_, v, kColumn, count * lane_bytes_, kSpare);
+    a_.add(kColumn, kColumn, kLda);
+  }
+
+  // v's first `count` elements to the B row at x6; x6 moves to the next row.
+  void store_row(VReg v, int count) {
+    if (count == lanes_) {
+      a_.st1({v.b16()}, post_ptr(kBRow, kLdb));
+      return;
+    }
+    raw_store(a_, kBRow, v, count * lane_bytes_, kSpare);
+    a_.add(kBRow, kBRow, kLdb);
+  }
+
+  // Transposes the lanes x lanes block whose columns are in `c` (lane_bytes_ elements), using `t` as
+  // the other half of a ping-pong: round r swaps the elements of 2^r-lane groups between registers
+  // 2^r apart (trn1 / trn2 on elements of lane_bytes * 2^r), so that after the last round (8-byte
+  // elements) register k holds row k. Returns the registers holding rows 0..lanes-1.
+  std::span<const VReg> transpose(std::span<const VReg> c, std::span<const VReg> t) {
+    std::span<const VReg> from = c, to = t;
+    for (int size = lane_bytes_, distance = 1; size <= 8; size *= 2, distance *= 2) {
+      for (int i = 0; i < lanes_; ++i) {
+        if ((i & distance) != 0) continue;
+        const VReg x = from[static_cast<std::size_t>(i)], y = from[static_cast<std::size_t>(i + distance)];
+        const VReg lo = to[static_cast<std::size_t>(i)], hi = to[static_cast<std::size_t>(i + distance)];
+        switch (size) {
+          case 2:
+            a_.trn1(lo.h8(), x.h8(), y.h8());
+            a_.trn2(hi.h8(), x.h8(), y.h8());
+            break;
+          case 4:
+            a_.trn1(lo.s4(), x.s4(), y.s4());
+            a_.trn2(hi.s4(), x.s4(), y.s4());
+            break;
+          default:
+            a_.trn1(lo.d2(), x.d2(), y.d2());
+            a_.trn2(hi.d2(), x.d2(), y.d2());
+            break;
+        }
+      }
+      std::swap(from, to);
+    }
+    return from;
+  }
+
+  CodeBuffer& a_;
+  UnaryDesc d_;
+  int in_bytes_ = 4, out_bytes_ = 4;
+  int lane_bytes_ = 4;  // bytes of one element in the block's registers
+  int lanes_ = 4;       // the block's edge: elements per register
+};
+
+}  // namespace
+
+std::unique_ptr<CodeBuffer> emit_unary_transpose(const UnaryDesc& desc, const UnaryPlan& plan) {
+  validate(desc);
+  if (plan.isa != jit::Isa::neon) fail(desc, "the plan is for ISA " + std::string(jit::to_string(plan.isa)) + ", not neon");
+  if (desc.op != UnaryOp::transpose && !desc.transpose_out)
+    fail(desc, "neither op transpose nor transpose_out (emit_unary has the other kernels)");
+  auto code = std::make_unique<CodeBuffer>();
+  TransposeKernel(*code, desc).emit();
+  return code;
+}
+
+}  // namespace weft::tpp::neon
