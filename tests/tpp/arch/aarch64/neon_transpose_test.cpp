@@ -39,6 +39,8 @@ using weft::test::GuardedBuffer;
 constexpr DataTypes kF32{};
 constexpr DataTypes kBf16{.in = DataType::bf16, .out = DataType::bf16};
 constexpr DataTypes kF64{.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+constexpr DataTypes kF32ToBf16{.out = DataType::bf16};
+constexpr DataTypes kBf16ToF32{.in = DataType::bf16};
 
 bool transposes(const UnaryDesc& d) { return d.op == UnaryOp::transpose || d.transpose_out; }
 
@@ -56,13 +58,20 @@ std::int64_t out_elements(const UnaryDesc& d, std::int64_t ldb) {
   return span_elements(d.m, d.n, ldb);
 }
 
-// A float with a special value now and then: NaN (quiet, signalling, negative), +-0, +-inf,
-// denormals, the largest finite values; otherwise uniform in [-range, range].
+// Floats whose bf16 rounding or whose moves are delicate: NaN (quiet, signalling, negative, payloads
+// in the low half that rounding drops), +-0, +-inf, denormals (flushed to a zero of their sign by
+// to_bfloat16), the largest finite values (0x7f7f8000 rounds up to inf), ties to even both ways,
+// and values just off the ties.
+constexpr std::uint32_t kSpecial[] = {0x7fc00000u, 0x7f800001u, 0xffc12345u, 0x7fbf0001u, 0x00000000u, 0x80000000u,
+                                      0x7f800000u, 0xff800000u, 0x00000001u, 0x807fffffu, 0x00400000u, 0x00008000u,
+                                      0x7f7fffffu, 0x7f7f8000u, 0x7f7f7fffu, 0xff7f8000u, 0x3f808000u, 0x3f818000u,
+                                      0x3f808001u, 0x3f817fffu, 0xbf808000u, 0x00808000u, 0x00818000u, 0x3f800000u};
+
+// A float with a special value now and then (one in 4 with `specials`, else one in 16); otherwise
+// uniform in [-range, range].
+bool g_specials = false;
 float random_float(std::mt19937& rng, float range) {
-  static const std::uint32_t kSpecial[] = {0x7fc00000u, 0x7f800001u, 0xffc12345u, 0x00000000u, 0x80000000u,
-                                           0x7f800000u, 0xff800000u, 0x00000001u, 0x807fffffu, 0x00400000u,
-                                           0x7f7fffffu, 0x7f7f8000u, 0x3f808000u, 0x3f818000u};
-  std::uniform_int_distribution<int> pick(0, 15);
+  std::uniform_int_distribution<int> pick(0, g_specials ? 3 : 15);
   if (pick(rng) == 0) {
     std::uniform_int_distribution<std::size_t> which(0, std::size(kSpecial) - 1);
     return std::bit_cast<float>(kSpecial[which(rng)]);
@@ -164,11 +173,32 @@ TEST(NeonTranspose, F32EveryShape) { every_shape(kF32, UnaryOp::transpose, 19, 1
 TEST(NeonTranspose, F64EveryShape) { every_shape(kF64, UnaryOp::transpose, 19, 19, 200); }
 TEST(NeonTranspose, Bf16EveryShape) { every_shape(kBf16, UnaryOp::transpose, 19, 19, 300); }
 
+// Types that differ: bf16 widened on the loads, or rounded as to_bfloat16 on the stores.
+TEST(NeonTranspose, F32ToBf16EveryShape) { every_shape(kF32ToBf16, UnaryOp::transpose, 19, 19, 1100); }
+TEST(NeonTranspose, Bf16ToF32EveryShape) { every_shape(kBf16ToF32, UnaryOp::transpose, 19, 19, 1200); }
+
+// Mostly the delicate values of kSpecial: rounding ties, NaN, denormals, overflow to infinity.
+TEST(NeonTranspose, RoundingToBf16) {
+  g_specials = true;
+  every_shape(kF32ToBf16, UnaryOp::transpose, 9, 9, 1300);
+  g_specials = false;
+}
+
+// transpose_out of copy is the transpose, in every pair of types.
+TEST(NeonTransposeOut, CopyInEveryType) {
+  std::uint32_t seed = 1400;
+  for (const DataTypes types : {kF32, kF64, kBf16, kF32ToBf16, kBf16ToF32}) {
+    every_shape(types, UnaryOp::copy, 9, 10, seed);
+    if (HasFatalFailure()) return;
+    seed += 1000;
+  }
+}
+
 // Larger shapes: several full blocks in both loops with edges, and a square multiple of every block.
 TEST(NeonTranspose, LargerShapes) {
   const int shapes[][2] = {{37, 23}, {23, 37}, {64, 56}, {33, 17}, {128, 3}, {3, 130}};
   std::uint32_t seed = 400;
-  for (const DataTypes types : {kF32, kF64, kBf16}) {
+  for (const DataTypes types : {kF32, kF64, kBf16, kF32ToBf16, kBf16ToF32}) {
     for (const auto& s : shapes) {
       const UnaryDesc d{.op = UnaryOp::transpose, .m = s[0], .n = s[1], .ld_in = s[0] + 3, .ld_out = s[1] + 1,
                         .types = types};
@@ -182,7 +212,7 @@ TEST(NeonTranspose, LargerShapes) {
 // Leading dimensions at call time, the broadcast ld_in 0 (every column of A is its first) among them.
 TEST(NeonTranspose, CallTimeLeadingDimensionsAndBroadcast) {
   std::uint32_t seed = 500;
-  for (const DataTypes types : {kF32, kF64, kBf16}) {
+  for (const DataTypes types : {kF32, kF64, kBf16, kF32ToBf16, kBf16ToF32}) {
     for (const auto& s : std::vector<std::array<int, 2>>{{1, 1}, {5, 7}, {8, 8}, {19, 9}, {37, 23}}) {
       const UnaryDesc d{.op = UnaryOp::transpose, .m = s[0], .n = s[1], .types = types};
       check(d, {.ld_in = s[0], .ld_out = s[1]}, seed++);
@@ -197,7 +227,7 @@ TEST(NeonTranspose, CallTimeLeadingDimensionsAndBroadcast) {
 // Leading dimensions past the immediates' ranges.
 TEST(NeonTranspose, LargeLeadingDimensions) {
   std::uint32_t seed = 600;
-  for (const DataTypes types : {kF32, kF64, kBf16}) {
+  for (const DataTypes types : {kF32, kF64, kBf16, kF32ToBf16, kBf16ToF32}) {
     const UnaryDesc d{.op = UnaryOp::transpose, .m = 13, .n = 11, .ld_in = 5001, .ld_out = 4099, .types = types};
     check(d, {}, seed++);
   }
@@ -222,6 +252,14 @@ void every_vnni2_shape(UnaryOp op, DataTypes types, std::uint32_t seed) {
 
 TEST(NeonVnni2, PackBf16EveryShape) { every_vnni2_shape(UnaryOp::vnni2_pack, kBf16, 700); }
 TEST(NeonVnni2, UnpackBf16EveryShape) { every_vnni2_shape(UnaryOp::vnni2_unpack, kBf16, 800); }
+TEST(NeonVnni2, PackF32EveryShape) { every_vnni2_shape(UnaryOp::vnni2_pack, kF32ToBf16, 850); }
+
+// f32 rounded as it is packed: mostly the delicate values of kSpecial.
+TEST(NeonVnni2, PackF32Rounding) {
+  g_specials = true;
+  every_vnni2_shape(UnaryOp::vnni2_pack, kF32ToBf16, 870);
+  g_specials = false;
+}
 
 TEST(NeonVnni2, BroadcastAndLargeLeadingDimensions) {
   std::uint32_t seed = 900;
@@ -230,6 +268,9 @@ TEST(NeonVnni2, BroadcastAndLargeLeadingDimensions) {
     check(d, {.ld_in = 0, .ld_out = 23}, seed++);
     check(d, {.ld_in = 4001, .ld_out = 3001}, seed++, true);
   }
+  const UnaryDesc f{.op = UnaryOp::vnni2_pack, .m = 23, .n = 4, .types = kF32ToBf16};
+  check(f, {.ld_in = 0, .ld_out = 23}, seed++);
+  check(f, {.ld_in = 4001, .ld_out = 3001}, seed++, true);
 }
 
 // ---- errors and the pieces ---------------------------------------------------------------------

@@ -3,11 +3,13 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "element_io.hpp"
 #include "op_properties.hpp"
 #include "raw_moves.hpp"
 #include "unary_args_emit.hpp"
@@ -27,11 +29,27 @@ using jit::DataType;
 //   x7 the column being loaded       x8 row blocks left, x9 column blocks left
 //   x10 ElementIo's address scratch  x11 the constant pool's base
 // Vector registers: the block's columns from v0, the shuffles' results from v16, then v24 the spare of
-// piecewise moves; the compute path's op and conversion scratch from the registers left (v8-v15 are
+// piecewise moves; the compute path's op and conversion registers from the ones left (v8-v15 are
 // not used: their low halves are callee-saved).
 constexpr XReg kArgs = x0, kA = x1, kB = x2, kLda = x3, kLdb = x4, kARow = x5, kBRow = x6, kColumn = x7,
-               kRowBlocks = x8, kColumnBlocks = x9;
+               kRowBlocks = x8, kColumnBlocks = x9, kIoAddress = x10;
 constexpr VReg kSpare = v24;
+
+// Hands out the vector registers a kernel has left, each once.
+class FreeVectors {
+ public:
+  explicit FreeVectors(std::vector<VReg> free) : free_(std::move(free)) {}
+  std::vector<VReg> take(int count, const char* what) {
+    if (count > static_cast<int>(free_.size()))
+      throw Error(std::string("neon unary transpose: out of vector registers for ") + what);
+    std::vector<VReg> out(free_.begin(), free_.begin() + count);
+    free_.erase(free_.begin(), free_.begin() + count);
+    return out;
+  }
+
+ private:
+  std::vector<VReg> free_;
+};
 
 VReg column_reg(int c) { return VReg(static_cast<unsigned>(c)); }
 VReg shuffle_reg(int c) { return VReg(16 + static_cast<unsigned>(c)); }
@@ -51,8 +69,11 @@ class TransposeKernel {
   TransposeKernel(CodeBuffer& a, const UnaryDesc& d) : a_(a), d_(d) {
     in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
     out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
-    if (!moves_bits(d)) fail(d, "converting or computing transposes are not supported yet");
-    lane_bytes_ = in_bytes_;
+    raw_ = moves_bits(d);
+    computes_ = d.op != UnaryOp::transpose && d.op != UnaryOp::copy;
+    if (computes_) fail(d, "transpose_out of an op that computes is not supported yet");
+    // Bits move in lanes of their own size; anything else in lanes of the compute type.
+    lane_bytes_ = raw_ ? in_bytes_ : static_cast<int>(jit::size_of(d.types.compute));
     lanes_ = 16 / lane_bytes_;
   }
 
@@ -61,6 +82,7 @@ class TransposeKernel {
     a_.ldr(kB, ptr(kArgs, offsetof(UnaryArgs, out)));
     load_leading_dimension(a_, kLda, kArgs, d_.ld_in, offsetof(UnaryArgs, ld_in), in_bytes_);
     load_leading_dimension(a_, kLdb, kArgs, d_.ld_out, offsetof(UnaryArgs, ld_out), out_bytes_);
+    if (!raw_) setup_compute();
     const std::int64_t full_columns = d_.n / lanes_;
     const int column_tail = static_cast<int>(d_.n % lanes_);
     repeat(full_columns, kColumnBlocks, [&] {
@@ -113,8 +135,32 @@ class TransposeKernel {
     for (int k = 0; k < mi; ++k) store_row(rows[static_cast<std::size_t>(k)], nj);
   }
 
+  // The element moves of the compute path, on the registers the block leaves free.
+  void setup_compute() {
+    std::vector<VReg> free;
+    for (int r = lanes_; r < 8; ++r) free.push_back(column_reg(r));
+    for (int r = lanes_; r < 16; ++r) free.push_back(shuffle_reg(r));
+    FreeVectors vectors(std::move(free));
+    const DataType compute = d_.types.compute;
+    auto io = [&](DataType memory) {
+      const std::vector<VReg> constants = vectors.take(ElementIo::constant_vectors(memory), "ElementIo's constants");
+      const std::vector<VReg> scratch = vectors.take(ElementIo::scratch_vectors(memory), "ElementIo's scratch");
+      return ElementIo(a_, memory, compute, kIoAddress, constants, scratch);
+    };
+    in_io_.emplace(io(d_.types.in));
+    out_io_.emplace(io(d_.types.out));
+    in_io_->setup();
+    out_io_->setup();
+    store_mode_ = detail::keeps_bf16_bits(d_) ? ElementIo::Bf16Store::keep_bits : ElementIo::Bf16Store::round;
+  }
+
   // `count` elements of the column at x7 into v; x7 moves to the next column.
   void load_column(VReg v, int count) {
+    if (!raw_) {
+      in_io_->load(v, kColumn, 0, count);
+      a_.add(kColumn, kColumn, kLda);
+      return;
+    }
     if (count == lanes_) {
       a_.ld1({v.b16()}, post_ptr(kColumn, kLda));
       return;
@@ -125,6 +171,11 @@ class TransposeKernel {
 
   // v's first `count` elements to the B row at x6; x6 moves to the next row.
   void store_row(VReg v, int count) {
+    if (!raw_) {
+      out_io_->store(kBRow, 0, v, count, store_mode_);
+      a_.add(kBRow, kBRow, kLdb);
+      return;
+    }
     if (count == lanes_) {
       a_.st1({v.b16()}, post_ptr(kBRow, kLdb));
       return;
@@ -169,6 +220,10 @@ class TransposeKernel {
   int in_bytes_ = 4, out_bytes_ = 4;
   int lane_bytes_ = 4;  // bytes of one element in the block's registers
   int lanes_ = 4;       // the block's edge: elements per register
+  bool raw_ = true;     // moves bits (moves_bits); otherwise loads and stores convert (ElementIo)
+  bool computes_ = false;  // applies the op (transpose_out of an op other than copy)
+  std::optional<ElementIo> in_io_, out_io_;  // the compute path's moves of A and B
+  ElementIo::Bf16Store store_mode_ = ElementIo::Bf16Store::round;
 };
 
 }  // namespace
