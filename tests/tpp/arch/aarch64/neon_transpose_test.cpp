@@ -16,10 +16,14 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "activation_emit.hpp"
+#include "constant_pool.hpp"
 #include "guarded_buffer.hpp"
+#include "op_properties.hpp"
 #include "raw_moves.hpp"
 #include "unary_transpose_emit.hpp"
 #include "weft/jit/bfloat16.hpp"
@@ -107,9 +111,108 @@ struct CallLds {
   std::int64_t ld_in = 0, ld_out = 0;  // the args' (read where the descriptor's are 0)
 };
 
+// ---- the op as the element-wise kernels apply it -------------------------------------------------
+
+// `op` on `vectors` vectors of the compute type at x0 into x1, with ActivationEmitter: the
+// instructions the kernels that do not transpose run on each vector.
+struct ApplyOp : weft::jit::a64::CodeBuffer {
+  ApplyOp(UnaryOp op, float alpha, DataType compute, std::int64_t vectors) {
+    using namespace weft::jit::a64;
+    neon::ConstantPool pool;
+    pool.load_base(*this, x3);
+    neon::ActivationEmitter act(*this, pool, x3);
+    const VReg scratch[] = {v16, v17, v18, v19, v20, v21};
+    mov_imm(x2, static_cast<std::uint64_t>(vectors));
+    Label loop;
+    bind(loop);
+    ldr(q0, post_ptr(x0, 16));
+    act.emit(op, alpha, v0, scratch, compute);
+    str(q0, post_ptr(x1, 16));
+    subs(x2, x2, 1);
+    b(Cond::ne, loop);
+    ret();
+    pool.emit(*this);
+  }
+};
+
+// The values of A (widened to the compute type: float or double) at A's positions, the op applied
+// as the element-wise kernels apply it.
+template <class V>
+std::vector<V> op_values(const UnaryDesc& d, const void* a, std::int64_t count) {
+  std::vector<V> values(static_cast<std::size_t>(count + 4));  // whole vectors
+  for (std::int64_t e = 0; e < count; ++e) {
+    if constexpr (std::is_same_v<V, double>) {
+      values[static_cast<std::size_t>(e)] = static_cast<const double*>(a)[e];
+    } else if (d.types.in == DataType::bf16) {
+      values[static_cast<std::size_t>(e)] = weft::jit::to_float({static_cast<const std::uint16_t*>(a)[e]});
+    } else {
+      values[static_cast<std::size_t>(e)] = static_cast<const float*>(a)[e];
+    }
+  }
+  const std::int64_t vectors = static_cast<std::int64_t>(values.size() * sizeof(V) / 16);
+  ApplyOp code(d.op, d.alpha, d.types.compute, vectors);
+  auto fn = code.finalize<void (*)(const V*, V*)>("apply_op");
+  std::vector<V> out(values.size());
+  fn(values.data(), out.data());
+  return out;
+}
+
+// B of transpose_out as the element-wise kernel's results transposed: B(j, i) = op(A(i, j)),
+// converted to the output type as the kernels store it (bf16: rounded with to_bfloat16, or the upper
+// half kept for ops that select their input).
+template <class V>
+void transposed_op(const UnaryDesc& d, const void* a, std::int64_t a_count, std::int64_t lda, void* b,
+                   std::int64_t ldb) {
+  const std::vector<V> values = op_values<V>(d, a, a_count);
+  for (std::int64_t j = 0; j < d.n; ++j)
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      const V v = values[static_cast<std::size_t>(i + j * lda)];
+      const std::int64_t at = j + i * ldb;
+      if constexpr (std::is_same_v<V, double>) {
+        static_cast<double*>(b)[at] = v;
+      } else if (d.types.out == DataType::bf16) {
+        static_cast<std::uint16_t*>(b)[at] = detail::keeps_bf16_bits(d)
+                                                 ? static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16)
+                                                 : weft::jit::to_bfloat16(v).bits;
+      } else {
+        static_cast<float*>(b)[at] = v;
+      }
+    }
+}
+
+// What B must be: unary_reference's, or (Oracle::kernel_op) the element-wise kernels' op values
+// transposed, for transcendentals, whose kernels are within bounds of the reference, not equal.
+enum class Oracle { reference, kernel_op };
+
+// The f32 B of a transpose_out kernel (at `b`) within the accuracy bounds of docs/tpp_eltwise.md of
+// unary_reference's (the exact value rounded once): relative error <= 1e-6, absolute <= 4 * 2^-149
+// where the value is denormal; NaN where the reference is NaN, the same infinity.
+void within_bounds_of_reference(const UnaryDesc& d, const UnaryArgs& args, const void* b, std::int64_t ldb) {
+  const std::int64_t count = (d.m - 1) * ldb + d.n;
+  std::vector<float> ref(static_cast<std::size_t>(count));
+  UnaryArgs ref_args = args;
+  ref_args.out = ref.data();
+  unary_reference(d, ref_args);
+  const auto* got = static_cast<const float*>(b);
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      const std::int64_t at = j + i * ldb;
+      const float want = ref[static_cast<std::size_t>(at)], have = got[at];
+      if (std::isnan(want) || std::isinf(want)) {
+        ASSERT_TRUE(std::isnan(want) ? std::isnan(have) : have == want) << "at " << at << ": " << have << " vs " << want;
+        continue;
+      }
+      const double error = std::fabs(static_cast<double>(have) - want);
+      const double bound = std::fabs(static_cast<double>(want)) < std::numeric_limits<float>::min()
+                               ? 4 * std::ldexp(1.0, -149)
+                               : 1e-6 * std::fabs(static_cast<double>(want));
+      ASSERT_LE(error, bound) << "at " << at << ": " << have << " vs " << want;
+    }
+}
+
 // Runs the Neon kernel of `d` on A and B flush against guard pages (after them, or before them
-// with `front`), and compares all of B with unary_reference's B, bit for bit.
-void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = false) {
+// with `front`), and compares all of B with the oracle's B, bit for bit.
+void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = false, Oracle oracle = Oracle::reference) {
   SCOPED_TRACE(to_string(d) + " call ld_in=" + std::to_string(call.ld_in) + " ld_out=" + std::to_string(call.ld_out) +
                (front ? " front" : " back"));
   std::mt19937 rng(seed);
@@ -127,7 +230,13 @@ void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = fa
   UnaryArgs args{.in = a.data(), .out = b.data(), .ld_in = call.ld_in, .ld_out = call.ld_out};
   UnaryArgs ref_args = args;
   ref_args.out = expected.data();
-  unary_reference(d, ref_args);
+  if (oracle == Oracle::reference) {
+    unary_reference(d, ref_args);
+  } else if (d.types.compute == DataType::f64) {
+    transposed_op<double>(d, a.data(), a_count, lda, expected.data(), ldb);
+  } else {
+    transposed_op<float>(d, a.data(), a_count, lda, expected.data(), ldb);
+  }
 
   const UnaryPlan plan = plan_unary(d, Isa::neon);
   auto code = transposes(d) ? neon::emit_unary_transpose(d, plan) : neon::emit_unary_vnni2(d, plan);
@@ -145,12 +254,14 @@ void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = fa
       }
     return std::string();
   }();
+  if (oracle == Oracle::kernel_op && d.types == DataTypes{}) within_bounds_of_reference(d, args, b.data(), ldb);
 }
 
 // Every m, n in 1..max_m x 1..max_n for `types` and `op` (transpose_out when op is not transpose):
 // the padding of the leading dimensions (0 = at the minimum, columns touching), where they come from
 // (descriptor or call) and the guard side rotate with the case.
-void every_shape(DataTypes types, UnaryOp op, int max_m, int max_n, std::uint32_t seed, float alpha = 0.0f) {
+void every_shape(DataTypes types, UnaryOp op, int max_m, int max_n, std::uint32_t seed, float alpha = 0.0f,
+                 Oracle oracle = Oracle::reference) {
   int index = 0;
   for (int m = 1; m <= max_m; ++m) {
     for (int n = 1; n <= max_n; ++n, ++index) {
@@ -161,7 +272,7 @@ void every_shape(DataTypes types, UnaryOp op, int max_m, int max_n, std::uint32_
       CallLds call;
       if (call_in) std::swap(call.ld_in, d.ld_in);
       if (call_out) std::swap(call.ld_out, d.ld_out);
-      check(d, call, seed + static_cast<std::uint32_t>(index), index % 2 == 1);
+      check(d, call, seed + static_cast<std::uint32_t>(index), index % 2 == 1, oracle);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -192,6 +303,66 @@ TEST(NeonTransposeOut, CopyInEveryType) {
     if (HasFatalFailure()) return;
     seed += 1000;
   }
+}
+
+// Every element-wise op fused (f32): the exact ops bit for bit as the reference, the
+// transcendentals bit for bit as the element-wise kernels' ActivationEmitter (which the activation
+// tests hold to the accuracy bounds of docs/tpp_eltwise.md).
+TEST(NeonTransposeOut, EveryOpF32) {
+  std::uint32_t seed = 3000;
+  for (const UnaryOp op : {UnaryOp::relu, UnaryOp::square, UnaryOp::reciprocal, UnaryOp::sqrt, UnaryOp::increment,
+                           UnaryOp::decrement, UnaryOp::scale}) {
+    SCOPED_TRACE(to_string(op));
+    const float alpha = detail::unary_op_properties(op).takes_alpha ? -1.75f : 0.0f;
+    every_shape(kF32, op, 9, 9, seed, alpha);
+    every_shape(kF32, op, 5, 6, seed + 500, alpha, Oracle::kernel_op);
+    if (HasFatalFailure()) return;
+    seed += 1000;
+  }
+  for (const UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu}) {
+    SCOPED_TRACE(to_string(op));
+    every_shape(kF32, op, 9, 9, seed, 0.0f, Oracle::kernel_op);
+    if (HasFatalFailure()) return;
+    seed += 1000;
+  }
+}
+
+// The f64 ops (all exact): bit for bit as the reference.
+TEST(NeonTransposeOut, EveryOpF64) {
+  std::uint32_t seed = 4000;
+  for (const UnaryOp op : {UnaryOp::relu, UnaryOp::square, UnaryOp::reciprocal, UnaryOp::sqrt, UnaryOp::increment,
+                           UnaryOp::decrement, UnaryOp::scale}) {
+    SCOPED_TRACE(to_string(op));
+    const float alpha = detail::unary_op_properties(op).takes_alpha ? 0.3f : 0.0f;
+    every_shape(kF64, op, 7, 7, seed, alpha);
+    if (HasFatalFailure()) return;
+    seed += 1000;
+  }
+}
+
+// bf16 in and / or out: relu keeps a bf16 input's bits (a signalling NaN, a denormal), scale rounds
+// (scale by 1 flushes a bf16 denormal, as to_bfloat16 of the f32 result does), exp within its kernel.
+TEST(NeonTransposeOut, Bf16Ops) {
+  std::uint32_t seed = 5000;
+  for (const DataTypes types : {kBf16, kF32ToBf16, kBf16ToF32}) {
+    every_shape(types, UnaryOp::relu, 9, 9, seed++);
+    every_shape(types, UnaryOp::scale, 9, 9, seed++, 1.0f);
+    every_shape(types, UnaryOp::scale, 6, 6, seed++, -3.5f);
+    every_shape(types, UnaryOp::exp, 6, 6, seed++, 0.0f, Oracle::kernel_op);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Larger shapes and leading dimensions at call time with an op fused.
+TEST(NeonTransposeOut, LargerShapesAndCallTimeLeadingDimensions) {
+  std::uint32_t seed = 6000;
+  for (const DataTypes types : {kF32, kBf16, kF64}) {
+    const UnaryDesc d{.op = UnaryOp::relu, .m = 37, .n = 23, .transpose_out = true, .types = types};
+    check(d, {.ld_in = 40, .ld_out = 23}, seed++);
+    check(d, {.ld_in = 0, .ld_out = 25}, seed++, true);
+  }
+  const UnaryDesc e{.op = UnaryOp::exp, .m = 23, .n = 37, .ld_in = 23, .ld_out = 40, .transpose_out = true};
+  check(e, {}, seed++, false, Oracle::kernel_op);
 }
 
 // Larger shapes: several full blocks in both loops with edges, and a square multiple of every block.

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "activation_emit.hpp"
+#include "constant_pool.hpp"
 #include "element_io.hpp"
 #include "op_properties.hpp"
 #include "raw_moves.hpp"
@@ -32,7 +34,7 @@ using jit::DataType;
 // piecewise moves; the compute path's op and conversion registers from the ones left (v8-v15 are
 // not used: their low halves are callee-saved).
 constexpr XReg kArgs = x0, kA = x1, kB = x2, kLda = x3, kLdb = x4, kARow = x5, kBRow = x6, kColumn = x7,
-               kRowBlocks = x8, kColumnBlocks = x9, kIoAddress = x10;
+               kRowBlocks = x8, kColumnBlocks = x9, kIoAddress = x10, kPoolBase = x11;
 constexpr VReg kSpare = v24;
 
 // Hands out the vector registers a kernel has left, each once.
@@ -71,7 +73,6 @@ class TransposeKernel {
     out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
     raw_ = moves_bits(d);
     computes_ = d.op != UnaryOp::transpose && d.op != UnaryOp::copy;
-    if (computes_) fail(d, "transpose_out of an op that computes is not supported yet");
     // Bits move in lanes of their own size; anything else in lanes of the compute type.
     lane_bytes_ = raw_ ? in_bytes_ : static_cast<int>(jit::size_of(d.types.compute));
     lanes_ = 16 / lane_bytes_;
@@ -93,6 +94,7 @@ class TransposeKernel {
     });
     if (column_tail > 0) row_blocks(column_tail);
     a_.ret();
+    if (computes_) pool_.emit(a_);
   }
 
  private:
@@ -131,6 +133,10 @@ class TransposeKernel {
       columns.push_back(column_reg(c));
       shuffled.push_back(shuffle_reg(c));
     }
+    // The op commutes with the transpose: applied to the loaded columns, it is the same instruction
+    // sequence on the same values as in the kernels that do not transpose.
+    if (computes_)
+      for (int c = 0; c < nj; ++c) act_->emit(d_.op, d_.alpha, column_reg(c), act_scratch_, d_.types.compute);
     const std::span<const VReg> rows = transpose(columns, shuffled);
     for (int k = 0; k < mi; ++k) store_row(rows[static_cast<std::size_t>(k)], nj);
   }
@@ -151,6 +157,11 @@ class TransposeKernel {
     out_io_.emplace(io(d_.types.out));
     in_io_->setup();
     out_io_->setup();
+    if (computes_) {
+      act_scratch_ = vectors.take(ActivationEmitter::scratch_vectors(d_.op, compute), "the op's scratch");
+      pool_.load_base(a_, kPoolBase);
+      act_.emplace(a_, pool_, kPoolBase);
+    }
     store_mode_ = detail::keeps_bf16_bits(d_) ? ElementIo::Bf16Store::keep_bits : ElementIo::Bf16Store::round;
   }
 
@@ -224,6 +235,9 @@ class TransposeKernel {
   bool computes_ = false;  // applies the op (transpose_out of an op other than copy)
   std::optional<ElementIo> in_io_, out_io_;  // the compute path's moves of A and B
   ElementIo::Bf16Store store_mode_ = ElementIo::Bf16Store::round;
+  ConstantPool pool_;                         // the op's constants, after the code
+  std::optional<ActivationEmitter> act_;
+  std::vector<VReg> act_scratch_;
 };
 
 }  // namespace
