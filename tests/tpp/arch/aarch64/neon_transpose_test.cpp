@@ -11,6 +11,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -49,7 +51,9 @@ constexpr DataTypes kBf16ToF32{.in = DataType::bf16};
 bool transposes(const UnaryDesc& d) { return d.op == UnaryOp::transpose || d.transpose_out; }
 
 // Elements each operand spans: (columns - 1) * ld + rows, in the operand's own layout.
-std::int64_t span_elements(std::int64_t rows, std::int64_t columns, std::int64_t ld) { return (columns - 1) * ld + rows; }
+std::int64_t span_elements(std::int64_t rows, std::int64_t columns, std::int64_t ld) {
+  return (columns - 1) * ld + rows;
+}
 
 // The elements A and B of `d` span with leading dimensions lda, ldb.
 std::int64_t in_elements(const UnaryDesc& d, std::int64_t lda) {
@@ -199,7 +203,8 @@ void within_bounds_of_reference(const UnaryDesc& d, const UnaryArgs& args, const
       const std::int64_t at = j + i * ldb;
       const float want = ref[static_cast<std::size_t>(at)], have = got[at];
       if (std::isnan(want) || std::isinf(want)) {
-        ASSERT_TRUE(std::isnan(want) ? std::isnan(have) : have == want) << "at " << at << ": " << have << " vs " << want;
+        ASSERT_TRUE(std::isnan(want) ? std::isnan(have) : have == want)
+            << "at " << at << ": " << have << " vs " << want;
         continue;
       }
       const double error = std::fabs(static_cast<double>(have) - want);
@@ -212,7 +217,8 @@ void within_bounds_of_reference(const UnaryDesc& d, const UnaryArgs& args, const
 
 // Runs the Neon kernel of `d` on A and B flush against guard pages (after them, or before them
 // with `front`), and compares all of B with the oracle's B, bit for bit.
-void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = false, Oracle oracle = Oracle::reference) {
+void check(const UnaryDesc& d, CallLds call, std::uint32_t seed, bool front = false,
+           Oracle oracle = Oracle::reference) {
   SCOPED_TRACE(to_string(d) + " call ld_in=" + std::to_string(call.ld_in) + " ld_out=" + std::to_string(call.ld_out) +
                (front ? " front" : " back"));
   std::mt19937 rng(seed);
@@ -468,13 +474,41 @@ TEST(NeonRawMoves, EveryRunStaysInsideItsBytes) {
     } code(bytes);
     auto fn = code.finalize<void (*)(const void*, void*)>("raw_copy");
     for (const Flush flush : {Flush::back, Flush::front}) {
-      GuardedBuffer<std::uint8_t> in(static_cast<std::size_t>(bytes), flush), out(static_cast<std::size_t>(bytes), flush);
+      const auto size = static_cast<std::size_t>(bytes);
+      GuardedBuffer<std::uint8_t> in(size, flush), out(size, flush);
       for (int i = 0; i < bytes; ++i) {
         in[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(17 * i + 3);
         out[static_cast<std::size_t>(i)] = 0;
       }
       fn(in.data(), out.data());
       EXPECT_EQ(std::memcmp(in.data(), out.data(), static_cast<std::size_t>(bytes)), 0);
+    }
+  }
+}
+
+// With WEFT_NEON_TRANSPOSE_DUMP=dir, the code of a few kernels goes to dir/<name>.bin (for objdump
+// and llvm-mca); always: each emits some code.
+TEST(NeonTranspose, CodeDump) {
+  const UnaryDesc descs[] = {
+      {.op = UnaryOp::transpose, .m = 64, .n = 56, .ld_in = 64, .ld_out = 56},
+      {.op = UnaryOp::transpose, .m = 64, .n = 56, .ld_in = 64, .ld_out = 56, .types = kBf16},
+      {.op = UnaryOp::transpose, .m = 64, .n = 56, .ld_in = 64, .ld_out = 56, .types = kF64},
+      {.op = UnaryOp::relu, .m = 13, .n = 7, .ld_in = 13, .ld_out = 7, .transpose_out = true, .types = kF32ToBf16},
+      {.op = UnaryOp::vnni2_pack, .m = 21, .n = 4, .ld_in = 21, .ld_out = 21, .types = kBf16},
+      {.op = UnaryOp::vnni2_pack, .m = 21, .n = 4, .ld_in = 21, .ld_out = 21, .types = kF32ToBf16},
+      {.op = UnaryOp::vnni2_unpack, .m = 21, .n = 4, .ld_in = 21, .ld_out = 21, .types = kBf16},
+  };
+  for (const UnaryDesc& d : descs) {
+    const UnaryPlan plan = plan_unary(d, Isa::neon);
+    auto code = transposes(d) ? neon::emit_unary_transpose(d, plan) : neon::emit_unary_vnni2(d, plan);
+    const std::vector<std::uint8_t> bytes = code->bytes();
+    EXPECT_GT(bytes.size(), 0u);
+    if (const char* dir = std::getenv("WEFT_NEON_TRANSPOSE_DUMP")) {
+      const std::string path = std::string(dir) + "/" + to_string(d) + ".bin";
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      ASSERT_NE(f, nullptr) << path;
+      std::fwrite(bytes.data(), 1, bytes.size(), f);
+      std::fclose(f);
     }
   }
 }

@@ -14,7 +14,7 @@
 #include "element_io.hpp"
 #include "op_properties.hpp"
 #include "raw_moves.hpp"
-#include "unary_args_emit.hpp"
+#include "unary_frame_emit.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 
@@ -86,7 +86,7 @@ class TransposeKernel {
     if (!raw_) setup_compute();
     const std::int64_t full_columns = d_.n / lanes_;
     const int column_tail = static_cast<int>(d_.n % lanes_);
-    repeat(full_columns, kColumnBlocks, [&] {
+    repeat(a_, full_columns, kColumnBlocks, [&] {
       row_blocks(lanes_);
       // The next column block: lanes columns of A to the right, lanes rows of B down.
       a_.add(kA, kA, kLda, lsl(static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(lanes_)))));
@@ -98,27 +98,11 @@ class TransposeKernel {
   }
 
  private:
-  // body() `count` times: inline once, or a loop counting down in `counter`.
-  template <class Body>
-  void repeat(std::int64_t count, XReg counter, Body body) {
-    if (count <= 0) return;
-    if (count == 1) {
-      body();
-      return;
-    }
-    Label loop;
-    a_.mov_imm(counter, static_cast<std::uint64_t>(count));
-    a_.bind(loop);
-    body();
-    a_.subs(counter, counter, 1);
-    a_.b(Cond::ne, loop);
-  }
-
   // Every row block of the column block at x1 / x2 whose width is nj (1..lanes).
   void row_blocks(int nj) {
     a_.mov(kARow, kA);
     a_.mov(kBRow, kB);
-    repeat(d_.m / lanes_, kRowBlocks, [&] { block(lanes_, nj); });
+    repeat(a_, d_.m / lanes_, kRowBlocks, [&] { block(lanes_, nj); });
     if (const int tail = static_cast<int>(d_.m % lanes_); tail > 0) block(tail, nj);
   }
 
@@ -244,7 +228,8 @@ class TransposeKernel {
 
 std::unique_ptr<CodeBuffer> emit_unary_transpose(const UnaryDesc& desc, const UnaryPlan& plan) {
   validate(desc);
-  if (plan.isa != jit::Isa::neon) fail(desc, "the plan is for ISA " + std::string(jit::to_string(plan.isa)) + ", not neon");
+  if (plan.isa != jit::Isa::neon)
+    fail(desc, "the plan is for ISA " + std::string(jit::to_string(plan.isa)) + ", not neon");
   if (desc.op != UnaryOp::transpose && !desc.transpose_out)
     fail(desc, "neither op transpose nor transpose_out (emit_unary has the other kernels)");
   auto code = std::make_unique<CodeBuffer>();

@@ -9,7 +9,7 @@
 
 #include "element_io.hpp"
 #include "raw_moves.hpp"
-#include "unary_args_emit.hpp"
+#include "unary_frame_emit.hpp"
 #include "unary_transpose_emit.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
@@ -33,21 +33,6 @@ constexpr VReg kSpare = v24;
   throw Error("neon unary vnni2 " + to_string(d) + ": " + what);
 }
 
-template <class Body>
-void repeat(Assembler& a, std::int64_t count, XReg counter, Body body) {
-  if (count <= 0) return;
-  if (count == 1) {
-    body();
-    return;
-  }
-  Label loop;
-  a.mov_imm(counter, static_cast<std::uint64_t>(count));
-  a.bind(loop);
-  body();
-  a.subs(counter, counter, 1);
-  a.b(Cond::ne, loop);
-}
-
 class Vnni2Kernel {
  public:
   Vnni2Kernel(CodeBuffer& a, const UnaryDesc& d) : a_(a), d_(d) {
@@ -62,7 +47,13 @@ class Vnni2Kernel {
     const bool pack = d_.op == UnaryOp::vnni2_pack;
     if (d_.types.in == DataType::f32) setup_rounding();
     repeat(a_, d_.n / 2, kPairs, [&] {
-      !pack ? unpack_pair() : d_.types.in == DataType::f32 ? pack_pair_rounded() : pack_pair();
+      if (!pack) {
+        unpack_pair();
+      } else if (d_.types.in == DataType::f32) {
+        pack_pair_rounded();
+      } else {
+        pack_pair();
+      }
       // The next pair: two columns further in the column-major operand, 2 * ld rows in the VNNI-2 one.
       a_.add(kA, kA, kLda, lsl(1));
       a_.add(kB, kB, kLdb, lsl(1));
@@ -181,7 +172,8 @@ class Vnni2Kernel {
 
 std::unique_ptr<CodeBuffer> emit_unary_vnni2(const UnaryDesc& desc, const UnaryPlan& plan) {
   validate(desc);
-  if (plan.isa != jit::Isa::neon) fail(desc, "the plan is for ISA " + std::string(jit::to_string(plan.isa)) + ", not neon");
+  if (plan.isa != jit::Isa::neon)
+    fail(desc, "the plan is for ISA " + std::string(jit::to_string(plan.isa)) + ", not neon");
   if (desc.op != UnaryOp::vnni2_pack && desc.op != UnaryOp::vnni2_unpack)
     fail(desc, "the op is no vnni2_pack / vnni2_unpack (emit_unary has the other kernels)");
   auto code = std::make_unique<CodeBuffer>();

@@ -1,6 +1,6 @@
-// Loads of a unary kernel's arguments (UnaryArgs, in x0) shared by the Neon unary emitters: a
-// leading dimension in bytes, from the descriptor when it has one, from the call otherwise (where 0
-// is allowed for ld_in: every column then reads A's first, the tensor layer's broadcast input).
+// Pieces the Neon transposing unary emitters share: a leading dimension in bytes from the kernel's
+// UnaryArgs (from the descriptor when it has one, from the call otherwise, where 0 is allowed for
+// ld_in: every column then reads A's first, the tensor layer's broadcast input), and counted loops.
 #pragma once
 
 #include <bit>
@@ -22,6 +22,22 @@ inline void load_leading_dimension(jit::a64::Assembler& a, jit::a64::XReg d, jit
     a.ldr(d, jit::a64::ptr(args, static_cast<std::int64_t>(field)));
     if (shift != 0) a.lsl(d, d, shift);
   }
+}
+
+// body() `count` times: not at all, inline once, or a loop counting down in `counter`.
+template <class Body>
+void repeat(jit::a64::Assembler& a, std::int64_t count, jit::a64::XReg counter, Body body) {
+  if (count <= 0) return;
+  if (count == 1) {
+    body();
+    return;
+  }
+  jit::a64::Label loop;
+  a.mov_imm(counter, static_cast<std::uint64_t>(count));
+  a.bind(loop);
+  body();
+  a.subs(counter, counter, 1);
+  a.b(jit::a64::Cond::ne, loop);
 }
 
 }  // namespace weft::tpp::neon
