@@ -263,10 +263,6 @@ TEST(NeonBrgemm, OutsideTheScopeIsAnError) {
   d.activation = BrgemmActivation::relu;
   expect_error(d, "activation");
   d = base;
-  d.prefetch = BrgemmPrefetch::next_c;
-  d.beta = 1;
-  expect_error(d, "prefetch");
-  d = base;
   d.types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
   expect_error(d, "types");
 }

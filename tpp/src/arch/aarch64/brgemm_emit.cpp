@@ -49,7 +49,6 @@ void check_neon_brgemm_scope(const BrgemmDesc& d) {
   if (d.b_transposed) unsupported("b_transposed");
   if (d.bias != BrgemmBias::none) unsupported("bias");
   if (d.activation != BrgemmActivation::none) unsupported("activation");
-  if (d.prefetch != BrgemmPrefetch::none) unsupported("prefetch");
 }
 
 BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
@@ -159,6 +158,7 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
       for (int j = 0; j < cols; ++j) movi(acc(v, j, cols).d2(), 0);
   } else {
     c_access(true, panel, block);
+    if (d_.prefetch == BrgemmPrefetch::next_c) prefetch_next_c(panel, block);
   }
   Label store, batch;
   // count 0 (or negative, as on x86): C stays (beta 1) or becomes 0 (beta 0).
@@ -262,6 +262,20 @@ void BrgemmEmitter::load_a(unsigned reg, const NeonPanel& panel, int v) {
       add(kT0, kAPtr, offset + 8);
       ld1(VReg(reg).s(2), ptr(kT0));
       break;
+  }
+}
+
+// BrgemmPrefetch::next_c (brgemm.hpp): the C of the next column block, `cols` columns from the
+// tile's column col0 + cols on (past the last block: past C, where the caller's next C is), this
+// panel's rows. c_access left kCCol at the tile's last column. The column's alignment is unknown,
+// so besides its first byte its last one gets a prefetch (the line a misaligned column spills
+// into); the panel's rows span at most 64 bytes. prfm never faults, whatever the address.
+void BrgemmEmitter::prefetch_next_c(const NeonPanel& panel, const NeonColumnBlock& block) {
+  const int bytes = panel.rows() * 4;
+  for (int j = 0; j < block.cols; ++j) {
+    add(kCCol, kCCol, kLdc);
+    prfm(Prefetch::pldl1keep, ptr(kCCol));
+    if (bytes > 4) prfum(Prefetch::pldl1keep, ptr(kCCol, bytes - 1));
   }
 }
 

@@ -31,6 +31,7 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void k_steps(const NeonPanel& panel, int cols, int lanes);
   void load_a(unsigned reg, const NeonPanel& panel, int v);
   void c_access(bool load, const NeonPanel& panel, const NeonColumnBlock& block);
+  void prefetch_next_c(const NeonPanel& panel, const NeonColumnBlock& block);
 
   BrgemmDesc d_;
   NeonBrgemmPlan plan_;
