@@ -44,30 +44,30 @@ TEST(NeonBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
         EXPECT_GE(panel.vectors, 1);
         EXPECT_LE(panel.vectors, neon::kPanelVectors);
         EXPECT_GE(panel.tail, 0);
-        EXPECT_LT(panel.tail, neon::kLanes);
+        EXPECT_LT(panel.tail, plan.lanes);
         if (p + 1 < plan.panels.size()) {
           EXPECT_EQ(panel.vectors, neon::kPanelVectors) << "only the last panel is shorter";
           EXPECT_EQ(panel.tail, 0) << "only the last panel has a tail";
         }
-        row += panel.rows();
+        row += panel.rows(plan.lanes);
       }
       EXPECT_EQ(row, m);
       int col = 0, widest = 0, narrowest = 1 << 20;
       for (const neon::NeonColumnBlock& block : plan.blocks) {
         EXPECT_EQ(block.col0, col);
         EXPECT_GE(block.cols, 1);
-        EXPECT_LE(block.cols, neon::kMaxCols);
+        EXPECT_LE(block.cols, plan.max_cols);
         widest = std::max(widest, block.cols);
         narrowest = std::min(narrowest, block.cols);
         col += block.cols;
         for (const neon::NeonPanel& panel : plan.panels)
-          EXPECT_LE(neon::tile_registers(panel.vectors, block.cols), neon::kVectorRegisters);
+          EXPECT_LE(neon::tile_registers(plan.math, plan.lanes, panel.vectors, block.cols), neon::kVectorRegisters);
       }
       EXPECT_EQ(col, n);
       EXPECT_LE(widest - narrowest, 1) << "near-equal blocks";
     }
   }
-  EXPECT_EQ(neon::tile_registers(4, 6), 32);
+  EXPECT_EQ(neon::tile_registers(neon::NeonBrgemmMath::fma, 4, 4, 6), 32);
 }
 
 TEST(NeonBrgemmPlan, Examples) {
@@ -254,17 +254,12 @@ TEST(NeonBrgemm, OutsideTheScopeIsAnError) {
     }
   };
   BrgemmDesc d = base;
-  d.b_transposed = true;
-  expect_error(d, "b_transposed");
+  d.activation = BrgemmActivation::unary;
+  d.unary = UnaryOp::exp;
+  expect_error(d, "unary epilogue");
   d = base;
-  d.bias = BrgemmBias::per_row;
-  expect_error(d, "bias");
-  d = base;
-  d.activation = BrgemmActivation::relu;
-  expect_error(d, "activation");
-  d = base;
-  d.types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
-  expect_error(d, "types");
+  d.types = {.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::bf16, .compute = weft::jit::DataType::f32};
+  expect_error(d, "bf16 C");
 }
 
 // The forms the emitter used (each is checked against GNU as in tests/a64_assembler); with
