@@ -45,7 +45,9 @@ void fill(Buffer& buffer, DataType type, std::mt19937& rng, int special_every) {
         break;
       }
       case DataType::bf16: {
-        const jit::bfloat16 h = jit::to_bfloat16(static_cast<float>(x));
+        jit::bfloat16 h = jit::to_bfloat16(static_cast<float>(x));
+        // to_bfloat16 flushes denormals: write a denormal bf16's bits directly.
+        if (x != 0 && std::fabs(x) < 1e-38) h.bits = static_cast<std::uint16_t>(x < 0 ? 0x8023 : 0x0041);
         std::memcpy(at, &h.bits, 2);
         break;
       }
