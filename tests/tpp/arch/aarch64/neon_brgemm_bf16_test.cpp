@@ -1,6 +1,6 @@
 // The Neon BRGEMM with bf16 inputs (A in VNNI-2, B column-major, both widened to f32 in registers;
 // each pair summed as k + 1, then k): bit for bit against brgemm_reference for m 1..20, n 1..13,
-// k 2..12 (even), every batch kind, beta 0 and 1, counts 0, 1 and 2, leading dimensions at and
+// k 2..12 (even), C f32 or bf16 (rounded as jit::to_bfloat16), every batch kind, beta 0 and 1, counts 0, 1 and 2, leading dimensions at and
 // above their minimum, operands against guard pages before and after, NaN / inf / -0 / denormal
 // inputs.
 #include <gtest/gtest.h>
@@ -19,6 +19,7 @@ using neon_brgemm_test::CheckOptions;
 using weft::jit::DataType;
 
 constexpr DataTypes kBf16F32{.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32};
+constexpr DataTypes kBf16{.in = DataType::bf16, .out = DataType::bf16, .compute = DataType::f32};
 constexpr BrgemmBatch kBatches[] = {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses};
 
 TEST(NeonBrgemmBf16, PlanWidensInRegisters) {
@@ -50,11 +51,15 @@ void every_shape(const DataTypes& types, std::uint32_t seed0) {
 
 TEST(NeonBrgemmBf16, F32OutputEveryShapeMatchesTheReferenceBitForBit) { every_shape(kBf16F32, 7000); }
 
+// A bf16 C: read and widened (beta 1), rounded as jit::to_bfloat16 on store (ElementIo).
+TEST(NeonBrgemmBf16, Bf16OutputEveryShapeMatchesTheReferenceBitForBit) { every_shape(kBf16, 8000); }
+
 TEST(NeonBrgemmBf16, LargeShapesAndLeadingDimensions) {
   check({.m = 37, .n = 21, .k = 34, .lda = 5000, .ldb = 7001, .ldc = 4099, .beta = 1, .types = kBf16F32}, 3, 31);
   check({.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 0, .batch = BrgemmBatch::offsets,
          .types = kBf16F32},
         4, 32);
+  check({.m = 37, .n = 21, .k = 34, .lda = 5000, .ldb = 7001, .ldc = 4099, .beta = 1, .types = kBf16}, 3, 33);
 }
 
 }  // namespace

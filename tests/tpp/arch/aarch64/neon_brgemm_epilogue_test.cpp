@@ -1,5 +1,5 @@
 // The Neon BRGEMM's epilogue: bias (per_row, per_col: added to the sum) and relu (x <= 0 -> +0, NaN
-// kept) for f32, f64 and bf16 inputs, bit for bit against brgemm_reference with NaN / -0 / inf
+// kept) for f32, f64 and bf16 inputs (with an f32 or a bf16 C and bias), bit for bit against brgemm_reference with NaN / -0 / inf
 // inputs and the bias against a guard page.
 #include <gtest/gtest.h>
 
@@ -17,6 +17,7 @@ using weft::jit::DataType;
 
 constexpr DataTypes kF64{.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
 constexpr DataTypes kBf16F32{.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32};
+constexpr DataTypes kBf16{.in = DataType::bf16, .out = DataType::bf16, .compute = DataType::f32};
 constexpr BrgemmBatch kBatches[] = {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses};
 constexpr BrgemmBias kBiases[] = {BrgemmBias::none, BrgemmBias::per_row, BrgemmBias::per_col};
 
@@ -46,10 +47,11 @@ TEST(NeonBrgemmEpilogue, F32TransposedBiasAndRelu) { bias_and_relu({}, true, 200
 TEST(NeonBrgemmEpilogue, F64BiasAndRelu) { bias_and_relu(kF64, false, 300); }
 TEST(NeonBrgemmEpilogue, F64TransposedBiasAndRelu) { bias_and_relu(kF64, true, 400); }
 TEST(NeonBrgemmEpilogue, Bf16InputsBiasAndRelu) { bias_and_relu(kBf16F32, false, 500); }
+TEST(NeonBrgemmEpilogue, Bf16BiasAndRelu) { bias_and_relu(kBf16, false, 600); }
 
 // relu's edge cases from C alone (count 0, beta 1): -0 -> +0, NaN stays NaN, +-inf, denormals.
 TEST(NeonBrgemmEpilogue, ReluOfSpecialValuesOfC) {
-  for (const DataTypes& types : {DataTypes{}, kF64}) {
+  for (const DataTypes& types : {DataTypes{}, kF64, kBf16}) {
     const BrgemmDesc d{.m = 13, .n = 7, .k = 2, .lda = 13, .ldb = 2, .ldc = 13, .beta = 1,
                        .activation = BrgemmActivation::relu, .types = types};
     check(d, 0, 1, CheckOptions{.special_every = 2});

@@ -43,21 +43,21 @@ constexpr unsigned kFirstBColumn = 19;
 //   fma_transposed: v0..v2 and v3..v5 two sets of a k step's B row, v6 and v7 the A vectors
 //   bf16_widen:     v(2j) and v(2j + 1) column j's even and odd k (j < 4), v24/v25 and v26/v27 two
 //                   sets of an A vector's odd and even k, v28 the mask 0xffff0000
-// The epilogue (bias, activation) uses v0..v7 as scratch: the operands are dead by then.
+// The epilogue (bias, activation) uses v0..v7 as scratch: the operands are dead by then. A bf16 C
+// (bf16 inputs: 16 accumulators at most, v8..v23) moves through ElementIo with its constants in
+// v29 and v30 (set once in the prologue: no other code touches them) and v24..v26 as scratch.
 constexpr unsigned kFirstA = 6, kFirstAcc = 8, kBf16FirstA = 24, kBf16Mask = 28;
-constexpr unsigned kBiasScratch = 0, kReluScratch = 1;
+constexpr unsigned kBiasScratch = 6, kReluScratch = 1;
+constexpr VReg kActivationScratch[] = {v0, v1, v2, v3, v4, v5};
+constexpr VReg kIoConstants[] = {v29, v30};
+constexpr VReg kIoScratch[] = {v24, v25, v26};
 
 XReg b_column(int j) { return XReg(kFirstBColumn + static_cast<unsigned>(j)); }
 VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>(v * cols + j)); }
 
 }  // namespace
 
-void check_neon_brgemm_scope(const BrgemmDesc& d) {
-  validate(d);
-  auto unsupported = [](const std::string& what) { throw Error("neon brgemm: " + what + " not supported yet"); };
-  if (d.types.out == DataType::bf16) unsupported("a bf16 C (types " + name_suffix(d.types) + ")");
-  if (d.activation == BrgemmActivation::unary) unsupported("the unary epilogue (activation unary)");
-}
+void check_neon_brgemm_scope(const BrgemmDesc& d) { validate(d); }
 
 BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
   check_neon_brgemm_scope(d);
@@ -66,6 +66,9 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
   in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
   out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
   a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen ? 2 * in_bytes_ : in_bytes_;
+  if (d.types.out == DataType::bf16) {
+    io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
+  }
   for (const NeonColumnBlock& block : plan_.blocks) {
     for (const NeonPanel& panel : plan_.panels) {
       if (tile_registers(plan_.math, lanes_, panel.vectors, block.cols) > kVectorRegisters) {
@@ -113,6 +116,7 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
     }
   }
   epilogue();
+  pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
 }
 
 void BrgemmEmitter::prologue() {
@@ -151,6 +155,7 @@ void BrgemmEmitter::prologue() {
   mov_imm(kLda, static_cast<std::uint64_t>(a_step * in_bytes_));
   mov_imm(kLdb, static_cast<std::uint64_t>(d_.ldb * in_bytes_));
   mov_imm(kLdc, static_cast<std::uint64_t>(d_.ldc * out_bytes_));
+  if (io_) io_->setup();
 }
 
 void BrgemmEmitter::epilogue() {
@@ -401,9 +406,18 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
   auto add_bias = [&](VReg x) { f64 ? fadd(x.d2(), x.d2(), bias.d2()) : fadd(x.s4(), x.s4(), bias.s4()); };
   if (d_.bias == BrgemmBias::per_row) {
     ldr(kT1, ptr(kArgs, offsetof(BrgemmArgs, bias)));
-    add(kT1, kT1, kRowOff);  // A's row bytes are the bias's (f32, f64)
+    // A's row bytes are the bias's (f32, f64; bf16 inputs with an f32 C: 4), or twice (bf16 C).
+    if (io_) {
+      add(kT1, kT1, kRowOff, jit::a64::lsr(1));
+    } else {
+      add(kT1, kT1, kRowOff);
+    }
     for (int v = 0; v < panel.vectors; ++v) {
-      load_bytes(bias.index, kT1, v * 16, rows_of(panel, v) * out_bytes_);
+      if (io_) {
+        io_->load(bias, kT1, v * 8, rows_of(panel, v));
+      } else {
+        load_bytes(bias.index, kT1, v * 16, rows_of(panel, v) * out_bytes_);
+      }
       for (int j = 0; j < cols; ++j) add_bias(acc(v, j, cols));
     }
   } else if (d_.bias == BrgemmBias::per_col) {
@@ -411,7 +425,12 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
     mov_imm(kT0, static_cast<std::uint64_t>(block.col0 * out_bytes_));
     add(kT1, kT1, kT0);
     for (int j = 0; j < cols; ++j) {
-      f64 ? ld1r(bias.d2(), post_ptr(kT1, 8)) : ld1r(bias.s4(), post_ptr(kT1, 4));
+      if (io_) {
+        io_->load(bias, kT1, j * 2, 1);
+        dup(bias.s4(), bias.s(0));
+      } else {
+        f64 ? ld1r(bias.d2(), post_ptr(kT1, 8)) : ld1r(bias.s4(), post_ptr(kT1, 4));
+      }
       for (int v = 0; v < panel.vectors; ++v) add_bias(acc(v, j, cols));
     }
   }
@@ -425,12 +444,26 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
         bic(x.b16(), x.b16(), mask.b16());
       }
     }
+  } else if (d_.activation == BrgemmActivation::unary) {
+    // The unary TPPs' own sequence (activation_emit.hpp), so that a fused epilogue and a separate
+    // unary kernel give the same bits; the pool's address in kT1 (the bias pointer is dead).
+    pool_.load_base(*this, kT1);
+    ActivationEmitter activation(*this, pool_, kT1);
+    for (int j = 0; j < cols; ++j) {
+      for (int v = 0; v < panel.vectors; ++v) {
+        activation.emit(d_.unary, d_.unary_alpha, acc(v, j, cols), kActivationScratch, d_.types.compute);
+      }
+    }
   }
 }
 
 // The tile's C into (load) or from (store) the accumulators, column by column; the panel's partial
 // vector moves only its rows (C's rows past m may be past its end, or another tile's).
 void BrgemmEmitter::c_access(bool load, const NeonPanel& panel, const NeonColumnBlock& block) {
+  if (io_) {
+    c_access_bf16(load, panel, block);
+    return;
+  }
   const int cols = block.cols;
   mov(kCCol, kCTile);
   for (int j = 0; j < cols; ++j) {
@@ -451,6 +484,27 @@ void BrgemmEmitter::c_access(bool load, const NeonPanel& panel, const NeonColumn
             st1(VReg(r).s(2), ptr(kT1));
           }
           break;
+      }
+    }
+    if (j + 1 < cols) add(kCCol, kCCol, kLdc);
+  }
+}
+
+}  // namespace weft::tpp::neon
+
+namespace weft::tpp::neon {
+
+// A bf16 C through ElementIo: loads widened to f32, stores rounded as jit::to_bfloat16.
+void BrgemmEmitter::c_access_bf16(bool load, const NeonPanel& panel, const NeonColumnBlock& block) {
+  const int cols = block.cols;
+  mov(kCCol, kCTile);
+  for (int j = 0; j < cols; ++j) {
+    for (int v = 0; v < panel.vectors; ++v) {
+      const VReg r = acc(v, j, cols);
+      if (load) {
+        io_->load(r, kCCol, v * 8, rows_of(panel, v));
+      } else {
+        io_->store(kCCol, v * 8, r, rows_of(panel, v));
       }
     }
     if (j + 1 < cols) add(kCCol, kCCol, kLdc);

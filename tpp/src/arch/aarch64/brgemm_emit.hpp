@@ -16,6 +16,11 @@
 //   prefetch   next_c: prfm pldl1keep on the next column block's C (brgemm.hpp)
 #pragma once
 
+#include <memory>
+
+#include "activation_emit.hpp"
+#include "constant_pool.hpp"
+#include "element_io.hpp"
 #include "neon_brgemm_plan.hpp"
 #include "weft/jit/aarch64/code_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -47,6 +52,7 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void prefetch_next_c(const NeonPanel& panel, const NeonColumnBlock& block);
   void tile_epilogue(const NeonPanel& panel, const NeonColumnBlock& block);
   void fma(unsigned acc, unsigned a, unsigned b, int lane);
+  void c_access_bf16(bool load, const NeonPanel& panel, const NeonColumnBlock& block);
   int rows_of(const NeonPanel& panel, int v) const;
 
   BrgemmDesc d_;
@@ -56,6 +62,8 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   int a_row_bytes_ = 4;  // bytes of one row of A within a k step (bf16 VNNI-2: a pair, 4)
   unsigned next_a_ = 0;  // which of the two A registers (sets) the next A load uses
   unsigned next_b_ = 0;  // b_transposed: which of the two B register sets the next k step uses
+  ConstantPool pool_;    // the unary epilogue's constants, after the code
+  std::unique_ptr<ElementIo> io_;  // a bf16 C and bias (f32 and f64 ones move as they are)
 };
 
 }  // namespace weft::tpp::neon
