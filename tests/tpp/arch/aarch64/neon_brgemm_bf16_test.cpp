@@ -1,8 +1,8 @@
 // The Neon BRGEMM with bf16 inputs (A in VNNI-2, B column-major, both widened to f32 in registers;
-// each pair summed as k + 1, then k): bit for bit against brgemm_reference for m 1..20, n 1..13,
-// k 2..12 (even), C f32 or bf16 (rounded as jit::to_bfloat16), every batch kind, beta 0 and 1, counts 0, 1 and 2, leading dimensions at and
-// above their minimum, operands against guard pages before and after, NaN / inf / -0 / denormal
-// inputs.
+// each pair summed as k + 1, then k) and an f32 or bf16 C (rounded as jit::to_bfloat16): bit for
+// bit against brgemm_reference for m 1..20, n 1..13, k 2..12 (even), every batch kind, beta 0 and
+// 1, counts 0, 1 and 2, leading dimensions at and above their minimum, operands against guard pages
+// before and after, NaN / inf / -0 / denormal inputs.
 #include <gtest/gtest.h>
 
 #include <cstdint>

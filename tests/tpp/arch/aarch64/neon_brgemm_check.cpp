@@ -176,9 +176,8 @@ void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, const Ch
       const std::uint8_t* want = expected.data() + at * static_cast<std::size_t>(out_bytes);
       bool same = std::memcmp(got, want, static_cast<std::size_t>(out_bytes)) == 0;
       if (!same && options.ulps > 0 && i < d.m) {
-        same = is_nan(c->data(), at, out) ? is_nan(expected.data(), at, out)
-                                          : std::llabs(ordered(c->data(), at, out) - ordered(expected.data(), at, out)) <=
-                                                options.ulps;
+        const std::int64_t distance = std::llabs(ordered(c->data(), at, out) - ordered(expected.data(), at, out));
+        same = is_nan(c->data(), at, out) ? is_nan(expected.data(), at, out) : distance <= options.ulps;
       }
       if (!same) {
         ADD_FAILURE() << "first difference at row " << i << " column " << j << ": " << value(c->data(), at, out)

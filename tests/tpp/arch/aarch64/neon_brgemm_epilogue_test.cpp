@@ -1,6 +1,6 @@
 // The Neon BRGEMM's epilogue: bias (per_row, per_col: added to the sum) and relu (x <= 0 -> +0, NaN
-// kept) for f32, f64 and bf16 inputs (with an f32 or a bf16 C and bias), bit for bit against brgemm_reference with NaN / -0 / inf
-// inputs and the bias against a guard page.
+// kept) for f32, f64 and bf16 inputs (with an f32 or a bf16 C and bias), bit for bit against
+// brgemm_reference with NaN / -0 / inf inputs and the bias against a guard page.
 #include <gtest/gtest.h>
 
 #include <cstdint>

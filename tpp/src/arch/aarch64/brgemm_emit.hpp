@@ -4,15 +4,18 @@
 // entry, k ascending, one FMA per term; in bf16 each pair of k as k + 1, then k), so results agree
 // with it bit for bit.
 //
-// Scope: every descriptor validate() accepts except the bf16 C and bias and the unary epilogue
-// (BrgemmActivation::unary), which throw weft::Error ("... not supported yet"):
-//   types      f32; f64; bf16 A (VNNI-2) and B with f32 C (fp32 accumulators: B's pairs widened
-//              once per 4 pairs of a column, A's per pair and vector: bits << 16 and bits & 0xffff0000)
+// Scope: every descriptor validate() accepts (check_neon_brgemm_scope only validates):
+//   types      f32; f64 (2 lanes); bf16 A (VNNI-2) and B with an f32 or bf16 C and bias (fp32
+//              accumulators: B's pairs widened once per 4 pairs of a column, A's per pair and
+//              vector, bits << 16 and bits & 0xffff0000; a bf16 C and bias move through ElementIo,
+//              widened on load, rounded as jit::to_bfloat16 on store)
 //   batch      strided, offsets, addresses; beta 0 or 1; count <= 0 is an empty sum
 //   B          column-major, or b_transposed (f32, f64: a k step's row of the tile is loaded as
 //              vectors, one FMA by element per column)
-//   epilogue   bias per_row / per_col (added to the sum), relu (x <= 0 ? +0 : x, NaN kept: fcmle
-//              and bic, exactly the reference's select)
+//   epilogue   bias per_row / per_col (added to the sum), then relu (fcmle #0 + bic: x <= 0 -> +0,
+//              NaN kept with its bits, exactly the reference's select) or any element-wise unary op
+//              (ActivationEmitter, its constants in a ConstantPool after the code: the unary TPPs'
+//              bits; exp, sigmoid, tanh, gelu within their documented bounds of the reference)
 //   prefetch   next_c: prfm pldl1keep on the next column block's C (brgemm.hpp)
 #pragma once
 
