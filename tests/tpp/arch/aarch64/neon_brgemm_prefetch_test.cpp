@@ -36,6 +36,29 @@ TEST(NeonBrgemmPrefetch, EveryShapeClassMatchesTheReference) {
   }
 }
 
+// The other types and B transposed: the prefetch spans the panel's rows of C's type.
+TEST(NeonBrgemmPrefetch, EveryTypeAndTransposedB) {
+  using weft::jit::DataType;
+  const DataTypes types[] = {{.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64},
+                             {.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32},
+                             {.in = DataType::bf16, .out = DataType::bf16, .compute = DataType::f32}};
+  int index = 0;
+  for (const DataTypes& t : types) {
+    for (int m : {1, 3, 8, 19}) {
+      for (int n : {1, 5, 13}) {
+        const bool bf16 = t.in == DataType::bf16, transposed = !bf16 && index % 2 == 1;
+        const int k = bf16 ? 6 : 5;
+        const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m, .ldb = transposed ? n : k, .ldc = m, .beta = 1,
+                           .batch = kBatches[index % 3], .prefetch = BrgemmPrefetch::next_c,
+                           .b_transposed = transposed, .types = t};
+        check(d, 2, static_cast<std::uint32_t>(500 + index), CheckOptions{.flush_front = index % 2 == 0});
+        ++index;
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
 TEST(NeonBrgemmPrefetch, LargeLeadingDimensionOfC) {
   const BrgemmDesc d{.m = 21, .n = 9, .k = 5, .lda = 21, .ldb = 5, .ldc = 9000, .beta = 1,
                      .prefetch = BrgemmPrefetch::next_c};

@@ -55,4 +55,17 @@ TEST(NeonBrgemmUnary, F32EveryOp) { every_op({}, 100); }
 TEST(NeonBrgemmUnary, Bf16InputsF32OutputEveryOp) { every_op(kBf16F32, 200); }
 TEST(NeonBrgemmUnary, Bf16EveryOp) { every_op(kBf16, 300); }
 
+// Full 4 x 6 (f32) and 4 x 4 (bf16) tiles in loops of panels, the longest sequences (gelu) in every
+// accumulator of every tile: the constant pool stays in adr's reach, the code in the arena.
+TEST(NeonBrgemmUnary, LargeKernelsWithTheLongestSequences) {
+  for (UnaryOp op : {UnaryOp::gelu, UnaryOp::tanh}) {
+    check({.m = 64, .n = 64, .k = 16, .lda = 64, .ldb = 16, .ldc = 64, .beta = 1, .bias = BrgemmBias::per_col,
+           .activation = BrgemmActivation::unary, .unary = op},
+          2, 41, CheckOptions{.ulps = 24});
+    check({.m = 64, .n = 64, .k = 16, .lda = 64, .ldb = 16, .ldc = 64, .beta = 0, .bias = BrgemmBias::per_row,
+           .activation = BrgemmActivation::unary, .unary = op, .types = kBf16},
+          2, 42, CheckOptions{.ulps = 1});
+  }
+}
+
 }  // namespace
