@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "brgemm_emit.hpp"
@@ -255,21 +256,31 @@ TEST(NeonBrgemm, InvalidDescriptorsAreErrors) {
 }
 
 // The forms the emitter used (each is checked against GNU as in tests/a64_assembler); with
-// WEFT_NEON_BRGEMM_DUMP=dir, the code of the 64x64x64 and 32x32x32 batch-8 kernels goes to
-// dir/neon_brgemm_<m>.bin (for objdump and llvm-mca).
+// WEFT_NEON_BRGEMM_DUMP=dir, the code of the 64x64x64 and 32x32x32 kernels (beta 1) goes to
+// dir/neon_brgemm_<m>.bin (f32), neon_brgemm_<m>_t.bin (f32, B transposed), neon_brgemm_<m>_f64.bin
+// and neon_brgemm_<m>_bf16.bin (bf16 inputs, f32 C), for objdump and llvm-mca.
 TEST(NeonBrgemm, FormsUsedAndCodeDump) {
+  using weft::jit::DataType;
   for (int size : {32, 64}) {
     const BrgemmDesc d{.m = size, .n = size, .k = size, .lda = size, .ldb = size, .ldc = size, .beta = 1};
-    neon::BrgemmEmitter code(d);
-    EXPECT_TRUE(code.forms_used().any());
-    const std::vector<std::uint8_t> bytes = code.bytes();
-    EXPECT_GT(bytes.size(), 0u);
-    if (const char* dir = std::getenv("WEFT_NEON_BRGEMM_DUMP")) {
-      const std::string path = std::string(dir) + "/neon_brgemm_" + std::to_string(size) + ".bin";
-      std::FILE* f = std::fopen(path.c_str(), "wb");
-      ASSERT_NE(f, nullptr) << path;
-      std::fwrite(bytes.data(), 1, bytes.size(), f);
-      std::fclose(f);
+    BrgemmDesc transposed = d, f64 = d, bf16 = d;
+    transposed.b_transposed = true;
+    f64.types = {.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+    bf16.types = {.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32};
+    const std::pair<const BrgemmDesc*, const char*> kernels[] = {
+        {&d, ""}, {&transposed, "_t"}, {&f64, "_f64"}, {&bf16, "_bf16"}};
+    for (const auto& [desc, suffix] : kernels) {
+      neon::BrgemmEmitter code(*desc);
+      EXPECT_TRUE(code.forms_used().any());
+      const std::vector<std::uint8_t> bytes = code.bytes();
+      EXPECT_GT(bytes.size(), 0u);
+      if (const char* dir = std::getenv("WEFT_NEON_BRGEMM_DUMP")) {
+        const std::string path = std::string(dir) + "/neon_brgemm_" + std::to_string(size) + suffix + ".bin";
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(f, nullptr) << path;
+        std::fwrite(bytes.data(), 1, bytes.size(), f);
+        std::fclose(f);
+      }
     }
   }
 }
