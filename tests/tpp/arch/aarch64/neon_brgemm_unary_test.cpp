@@ -6,8 +6,10 @@
 // tanh and gelu.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 
+#include "brgemm_emit.hpp"
 #include "neon_brgemm_check.hpp"
 #include "weft/tpp/brgemm.hpp"
 
@@ -66,6 +68,15 @@ TEST(NeonBrgemmUnary, LargeKernelsWithTheLongestSequences) {
            .activation = BrgemmActivation::unary, .unary = op, .types = kBf16},
           2, 42, CheckOptions{.ulps = 1});
   }
+}
+
+// A kernel of more than 1 MiB (adr's reach): the op's sequence is one subroutine right before the
+// constant pool, so the pool is in reach however far the first tiles are.
+TEST(NeonBrgemmUnary, KernelLargerThanAdrsReach) {
+  const BrgemmDesc d{.m = 64, .n = 6000, .k = 4, .lda = 64, .ldb = 4, .ldc = 64, .beta = 0,
+                     .activation = BrgemmActivation::unary, .unary = UnaryOp::sigmoid};
+  EXPECT_GT(neon::BrgemmEmitter(d).size_bytes(), std::size_t{1} << 20);
+  check(d, 1, 51, CheckOptions{.ulps = 24});
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ constexpr unsigned kFirstBColumn = 19;
 // (bf16 inputs: 16 accumulators at most, v8..v23) moves through ElementIo with its constants in
 // v29 and v30 (set once in the prologue: no other code touches them) and v24..v26 as scratch.
 constexpr unsigned kFirstA = 6, kFirstAcc = 8, kBf16FirstA = 24, kBf16Mask = 28;
-constexpr unsigned kBiasScratch = 6, kReluScratch = 1;
+constexpr unsigned kBiasScratch = 6, kReluScratch = 1, kActivationValue = 7;
 constexpr VReg kActivationScratch[] = {v0, v1, v2, v3, v4, v5};
 constexpr VReg kIoConstants[] = {v29, v30};
 constexpr VReg kIoScratch[] = {v24, v25, v26};
@@ -116,10 +116,21 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
     }
   }
   epilogue();
+  if (d_.activation == BrgemmActivation::unary) {
+    // v7 = op(v7), clobbering v0..v5 and x17 (the pool's address, adr's reach from here is the
+    // pool's few entries).
+    bind(activation_);
+    pool_.load_base(*this, kT1);
+    ActivationEmitter(*this, pool_, kT1)
+        .emit(d_.unary, d_.unary_alpha, VReg(kActivationValue), kActivationScratch, d_.types.compute);
+    ret();
+  }
   pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
 }
 
 void BrgemmEmitter::prologue() {
+  // The unary epilogue calls its subroutine: the link register is saved (with x29, for 16 bytes).
+  if (d_.activation == BrgemmActivation::unary) stp(x29, x30, pre_ptr(sp, -16));
   stp(x19, x20, pre_ptr(sp, -16));
   stp(x21, x22, pre_ptr(sp, -16));
   stp(x23, x24, pre_ptr(sp, -16));
@@ -168,6 +179,7 @@ void BrgemmEmitter::epilogue() {
   ldp(x23, x24, post_ptr(sp, 16));
   ldp(x21, x22, post_ptr(sp, 16));
   ldp(x19, x20, post_ptr(sp, 16));
+  if (d_.activation == BrgemmActivation::unary) ldp(x29, x30, post_ptr(sp, 16));
   ret();
 }
 
@@ -446,12 +458,13 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
     }
   } else if (d_.activation == BrgemmActivation::unary) {
     // The unary TPPs' own sequence (activation_emit.hpp), so that a fused epilogue and a separate
-    // unary kernel give the same bits; the pool's address in kT1 (the bias pointer is dead).
-    pool_.load_base(*this, kT1);
-    ActivationEmitter activation(*this, pool_, kT1);
+    // unary kernel give the same bits: the subroutine after the kernel, on v7.
+    const VReg value(kActivationValue);
     for (int j = 0; j < cols; ++j) {
       for (int v = 0; v < panel.vectors; ++v) {
-        activation.emit(d_.unary, d_.unary_alpha, acc(v, j, cols), kActivationScratch, d_.types.compute);
+        mov(value.b16(), acc(v, j, cols).b16());
+        bl(activation_);
+        mov(acc(v, j, cols).b16(), value.b16());
       }
     }
   }

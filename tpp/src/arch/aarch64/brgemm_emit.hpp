@@ -15,7 +15,10 @@
 //   epilogue   bias per_row / per_col (added to the sum), then relu (fcmle #0 + bic: x <= 0 -> +0,
 //              NaN kept with its bits, exactly the reference's select) or any element-wise unary op
 //              (ActivationEmitter, its constants in a ConstantPool after the code: the unary TPPs'
-//              bits; exp, sigmoid, tanh, gelu within their documented bounds of the reference)
+//              bits; exp, sigmoid, tanh, gelu within their documented bounds of the reference). The
+//              op's sequence is one subroutine after the kernel, called (bl) per accumulator: the
+//              code does not grow with the tiles times the sequence, and the pool stays within adr's
+//              1 MiB of it whatever the kernel's size.
 //   prefetch   next_c: prfm pldl1keep on the next column block's C (brgemm.hpp)
 #pragma once
 
@@ -66,6 +69,7 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   unsigned next_a_ = 0;  // which of the two A registers (sets) the next A load uses
   unsigned next_b_ = 0;  // b_transposed: which of the two B register sets the next k step uses
   ConstantPool pool_;    // the unary epilogue's constants, after the code
+  jit::a64::Label activation_;  // the unary epilogue's subroutine (one copy, after the kernel's ret)
   std::unique_ptr<ElementIo> io_;  // a bf16 C and bias (f32 and f64 ones move as they are)
 };
 
