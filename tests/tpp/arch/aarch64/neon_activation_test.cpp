@@ -6,7 +6,8 @@
 // - exp, sigmoid, tanh, gelu: the bounds of tests/tpp/activation_accuracy_test.cpp (relative error
 //   <= 1e-6 where the exact value is a normal float, absolute <= 4 * 2^-149 where it is denormal,
 //   overflow only within 1e-6 of FLT_MAX), over every 2053rd float bit pattern, 400001 points of
-//   [-20, 20], the formulas' edges, and the documented special values;
+//   [-20, 20], the formulas' edges, and the documented special values; and the same bits as the
+//   x86 kernels (tests/support/activation_bits.hpp);
 // - emit() clobbers no vector register but its declared scratch ones and no general register.
 #include <gtest/gtest.h>
 
@@ -17,12 +18,15 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "activation_bits.hpp"
 #include "activation_emit.hpp"
 #include "constant_pool.hpp"
 #include "weft/jit/aarch64/code_buffer.hpp"
@@ -130,22 +134,10 @@ std::vector<float> special_floats() {
   return xs;
 }
 
-// Every 2053rd bit pattern (about 2.1 million: both signs, all exponents, denormals, infinities,
-// NaNs), fixed-seed random patterns, the special values.
+// The sample of the whole bit-pattern range (activation_bits.hpp) and the special values.
 std::vector<float> whole_range() {
-  std::vector<float> xs;
-  xs.reserve((std::uint64_t{1} << 32) / 2053 + 70000);
-  for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += 2053) xs.push_back(bits_to_float(static_cast<std::uint32_t>(b)));
-  std::mt19937 rng(20240527);
-  for (int i = 0; i < 65536; ++i) xs.push_back(bits_to_float(static_cast<std::uint32_t>(rng())));
+  std::vector<float> xs = weft::test::activation_whole_range();
   for (float s : special_floats()) xs.push_back(s);
-  return xs;
-}
-
-std::vector<float> dense(float lo, float hi, int count) {
-  std::vector<float> xs(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i)
-    xs[static_cast<std::size_t>(i)] = lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(count - 1);
   return xs;
 }
 
@@ -195,8 +187,7 @@ bool within_bound(double ref, float got, double& rel) {
   return rel <= kRelBound;
 }
 
-void expect_within_bound(UnaryOp op, const std::vector<float>& xs, const char* what) {
-  const std::vector<float> got = run(op, 0.0f, DataType::f32, xs);
+void expect_within_bound(UnaryOp op, std::span<const float> xs, std::span<const float> got, const char* what) {
   double max_rel = 0;
   float worst = 0;
   std::int64_t failures = 0;
@@ -297,14 +288,25 @@ template <class T>
 void expect_bit_exact(UnaryOp op, const std::vector<T>& xs) {
   using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
   constexpr DataType type = sizeof(T) == 8 ? DataType::f64 : DataType::f32;
-  for (float alpha : alphas_for(op)) {
-    const std::vector<T> got = run(op, alpha, type, xs);
-    const std::vector<T> want = reference(op, alpha, xs);
+  const std::vector<float> alphas = alphas_for(op);
+  for (std::size_t a = 0; a < alphas.size(); ++a) {
+    const float alpha = alphas[a];
+    // The first alpha over all of xs, the others (time under qemu) over every 7th element and the
+    // first 64 and last 128 (the special values: f64_inputs() starts with them, whole_range() ends
+    // with them).
+    std::vector<T> some;
+    if (a > 0) {
+      for (std::size_t i = 0; i < xs.size(); ++i)
+        if (i % 7 == 0 || i < 64 || i + 128 >= xs.size()) some.push_back(xs[i]);
+    }
+    const std::vector<T>& x = a == 0 ? xs : some;
+    const std::vector<T> got = run(op, alpha, type, x);
+    const std::vector<T> want = reference(op, alpha, x);
     std::int64_t bad = 0;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
+    for (std::size_t i = 0; i < x.size(); ++i) {
       if (std::bit_cast<Bits>(got[i]) != std::bit_cast<Bits>(want[i]) && bad++ < 5) {
         ADD_FAILURE() << weft::tpp::to_string(op) << " " << weft::jit::to_string(type) << " alpha " << alpha << ": x bits 0x"
-                      << std::hex << std::bit_cast<Bits>(xs[i]) << " gave 0x" << std::bit_cast<Bits>(got[i])
+                      << std::hex << std::bit_cast<Bits>(x[i]) << " gave 0x" << std::bit_cast<Bits>(got[i])
                       << ", reference 0x" << std::bit_cast<Bits>(want[i]) << std::dec;
       }
     }
@@ -322,16 +324,43 @@ TEST(NeonActivation, ExactOpsF64BitForBit) {
   for (UnaryOp op : kF64Ops) expect_bit_exact(op, xs);
 }
 
+// Each transcendental run once over activation_bits_sample() (the whole range, then 400001 points
+// of [-20, 20]); the tests below check parts of it.
+struct SampleRun {
+  std::vector<float> xs, out;
+  std::size_t whole = 0;  // xs[0, whole) is the whole-range part
+};
+
+const SampleRun& sample_run(UnaryOp op) {
+  static std::map<UnaryOp, SampleRun> runs;
+  SampleRun& r = runs[op];
+  if (r.xs.empty()) {
+    r.xs = weft::test::activation_bits_sample();
+    r.whole = weft::test::activation_whole_range().size();
+    r.out = run(op, 0.0f, DataType::f32, r.xs);
+  }
+  return r;
+}
+
 class NeonTranscendental : public ::testing::TestWithParam<UnaryOp> {};
 
 TEST_P(NeonTranscendental, WholeFloatRangeWithinBound) {
-  static const std::vector<float> xs = whole_range();
-  expect_within_bound(GetParam(), xs, "whole range");
+  const SampleRun& r = sample_run(GetParam());
+  expect_within_bound(GetParam(), std::span(r.xs).first(r.whole), std::span(r.out).first(r.whole), "whole range");
 }
 
 TEST_P(NeonTranscendental, DenseCoreWithinBound) {
-  static const std::vector<float> xs = dense(-20.0f, 20.0f, 400001);
-  expect_within_bound(GetParam(), xs, "[-20, 20]");
+  const SampleRun& r = sample_run(GetParam());
+  expect_within_bound(GetParam(), std::span(r.xs).subspan(r.whole), std::span(r.out).subspan(r.whole), "[-20, 20]");
+}
+
+// The same bits as the x86 kernels (tests/tpp/activation_bits_test.cpp checks those against the same
+// hashes).
+TEST_P(NeonTranscendental, SameBitsAsTheX86Kernels) {
+  const std::uint64_t hash = weft::test::activation_bits_hash(sample_run(GetParam()).out);
+  std::printf("[ bits ] %-8s neon   0x%016llx\n", weft::tpp::to_string(GetParam()).c_str(),
+              static_cast<unsigned long long>(hash));
+  EXPECT_EQ(hash, weft::test::recorded_activation_hash(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Neon, NeonTranscendental, ::testing::ValuesIn(kTranscendentals),
@@ -467,7 +496,7 @@ TEST(NeonActivation, ClobbersOnlyItsDeclaredScratchRegisters) {
 // The sequence does not depend on which registers it is given: the same bits with x and the
 // scratch registers elsewhere.
 TEST(NeonActivation, ResultsIndependentOfTheRegisters) {
-  const std::vector<float> xs = dense(-20.0f, 20.0f, 4001);
+  const std::vector<float> xs = weft::test::activation_dense(-20.0f, 20.0f, 4001);
   for (UnaryOp op : kElementwise) {
     const float alpha = takes_alpha(op) ? 0.3f : 0.0f;
     const std::vector<float> a = run(op, alpha, DataType::f32, xs);

@@ -1,6 +1,5 @@
 #include "activation_emit.hpp"
 
-#include <bit>
 #include <cstdint>
 #include <string>
 
