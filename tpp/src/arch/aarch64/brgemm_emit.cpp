@@ -43,7 +43,8 @@ constexpr unsigned kFirstBColumn = 19;
 //   fma_transposed: v0..v2 and v3..v5 two sets of a k step's B row, v6 and v7 the A vectors
 //   bf16_widen:     v(2j) and v(2j + 1) column j's even and odd k (j < 4), v24/v25 and v26/v27 two
 //                   sets of an A vector's odd and even k, v28 the mask 0xffff0000
-// The epilogue (bias, activation) uses v0..v7 as scratch: the operands are dead by then. A bf16 C
+// The epilogue uses the operands' registers, dead by then: v6 the bias, v1 relu's mask, v7 the unary
+// op's value (its subroutine's argument and result) and v0..v5 the op's scratch. A bf16 C
 // (bf16 inputs: 16 accumulators at most, v8..v23) moves through ElementIo with its constants in
 // v29 and v30 (set once in the prologue: no other code touches them) and v24..v26 as scratch.
 constexpr unsigned kFirstA = 6, kFirstAcc = 8, kBf16FirstA = 24, kBf16Mask = 28;
