@@ -195,3 +195,35 @@ TEST(A64AssemblerErrors, MessageOfAMisalignedOffset) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace weft::jit::a64;
+
+// The prefetch hints (brgemm emitter): offsets out of range or misaligned, writeback modes, index
+// shifts other than 0 or 3 are errors, and emit nothing.
+TEST(A64AssemblerErrors, PrefetchOperands) {
+  const std::vector<ErrorCase> cases = {
+      {[](Assembler& a) { a.prfm(Prefetch::pldl1keep, ptr(x1, 32768)); }, {"a64 prfm.uimm", "offset 32768"}},
+      {[](Assembler& a) { a.prfm(Prefetch::pldl1keep, ptr(x1, 12)); }, {"a64 prfm.uimm", "multiple of 8"}},
+      {[](Assembler& a) { a.prfm(Prefetch::pldl1keep, ptr(x1, -8)); }, {"a64 prfm.uimm", "offset -8"}},
+      {[](Assembler& a) { a.prfm(Prefetch::pldl1keep, post_ptr(x1, 8)); }, {"a64 prfm.uimm", "pre_ptr"}},
+      {[](Assembler& a) { a.prfm(Prefetch::pldl1keep, ptr(x1, x2, lsl(2))); }, {"a64 prfm.reg", "shift 2"}},
+      {[](Assembler& a) { a.prfum(Prefetch::pldl1keep, ptr(x1, 256)); }, {"a64 prfum", "offset 256"}},
+      {[](Assembler& a) { a.prfum(Prefetch::pldl1keep, pre_ptr(x1, 8)); }, {"a64 prfum", "pre_ptr"}},
+  };
+  for (const ErrorCase& c : cases) {
+    Assembler a;
+    try {
+      c.emit(a);
+      ADD_FAILURE() << "no error for " << c.message_parts[0];
+    } catch (const weft::Error& e) {
+      for (const std::string& part : c.message_parts) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_EQ(a.size_bytes(), 0u);
+  }
+}
+
+}  // namespace

@@ -1078,6 +1078,38 @@ void scalar_fp(Cases& c) {
   }
 }
 
+// Prefetch hints (the Neon BRGEMM's next_c prefetch): every operation, base registers at both
+// ends, the unsigned offsets' and prfum's extreme immediates, register offsets.
+void brgemm_prefetch(Cases& c) {
+  const std::pair<Prefetch, const char*> ops[] = {
+      {Prefetch::pldl1keep, "pldl1keep"}, {Prefetch::pldl1strm, "pldl1strm"}, {Prefetch::pldl2keep, "pldl2keep"},
+      {Prefetch::pldl2strm, "pldl2strm"}, {Prefetch::pldl3keep, "pldl3keep"}, {Prefetch::pldl3strm, "pldl3strm"},
+      {Prefetch::pstl1keep, "pstl1keep"}, {Prefetch::pstl1strm, "pstl1strm"}, {Prefetch::pstl2keep, "pstl2keep"},
+      {Prefetch::pstl2strm, "pstl2strm"}, {Prefetch::pstl3keep, "pstl3keep"}, {Prefetch::pstl3strm, "pstl3strm"}};
+  for (const auto& op_name : ops) {
+    const auto op = op_name.first;
+    const std::string name = op_name.second;
+    c.add(cat("prfm ", name, ", [x1]"), [=](Assembler& a) { a.prfm(op, ptr(x1)); });
+    c.add(cat("prfum ", name, ", [x2, #-1]"), [=](Assembler& a) { a.prfum(op, ptr(x2, -1)); });
+    c.add(cat("prfm ", name, ", [x3, x4]"), [=](Assembler& a) { a.prfm(op, ptr(x3, x4)); });
+  }
+  for (unsigned n : {0u, 17u, 30u, 31u}) {
+    const std::string base = xsn(n);
+    for (std::int64_t off : {std::int64_t{8}, std::int64_t{4096}, std::int64_t{32760}}) {
+      c.add(cat("prfm pldl1keep, [", base, ", #", off, "]"),
+            [=](Assembler& a) { a.prfm(Prefetch::pldl1keep, ptr(xs(n), off)); });
+    }
+    for (std::int64_t off : {-256, 0, 1, 255}) {
+      c.add(cat("prfum pldl1keep, [", base, ", #", off, "]"),
+            [=](Assembler& a) { a.prfum(Prefetch::pldl1keep, ptr(xs(n), off)); });
+    }
+    for (const IndexCase& index : index_cases(8)) {
+      c.add(cat("prfm pldl2keep, [", base, ", ", index.text),
+            [=, mem = index.mem](Assembler& a) { a.prfm(Prefetch::pldl2keep, mem(xs(n))); });
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<GoldenCase> golden_cases() {
@@ -1092,6 +1124,7 @@ std::vector<GoldenCase> golden_cases() {
   int_vector(c);
   bitwise_vector_and_moves(c);
   scalar_fp(c);
+  brgemm_prefetch(c);
   return std::move(c.list);
 }
 

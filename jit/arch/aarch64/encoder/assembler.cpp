@@ -755,6 +755,27 @@ void Assembler::stur(WOrZr t, MemImm mem) { load_store_unscaled(Form::str_w_uimm
 void Assembler::sturb(WOrZr t, MemImm mem) { load_store_unscaled(Form::strb_uimm, 0x39000000, t.index, mem); }
 void Assembler::sturh(WOrZr t, MemImm mem) { load_store_unscaled(Form::strh_uimm, 0x79000000, t.index, mem); }
 
+// prfm is ldr x's encoding with opc = 10 and the prefetch operation in the Rt field; it has no
+// pre- or post-index forms.
+void Assembler::prfm(Prefetch op, MemImm mem) {
+  if (mem.mode != AddrMode::offset) fail(Form::prfm_uimm, "takes ptr(base, offset), not pre_ptr or post_ptr");
+  load_store(Form::prfm_uimm, 0xF9800000, 8, static_cast<unsigned>(op), mem);
+}
+void Assembler::prfm(Prefetch op, MemReg mem) {
+  const int amount = mem.amount;
+  if (amount > 0 && amount != 3) fail(Form::prfm_reg, "index shift " + std::to_string(amount) + " is not 0 or 3");
+  const std::uint32_t s = amount > 0 ? 1 : 0;
+  emit(Form::prfm_reg, 0xF8A00800 | mem.index << 16 | static_cast<std::uint32_t>(mem.kind) << 13 | s << 12 |
+                           mem.base.index << 5 | static_cast<unsigned>(op));
+}
+void Assembler::prfum(Prefetch op, MemImm mem) {
+  if (mem.mode != AddrMode::offset) fail(Form::prfum, "takes ptr(base, offset), not pre_ptr or post_ptr");
+  if (mem.offset < -256 || mem.offset > 255) {
+    fail(Form::prfum, "offset " + std::to_string(mem.offset) + " is out of range -256..255");
+  }
+  emit(Form::prfum, 0xF8800000 | (u32(mem.offset) & 0x1FF) << 12 | mem.base.index << 5 | static_cast<unsigned>(op));
+}
+
 namespace {
 struct FpAccess {
   Form first;

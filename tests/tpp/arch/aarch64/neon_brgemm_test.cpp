@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "brgemm_emit.hpp"
@@ -44,30 +45,30 @@ TEST(NeonBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
         EXPECT_GE(panel.vectors, 1);
         EXPECT_LE(panel.vectors, neon::kPanelVectors);
         EXPECT_GE(panel.tail, 0);
-        EXPECT_LT(panel.tail, neon::kLanes);
+        EXPECT_LT(panel.tail, plan.lanes);
         if (p + 1 < plan.panels.size()) {
           EXPECT_EQ(panel.vectors, neon::kPanelVectors) << "only the last panel is shorter";
           EXPECT_EQ(panel.tail, 0) << "only the last panel has a tail";
         }
-        row += panel.rows();
+        row += panel.rows(plan.lanes);
       }
       EXPECT_EQ(row, m);
       int col = 0, widest = 0, narrowest = 1 << 20;
       for (const neon::NeonColumnBlock& block : plan.blocks) {
         EXPECT_EQ(block.col0, col);
         EXPECT_GE(block.cols, 1);
-        EXPECT_LE(block.cols, neon::kMaxCols);
+        EXPECT_LE(block.cols, plan.max_cols);
         widest = std::max(widest, block.cols);
         narrowest = std::min(narrowest, block.cols);
         col += block.cols;
         for (const neon::NeonPanel& panel : plan.panels)
-          EXPECT_LE(neon::tile_registers(panel.vectors, block.cols), neon::kVectorRegisters);
+          EXPECT_LE(neon::tile_registers(plan.math, plan.lanes, panel.vectors, block.cols), neon::kVectorRegisters);
       }
       EXPECT_EQ(col, n);
       EXPECT_LE(widest - narrowest, 1) << "near-equal blocks";
     }
   }
-  EXPECT_EQ(neon::tile_registers(4, 6), 32);
+  EXPECT_EQ(neon::tile_registers(neon::NeonBrgemmMath::fma, 4, 4, 6), 32);
 }
 
 TEST(NeonBrgemmPlan, Examples) {
@@ -241,52 +242,45 @@ TEST(NeonBrgemm, KernelCacheGeneratesNeon) {
   for (float x : c) ASSERT_EQ(x, 64.0f);
 }
 
-TEST(NeonBrgemm, OutsideTheScopeIsAnError) {
-  const BrgemmDesc base{.m = 8, .n = 8, .k = 8, .lda = 8, .ldb = 8, .ldc = 8};
-  auto expect_error = [](BrgemmDesc d, const std::string& what) {
-    try {
-      (void)neon::BrgemmEmitter(d);
-      ADD_FAILURE() << "no error for " << what;
-    } catch (const weft::Error& e) {
-      const std::string message = e.what();
-      EXPECT_NE(message.find(what), std::string::npos) << message;
-      EXPECT_NE(message.find("not supported yet"), std::string::npos) << message;
-    }
-  };
-  BrgemmDesc d = base;
-  d.b_transposed = true;
-  expect_error(d, "b_transposed");
-  d = base;
-  d.bias = BrgemmBias::per_row;
-  expect_error(d, "bias");
-  d = base;
-  d.activation = BrgemmActivation::relu;
-  expect_error(d, "activation");
-  d = base;
-  d.prefetch = BrgemmPrefetch::next_c;
-  d.beta = 1;
-  expect_error(d, "prefetch");
-  d = base;
-  d.types = {.in = weft::jit::DataType::f64, .out = weft::jit::DataType::f64, .compute = weft::jit::DataType::f64};
-  expect_error(d, "types");
+// Every descriptor validate() accepts is in the scope; an invalid one is validate's error.
+TEST(NeonBrgemm, InvalidDescriptorsAreErrors) {
+  BrgemmDesc d{.m = 8, .n = 8, .k = 3, .lda = 8, .ldb = 3, .ldc = 8,
+               .types = {.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::bf16,
+                         .compute = weft::jit::DataType::f32}};
+  EXPECT_THROW((void)neon::BrgemmEmitter(d), weft::Error) << "odd k in bf16";
+  d.k = 4;
+  d.ldb = 4;
+  EXPECT_NO_THROW((void)neon::BrgemmEmitter(d));
+  d.ldc = 7;
+  EXPECT_THROW((void)neon::BrgemmEmitter(d), weft::Error) << "ldc < m";
 }
 
 // The forms the emitter used (each is checked against GNU as in tests/a64_assembler); with
-// WEFT_NEON_BRGEMM_DUMP=dir, the code of the 64x64x64 and 32x32x32 batch-8 kernels goes to
-// dir/neon_brgemm_<m>.bin (for objdump and llvm-mca).
+// WEFT_NEON_BRGEMM_DUMP=dir, the code of the 64x64x64 and 32x32x32 kernels (beta 1) goes to
+// dir/neon_brgemm_<m>.bin (f32), neon_brgemm_<m>_t.bin (f32, B transposed), neon_brgemm_<m>_f64.bin
+// and neon_brgemm_<m>_bf16.bin (bf16 inputs, f32 C), for objdump and llvm-mca.
 TEST(NeonBrgemm, FormsUsedAndCodeDump) {
+  using weft::jit::DataType;
   for (int size : {32, 64}) {
     const BrgemmDesc d{.m = size, .n = size, .k = size, .lda = size, .ldb = size, .ldc = size, .beta = 1};
-    neon::BrgemmEmitter code(d);
-    EXPECT_TRUE(code.forms_used().any());
-    const std::vector<std::uint8_t> bytes = code.bytes();
-    EXPECT_GT(bytes.size(), 0u);
-    if (const char* dir = std::getenv("WEFT_NEON_BRGEMM_DUMP")) {
-      const std::string path = std::string(dir) + "/neon_brgemm_" + std::to_string(size) + ".bin";
-      std::FILE* f = std::fopen(path.c_str(), "wb");
-      ASSERT_NE(f, nullptr) << path;
-      std::fwrite(bytes.data(), 1, bytes.size(), f);
-      std::fclose(f);
+    BrgemmDesc transposed = d, f64 = d, bf16 = d;
+    transposed.b_transposed = true;
+    f64.types = {.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64};
+    bf16.types = {.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32};
+    const std::pair<const BrgemmDesc*, const char*> kernels[] = {
+        {&d, ""}, {&transposed, "_t"}, {&f64, "_f64"}, {&bf16, "_bf16"}};
+    for (const auto& [desc, suffix] : kernels) {
+      neon::BrgemmEmitter code(*desc);
+      EXPECT_TRUE(code.forms_used().any());
+      const std::vector<std::uint8_t> bytes = code.bytes();
+      EXPECT_GT(bytes.size(), 0u);
+      if (const char* dir = std::getenv("WEFT_NEON_BRGEMM_DUMP")) {
+        const std::string path = std::string(dir) + "/neon_brgemm_" + std::to_string(size) + suffix + ".bin";
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(f, nullptr) << path;
+        std::fwrite(bytes.data(), 1, bytes.size(), f);
+        std::fclose(f);
+      }
     }
   }
 }

@@ -1,12 +1,32 @@
-// The Neon fp32 BRGEMM emitter: one kernel `void(const BrgemmArgs*)` per descriptor, following
+// The Neon BRGEMM emitter: one kernel `void(const BrgemmArgs*)` per descriptor, following
 // neon::plan_neon_brgemm (not the shared plan's panels, which are shaped for x86; see
 // neon_brgemm_plan.hpp). Sums in brgemm_reference's order (C or 0, then batch entry by batch
-// entry, k ascending, one FMA per term), so results agree with it bit for bit.
+// entry, k ascending, one FMA per term; in bf16 each pair of k as k + 1, then k), so results agree
+// with it bit for bit.
 //
-// Scope of this first version: all types f32, beta 0 or 1, the three batch kinds, B not
-// transposed, no bias, no activation, no prefetch; anything else throws weft::Error naming it.
+// Scope: every descriptor validate() accepts (check_neon_brgemm_scope only validates):
+//   types      f32; f64 (2 lanes); bf16 A (VNNI-2) and B with an f32 or bf16 C and bias (fp32
+//              accumulators: B's pairs widened once per 4 pairs of a column, A's per pair and
+//              vector, bits << 16 and bits & 0xffff0000; a bf16 C and bias move through ElementIo,
+//              widened on load, rounded as jit::to_bfloat16 on store)
+//   batch      strided, offsets, addresses; beta 0 or 1; count <= 0 is an empty sum
+//   B          column-major, or b_transposed (f32, f64: a k step's row of the tile is loaded as
+//              vectors, one FMA by element per column)
+//   epilogue   bias per_row / per_col (added to the sum), then relu (fcmle #0 + bic: x <= 0 -> +0,
+//              NaN kept with its bits, exactly the reference's select) or any element-wise unary op
+//              (ActivationEmitter, its constants in a ConstantPool after the code: the unary TPPs'
+//              bits; exp, sigmoid, tanh, gelu within their documented bounds of the reference). The
+//              op's sequence is one subroutine after the kernel, called (bl) per accumulator: the
+//              code does not grow with the tiles times the sequence, and the pool stays within adr's
+//              1 MiB of it whatever the kernel's size.
+//   prefetch   next_c: prfm pldl1keep on the next column block's C (brgemm.hpp)
 #pragma once
 
+#include <memory>
+
+#include "activation_emit.hpp"
+#include "constant_pool.hpp"
+#include "element_io.hpp"
 #include "neon_brgemm_plan.hpp"
 #include "weft/jit/aarch64/code_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -28,13 +48,29 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void epilogue();
   void tile(const NeonPanel& panel, const NeonColumnBlock& block);
   void entry_pointers(const NeonColumnBlock& block);
-  void k_steps(const NeonPanel& panel, int cols, int lanes);
+  void k_loop(const NeonPanel& panel, int cols);
+  void k_steps(const NeonPanel& panel, int cols, int steps);
+  void k_steps_transposed(const NeonPanel& panel, int cols, int steps);
+  void k_pairs_bf16(const NeonPanel& panel, int cols, int pairs);
   void load_a(unsigned reg, const NeonPanel& panel, int v);
+  void load_bytes(unsigned reg, jit::a64::XReg base, std::int64_t offset, int bytes);
   void c_access(bool load, const NeonPanel& panel, const NeonColumnBlock& block);
+  void prefetch_next_c(const NeonPanel& panel, const NeonColumnBlock& block);
+  void tile_epilogue(const NeonPanel& panel, const NeonColumnBlock& block);
+  void fma(unsigned acc, unsigned a, unsigned b, int lane);
+  void c_access_bf16(bool load, const NeonPanel& panel, const NeonColumnBlock& block);
+  int rows_of(const NeonPanel& panel, int v) const;
 
   BrgemmDesc d_;
   NeonBrgemmPlan plan_;
-  unsigned next_a_ = 0;  // which of the two A registers the next A load uses
+  int lanes_ = 4;
+  int in_bytes_ = 4, out_bytes_ = 4;
+  int a_row_bytes_ = 4;  // bytes of one row of A within a k step (bf16 VNNI-2: a pair, 4)
+  unsigned next_a_ = 0;  // which of the two A registers (sets) the next A load uses
+  unsigned next_b_ = 0;  // b_transposed: which of the two B register sets the next k step uses
+  ConstantPool pool_;    // the unary epilogue's constants, after the code
+  jit::a64::Label activation_;  // the unary epilogue's subroutine (one copy, after the kernel's ret)
+  std::unique_ptr<ElementIo> io_;  // a bf16 C and bias (f32 and f64 ones move as they are)
 };
 
 }  // namespace weft::tpp::neon

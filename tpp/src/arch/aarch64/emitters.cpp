@@ -1,6 +1,6 @@
 // AArch64's TPP emitters (tpp/src/emitters.hpp). The Neon emitters are being written (issue 27);
 // until every family has one, the architecture offers no ISA (jit/arch/aarch64: the ISA list is
-// empty), so TPPs run their portable references. BRGEMM has a Neon emitter for fp32 (generated on
+// empty), so TPPs run their portable references. BRGEMM has a complete Neon emitter (generated on
 // request, e.g. brgemm_kernel(d, Isa::neon)); the other families' requests are this error.
 #include "emitters.hpp"
 

@@ -1,13 +1,23 @@
-// The register blocking of the Neon fp32 BRGEMM (brgemm_emit.cpp), a pure function of the
-// descriptor. The shared planner (plan_brgemm) plans x86 shapes (its panels follow AVX2 / AVX-512
-// register files and tail rules); the Neon emitter follows this plan instead, so the shared planner
-// stays unchanged until the Neon families are registered.
+// The register blocking of the Neon BRGEMM (brgemm_emit.cpp), a pure function of the descriptor.
+// The shared planner (plan_brgemm) plans x86 shapes (its panels follow AVX2 / AVX-512 register
+// files and tail rules); the Neon emitter follows this plan instead, so the shared planner stays
+// unchanged until the Neon families are registered.
 //
-//   row panels:     4 vectors (16 fp32 rows) each; the last panel has the remaining 1-4 vectors,
-//                   its last vector `tail` rows (1-3) when m is not a multiple of 4
-//   column blocks:  near-equal blocks of at most 6 columns covering n (13 -> 5 + 4 + 4)
-//   registers:      vectors x cols accumulators, one B register per column (4 consecutive k of
-//                   the column, one ldr q), two A registers: 4 x 6 + 6 + 2 = 32
+//   lanes:          accumulator lanes per 128-bit vector: 4 (f32, and bf16 inputs, summed in f32),
+//                   2 (f64)
+//   row panels:     4 vectors (16 f32 / 8 f64 rows) each; the last panel has the remaining 1-4
+//                   vectors, its last vector `tail` rows (1..lanes-1) when m is not a multiple of lanes
+//   column blocks:  near-equal blocks of at most max_cols columns covering n (f32, f64: 6, so
+//                   13 -> 5 + 4 + 4; bf16: 4)
+//   registers:      vectors x cols accumulators plus the operands of one step (tile_registers):
+//                     f32, f64:        one B register per column (`lanes` consecutive k of the
+//                                      column, one ldr q) and two A registers: 4 x 6 + 6 + 2 = 32
+//                     b_transposed:    two sets of the B registers one k step's row of the tile
+//                                      takes (its columns are contiguous), two A registers:
+//                                      f32 4 x 6 + 2 x 2 + 2 = 30, f64 4 x 6 + 2 x 3 + 2 = 32
+//                     bf16 (VNNI-2 A): two registers per column (B's even and odd k of 4 pairs,
+//                                      widened), two sets of an A vector's odd and even k, the
+//                                      0xffff0000 mask: 4 x 4 + 2 x 4 + 4 + 1 = 29
 #pragma once
 
 #include <vector>
@@ -16,36 +26,49 @@
 
 namespace weft::tpp::neon {
 
-inline constexpr int kLanes = 4;          // fp32 per 128-bit vector
 inline constexpr int kPanelVectors = 4;   // vectors per full row panel
-inline constexpr int kMaxCols = 6;        // columns per register tile
-inline constexpr int kARegisters = 2;     // A vectors, alternated
 inline constexpr int kVectorRegisters = 32;
+
+enum class NeonBrgemmMath : unsigned char {
+  fma,             // f32 or f64, B column-major: a q of B holds `lanes` k of one column
+  fma_transposed,  // f32 or f64, b_transposed: a q of B holds `lanes` columns of one k
+  bf16_widen,      // bf16 A (VNNI-2) and B, widened to f32 in registers (bits << 16), fp32 FMAs
+};
 
 struct NeonPanel {
   int row0 = 0;     // first row of C
   int vectors = 0;  // 1..4
-  int tail = 0;     // rows of the last vector when it is partial (1..3), 0 when full
-  int rows() const { return tail == 0 ? vectors * kLanes : (vectors - 1) * kLanes + tail; }
+  int tail = 0;     // rows of the last vector when it is partial (1..lanes-1), 0 when full
+  int rows(int lanes) const { return tail == 0 ? vectors * lanes : (vectors - 1) * lanes + tail; }
   bool operator==(const NeonPanel&) const = default;
 };
 
 struct NeonColumnBlock {
   int col0 = 0;
-  int cols = 0;  // 1..6
+  int cols = 0;  // 1..max_cols
   bool operator==(const NeonColumnBlock&) const = default;
 };
 
 struct NeonBrgemmPlan {
+  NeonBrgemmMath math = NeonBrgemmMath::fma;
+  int lanes = 4;
+  int max_cols = 6;
   std::vector<NeonPanel> panels;        // cover rows 0..m-1 in order
   std::vector<NeonColumnBlock> blocks;  // cover columns 0..n-1 in order
   bool operator==(const NeonBrgemmPlan&) const = default;
 };
 
-// Vector registers of a tile: accumulators, B columns, A vectors.
-constexpr int tile_registers(int vectors, int cols) { return vectors * cols + cols + kARegisters; }
+// Vector registers of a tile: accumulators and one step's operands (see the top of this header).
+constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int cols) {
+  switch (math) {
+    case NeonBrgemmMath::fma: return vectors * cols + cols + 2;
+    case NeonBrgemmMath::fma_transposed: return vectors * cols + 2 * ((cols + lanes - 1) / lanes) + 2;
+    case NeonBrgemmMath::bf16_widen: break;
+  }
+  return vectors * cols + 2 * cols + 4 + 1;
+}
 
-// Throws weft::Error for m or n < 1.
+// Validates the descriptor (weft::Error for an invalid one).
 NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d);
 
 }  // namespace weft::tpp::neon

@@ -260,6 +260,11 @@ class Assembler {
   void ldurb(WOrZr t, MemImm mem);
   void ldurh(WOrZr t, MemImm mem);
   void ldursw(XOrZr t, MemImm mem);
+  // Prefetch hints (never fault): prfm ptr(base, 0..32760, a multiple of 8) or ptr(base, index
+  // {, lsl #0/#3}); prfum ptr(base, -256..255).
+  void prfm(Prefetch op, MemImm mem);
+  void prfm(Prefetch op, MemReg mem);
+  void prfum(Prefetch op, MemImm mem);
   void stur(XOrZr t, MemImm mem);
   void stur(WOrZr t, MemImm mem);
   void sturb(WOrZr t, MemImm mem);

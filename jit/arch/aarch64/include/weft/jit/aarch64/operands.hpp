@@ -260,4 +260,21 @@ enum class Barrier : std::uint8_t {
   sy = 15
 };
 
+// The prfop field of prfm / prfum: pld (load) or pst (store), the cache level, keep (temporal) or
+// strm (streaming, used once).
+enum class Prefetch : std::uint8_t {
+  pldl1keep = 0,
+  pldl1strm = 1,
+  pldl2keep = 2,
+  pldl2strm = 3,
+  pldl3keep = 4,
+  pldl3strm = 5,
+  pstl1keep = 16,
+  pstl1strm = 17,
+  pstl2keep = 18,
+  pstl2strm = 19,
+  pstl3keep = 20,
+  pstl3strm = 21
+};
+
 }  // namespace weft::jit::a64
