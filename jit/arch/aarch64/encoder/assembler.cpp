@@ -181,6 +181,8 @@ void Assembler::align(std::size_t bytes) {
   while (words_.size() * 4 % bytes != 0) nop();
 }
 
+void Assembler::data(std::uint32_t word) { words_.push_back(word); }
+
 // ---- integer arithmetic --------------------------------------------------------------------------
 
 void Assembler::add_sub_immediate(Form form, std::uint32_t base, unsigned d, unsigned n, std::int64_t imm,

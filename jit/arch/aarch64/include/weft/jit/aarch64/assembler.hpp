@@ -90,6 +90,9 @@ class Assembler {
   // ---- labels and padding -----------------------------------------------------------------------
   void bind(Label& label);
   void align(std::size_t bytes);  // pads with nop to a power of two >= 4
+  // One raw 32-bit word, appended as is (data among the code: a constant pool after the last
+  // instruction). It is no instruction, so it records no form and no golden case covers it.
+  void data(std::uint32_t word);
 
   // ---- integer arithmetic -----------------------------------------------------------------------
   // Immediate: 0..4095, or 0..4095 with lsl(12).
