@@ -8,6 +8,7 @@
 #include <string>
 
 #include "brgemm_emit.hpp"
+#include "unary_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 
@@ -28,7 +29,8 @@ std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const Br
   no_emitter("brgemm", plan.isa);
 }
 
-std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc&, const UnaryPlan& plan) {
+std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const UnaryPlan& plan) {
+  if (plan.isa == jit::Isa::neon) return neon::emit_unary(desc, plan);
   no_emitter("unary TPP", plan.isa);
 }
 
