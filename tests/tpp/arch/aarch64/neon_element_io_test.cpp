@@ -287,6 +287,12 @@ TEST(NeonElementIo, WrongTypesCountsAndRegistersAreErrors) {
   EXPECT_THROW(f32.load(v0, x1, 0, 5), weft::Error);
   ElementIo f64(a, DataType::f64, DataType::f64, x16, {}, {});
   EXPECT_THROW(f64.store(x1, 0, v0, 3), weft::Error);
+  const std::array<VReg, 2> constants{v16, v17};
+  const std::array<VReg, 3> scratch{v20, v21, v22};
+  ElementIo bf16(a, DataType::bf16, DataType::f32, x16, constants, scratch);
+  EXPECT_THROW(bf16.store(x1, 0, v21, 4), weft::Error);  // its own scratch
+  EXPECT_THROW(bf16.load(v17, x1, 0, 4), weft::Error);   // its own constant
+  EXPECT_NO_THROW(bf16.load(v0, x1, 0, 4));
 }
 
 }  // namespace

@@ -54,11 +54,17 @@ void ElementIo::setup() {
   a_.dup(constants_[kExponent].s4(), w);
 }
 
-void ElementIo::check_count(int count, const char* what) const {
+void ElementIo::check_operand(VReg v, int count, const char* what) const {
   if (count < 1 || count > lanes()) {
     throw Error(std::string("neon element io: ") + what + " of " + std::to_string(count) + " elements (1.." +
                 std::to_string(lanes()) + " for compute " + type_name(compute_) + ")");
   }
+  for (const std::vector<VReg>* own : {&constants_, &scratch_})
+    for (VReg r : *own)
+      if (r.index == v.index) {
+        throw Error(std::string("neon element io: ") + what + " of v" + std::to_string(v.index) +
+                    ", one of its own constant or scratch registers");
+      }
 }
 
 // The unsigned scaled offset where it encodes, else the unscaled one (-256..255), else the offset
@@ -133,14 +139,14 @@ void ElementIo::move_elements(bool load, unsigned element_bytes, unsigned reg, X
 }
 
 void ElementIo::load(VReg v, XReg base, std::int64_t offset_bytes, int count) {
-  check_count(count, "a load");
+  check_operand(v, count, "a load");
   move_elements(true, static_cast<unsigned>(element_bytes()), v.index, base, offset_bytes, count);
   // bf16 is the upper half of a binary32: interleave zeros below each element.
   if (memory_ == DataType::bf16) a_.zip1(v.h8(), constants_[kZero].h8(), v.h8());
 }
 
 void ElementIo::store(XReg base, std::int64_t offset_bytes, VReg v, int count, Bf16Store mode) {
-  check_count(count, "a store");
+  check_operand(v, count, "a store");
   if (memory_ != DataType::bf16) {
     move_elements(false, static_cast<unsigned>(element_bytes()), v.index, base, offset_bytes, count);
     return;

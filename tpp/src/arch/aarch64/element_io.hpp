@@ -28,8 +28,8 @@ class ElementIo {
   static int constant_vectors(jit::DataType memory);  // 0 for f32 / f64
   static int scratch_vectors(jit::DataType memory);   // 0 for f32 / f64
   // memory: f32, bf16 or f64 (the element type in memory); compute: f32 (f32/bf16 memory) or f64.
-  // address: a general scratch register (offsets that do not encode, 3-element tails).
-  // Throws weft::Error for another pair of types or too few registers.
+  // address: a general scratch register (offsets that do not encode, 3-element tails; setup()
+  // uses it too). Throws weft::Error for another pair of types or too few registers.
   ElementIo(jit::a64::Assembler& a, jit::DataType memory, jit::DataType compute, jit::a64::XReg address,
             std::span<const jit::a64::VReg> constants, std::span<const jit::a64::VReg> scratch);
   void setup();  // emits the constants (call once, outside loops, before the first load/store)
@@ -39,7 +39,8 @@ class ElementIo {
   // v's first count lanes to [base + offset_bytes], converted to `memory`: bf16 rounded exactly as
   // jit::to_bfloat16 (Bf16Store::round), or truncated to the upper 16 bits (Bf16Store::keep_bits:
   // for values that are bf16 inputs selected unchanged, so a signalling NaN keeps its bits, as the
-  // x86 kernels and the references do for selects_input ops). v is not changed.
+  // x86 kernels and the references do for selects_input ops). v is not changed. v (of a load or
+  // a store) must not be one of the constant or scratch registers (weft::Error).
   enum class Bf16Store { round, keep_bits };
   void store(jit::a64::XReg base, std::int64_t offset_bytes, jit::a64::VReg v, int count,
              Bf16Store mode = Bf16Store::round);
@@ -48,7 +49,7 @@ class ElementIo {
 
  private:
   int lanes() const { return lanes_of(compute_); }
-  void check_count(int count, const char* what) const;
+  void check_operand(jit::a64::VReg v, int count, const char* what) const;
   // One scalar register's worth (2, 4, 8 or 16 bytes) between memory and vector reg.
   void access(bool load, unsigned bytes, unsigned reg, jit::a64::XReg base, std::int64_t offset);
   // `address` = base + offset.

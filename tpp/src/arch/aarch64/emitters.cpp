@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "binary_emit.hpp"
 #include "brgemm_emit.hpp"
 #include "unary_emit.hpp"
 #include "weft/jit/cpu.hpp"
@@ -34,7 +35,8 @@ std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const Una
   no_emitter("unary TPP", plan.isa);
 }
 
-std::unique_ptr<jit::GeneratedCode> emit_kernel(const BinaryDesc&, const BinaryPlan& plan) {
+std::unique_ptr<jit::GeneratedCode> emit_kernel(const BinaryDesc& desc, const BinaryPlan& plan) {
+  if (plan.isa == jit::Isa::neon) return neon::emit_binary(desc, plan);
   no_emitter("binary TPP", plan.isa);
 }
 
