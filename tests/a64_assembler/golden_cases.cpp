@@ -1110,6 +1110,19 @@ void brgemm_prefetch(Cases& c) {
   }
 }
 
+// The unary emitter's forms: cmtst (a bitmask's bits spread over lanes), addv (lanes packed into bits).
+void unary_emitter_forms(Cases& c) {
+  INT3(cmtst);
+  for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}, {5u, 5u}}) {
+    const auto d = d_n.first;
+    const auto n = d_n.second;
+    const VReg vn_(n);
+    c.add(cat("addv b", d, ", v", n, ".16b"), [=](Assembler& a) { a.addv(BReg(d), vn_.b16()); });
+    c.add(cat("addv h", d, ", v", n, ".8h"), [=](Assembler& a) { a.addv(HReg(d), vn_.h8()); });
+    c.add(cat("addv s", d, ", v", n, ".4s"), [=](Assembler& a) { a.addv(SReg(d), vn_.s4()); });
+  }
+}
+
 }  // namespace
 
 std::vector<GoldenCase> golden_cases() {
@@ -1125,6 +1138,7 @@ std::vector<GoldenCase> golden_cases() {
   bitwise_vector_and_moves(c);
   scalar_fp(c);
   brgemm_prefetch(c);
+  unary_emitter_forms(c);
   return std::move(c.list);
 }
 

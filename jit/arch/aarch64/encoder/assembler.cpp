@@ -1215,4 +1215,10 @@ void Assembler::fmov(DReg d, double value) {
   emit(Form::fmov_d_imm, 0x1E601000 | *imm8 << 13 | d.index);
 }
 
+// ---- unary emitter: sums across lanes -------------------------------------------------------------
+
+void Assembler::addv(BReg d, V16B n) { emit(Form::addv_16b, 0x4E31B800 | n.index << 5 | d.index); }
+void Assembler::addv(HReg d, V8H n) { emit(Form::addv_8h, 0x4E71B800 | n.index << 5 | d.index); }
+void Assembler::addv(SReg d, V4S n) { emit(Form::addv_4s, 0x4EB1B800 | n.index << 5 | d.index); }
+
 }  // namespace weft::jit::a64

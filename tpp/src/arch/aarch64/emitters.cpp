@@ -1,7 +1,6 @@
-// AArch64's TPP emitters (tpp/src/emitters.hpp). The Neon emitters are being written (issue 27);
-// until every family has one, the architecture offers no ISA (jit/arch/aarch64: the ISA list is
-// empty), so TPPs run their portable references. BRGEMM has a complete Neon emitter (generated on
-// request, e.g. brgemm_kernel(d, Isa::neon)); the other families' requests are this error.
+// AArch64's TPP emitters (tpp/src/emitters.hpp): Neon code from our A64 assembler for every
+// family. The BRGEMM follows its own plan (neon_brgemm_plan.hpp); unary and binary kernels read
+// the shared plans' layout (lanes, flat, rows, tails). A plan for another ISA is a weft::Error.
 #include "emitters.hpp"
 
 #include <memory>
@@ -9,6 +8,7 @@
 
 #include "binary_emit.hpp"
 #include "brgemm_emit.hpp"
+#include "unary_emit.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 
@@ -29,7 +29,8 @@ std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const Br
   no_emitter("brgemm", plan.isa);
 }
 
-std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc&, const UnaryPlan& plan) {
+std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const UnaryPlan& plan) {
+  if (plan.isa == jit::Isa::neon) return neon::emit_unary(desc, plan);
   no_emitter("unary TPP", plan.isa);
 }
 

@@ -559,6 +559,15 @@ class Assembler {
   void fmov(SReg d, double value);  // the values fmov on vectors takes
   void fmov(DReg d, double value);
 
+  // ---- unary emitter: lane tests and sums across lanes ------------------------------------------
+  // cmtst: a lane is all ones where n & m has a bit set, else 0.
+  template <Arr A> requires detail::kIntArr<A>
+  void cmtst(Vec<A> d, Vec<A> n, Vec<A> m) { int_vector(Form::cmtst_16b, 0x0E208C00, A, d.index, n.index, m.index); }
+  // addv: the sum of all lanes (modulo the lane size) into the scalar d.
+  void addv(BReg d, V16B n);
+  void addv(HReg d, V8H n);
+  void addv(SReg d, V4S n);
+
  private:
   void emit(Form form, std::uint32_t word);
   [[noreturn]] void fail(Form form, const std::string& what) const;

@@ -151,7 +151,9 @@
   X(fmadd_s, "fmadd.s") X(fmadd_d, "fmadd.d") X(fmsub_s, "fmsub.s") X(fmsub_d, "fmsub.d")                              \
   X(fcvt_d_s, "fcvt.d.s") X(fcvt_s_d, "fcvt.s.d") X(fmov_s_imm, "fmov.s.imm") X(fmov_d_imm, "fmov.d.imm")              \
   /* brgemm emitter: prefetch hints (unsigned offset, unscaled prfum, register offset) */                              \
-  X(prfm_uimm, "prfm.uimm") X(prfum, "prfum") X(prfm_reg, "prfm.reg")
+  X(prfm_uimm, "prfm.uimm") X(prfum, "prfum") X(prfm_reg, "prfm.reg")                                                  \
+  /* unary emitter: lane tests (a bitmask's bits spread over lanes), sums across lanes (lanes packed into bits) */      \
+  WEFT_A64_INTV(X, cmtst, "cmtst") X(addv_16b, "addv.16b") X(addv_8h, "addv.8h") X(addv_4s, "addv.4s")
 
 namespace weft::jit::a64 {
 
