@@ -15,6 +15,7 @@
 
 #include "weft/jit/cpu.hpp"
 #include "weft/tpp/unary.hpp"
+#include "activation_accuracy.hpp"
 #include "host_isas.hpp"
 
 namespace {
@@ -25,18 +26,6 @@ using weft::tpp::unary_kernel;
 using weft::tpp::UnaryDesc;
 using weft::tpp::UnaryOp;
 
-double exact(UnaryOp op, double x) {
-  switch (op) {
-    case UnaryOp::exp: return std::exp(x);
-    case UnaryOp::sigmoid: return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
-    case UnaryOp::tanh: return std::tanh(x);
-    case UnaryOp::gelu:
-      if (std::isinf(x)) return x > 0 ? x : -0.0;
-      return x * 0.5 * std::erfc(-x / std::sqrt(2.0));
-    default: return std::nan("");
-  }
-}
-
 struct Error {
   double max_rel = 0;
   float worst_x = 0;
@@ -44,24 +33,6 @@ struct Error {
   float first_bad_x = 0;
   float first_bad_got = 0;
 };
-
-constexpr double kRelBound = 1e-6;
-const double kDenormUnit = std::ldexp(1.0, -149);
-
-// Checks one value; returns false on a violation of the documented bound.
-bool check(double ref, float got, double& rel) {
-  rel = 0;
-  if (std::isnan(ref)) return std::isnan(got);
-  if (std::isnan(got)) return false;
-  const double flt_max = std::numeric_limits<float>::max();
-  if (std::fabs(ref) > flt_max * (1 - kRelBound)) {
-    if (std::isinf(got)) return std::signbit(got) == std::signbit(ref);
-  }
-  if (std::isinf(ref)) return got == ref;
-  if (std::fabs(ref) < std::numeric_limits<float>::min()) return std::fabs(got - ref) <= 4 * kDenormUnit;
-  rel = std::fabs(got - ref) / std::fabs(ref);
-  return rel <= kRelBound;
-}
 
 Error sweep(UnaryOp op, const std::vector<float>& xs, weft::jit::Isa isa) {
   const auto m = static_cast<std::int64_t>(xs.size());
@@ -71,7 +42,7 @@ Error sweep(UnaryOp op, const std::vector<float>& xs, weft::jit::Isa isa) {
   Error e;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     double rel = 0;
-    if (!check(exact(op, xs[i]), out[i], rel)) {
+    if (!weft::test::within_activation_bound(weft::test::exact_activation(op, xs[i]), out[i], rel)) {
       if (e.failures++ == 0) {
         e.first_bad_x = xs[i];
         e.first_bad_got = out[i];

@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "activation_accuracy.hpp"
 #include "activation_bits.hpp"
 #include "activation_emit.hpp"
 #include "constant_pool.hpp"
@@ -159,34 +160,6 @@ std::vector<double> f64_inputs() {
 
 // ---- accuracy bound (as activation_accuracy_test.cpp) --------------------------------------------------
 
-double exact(UnaryOp op, double x) {
-  switch (op) {
-    case UnaryOp::exp: return std::exp(x);
-    case UnaryOp::sigmoid: return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
-    case UnaryOp::tanh: return std::tanh(x);
-    case UnaryOp::gelu:
-      if (std::isinf(x)) return x > 0 ? x : -0.0;
-      return x * 0.5 * std::erfc(-x / std::sqrt(2.0));
-    default: return std::nan("");
-  }
-}
-
-constexpr double kRelBound = 1e-6;
-
-bool within_bound(double ref, float got, double& rel) {
-  rel = 0;
-  if (std::isnan(ref)) return std::isnan(got);
-  if (std::isnan(got)) return false;
-  const double flt_max = std::numeric_limits<float>::max();
-  if (std::fabs(ref) > flt_max * (1 - kRelBound)) {
-    if (std::isinf(got)) return std::signbit(got) == std::signbit(ref);
-  }
-  if (std::isinf(ref)) return got == ref;
-  if (std::fabs(ref) < std::numeric_limits<float>::min()) return std::fabs(got - ref) <= 4 * std::ldexp(1.0, -149);
-  rel = std::fabs(got - ref) / std::fabs(ref);
-  return rel <= kRelBound;
-}
-
 void expect_within_bound(UnaryOp op, std::span<const float> xs, std::span<const float> got, const char* what) {
   double max_rel = 0;
   float worst = 0;
@@ -194,9 +167,9 @@ void expect_within_bound(UnaryOp op, std::span<const float> xs, std::span<const 
   std::string first;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     double rel = 0;
-    if (!within_bound(exact(op, xs[i]), got[i], rel) && failures++ == 0) {
+    if (!weft::test::within_activation_bound(weft::test::exact_activation(op, xs[i]), got[i], rel) && failures++ == 0) {
       first = "x = " + std::to_string(xs[i]) + " (bits " + std::to_string(std::bit_cast<std::uint32_t>(xs[i])) +
-              ") gave " + std::to_string(got[i]) + ", exact " + std::to_string(exact(op, xs[i]));
+              ") gave " + std::to_string(got[i]) + ", exact " + std::to_string(weft::test::exact_activation(op, xs[i]));
     }
     if (rel > max_rel) {
       max_rel = rel;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "brgemm_emit.hpp"
+#include "neon_brgemm_check.hpp"
 #include "emitters.hpp"
 #include "guarded_buffer.hpp"
 #include "neon_brgemm_plan.hpp"
@@ -84,80 +85,10 @@ TEST(NeonBrgemmPlan, Examples) {
 
 // ---- kernels against the reference -------------------------------------------------------------
 
-std::unique_ptr<weft::jit::GeneratedCode> emit(const BrgemmDesc& d) {
-  return detail::emit_kernel(d, plan_brgemm(d, Isa::neon));
-}
-
-void fill(float* p, std::size_t count, std::mt19937& rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (std::size_t i = 0; i < count; ++i) p[i] = dist(rng);
-}
-
-// One case: the operands flush against guard pages (for strided and offsets the batch's last
-// entry ends at the guard; for addresses every entry has its own buffer), C's padding rows
-// compared too (the kernel must leave them).
-void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed) {
-  SCOPED_TRACE(to_string(d) + " count=" + std::to_string(count));
-  std::mt19937 rng(seed);
-  const std::int64_t a_size = d.lda * (d.k - 1) + d.m, b_size = d.ldb * (d.n - 1) + d.k;
-  const std::int64_t c_size = d.ldc * (d.n - 1) + d.m;
-  // Entries a little apart (stride > size) so that a kernel confusing them would differ.
-  const std::int64_t stride_a = a_size + 3, stride_b = b_size + 5;
-  const std::int64_t entries = std::max<std::int64_t>(count, 1);
-  GuardedBuffer<float> a(static_cast<std::size_t>(stride_a * (entries - 1) + a_size));
-  GuardedBuffer<float> b(static_cast<std::size_t>(stride_b * (entries - 1) + b_size));
-  GuardedBuffer<float> c(static_cast<std::size_t>(c_size));
-  fill(a.data(), a.size(), rng);
-  fill(b.data(), b.size(), rng);
-  fill(c.data(), c.size(), rng);
-  std::vector<std::unique_ptr<GuardedBuffer<float>>> own_a, own_b;
-  std::vector<const void*> addresses_a, addresses_b;
-  std::vector<std::int64_t> offsets_a, offsets_b;
-  for (std::int64_t i = 0; i < entries; ++i) {
-    // Offsets in reverse order: entry 0 is the one at the guard page.
-    offsets_a.push_back((entries - 1 - i) * stride_a);
-    offsets_b.push_back((entries - 1 - i) * stride_b);
-    own_a.push_back(std::make_unique<GuardedBuffer<float>>(static_cast<std::size_t>(a_size)));
-    own_b.push_back(std::make_unique<GuardedBuffer<float>>(static_cast<std::size_t>(b_size)));
-    fill(own_a.back()->data(), own_a.back()->size(), rng);
-    fill(own_b.back()->data(), own_b.back()->size(), rng);
-    addresses_a.push_back(own_a.back()->data());
-    addresses_b.push_back(own_b.back()->data());
-  }
-  BrgemmArgs args{.a = a.data(), .b = b.data(), .c = c.data(), .count = count};
-  switch (d.batch) {
-    case BrgemmBatch::strided:
-      args.stride_a = stride_a;
-      args.stride_b = stride_b;
-      break;
-    case BrgemmBatch::offsets:
-      args.offsets_a = offsets_a.data();
-      args.offsets_b = offsets_b.data();
-      break;
-    case BrgemmBatch::addresses:
-      args.addresses_a = addresses_a.data();
-      args.addresses_b = addresses_b.data();
-      break;
-  }
-  std::vector<float> expected(c.begin(), c.end());
-  BrgemmArgs ref_args = args;
-  ref_args.c = expected.data();
-  brgemm_reference(d, ref_args);
-
-  auto code = emit(d);
-  auto fn = code->finalize<BrgemmKernelFn>(to_string(d));
-  fn(&args);
-  ASSERT_EQ(std::memcmp(c.data(), expected.data(), c.size() * sizeof(float)), 0) << [&] {
-    for (std::int64_t j = 0; j < d.n; ++j)
-      for (std::int64_t i = 0; i < d.ldc && i + j * d.ldc < c_size; ++i) {
-        const std::size_t at = static_cast<std::size_t>(i + j * d.ldc);
-        if (std::memcmp(&c[at], &expected[at], sizeof(float)) != 0)
-          return "first difference at row " + std::to_string(i) + " column " + std::to_string(j) + ": " +
-                 std::to_string(c[at]) + " vs " + std::to_string(expected[at]);
-      }
-    return std::string();
-  }();
-}
+// The shared check (neon_brgemm_check.hpp): operands flush against guard pages, C's padding rows
+// compared too, bit for bit with brgemm_reference.
+using neon_brgemm_test::check;
+std::unique_ptr<weft::jit::GeneratedCode> emit(const BrgemmDesc& d) { return neon_brgemm_test::emit_neon(d); }
 
 constexpr BrgemmBatch kBatches[] = {BrgemmBatch::strided, BrgemmBatch::offsets, BrgemmBatch::addresses};
 
