@@ -56,8 +56,8 @@ Isa choose_isa() {
   const char* env = std::getenv("WEFT_ISA");
   if (env == nullptr || *env == '\0') return best_isa(cpu);
   const auto requested = parse_isa(env);
-  // Only the architecture's ISAs (and reference): an ISA of this architecture whose families do not
-  // all have emitters yet (neon, issue 27) is not in the list and cannot be chosen.
+  // Only the architecture's ISAs (and reference): an ISA of another architecture (avx2 on AArch64,
+  // neon on x86-64) is refused here, before anything is generated for it.
   const auto& offered = target_architecture().isas;
   const bool listed = requested && (*requested == Isa::reference ||
                                     std::find(offered.begin(), offered.end(), *requested) != offered.end());

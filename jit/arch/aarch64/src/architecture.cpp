@@ -17,10 +17,9 @@
 namespace weft::jit {
 namespace {
 
-// The ISAs this build offers, best first. Empty until every TPP family has a Neon emitter
-// (issue 27; BRGEMM has one): until then the TPPs run their references. Loop nests run generated
-// A64 code whatever this list says.
-constexpr std::array<Isa, 0> kIsas{};
+// The ISAs this build offers, best first: Neon (every TPP family has a Neon emitter:
+// tpp/src/arch/aarch64/emitters.cpp). Loop nests run generated A64 code whatever the ISA.
+constexpr std::array<Isa, 1> kIsas{Isa::neon};
 
 struct KnownPart {
   unsigned implementer, part;
