@@ -8,7 +8,9 @@
 //   overflow only within 1e-6 of FLT_MAX), over every 2053rd float bit pattern, 400001 points of
 //   [-20, 20], the formulas' edges, and the documented special values; and the same bits as the
 //   x86 kernels (tests/support/activation_bits.hpp);
-// - emit() clobbers no vector register but its declared scratch ones and no general register.
+// - emit() clobbers no vector register but its declared scratch ones and no general register;
+// - the multi-vector emit() (1..4 vectors interleaved) gives the single-vector form's bits, lane for
+//   lane, whatever the registers, and clobbers only its declared scratch registers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -400,10 +402,31 @@ using DumpFn = void (*)(const void*, const void*, void*);
 
 std::uint64_t general_value(unsigned r) { return 0x0123456789000000ull + r * 0x10101ull; }
 
-void expect_only_scratch_clobbered(UnaryOp op, DataType compute, VReg x, const std::vector<VReg>& scratch) {
-  const int need = ActivationEmitter::scratch_vectors(op, compute);
-  SCOPED_TRACE(weft::tpp::to_string(op) + " " + std::string(weft::jit::to_string(compute)) + " x = v" +
-               std::to_string(x.index));
+// The operands' inputs: four lanes whose paths differ (tanh's and gelu's small and large forms,
+// x < 0), scaled per vector so that each vector of a group holds other values.
+std::vector<float> dump_inputs_f32(std::size_t vectors) {
+  const float base[4] = {0.3f, -2.5f, 7.0f, -0.6f};
+  std::vector<float> in;
+  for (std::size_t u = 0; u < vectors; ++u)
+    for (std::size_t i = 0; i < 4; ++i) in.push_back(base[(i + u) % 4] * (1.0f + 0.25f * static_cast<float>(u)));
+  return in;
+}
+std::vector<double> dump_inputs_f64(std::size_t vectors) {
+  const double base[2] = {0.3, -2.5};
+  std::vector<double> in;
+  for (std::size_t u = 0; u < vectors; ++u)
+    for (std::size_t i = 0; i < 2; ++i) in.push_back(base[(i + u) % 2] * (1.0 + 0.25 * static_cast<double>(u)));
+  return in;
+}
+
+// emit() on the operands xs (one vector: the single-vector form) with every other register known.
+void expect_only_scratch_clobbered(UnaryOp op, DataType compute, const std::vector<VReg>& xs,
+                                   const std::vector<VReg>& scratch) {
+  const int n = static_cast<int>(xs.size());
+  const int need = ActivationEmitter::scratch_vectors(op, compute, n);
+  std::string operands;
+  for (VReg x : xs) operands += " v" + std::to_string(x.index);
+  SCOPED_TRACE(weft::tpp::to_string(op) + " " + std::string(weft::jit::to_string(compute)) + " x =" + operands);
   const float alpha = takes_alpha(op) ? 0.75f : 0.0f;
   CodeBuffer a;
   ConstantPool pool;
@@ -411,9 +434,13 @@ void expect_only_scratch_clobbered(UnaryOp op, DataType compute, VReg x, const s
   for (unsigned r = 8; r < 16; r += 2) a.stp(DReg(r), DReg(r + 1), pre_ptr(sp, -16));
   pool.load_base(a, x3);
   for (unsigned r = 0; r < 32; ++r) a.ldr(QReg(r), ptr(x1, 16 * r));
-  a.ldr(x.qreg(), ptr(x0));
+  for (std::size_t u = 0; u < xs.size(); ++u) a.ldr(xs[u].qreg(), ptr(x0, static_cast<std::int64_t>(16 * u)));
   for (unsigned r = 4; r <= 17; ++r) a.mov_imm(XReg(r), general_value(r));
-  act.emit(op, alpha, x, scratch, compute);
+  if (n == 1) {
+    act.emit(op, alpha, xs[0], scratch, compute);
+  } else {
+    act.emit(op, alpha, xs, scratch, compute);
+  }
   for (unsigned r = 0; r < 32; ++r) a.str(QReg(r), ptr(x2, 16 * r));
   for (unsigned r = 0; r <= 17; ++r) a.str(XReg(r), ptr(x2, 512 + 8 * r));
   for (unsigned r = 14; r >= 8; r -= 2) a.ldp(DReg(r), DReg(r + 1), post_ptr(sp, 16));
@@ -423,16 +450,16 @@ void expect_only_scratch_clobbered(UnaryOp op, DataType compute, VReg x, const s
 
   std::uint8_t fill[512], dump[512 + 18 * 8];
   for (int i = 0; i < 512; ++i) fill[i] = static_cast<std::uint8_t>(i * 7 + 3);
-  // Four inputs whose lanes take different paths (tanh's and gelu's small and large forms, x < 0).
-  const float in_f32[4] = {0.3f, -2.5f, 7.0f, -0.6f};
-  const double in_f64[2] = {0.3, -2.5};
-  const void* in = compute == DataType::f64 ? static_cast<const void*>(in_f64) : in_f32;
+  const std::vector<float> in_f32 = dump_inputs_f32(xs.size());
+  const std::vector<double> in_f64 = dump_inputs_f64(xs.size());
+  const void* in = compute == DataType::f64 ? static_cast<const void*>(in_f64.data()) : in_f32.data();
   fn(in, fill, dump);
 
   for (unsigned r = 0; r < 32; ++r) {
-    bool is_scratch = false;
-    for (int i = 0; i < need; ++i) is_scratch = is_scratch || scratch[static_cast<std::size_t>(i)].index == r;
-    if (r == x.index || is_scratch) continue;
+    bool written = false;
+    for (int i = 0; i < need; ++i) written = written || scratch[static_cast<std::size_t>(i)].index == r;
+    for (VReg x : xs) written = written || x.index == r;
+    if (written) continue;
     EXPECT_EQ(std::memcmp(dump + 16 * r, fill + 16 * r, 16), 0) << "v" << r << " clobbered";
   }
   std::uint64_t general[18];
@@ -441,14 +468,17 @@ void expect_only_scratch_clobbered(UnaryOp op, DataType compute, VReg x, const s
   EXPECT_EQ(general[1], reinterpret_cast<std::uint64_t>(static_cast<const void*>(fill)));
   EXPECT_EQ(general[2], reinterpret_cast<std::uint64_t>(static_cast<void*>(dump)));
   for (unsigned r = 4; r <= 17; ++r) EXPECT_EQ(general[r], general_value(r)) << "x" << r << " clobbered";
-  // x holds op(in), as the streaming kernel computes it.
-  if (compute == DataType::f64) {
-    const std::vector<double> want = run(op, alpha, compute, std::vector<double>(in_f64, in_f64 + 2));
-    EXPECT_EQ(std::memcmp(dump + 16 * x.index, want.data(), 16), 0) << "x";
-  } else {
-    const std::vector<float> want = run(op, alpha, compute, std::vector<float>(in_f32, in_f32 + 4));
-    EXPECT_EQ(std::memcmp(dump + 16 * x.index, want.data(), 16), 0) << "x";
+  // Each operand holds op(its input), as the single-vector streaming kernel computes it.
+  const std::vector<double> want_f64 = compute == DataType::f64 ? run(op, alpha, compute, in_f64) : std::vector<double>{};
+  const std::vector<float> want_f32 = compute == DataType::f64 ? std::vector<float>{} : run(op, alpha, compute, in_f32);
+  for (std::size_t u = 0; u < xs.size(); ++u) {
+    const void* want = compute == DataType::f64 ? static_cast<const void*>(want_f64.data() + 2 * u) : want_f32.data() + 4 * u;
+    EXPECT_EQ(std::memcmp(dump + 16 * xs[u].index, want, 16), 0) << "x" << u;
   }
+}
+
+void expect_only_scratch_clobbered(UnaryOp op, DataType compute, VReg x, const std::vector<VReg>& scratch) {
+  expect_only_scratch_clobbered(op, compute, std::vector<VReg>{x}, scratch);
 }
 
 TEST(NeonActivation, ClobbersOnlyItsDeclaredScratchRegisters) {
@@ -476,6 +506,168 @@ TEST(NeonActivation, ResultsIndependentOfTheRegisters) {
     const std::vector<float> b = run(op, alpha, DataType::f32, xs, v31, {v0, v1, v2, v3, v4, v5});
     EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << weft::tpp::to_string(op);
   }
+}
+
+// ---- several vectors at once ----------------------------------------------------------------------
+
+// void kernel(const void* in, void* out, std::int64_t groups): x0 in, x1 out, x2 groups (>= 1), x3
+// the pool base. Each group: xs.size() consecutive vectors into xs, one emit() on all of them, stored
+// back in order. d8-d15 are saved around it (the registers may be any).
+StreamKernel group_kernel(UnaryOp op, float alpha, DataType compute, const std::vector<VReg>& xs,
+                          const std::vector<VReg>& scratch) {
+  StreamKernel k{std::make_unique<CodeBuffer>()};
+  CodeBuffer& a = *k.code;
+  ConstantPool pool;
+  ActivationEmitter act(a, pool, x3);
+  for (unsigned r = 8; r < 16; r += 2) a.stp(DReg(r), DReg(r + 1), pre_ptr(sp, -16));
+  pool.load_base(a, x3);
+  Label loop;
+  a.bind(loop);
+  for (VReg x : xs) a.ldr(x.qreg(), post_ptr(x0, 16));
+  act.emit(op, alpha, xs, scratch, compute);
+  for (VReg x : xs) a.str(x.qreg(), post_ptr(x1, 16));
+  a.subs(x2, x2, 1);
+  a.b(Cond::ne, loop);
+  for (unsigned r = 14; r >= 8; r -= 2) a.ldp(DReg(r), DReg(r + 1), post_ptr(sp, 16));
+  a.ret();
+  pool.emit(a);
+  k.fn = k.code->finalize<StreamFn>("neon_activation_group_test_" + weft::tpp::to_string(op));
+  return k;
+}
+
+template <class T>
+std::vector<T> run_group(UnaryOp op, float alpha, DataType compute, const std::vector<T>& values,
+                         const std::vector<VReg>& xs, const std::vector<VReg>& scratch) {
+  constexpr std::size_t lanes = 16 / sizeof(T);
+  const std::size_t group = lanes * xs.size();
+  const std::size_t groups = (values.size() + group - 1) / group;
+  std::vector<T> in(groups * group, T(0)), out(groups * group);
+  std::copy(values.begin(), values.end(), in.begin());
+  const StreamKernel k = group_kernel(op, alpha, compute, xs, scratch);
+  k.fn(in.data(), out.data(), static_cast<std::int64_t>(groups));
+  out.resize(values.size());
+  return out;
+}
+
+// Two register layouts for n vectors: operands and slots in consecutive registers, and both
+// scattered over the register file (v8-v15 included), in no order.
+struct GroupRegisters {
+  std::vector<VReg> xs, scratch;
+};
+
+std::vector<GroupRegisters> group_layouts(int n) {
+  const auto count = static_cast<std::size_t>(n);
+  GroupRegisters packed;
+  for (unsigned r = 0; r < count; ++r) packed.xs.push_back(VReg(r));
+  for (unsigned r = static_cast<unsigned>(n); r < 32; ++r) packed.scratch.push_back(VReg(r));
+  GroupRegisters scattered;
+  const unsigned operands[] = {29, 3, 12, 18};
+  for (std::size_t u = 0; u < count; ++u) scattered.xs.push_back(VReg(operands[u]));
+  std::vector<unsigned> rest;
+  for (unsigned r = 0; r < 32; ++r)
+    if (std::find(operands, operands + count, r) == operands + count) rest.push_back(r);
+  std::shuffle(rest.begin(), rest.end(), std::mt19937(1234 + static_cast<unsigned>(n)));
+  for (unsigned r : rest) scattered.scratch.push_back(VReg(r));
+  return {packed, scattered};
+}
+
+template <class T>
+void expect_groups_match_single_form(UnaryOp op, const std::vector<T>& values) {
+  using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+  constexpr DataType type = sizeof(T) == 8 ? DataType::f64 : DataType::f32;
+  const float alpha = takes_alpha(op) ? 0.3f : 0.0f;
+  const std::vector<T> single = run(op, alpha, type, values);
+  for (int n = 1; n <= ActivationEmitter::kMaxVectors; ++n) {
+    int layout = 0;
+    for (const GroupRegisters& regs : group_layouts(n)) {
+      const std::vector<T> got = run_group(op, alpha, type, values, regs.xs, regs.scratch);
+      std::int64_t bad = 0;
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (std::bit_cast<Bits>(got[i]) != std::bit_cast<Bits>(single[i]) && bad++ < 3) {
+          ADD_FAILURE() << weft::tpp::to_string(op) << " " << weft::jit::to_string(type) << ", " << n
+                        << " vectors, layout " << layout << ": x bits 0x" << std::hex << std::bit_cast<Bits>(values[i])
+                        << " gave 0x" << std::bit_cast<Bits>(got[i]) << ", one vector at a time 0x"
+                        << std::bit_cast<Bits>(single[i]) << std::dec;
+        }
+      }
+      EXPECT_EQ(bad, 0) << weft::tpp::to_string(op) << ", " << n << " vectors, layout " << layout;
+      ++layout;
+    }
+  }
+}
+
+// Every 31st pattern of the whole-range sample, [-20, 20] densely, and the special values: each
+// lane of each vector of a group sees all of them.
+std::vector<float> group_inputs_f32() {
+  const std::vector<float> whole = weft::test::activation_whole_range();
+  std::vector<float> xs;
+  for (std::size_t i = 0; i < whole.size(); i += 31) xs.push_back(whole[i]);
+  const std::vector<float> core = weft::test::activation_dense(-20.0f, 20.0f, 20001);
+  xs.insert(xs.end(), core.begin(), core.end());
+  for (float s : special_floats()) xs.push_back(s);
+  return xs;
+}
+
+TEST(NeonActivation, SeveralVectorsGiveTheSingleFormsBitsF32) {
+  static const std::vector<float> xs = group_inputs_f32();
+  for (UnaryOp op : kElementwise) expect_groups_match_single_form(op, xs);
+}
+
+TEST(NeonActivation, SeveralVectorsGiveTheSingleFormsBitsF64) {
+  const std::vector<double> all = f64_inputs();
+  std::vector<double> xs(all.begin(), all.begin() + 20);  // the special values
+  for (std::size_t i = 20; i < all.size(); i += 5) xs.push_back(all[i]);
+  for (UnaryOp op : kF64Ops) expect_groups_match_single_form(op, xs);
+}
+
+TEST(NeonActivation, SeveralVectorsClobberOnlyTheirDeclaredScratchRegisters) {
+  for (int n = 2; n <= ActivationEmitter::kMaxVectors; ++n) {
+    for (const GroupRegisters& regs : group_layouts(n)) {
+      // The scratch lists are longer than needed: the registers past scratch_vectors() must survive.
+      for (UnaryOp op : kElementwise) expect_only_scratch_clobbered(op, DataType::f32, regs.xs, regs.scratch);
+      for (UnaryOp op : kF64Ops) expect_only_scratch_clobbered(op, DataType::f64, regs.xs, regs.scratch);
+    }
+  }
+}
+
+TEST(NeonActivation, SeveralVectorsScratchCountsAndErrors) {
+  for (int n = 1; n <= ActivationEmitter::kMaxVectors; ++n) {
+    for (DataType type : {DataType::f32, DataType::f64}) {
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::copy, type, n), 0);
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::sqrt, type, n), 0);
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::relu, type, n), n);
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::reciprocal, type, n), 1);
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::scale, type, n), 1);
+    }
+    EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::exp, DataType::f32, n), 3 * n);
+    for (UnaryOp op : {UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu})
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(op, DataType::f32, n), 4 * n);
+    for (UnaryOp op : kElementwise) {
+      EXPECT_EQ(ActivationEmitter::scratch_vectors(op, DataType::f32, 1), ActivationEmitter::scratch_vectors(op, DataType::f32))
+          << weft::tpp::to_string(op);
+    }
+  }
+  EXPECT_THROW(ActivationEmitter::scratch_vectors(UnaryOp::exp, DataType::f32, 0), weft::Error);
+  EXPECT_THROW(ActivationEmitter::scratch_vectors(UnaryOp::exp, DataType::f32, ActivationEmitter::kMaxVectors + 1),
+               weft::Error);
+  Assembler a;
+  ConstantPool pool;
+  ActivationEmitter act(a, pool, x3);
+  std::vector<VReg> scratch;
+  for (unsigned r = 16; r < 32; ++r) scratch.push_back(VReg(r));
+  const std::vector<VReg> five = {v0, v1, v2, v3, v4};
+  EXPECT_THROW(act.emit(UnaryOp::relu, 0.0f, five, scratch, DataType::f32), weft::Error);
+  const std::vector<VReg> none;
+  EXPECT_THROW(act.emit(UnaryOp::relu, 0.0f, none, scratch, DataType::f32), weft::Error);
+  const std::vector<VReg> repeated = {v0, v1, v0};
+  EXPECT_THROW(act.emit(UnaryOp::square, 0.0f, repeated, scratch, DataType::f32), weft::Error);
+  const std::vector<VReg> pair = {v0, v1};
+  const std::vector<VReg> overlapping = {v16, v17, v18, v19, v20, v1, v22, v23};
+  EXPECT_THROW(act.emit(UnaryOp::gelu, 0.0f, pair, overlapping, DataType::f32), weft::Error);
+  const std::vector<VReg> seven(scratch.begin(), scratch.begin() + 7);
+  EXPECT_THROW(act.emit(UnaryOp::gelu, 0.0f, pair, seven, DataType::f32), weft::Error);
+  EXPECT_THROW(act.emit(UnaryOp::gelu, 0.0f, pair, scratch, DataType::f64), weft::Error);
+  EXPECT_EQ(a.size_bytes(), 0u) << "nothing emitted by a refused call";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,12 @@ constexpr int kStepVectors = 4;
 
 int log2_bytes(DataType t) { return t == DataType::f64 ? 3 : t == DataType::bf16 ? 1 : 2; }
 
-// Vector registers beyond the fixed v0-v7 (data and aux): v16-v31 first, then v8-v15, whose low
-// halves the prologue saves when handed out.
+// Vector registers: v0-v3 the step's data vectors, v4-v7 relu_bwd's aux vectors (the element-wise
+// ops' scratch when no aux is read); VectorRegisters hands out the rest: v16-v31 first, then
+// v8-v15, whose low halves the prologue saves when handed out.
 class VectorRegisters {
  public:
+  int left() const { return static_cast<int>(kOrder.size() - next_); }
   VReg take() {
     if (next_ >= kOrder.size()) throw Error("neon unary: more than 24 vector registers needed");
     return VReg(kOrder[next_++]);
@@ -129,6 +132,7 @@ class UnaryKernel : public CodeBuffer {
   VectorRegisters regs_;
   std::vector<VReg> in_constants_, in_scratch_, out_constants_, out_scratch_;
   std::vector<VReg> op_scratch_;  // ActivationEmitter's
+  int op_group_ = 1;              // vectors ActivationEmitter transforms at once (interleaved)
   std::vector<VReg> lane_bits_;   // bitmask ops: lane i of vector u holds bit 4u + i
   std::vector<VReg> acc_;         // reductions: accumulators (f32 sums: two of doubles per vector)
   std::vector<VReg> temp_;        // spreads of mask bits, widened doubles, NaN lanes
@@ -183,7 +187,15 @@ void UnaryKernel::allocate() {
     temp_ = regs_.take(1);
   }
   if (is_elementwise(d_.op) && !writes_mask()) {
-    op_scratch_ = regs_.take(ActivationEmitter::scratch_vectors(d_.op, compute_));
+    // The whole step at once if the registers allow (the aux vectors v4-v7 first: element-wise ops
+    // read no aux), else the largest group that fits.
+    const std::vector<VReg> aux_vectors = {aux(0), aux(1), aux(2), aux(3)};
+    const int available = static_cast<int>(aux_vectors.size()) + regs_.left();
+    op_group_ = kStepVectors;
+    while (op_group_ > 1 && ActivationEmitter::scratch_vectors(d_.op, compute_, op_group_) > available) --op_group_;
+    const int need = ActivationEmitter::scratch_vectors(d_.op, compute_, op_group_);
+    op_scratch_.assign(aux_vectors.begin(), aux_vectors.begin() + std::min<int>(need, 4));
+    for (const VReg r : regs_.take(need - static_cast<int>(op_scratch_.size()))) op_scratch_.push_back(r);
     act_.emplace(*this, pool_, kPool);
   }
 }
@@ -323,7 +335,13 @@ void UnaryKernel::elementwise_block(int rows) {
       bic(data(u).b16(), data(u).b16(), aux(u).b16());
     }
   } else {
-    for (int u = 0; u < vectors; ++u) act_->emit(d_.op, d_.alpha, data(u), op_scratch_, compute_);
+    // Groups of op_group_ vectors, each one interleaved sequence.
+    const std::array<VReg, kStepVectors> xs{data(0), data(1), data(2), data(3)};
+    for (int u = 0; u < vectors; u += op_group_) {
+      const auto group = static_cast<std::size_t>(std::min(op_group_, vectors - u));
+      act_->emit(d_.op, d_.alpha, std::span<const VReg>(xs).subspan(static_cast<std::size_t>(u), group), op_scratch_,
+                 compute_);
+    }
   }
   for (int u = 0; u < vectors; ++u) out_io_->store(kPb, out_offset(u), data(u), count(u), store_mode());
 }

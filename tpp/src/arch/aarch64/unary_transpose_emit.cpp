@@ -1,5 +1,6 @@
 #include "unary_transpose_emit.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +33,8 @@ using jit::DataType;
 //   x10 ElementIo's address scratch  x11 the constant pool's base
 // Vector registers: the block's columns from v0, the shuffles' results from v16, then v24 the spare of
 // piecewise moves; the compute path's op and conversion registers from the ones left (v8-v15 are
-// not used: their low halves are callee-saved).
+// not used: their low halves are callee-saved). The op transforms as many of a block's columns at
+// once as its scratch registers fit in those left (all 4 columns of f32 data, gelu included).
 constexpr XReg kArgs = x0, kA = x1, kB = x2, kLda = x3, kLdb = x4, kARow = x5, kBRow = x6, kColumn = x7,
                kRowBlocks = x8, kColumnBlocks = x9, kIoAddress = x10, kPoolBase = x11;
 constexpr VReg kSpare = v24;
@@ -41,6 +43,7 @@ constexpr VReg kSpare = v24;
 class FreeVectors {
  public:
   explicit FreeVectors(std::vector<VReg> free) : free_(std::move(free)) {}
+  int left() const { return static_cast<int>(free_.size()); }
   std::vector<VReg> take(int count, const char* what) {
     if (count > static_cast<int>(free_.size()))
       throw Error(std::string("neon unary transpose: out of vector registers for ") + what);
@@ -119,8 +122,14 @@ class TransposeKernel {
     }
     // The op commutes with the transpose: applied to the loaded columns, it is the same instruction
     // sequence on the same values as in the kernels that do not transpose.
-    if (computes_)
-      for (int c = 0; c < nj; ++c) act_->emit(d_.op, d_.alpha, column_reg(c), act_scratch_, d_.types.compute);
+    // Groups of act_group_ columns, each one interleaved sequence.
+    if (computes_) {
+      for (int c = 0; c < nj; c += act_group_) {
+        const auto group = static_cast<std::size_t>(std::min(act_group_, nj - c));
+        act_->emit(d_.op, d_.alpha, std::span<const VReg>(columns).subspan(static_cast<std::size_t>(c), group),
+                   act_scratch_, d_.types.compute);
+      }
+    }
     const std::span<const VReg> rows = transpose(columns, shuffled);
     for (int k = 0; k < mi; ++k) store_row(rows[static_cast<std::size_t>(k)], nj);
   }
@@ -142,7 +151,10 @@ class TransposeKernel {
     in_io_->setup();
     out_io_->setup();
     if (computes_) {
-      act_scratch_ = vectors.take(ActivationEmitter::scratch_vectors(d_.op, compute), "the op's scratch");
+      // All of a block's columns at once where the registers left allow, else the largest group.
+      act_group_ = std::min(lanes_, ActivationEmitter::kMaxVectors);
+      while (act_group_ > 1 && ActivationEmitter::scratch_vectors(d_.op, compute, act_group_) > vectors.left()) --act_group_;
+      act_scratch_ = vectors.take(ActivationEmitter::scratch_vectors(d_.op, compute, act_group_), "the op's scratch");
       pool_.load_base(a_, kPoolBase);
       act_.emplace(a_, pool_, kPoolBase);
     }
@@ -222,6 +234,7 @@ class TransposeKernel {
   ConstantPool pool_;                         // the op's constants, after the code
   std::optional<ActivationEmitter> act_;
   std::vector<VReg> act_scratch_;
+  int act_group_ = 1;  // columns the op transforms at once (interleaved)
 };
 
 }  // namespace
