@@ -14,9 +14,16 @@ speed on AArch64").
       build-aarch64/tpp/weft-kernel-code" --cpus neoverse-v1,neoverse-v2,apple-m1 --kernel "neon brgemm 64 64 64"
 
 With --eltwise (element-wise kernels: unary, binary), the loop is the innermost one with the most
-instructions, and its speed is compared with two bounds the same model gives: the loop's own
-resource bound (llvm-mca's "Block RThroughput": the busiest pipe's cycles with perfect scheduling)
-and the load/store pipes' peak (a block of the loop's loads and stores alone, independent):
+instructions, and its speed is compared with three bounds the same model gives: the loop's own
+resource bound (llvm-mca's "Block RThroughput": the busiest pipe's cycles with perfect scheduling),
+the loop without its data dependencies (the same instructions, each result in a fresh register and
+each source a register nothing writes, simulated: what the pipes allow when latency does not
+matter), and the load/store pipes' peak (a block of the loop's loads and stores alone,
+independent). Block RThroughput can be below what any schedule reaches: it divides a group of pipes'
+load by the group's size without the uops that only one pipe of the group takes (on the Neoverse N2
+model llvm-mca 16 uses for neoverse-v1 and neoverse-v2: frintn, fcvtzs, fdiv on V0, vector shifts on
+V1, which occupy the same two pipes as the rest). The dependency-free simulation counts them; where
+the two differ, it is the bound to compare with.
 
   scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... --cpus neoverse-v1 \
       --kernel "neon unary exp 64 64" --kernel "neon binary add 64 64"
@@ -162,6 +169,62 @@ def memory_peak_cycles(arch, cpu, loads, stores):
     return mca_cycles(arch, cpu, block) if block else 0.0
 
 
+# Vector registers: aarch64 v/q/d/s/h/b n (a lane or an arrangement may follow); x86 %xmm/%ymm/%zmm n.
+VECTOR_REGISTER = {
+    "aarch64": re.compile(r"\b([vqdshb])(\d+)\b"),
+    "x64": re.compile(r"%([xyz]mm)(\d+)\b"),
+}
+
+
+def without_dependencies(arch, body):
+    """`body` with its vector data dependencies removed: each instruction's result goes to the next
+    register of a rotation, every vector source is one of two registers no instruction writes (an
+    instruction that also reads its result, as fmla, depends only on the write one rotation earlier).
+    Stores only read. General registers (addresses, the loop counter) are left as they are."""
+    pattern = VECTOR_REGISTER[arch]
+    out = []
+    fresh = 0
+    for line in body:
+        mnemonic, operands = (line.split(None, 1) + [""])[:2]
+        if line.endswith(":") or not pattern.search(operands):
+            out.append(line)
+            continue
+        registers = 32 if arch == "aarch64" or "%zmm" in operands else 16
+        sources = [registers - 2, registers - 1]
+        if arch == "aarch64":
+            # Only reads vector registers: a store, or a result in a general register (fmov w, s).
+            first = pattern.match(operands.lstrip("{ "))
+            is_store = re.match(r"^(str|stur|stp|stnp|st1|st2|st3|st4)", mnemonic) is not None or first is None
+            # The destination: the first register, or the whole first {...} list (ld1, ld4r).
+            m = re.match(r"\s*\{([^}]*)\}", operands)
+            dest_end = m.end() if m else pattern.search(operands).end()
+        else:
+            last = operands.rsplit(",", 1)[-1]
+            is_store = not pattern.search(last) or "(" in last
+            dest_end = None
+        count = [0]
+
+        def rename(match, is_destination):
+            nonlocal fresh
+            if is_destination:
+                fresh = (fresh + 1) % (registers - 2)
+                return f"{'%' if arch == 'x64' else ''}{match.group(1)}{fresh}"
+            count[0] += 1
+            return f"{'%' if arch == 'x64' else ''}{match.group(1)}{sources[count[0] % 2]}"
+
+        if is_store:
+            renamed = pattern.sub(lambda m: rename(m, False), operands)
+        elif arch == "aarch64":
+            renamed = (pattern.sub(lambda m: rename(m, True), operands[:dest_end]) +
+                       pattern.sub(lambda m: rename(m, False), operands[dest_end:]))
+        else:
+            head, tail = operands.rsplit(",", 1) if "," in operands else ("", operands)
+            renamed = ((pattern.sub(lambda m: rename(m, False), head) + ",") if head else "") + \
+                pattern.sub(lambda m: rename(m, True), tail)
+        out.append(f"{mnemonic} {renamed}")
+    return out
+
+
 def biggest_loop(arch, code):
     spans = loops(arch, code)
     innermost = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
@@ -248,27 +311,29 @@ def analyse_eltwise(arch, kernel_code, kernel, cpus):
         try:
             cycles = mca_cycles(arch, cpu, body)
             bound = mca_block_rthroughput(arch, cpu, body)
+            free = mca_cycles(arch, cpu, without_dependencies(arch, body))
             memory = memory_peak_cycles(arch, cpu, loads, stores)
         except Unsupported:
-            rows.append((kernel, cpu, len(body) - 1, loads, stores, None, None, None))
+            rows.append((kernel, cpu, len(body) - 1, loads, stores, None, None, None, None))
             continue
-        rows.append((kernel, cpu, len(body) - 1, loads, stores, cycles, bound, memory))
+        rows.append((kernel, cpu, len(body) - 1, loads, stores, cycles, bound, free, memory))
     return summary, rows
 
 
 def main_eltwise(args, cpus):
     print("| kernel | -mcpu | loop instructions | loads + stores | cycles / iteration | resource bound | "
-          "share of bound | load/store peak cycles | share of load/store peak |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "share of bound | dependency-free cycles | share of them | load/store peak cycles | share of load/store peak |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for kernel in args.kernel:
         summary, rows = analyse_eltwise(args.arch, args.kernel_code, kernel, cpus)
         print(f"<!-- {summary} -->", file=sys.stderr)
-        for kernel_name, cpu, n, loads, stores, cycles, bound, memory in rows:
+        for kernel_name, cpu, n, loads, stores, cycles, bound, free, memory in rows:
             if cycles is None:
-                print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | the model lacks the ISA | | | | |")
+                print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | the model lacks the ISA | | | | | | |")
                 continue
             print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | {cycles:.2f} | {bound:.2f} | "
-                  f"{100 * bound / cycles:.1f} % | {memory:.2f} | {100 * memory / cycles:.1f} % |")
+                  f"{100 * bound / cycles:.1f} % | {free:.2f} | {100 * free / cycles:.1f} % | {memory:.2f} | "
+                  f"{100 * memory / cycles:.1f} % |")
 
 
 def main():
