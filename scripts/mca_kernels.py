@@ -28,6 +28,9 @@ the two differ, it is the bound to compare with.
   scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... --cpus neoverse-v1 \
       --kernel "neon unary exp 64 64" --kernel "neon binary add 64 64"
 
+WEFT_LLVM_MCA names another llvm-mca (llvm-mca-19: LLVM 19 models the Neoverse V1 and V2 cores
+themselves, where LLVM 16 gives both names its Neoverse N2 model).
+
 Prints a Markdown table. Needs llvm-mca-16 (package llvm-16) and objdump (binutils; for AArch64
 code binutils-aarch64-linux-gnu).
 """
@@ -39,7 +42,7 @@ import subprocess
 import sys
 import tempfile
 
-MCA = "llvm-mca-16"
+MCA = os.environ.get("WEFT_LLVM_MCA", "llvm-mca-16")
 ITERATIONS = 400
 
 ARCHES = {
