@@ -33,6 +33,10 @@ using weft::tpp::BrgemmPlanOptions;
 using weft::tpp::UnaryOp;
 
 inline bool runs_avx2() { return weft::jit::can_run(weft::jit::Isa::avx2, weft::jit::cpu_features()); }
+// Whether an ISA of this build runs here (avx2 or avx512 on x86-64, neon on AArch64): the tests of
+// the BRGEMM contract run on each; those of one planner's choices (x86's dot tiles, alternative
+// plans) keep runs_avx2().
+inline bool runs_generated_code() { return !weft::test::runnable_isas().empty(); }
 
 struct Case {
   BrgemmDesc desc;
