@@ -227,3 +227,83 @@ TEST(A64AssemblerErrors, PrefetchOperands) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace weft::jit::a64;
+
+// SVE: a governing predicate beyond p7 where the encoding has 3 bits, destructive forms whose
+// first source is not the destination, indexed registers and indexes out of range, immediates and
+// offsets out of range: each throws naming the form, and emits nothing.
+TEST(A64AssemblerErrors, SveOperands) {
+  const std::vector<ErrorCase> cases = {
+      {[](Assembler& a) { a.ld1w(z0.s(), p8.z(), ptr_vl(x0)); }, {"a64 sve.ld1w.imm", "p8", "p0..p7"}},
+      {[](Assembler& a) { a.st1d(z0.d(), p15, ptr(x0, x1, lsl(3))); }, {"a64 sve.st1d.reg", "p15", "p0..p7"}},
+      {[](Assembler& a) { a.fmla(z0.s(), p8.m(), z1.s(), z2.s()); }, {"a64 sve.fmla.s", "p8"}},
+      {[](Assembler& a) { a.fcmge(p0.s(), p9.z(), z1.s(), 0.0); }, {"a64 sve.fcmge.zero.s", "p9"}},
+      {[](Assembler& a) { a.faddv(s0, p8, z1.s()); }, {"a64 sve.faddv.s", "p8"}},
+      {[](Assembler& a) { a.bfcvt(z0.h(), p8.m(), z1.s()); }, {"a64 sve.bfcvt", "p8"}},
+      {[](Assembler& a) { a.fadd(z0.d(), p0.m(), z1.d(), z2.d()); }, {"a64 sve.fadd.pred.d", "z1", "z0"}},
+      {[](Assembler& a) { a.fdiv(z3.h(), p1.m(), z4.h(), z3.h()); }, {"a64 sve.fdiv.pred.h", "z4", "destination z3"}},
+      {[](Assembler& a) { a.fmla(z0.s(), z1.s(), z8.s(0)); }, {"a64 sve.fmla.elem.s", "z8", "z0..z7"}},
+      {[](Assembler& a) { a.fmla(z0.s(), z1.s(), z7.s(4)); }, {"a64 sve.fmla.elem.s", "index 4", "0..3"}},
+      {[](Assembler& a) { a.fmla(z0.d(), z1.d(), z16.d(0)); }, {"a64 sve.fmla.elem.d", "z16", "z0..z15"}},
+      {[](Assembler& a) { a.fmla(z0.d(), z1.d(), z15.d(2)); }, {"a64 sve.fmla.elem.d", "index 2", "0..1"}},
+      {[](Assembler& a) { a.fmla(z0.h(), z1.h(), z7.h(8)); }, {"a64 sve.fmla.elem.h", "index 8", "0..7"}},
+      {[](Assembler& a) { a.bfdot(z0.s(), z1.h(), z8.h(0)); }, {"a64 sve.bfdot.elem", "z8", "z0..z7"}},
+      {[](Assembler& a) { a.bfdot(z0.s(), z1.h(), z2.h(4)); }, {"a64 sve.bfdot.elem", "index 4", "0..3"}},
+      {[](Assembler& a) { a.ld1w(z0.s(), p0.z(), ptr_vl(x0, 8)); }, {"a64 sve.ld1w.imm", "offset 8", "-8..7"}},
+      {[](Assembler& a) { a.st1h(z0.h(), p0, ptr_vl(x0, -9)); }, {"a64 sve.st1h.imm", "offset -9", "-8..7"}},
+      {[](Assembler& a) { a.ld1d(z0.d(), p0.z(), ptr(x0, x1, lsl(2))); }, {"a64 sve.ld1d.reg", "shift 2", "lsl(3)"}},
+      {[](Assembler& a) { a.ld1w(z0.s(), p0.z(), ptr(x0, x1)); }, {"a64 sve.ld1w.reg", "none", "lsl(2)"}},
+      {[](Assembler& a) { a.ld1h(z0.h(), p0.z(), ptr(x0, w1, sxtw(1))); }, {"a64 sve.ld1h.reg", "x register"}},
+      {[](Assembler& a) { a.ld1rw(z0.s(), p0.z(), ptr(x0, 256)); }, {"a64 sve.ld1rw", "offset 256", "0..252"}},
+      {[](Assembler& a) { a.ld1rd(z0.d(), p0.z(), ptr(x0, 4)); }, {"a64 sve.ld1rd", "offset 4", "multiple of 8"}},
+      {[](Assembler& a) { a.ld1rh(z0.h(), p0.z(), post_ptr(x0, 2)); }, {"a64 sve.ld1rh", "post-index"}},
+      {[](Assembler& a) { a.ldr(z0, ptr_vl(x0, 256)); }, {"a64 sve.ldr.z", "offset 256", "-256..255"}},
+      {[](Assembler& a) { a.str(z0, ptr_vl(sp, -257)); }, {"a64 sve.str.z", "offset -257"}},
+      {[](Assembler& a) { a.cntw(x0, Pattern::all, 0); }, {"a64 sve.cntw", "multiplier 0", "1..16"}},
+      {[](Assembler& a) { a.incd(x0, Pattern::vl4, 17); }, {"a64 sve.incd", "multiplier 17"}},
+      {[](Assembler& a) { a.addvl(sp, sp, 32); }, {"a64 sve.addvl", "32", "-32..31"}},
+      {[](Assembler& a) { a.addpl(x0, x1, -33); }, {"a64 sve.addpl", "-33"}},
+      {[](Assembler& a) { a.rdvl(x0, 40); }, {"a64 sve.rdvl", "40"}},
+      {[](Assembler& a) { a.dup(z0.b(), 128); }, {"a64 sve.dup.imm.b", "immediate 128", "-128..127"}},
+      {[](Assembler& a) { a.dup(z0.s(), 257); }, {"a64 sve.dup.imm.s", "immediate 257", "multiple of 256"}},
+      {[](Assembler& a) { a.dup(z0.h(), 32768); }, {"a64 sve.dup.imm.h", "immediate 32768"}},
+      {[](Assembler& a) { a.fdup(z0.s(), 0.0); }, {"a64 sve.fdup.s", "value 0 is not"}},
+      {[](Assembler& a) { a.fcmeq(p0.d(), p0.z(), z0.d(), 1.0); }, {"a64 sve.fcmeq.zero.d", "0.0 only"}},
+      {[](Assembler& a) { a.lsl(z0.b(), z1.b(), 8); }, {"a64 sve.lsl.b", "shift 8", "0..7"}},
+      {[](Assembler& a) { a.lsr(z0.d(), z1.d(), 0); }, {"a64 sve.lsr.d", "shift 0", "1..64"}},
+      {[](Assembler& a) { a.asr(z0.h(), z1.h(), 17); }, {"a64 sve.asr.h", "shift 17", "1..16"}},
+  };
+  int index = 0;
+  for (const ErrorCase& c : cases) {
+    SCOPED_TRACE("SVE error case " + std::to_string(index++) + " expecting \"" + c.message_parts.front() + "\"");
+    Assembler a;
+    try {
+      c.emit(a);
+      ADD_FAILURE() << "no weft::Error; emitted " << a.size_bytes() << " bytes";
+    } catch (const weft::Error& e) {
+      for (const std::string& part : c.message_parts) {
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_EQ(a.size_bytes(), 0u);
+    EXPECT_TRUE(a.forms_used().none());
+  }
+}
+
+TEST(A64AssemblerErrors, SveRegistersOutOfRangeThrow) {
+  EXPECT_THROW(ZReg(32), weft::Error);
+  EXPECT_THROW(PReg(16), weft::Error);
+  try {
+    (void)PReg(16);
+    FAIL();
+  } catch (const weft::Error& e) {
+    EXPECT_STREQ(e.what(), "a64: register p16 does not exist (p0..p15)");
+  }
+  EXPECT_NO_THROW(ZReg(31));
+  EXPECT_NO_THROW(PReg(15));
+}
+
+}  // namespace

@@ -79,6 +79,50 @@ static_assert(CanUmov<WReg, Es>);
 static_assert(!CanUmov<WReg, Ed>);
 static_assert(CanUmov<XReg, Ed>);
 
+// SVE: element sizes agree, predicates carry their qualifier, indexed elements their size.
+template <class... Args>
+concept CanLd1w = requires(Assembler& a, Args... args) { a.ld1w(args...); };
+template <class... Args>
+concept CanSt1w = requires(Assembler& a, Args... args) { a.st1w(args...); };
+template <class... Args>
+concept CanFcmge = requires(Assembler& a, Args... args) { a.fcmge(args...); };
+template <class... Args>
+concept CanWhilelt = requires(Assembler& a, Args... args) { a.whilelt(args...); };
+template <class... Args>
+concept CanBfdot = requires(Assembler& a, Args... args) { a.bfdot(args...); };
+template <class... Args>
+concept CanFaddv = requires(Assembler& a, Args... args) { a.faddv(args...); };
+template <class... Args>
+concept CanDupZ = requires(Assembler& a, Args... args) { a.dup(args...); };
+static_assert(CanFadd<ZS, ZS, ZS>);
+static_assert(!CanFadd<ZS, ZS, ZD>);
+static_assert(!CanFadd<ZB, ZB, ZB>);            // no byte floating point
+static_assert(CanFadd<ZD, PMerging, ZD, ZD>);
+static_assert(!CanFadd<ZD, PZeroing, ZD, ZD>);  // predicated fadd merges
+static_assert(!CanFadd<ZD, PReg, ZD, ZD>);
+static_assert(CanFmla<ZS, ZS, Elem<Lane::s>> == false);  // a Neon lane is not a Z element
+static_assert(CanFmla<ZS, ZS, ZElem<Lane::s>>);
+static_assert(!CanFmla<ZS, ZS, ZElem<Lane::d>>);
+static_assert(CanLd1w<ZS, PZeroing, MemVl>);
+static_assert(CanLd1w<ZS, PZeroing, MemReg>);
+static_assert(!CanLd1w<ZS, PMerging, MemVl>);  // loads zero the inactive lanes
+static_assert(!CanLd1w<ZD, PZeroing, MemVl>);  // ld1w loads words
+static_assert(!CanLd1w<ZS, PZeroing, MemImm>);  // the offset counts vectors: ptr_vl
+static_assert(CanSt1w<ZS, PReg, MemVl>);
+static_assert(!CanSt1w<ZS, PZeroing, MemVl>);
+static_assert(CanFcmge<PVec<Lane::s>, PZeroing, ZS, ZS>);
+static_assert(!CanFcmge<PVec<Lane::d>, PZeroing, ZS, ZS>);
+static_assert(CanWhilelt<PVec<Lane::b>, XReg, XReg>);
+static_assert(!CanWhilelt<PVec<Lane::b>, XReg, WReg>);
+static_assert(!CanWhilelt<PReg, XReg, XReg>);  // the predicate needs its element size
+static_assert(CanBfdot<ZS, ZH, ZH>);
+static_assert(!CanBfdot<ZH, ZH, ZH>);
+static_assert(CanFaddv<SReg, PReg, ZS>);
+static_assert(!CanFaddv<DReg, PReg, ZS>);
+static_assert(CanDupZ<ZD, XReg>);
+static_assert(!CanDupZ<ZD, WReg>);
+static_assert(CanDupZ<ZS, WReg>);
+
 TEST(A64AssemblerTypes, WrongOperandsAreCompileErrors) { SUCCEED() << "checked by the static_asserts above"; }
 
 }  // namespace

@@ -89,7 +89,8 @@ std::vector<std::string> assemble_and_dump(const std::string& source) {
 }
 
 std::string symbol_source(const std::vector<std::string>& snippets) {
-  std::string source = ".arch armv8.1-a\n.text\n";
+  // armv8.6-a for bf16 (and the Armv8.1 atomics); +sve for the SVE forms.
+  std::string source = ".arch armv8.6-a+sve+bf16\n.text\n";
   for (std::size_t i = 0; i < snippets.size(); ++i) source += "case_" + std::to_string(i) + ":\n" + snippets[i] + "\n";
   return source;
 }

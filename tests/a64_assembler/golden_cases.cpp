@@ -4,6 +4,7 @@
 // the encoder's tables.
 #include "golden_cases.hpp"
 
+#include <array>
 #include <cstdint>
 #include <sstream>
 #include <utility>
@@ -1123,6 +1124,321 @@ void unary_emitter_forms(Cases& c) {
   }
 }
 
+
+// ---- SVE ------------------------------------------------------------------------------------------
+
+template <Lane... Ls, class F>
+void for_each_lane(F&& f) {
+  (f.template operator()<Ls>(), ...);
+}
+std::string zn(unsigned n, Lane l) { return cat("z", n, ".", lane_name(l)); }
+std::string pn(unsigned n, Lane l) { return cat("p", n, ".", lane_name(l)); }
+unsigned lane_bytes(Lane l) { return 1u << static_cast<unsigned>(l); }
+
+// Registers at both ends: d, governing predicate (p0..p7), n, m.
+struct SveRegs {
+  unsigned d, g, n, m;
+};
+const SveRegs kSveRegs[] = {{0, 0, 1, 2}, {31, 7, 30, 29}, {15, 3, 16, 31}, {7, 5, 7, 7}};
+
+void sve_predicates_and_counts(Cases& c) {
+  const std::pair<Pattern, const char*> patterns[] = {
+      {Pattern::pow2, "pow2"},   {Pattern::vl1, "vl1"},     {Pattern::vl7, "vl7"},   {Pattern::vl8, "vl8"},
+      {Pattern::vl16, "vl16"},   {Pattern::vl256, "vl256"}, {Pattern::mul4, "mul4"}, {Pattern::mul3, "mul3"},
+      {Pattern::all, "all"}};
+  for_each_lane<Lane::b, Lane::h, Lane::s, Lane::d>([&]<Lane L>() {
+    for (unsigned p : {0u, 15u}) {
+      c.add(cat("ptrue ", pn(p, L)), [=](Assembler& a) { a.ptrue(PVec<L>{p}); });
+      for (const auto& pattern : patterns) {
+        c.add(cat("ptrue ", pn(p, L), ", ", pattern.second), [=](Assembler& a) { a.ptrue(PVec<L>{p}, pattern.first); });
+      }
+      for (const auto& n_m : {std::pair{0u, 1u}, {30u, 29u}, {31u, 31u}}) {
+        const auto n = n_m.first, m = n_m.second;
+        c.add(cat("whilelt ", pn(p, L), ", ", wzn(n), ", ", wzn(m)),
+              [=](Assembler& a) { a.whilelt(PVec<L>{p}, wz(n), wz(m)); });
+        c.add(cat("whilelt ", pn(p, L), ", ", xzn(n), ", ", xzn(m)),
+              [=](Assembler& a) { a.whilelt(PVec<L>{p}, xz(n), xz(m)); });
+      }
+    }
+  });
+  for (unsigned p : {0u, 7u, 15u}) {
+    c.add(cat("pfalse p", p, ".b"), [=](Assembler& a) { a.pfalse(PReg(p).b()); });
+    c.add(cat("ptest p", p, ", p", 15 - p, ".b"), [=](Assembler& a) { a.ptest(PReg(p), PReg(15 - p).b()); });
+  }
+  using Count = void (Assembler::*)(XOrZr, Pattern, unsigned);
+  const std::pair<Count, const char*> counts[] = {
+      {&Assembler::cntb, "cntb"}, {&Assembler::cnth, "cnth"}, {&Assembler::cntw, "cntw"}, {&Assembler::cntd, "cntd"},
+      {&Assembler::incb, "incb"}, {&Assembler::inch, "inch"}, {&Assembler::incw, "incw"}, {&Assembler::incd, "incd"}};
+  for (const auto& count : counts) {
+    const Count method = count.first;
+    const std::string op = count.second;
+    for (unsigned d : {0u, 17u, 31u}) {
+      c.add(cat(op, " ", xzn(d)), [=](Assembler& a) { (a.*method)(xz(d), Pattern::all, 1); });
+      for (const auto& pattern : patterns) {
+        for (unsigned mul : {1u, 2u, 16u}) {
+          c.add(cat(op, " ", xzn(d), ", ", pattern.second, ", mul #", mul),
+                [=](Assembler& a) { (a.*method)(xz(d), pattern.first, mul); });
+        }
+      }
+    }
+  }
+  for (const auto& d_n : {std::pair{0u, 1u}, {31u, 31u}, {30u, 31u}, {31u, 2u}}) {
+    const auto d = d_n.first, n = d_n.second;
+    for (std::int64_t imm : {-32, -1, 0, 1, 31}) {
+      c.add(cat("addvl ", xsn(d), ", ", xsn(n), ", #", imm), [=](Assembler& a) { a.addvl(xs(d), xs(n), imm); });
+      c.add(cat("addpl ", xsn(d), ", ", xsn(n), ", #", imm), [=](Assembler& a) { a.addpl(xs(d), xs(n), imm); });
+      c.add(cat("rdvl ", xzn(d), ", #", imm), [=](Assembler& a) { a.rdvl(xz(d), imm); });
+    }
+  }
+  // SVE's condition names are the flags' usual ones.
+  c.add("b.first 1f\nb.none 1f\nb.last 1f\nb.any 1f\n1:", [](Assembler& a) {
+    Label l;
+    a.b(Cond::first, l);
+    a.b(Cond::none, l);
+    a.b(Cond::last, l);
+    a.b(Cond::any, l);
+    a.bind(l);
+  });
+}
+
+void sve_loads_and_stores(Cases& c) {
+  for_each_lane<Lane::h, Lane::s, Lane::d>([&]<Lane L>() {
+    const std::string size = L == Lane::h ? "h" : L == Lane::s ? "w" : "d";
+    const unsigned shift = static_cast<unsigned>(L);
+    const unsigned bytes = lane_bytes(L);
+    for (const auto& t_g_n : {std::array{0u, 0u, 0u}, {31u, 7u, 31u}, {17u, 3u, 30u}}) {
+      const auto t = t_g_n[0], g = t_g_n[1], n = t_g_n[2];
+      const std::string z = cat("{", zn(t, L), "}");
+      for (std::int64_t off : {-8, -1, 0, 1, 7}) {
+        const std::string mem = off == 0 ? cat("[", xsn(n), "]") : cat("[", xsn(n), ", #", off, ", mul vl]");
+        c.add(cat("ld1", size, " ", z, ", p", g, "/z, ", mem), [=](Assembler& a) {
+          if constexpr (L == Lane::h) a.ld1h(ZH{t}, PReg(g).z(), ptr_vl(xs(n), off));
+          if constexpr (L == Lane::s) a.ld1w(ZS{t}, PReg(g).z(), ptr_vl(xs(n), off));
+          if constexpr (L == Lane::d) a.ld1d(ZD{t}, PReg(g).z(), ptr_vl(xs(n), off));
+        });
+        c.add(cat("st1", size, " ", z, ", p", g, ", ", mem), [=](Assembler& a) {
+          if constexpr (L == Lane::h) a.st1h(ZH{t}, PReg(g), ptr_vl(xs(n), off));
+          if constexpr (L == Lane::s) a.st1w(ZS{t}, PReg(g), ptr_vl(xs(n), off));
+          if constexpr (L == Lane::d) a.st1d(ZD{t}, PReg(g), ptr_vl(xs(n), off));
+        });
+      }
+      for (unsigned m : {0u, 30u}) {
+        const std::string mem = cat("[", xsn(n), ", x", m, ", lsl #", shift, "]");
+        c.add(cat("ld1", size, " ", z, ", p", g, "/z, ", mem), [=](Assembler& a) {
+          if constexpr (L == Lane::h) a.ld1h(ZH{t}, PReg(g).z(), ptr(xs(n), XReg(m), lsl(shift)));
+          if constexpr (L == Lane::s) a.ld1w(ZS{t}, PReg(g).z(), ptr(xs(n), XReg(m), lsl(shift)));
+          if constexpr (L == Lane::d) a.ld1d(ZD{t}, PReg(g).z(), ptr(xs(n), XReg(m), lsl(shift)));
+        });
+        c.add(cat("st1", size, " ", z, ", p", g, ", ", mem), [=](Assembler& a) {
+          if constexpr (L == Lane::h) a.st1h(ZH{t}, PReg(g), ptr(xs(n), XReg(m), lsl(shift)));
+          if constexpr (L == Lane::s) a.st1w(ZS{t}, PReg(g), ptr(xs(n), XReg(m), lsl(shift)));
+          if constexpr (L == Lane::d) a.st1d(ZD{t}, PReg(g), ptr(xs(n), XReg(m), lsl(shift)));
+        });
+      }
+      for (std::int64_t off : {std::int64_t{0}, std::int64_t{bytes}, std::int64_t{63} * bytes}) {
+        c.add(cat("ld1r", size, " ", z, ", p", g, "/z, [", xsn(n), ", #", off, "]"), [=](Assembler& a) {
+          if constexpr (L == Lane::h) a.ld1rh(ZH{t}, PReg(g).z(), ptr(xs(n), off));
+          if constexpr (L == Lane::s) a.ld1rw(ZS{t}, PReg(g).z(), ptr(xs(n), off));
+          if constexpr (L == Lane::d) a.ld1rd(ZD{t}, PReg(g).z(), ptr(xs(n), off));
+        });
+      }
+    }
+  });
+  for (const auto& t_n : {std::pair{0u, 0u}, {31u, 31u}, {16u, 30u}}) {
+    const auto t = t_n.first, n = t_n.second;
+    for (std::int64_t off : {-256, -255, -9, -8, -1, 0, 1, 7, 8, 255}) {
+      const std::string mem = cat("[", xsn(n), ", #", off, ", mul vl]");
+      c.add(cat("ldr z", t, ", ", mem), [=](Assembler& a) { a.ldr(ZReg(t), ptr_vl(xs(n), off)); });
+      c.add(cat("str z", t, ", ", mem), [=](Assembler& a) { a.str(ZReg(t), ptr_vl(xs(n), off)); });
+    }
+  }
+}
+
+#define SVE_HSD for_each_lane<Lane::h, Lane::s, Lane::d>
+#define SVE_BHSD for_each_lane<Lane::b, Lane::h, Lane::s, Lane::d>
+
+void sve_floating_point(Cases& c) {
+  // Fused (d, g/m, n, m) and unpredicated three-register forms.
+#define SVE_FUSED(name)                                                                                                \
+  SVE_HSD([&]<Lane L>() {                                                                                              \
+    for (SveRegs r : kSveRegs) {                                                                                       \
+      c.add(cat(#name " ", zn(r.d, L), ", p", r.g, "/m, ", zn(r.n, L), ", ", zn(r.m, L)),                               \
+            [=](Assembler& a) { a.name(ZVec<L>{r.d}, PReg(r.g).m(), ZVec<L>{r.n}, ZVec<L>{r.m}); });                  \
+    }                                                                                                                  \
+  })
+  SVE_FUSED(fmla);
+  SVE_FUSED(fmls);
+  SVE_FUSED(fmad);
+#define SVE_THREE(name, lanes)                                                                                         \
+  lanes([&]<Lane L>() {                                                                                                \
+    for (SveRegs r : kSveRegs) {                                                                                       \
+      c.add(cat(#name " ", zn(r.d, L), ", ", zn(r.n, L), ", ", zn(r.m, L)),                                             \
+            [=](Assembler& a) { a.name(ZVec<L>{r.d}, ZVec<L>{r.n}, ZVec<L>{r.m}); });                                 \
+    }                                                                                                                  \
+  })
+  SVE_THREE(fadd, SVE_HSD);
+  SVE_THREE(fsub, SVE_HSD);
+  SVE_THREE(fmul, SVE_HSD);
+  // By element: the indexed register's range and every index.
+  SVE_HSD([&]<Lane L>() {
+    const unsigned last_register = L == Lane::d ? 15 : 7;
+    const unsigned elements = L == Lane::h ? 8 : L == Lane::s ? 4 : 2;
+    for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}}) {
+      for (unsigned m : {0u, last_register}) {
+        for (unsigned e = 0; e < elements; ++e) {
+          c.add(cat("fmla ", zn(d_n.first, L), ", ", zn(d_n.second, L), ", ", zn(m, L), "[", e, "]"),
+                [=](Assembler& a) { a.fmla(ZVec<L>{d_n.first}, ZVec<L>{d_n.second}, ZElem<L>{m, e}); });
+        }
+      }
+    }
+  });
+  // Predicated, destructive (d, g/m, d, m) and unary (d, g/m, n).
+#define SVE_DESTRUCTIVE(name)                                                                                          \
+  SVE_HSD([&]<Lane L>() {                                                                                              \
+    for (SveRegs r : kSveRegs) {                                                                                       \
+      c.add(cat(#name " ", zn(r.d, L), ", p", r.g, "/m, ", zn(r.d, L), ", ", zn(r.m, L)),                               \
+            [=](Assembler& a) { a.name(ZVec<L>{r.d}, PReg(r.g).m(), ZVec<L>{r.d}, ZVec<L>{r.m}); });                  \
+    }                                                                                                                  \
+  })
+  SVE_DESTRUCTIVE(fadd);
+  SVE_DESTRUCTIVE(fsub);
+  SVE_DESTRUCTIVE(fmul);
+  SVE_DESTRUCTIVE(fmax);
+  SVE_DESTRUCTIVE(fmin);
+  SVE_DESTRUCTIVE(fmaxnm);
+  SVE_DESTRUCTIVE(fminnm);
+  SVE_DESTRUCTIVE(fdiv);
+#define SVE_UNARY(name)                                                                                                \
+  SVE_HSD([&]<Lane L>() {                                                                                              \
+    for (SveRegs r : kSveRegs) {                                                                                       \
+      c.add(cat(#name " ", zn(r.d, L), ", p", r.g, "/m, ", zn(r.n, L)),                                                \
+            [=](Assembler& a) { a.name(ZVec<L>{r.d}, PReg(r.g).m(), ZVec<L>{r.n}); });                                \
+    }                                                                                                                  \
+  })
+  SVE_UNARY(fsqrt);
+  SVE_UNARY(fneg);
+  SVE_UNARY(fabs);
+  SVE_UNARY(frintn);
+  for (SveRegs r : kSveRegs) {
+    c.add(cat("fcvtzs ", zn(r.d, Lane::s), ", p", r.g, "/m, ", zn(r.n, Lane::s)),
+          [=](Assembler& a) { a.fcvtzs(ZS{r.d}, PReg(r.g).m(), ZS{r.n}); });
+    c.add(cat("scvtf ", zn(r.d, Lane::s), ", p", r.g, "/m, ", zn(r.n, Lane::s)),
+          [=](Assembler& a) { a.scvtf(ZS{r.d}, PReg(r.g).m(), ZS{r.n}); });
+  }
+  // Compares into predicates (p0..p15), with vectors and with #0.0.
+#define SVE_COMPARE(name)                                                                                              \
+  SVE_HSD([&]<Lane L>() {                                                                                              \
+    for (SveRegs r : kSveRegs) {                                                                                       \
+      const unsigned d = r.d % 16;                                                                                     \
+      c.add(cat(#name " ", pn(d, L), ", p", r.g, "/z, ", zn(r.n, L), ", ", zn(r.m, L)),                                \
+            [=](Assembler& a) { a.name(PVec<L>{d}, PReg(r.g).z(), ZVec<L>{r.n}, ZVec<L>{r.m}); });                    \
+      c.add(cat(#name " ", pn(d, L), ", p", r.g, "/z, ", zn(r.n, L), ", #0.0"),                                        \
+            [=](Assembler& a) { a.name(PVec<L>{d}, PReg(r.g).z(), ZVec<L>{r.n}, 0.0); });                             \
+    }                                                                                                                  \
+  })
+  SVE_COMPARE(fcmge);
+  SVE_COMPARE(fcmgt);
+  SVE_COMPARE(fcmeq);
+  SVE_COMPARE(fcmle);
+  SVE_COMPARE(fcmlt);
+  // Reductions into a scalar of the element size.
+  SVE_HSD([&]<Lane L>() {
+    for (SveRegs r : kSveRegs) {
+      constexpr unsigned B = 1u << static_cast<unsigned>(L);
+      c.add(cat("faddv ", lane_name(L), r.d, ", p", r.g, ", ", zn(r.n, L)),
+            [=](Assembler& a) { a.faddv(ScalarReg<B>(r.d), PReg(r.g), ZVec<L>{r.n}); });
+      c.add(cat("fmaxv ", lane_name(L), r.d, ", p", r.g, ", ", zn(r.n, L)),
+            [=](Assembler& a) { a.fmaxv(ScalarReg<B>(r.d), PReg(r.g), ZVec<L>{r.n}); });
+    }
+  });
+}
+
+void sve_moves_and_integer(Cases& c) {
+  SVE_BHSD([&]<Lane L>() {
+    for (SveRegs r : kSveRegs) {
+      const unsigned g = r.g == 7 ? 15 : r.g;  // sel and mov /m take p0..p15
+      c.add(cat("sel ", zn(r.d, L), ", p", g, ", ", zn(r.n, L), ", ", zn(r.m, L)),
+            [=](Assembler& a) { a.sel(ZVec<L>{r.d}, PReg(g), ZVec<L>{r.n}, ZVec<L>{r.m}); });
+      c.add(cat("mov ", zn(r.d, L), ", p", g, "/m, ", zn(r.n, L)),
+            [=](Assembler& a) { a.mov(ZVec<L>{r.d}, PReg(g).m(), ZVec<L>{r.n}); });
+    }
+    for (unsigned d : {0u, 31u}) {
+      for (unsigned n : {0u, 30u, 31u}) {
+        if constexpr (L == Lane::d) {
+          c.add(cat("dup ", zn(d, L), ", ", xsn(n)), [=](Assembler& a) { a.dup(ZD{d}, xs(n)); });
+        } else {
+          c.add(cat("dup ", zn(d, L), ", ", wsn(n)), [=](Assembler& a) { a.dup(ZVec<L>{d}, ws(n)); });
+        }
+      }
+      std::vector<std::int32_t> imms = {-128, -1, 0, 1, 127};
+      if constexpr (L != Lane::b) imms.insert(imms.end(), {-32768, -256, 256, 32512});
+      for (std::int32_t imm : imms) {
+        c.add(cat("dup ", zn(d, L), ", #", imm), [=](Assembler& a) { a.dup(ZVec<L>{d}, imm); });
+      }
+      if constexpr (L != Lane::b) {
+        for (double v : {1.0, -2.0, 0.125, 31.0, -0.15625}) {
+          c.add(cat("fdup ", zn(d, L), ", #", v), [=](Assembler& a) { a.fdup(ZVec<L>{d}, v); });
+        }
+      }
+    }
+    const unsigned esize = 8u << static_cast<unsigned>(L);
+    for (const auto& d_n : {std::pair{0u, 1u}, {31u, 30u}, {5u, 5u}}) {
+      const auto d = d_n.first, n = d_n.second;
+      for (unsigned s : {0u, 1u, esize - 1}) {
+        c.add(cat("lsl ", zn(d, L), ", ", zn(n, L), ", #", s), [=](Assembler& a) { a.lsl(ZVec<L>{d}, ZVec<L>{n}, s); });
+      }
+      for (unsigned s : {1u, esize / 2, esize}) {
+        c.add(cat("lsr ", zn(d, L), ", ", zn(n, L), ", #", s), [=](Assembler& a) { a.lsr(ZVec<L>{d}, ZVec<L>{n}, s); });
+        c.add(cat("asr ", zn(d, L), ", ", zn(n, L), ", #", s), [=](Assembler& a) { a.asr(ZVec<L>{d}, ZVec<L>{n}, s); });
+      }
+    }
+  });
+  SVE_THREE(add, SVE_BHSD);
+  SVE_THREE(sub, SVE_BHSD);
+  SVE_THREE(zip1, SVE_BHSD);
+  SVE_THREE(zip2, SVE_BHSD);
+  SVE_THREE(uzp1, SVE_BHSD);
+  SVE_THREE(uzp2, SVE_BHSD);
+  SVE_THREE(trn1, SVE_BHSD);
+  SVE_THREE(trn2, SVE_BHSD);
+  for (SveRegs r : kSveRegs) {
+    c.add(cat("and ", zn(r.d, Lane::d), ", ", zn(r.n, Lane::d), ", ", zn(r.m, Lane::d)),
+          [=](Assembler& a) { a.and_(ZD{r.d}, ZD{r.n}, ZD{r.m}); });
+    c.add(cat("orr ", zn(r.d, Lane::d), ", ", zn(r.n, Lane::d), ", ", zn(r.m, Lane::d)),
+          [=](Assembler& a) { a.orr(ZD{r.d}, ZD{r.n}, ZD{r.m}); });
+    c.add(cat("eor ", zn(r.d, Lane::d), ", ", zn(r.n, Lane::d), ", ", zn(r.m, Lane::d)),
+          [=](Assembler& a) { a.eor(ZD{r.d}, ZD{r.n}, ZD{r.m}); });
+    c.add(cat("bic ", zn(r.d, Lane::d), ", ", zn(r.n, Lane::d), ", ", zn(r.m, Lane::d)),
+          [=](Assembler& a) { a.bic(ZD{r.d}, ZD{r.n}, ZD{r.m}); });
+    c.add(cat("mov ", zn(r.d, Lane::d), ", ", zn(r.n, Lane::d)), [=](Assembler& a) { a.mov(ZD{r.d}, ZD{r.n}); });
+  }
+}
+
+void sve_bf16(Cases& c) {
+  for (SveRegs r : kSveRegs) {
+    const std::string dns = cat(zn(r.d, Lane::s), ", ", zn(r.n, Lane::h));
+    c.add(cat("bfdot ", dns, ", ", zn(r.m, Lane::h)), [=](Assembler& a) { a.bfdot(ZS{r.d}, ZH{r.n}, ZH{r.m}); });
+    c.add(cat("bfmmla ", dns, ", ", zn(r.m, Lane::h)), [=](Assembler& a) { a.bfmmla(ZS{r.d}, ZH{r.n}, ZH{r.m}); });
+    c.add(cat("bfcvt ", zn(r.d, Lane::h), ", p", r.g, "/m, ", zn(r.n, Lane::s)),
+          [=](Assembler& a) { a.bfcvt(ZH{r.d}, PReg(r.g).m(), ZS{r.n}); });
+    c.add(cat("bfcvtnt ", zn(r.d, Lane::h), ", p", r.g, "/m, ", zn(r.n, Lane::s)),
+          [=](Assembler& a) { a.bfcvtnt(ZH{r.d}, PReg(r.g).m(), ZS{r.n}); });
+    for (unsigned m : {0u, 7u}) {
+      for (unsigned e = 0; e < 4; ++e) {
+        c.add(cat("bfdot ", dns, ", ", zn(m, Lane::h), "[", e, "]"),
+              [=](Assembler& a) { a.bfdot(ZS{r.d}, ZH{r.n}, ZElem<Lane::h>{m, e}); });
+      }
+    }
+  }
+}
+#undef SVE_FUSED
+#undef SVE_THREE
+#undef SVE_DESTRUCTIVE
+#undef SVE_UNARY
+#undef SVE_COMPARE
+#undef SVE_HSD
+#undef SVE_BHSD
+
 }  // namespace
 
 std::vector<GoldenCase> golden_cases() {
@@ -1139,6 +1455,11 @@ std::vector<GoldenCase> golden_cases() {
   scalar_fp(c);
   brgemm_prefetch(c);
   unary_emitter_forms(c);
+  sve_predicates_and_counts(c);
+  sve_loads_and_stores(c);
+  sve_floating_point(c);
+  sve_moves_and_integer(c);
+  sve_bf16(c);
   return std::move(c.list);
 }
 

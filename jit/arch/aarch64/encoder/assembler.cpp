@@ -1222,3 +1222,289 @@ void Assembler::addv(HReg d, V8H n) { emit(Form::addv_8h, 0x4E71B800 | n.index <
 void Assembler::addv(SReg d, V4S n) { emit(Form::addv_4s, 0x4EB1B800 | n.index << 5 | d.index); }
 
 }  // namespace weft::jit::a64
+
+// ---- SVE -----------------------------------------------------------------------------------------
+// Scalable Vector Extension encodings (DDI 0487, "SVE encodings"): the element size is bits 23:22,
+// the governing predicate bits 12:10 (or 13:10 where all sixteen are allowed).
+
+namespace weft::jit::a64 {
+
+namespace {
+
+std::uint32_t sve_size(Lane lane) { return lane_size(lane) << 22; }
+// Members of a family (forms.hpp): .b .h .s .d, or .h .s .d for floating point.
+Form sve_member(Form first, Lane lane) { return form_at(first, lane_size(lane)); }
+Form sve_fp_member(Form first, Lane lane) { return form_at(first, lane_size(lane) - 1); }
+bool sve_fp_family(Form first) {
+  const std::string_view name = form_name(first);
+  return name.size() > 2 && name.substr(name.size() - 2) == ".h";
+}
+Form sve_form(Form first, Lane lane) { return sve_fp_family(first) ? sve_fp_member(first, lane) : sve_member(first, lane); }
+std::string zreg(unsigned z) { return "z" + std::to_string(z); }
+std::string preg(unsigned p) { return "p" + std::to_string(p); }
+
+}  // namespace
+
+unsigned Assembler::sve_low_predicate(Form form, unsigned p) const {
+  if (p > 7) fail(form, "governing predicate " + preg(p) + " is not one of p0..p7");
+  return p;
+}
+
+void Assembler::sve_ptrue(Lane lane, unsigned d, Pattern pattern) {
+  emit(sve_member(Form::sve_ptrue_b, lane), 0x2518E000 | sve_size(lane) | static_cast<std::uint32_t>(pattern) << 5 | d);
+}
+void Assembler::pfalse(PVec<Lane::b> d) { emit(Form::sve_pfalse, 0x2518E400 | d.index); }
+void Assembler::ptest(PReg g, PVec<Lane::b> n) { emit(Form::sve_ptest, 0x2550C000 | g.index << 10 | n.index << 5); }
+
+void Assembler::sve_while(Lane lane, bool x, unsigned d, unsigned n, unsigned m) {
+  emit(sve_member(x ? Form::sve_whilelt_x_b : Form::sve_whilelt_w_b, lane),
+       0x25200400 | sve_size(lane) | m << 16 | (x ? 1u << 12 : 0u) | n << 5 | d);
+}
+
+void Assembler::sve_count(Form form, std::uint32_t base, unsigned d, Pattern pattern, unsigned mul) {
+  if (mul < 1 || mul > 16) fail(form, "multiplier " + std::to_string(mul) + " is out of range 1..16");
+  emit(form, base | (mul - 1) << 16 | static_cast<std::uint32_t>(pattern) << 5 | d);
+}
+void Assembler::cntb(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_cntb, 0x0420E000, d.index, p, mul); }
+void Assembler::cnth(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_cnth, 0x0460E000, d.index, p, mul); }
+void Assembler::cntw(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_cntw, 0x04A0E000, d.index, p, mul); }
+void Assembler::cntd(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_cntd, 0x04E0E000, d.index, p, mul); }
+void Assembler::incb(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_incb, 0x0430E000, d.index, p, mul); }
+void Assembler::inch(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_inch, 0x0470E000, d.index, p, mul); }
+void Assembler::incw(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_incw, 0x04B0E000, d.index, p, mul); }
+void Assembler::incd(XOrZr d, Pattern p, unsigned mul) { sve_count(Form::sve_incd, 0x04F0E000, d.index, p, mul); }
+
+namespace {
+// imm6 of addvl/addpl/rdvl, or an error.
+std::optional<std::uint32_t> vl_multiple(std::int64_t imm) {
+  if (imm < -32 || imm > 31) return std::nullopt;
+  return u32(imm) & 0x3Fu;
+}
+}  // namespace
+
+void Assembler::addvl(XOrSp d, XOrSp n, std::int64_t imm) {
+  const auto imm6 = vl_multiple(imm);
+  if (!imm6) fail(Form::sve_addvl, "multiple " + std::to_string(imm) + " is out of range -32..31");
+  emit(Form::sve_addvl, 0x04205000 | n.index << 16 | *imm6 << 5 | d.index);
+}
+void Assembler::addpl(XOrSp d, XOrSp n, std::int64_t imm) {
+  const auto imm6 = vl_multiple(imm);
+  if (!imm6) fail(Form::sve_addpl, "multiple " + std::to_string(imm) + " is out of range -32..31");
+  emit(Form::sve_addpl, 0x04605000 | n.index << 16 | *imm6 << 5 | d.index);
+}
+void Assembler::rdvl(XOrZr d, std::int64_t imm) {
+  const auto imm6 = vl_multiple(imm);
+  if (!imm6) fail(Form::sve_rdvl, "multiple " + std::to_string(imm) + " is out of range -32..31");
+  emit(Form::sve_rdvl, 0x04BF5000 | *imm6 << 5 | d.index);
+}
+
+// ---- SVE loads and stores ------------------------------------------------------------------------
+
+void Assembler::sve_contiguous(Form form, std::uint32_t base, unsigned t, unsigned g, const MemVl& mem) {
+  sve_low_predicate(form, g);
+  if (mem.index < -8 || mem.index > 7) {
+    fail(form, "offset " + std::to_string(mem.index) + " is out of range -8..7 (times the vector length)");
+  }
+  emit(form, base | (u32(mem.index) & 0xFu) << 16 | g << 10 | mem.base.index << 5 | t);
+}
+
+void Assembler::sve_contiguous(Form form, std::uint32_t base, unsigned shift, unsigned t, unsigned g,
+                               const MemReg& mem) {
+  sve_low_predicate(form, g);
+  if (mem.kind != ExtendKind::uxtx) fail(form, "the index is an x register with lsl");
+  if (mem.amount != static_cast<int>(shift)) {
+    fail(form, "index shift " + (mem.amount < 0 ? std::string("none") : std::to_string(mem.amount)) + " is not lsl(" +
+                   std::to_string(shift) + ") (the element size)");
+  }
+  emit(form, base | mem.index << 16 | g << 10 | mem.base.index << 5 | t);
+}
+
+void Assembler::ld1h(ZH t, PZeroing g, MemVl mem) { sve_contiguous(Form::sve_ld1h_imm, 0xA4A0A000, t.index, g.index, mem); }
+void Assembler::ld1h(ZH t, PZeroing g, MemReg mem) {
+  sve_contiguous(Form::sve_ld1h_reg, 0xA4A04000, 1, t.index, g.index, mem);
+}
+void Assembler::ld1w(ZS t, PZeroing g, MemVl mem) { sve_contiguous(Form::sve_ld1w_imm, 0xA540A000, t.index, g.index, mem); }
+void Assembler::ld1w(ZS t, PZeroing g, MemReg mem) {
+  sve_contiguous(Form::sve_ld1w_reg, 0xA5404000, 2, t.index, g.index, mem);
+}
+void Assembler::ld1d(ZD t, PZeroing g, MemVl mem) { sve_contiguous(Form::sve_ld1d_imm, 0xA5E0A000, t.index, g.index, mem); }
+void Assembler::ld1d(ZD t, PZeroing g, MemReg mem) {
+  sve_contiguous(Form::sve_ld1d_reg, 0xA5E04000, 3, t.index, g.index, mem);
+}
+void Assembler::st1h(ZH t, PReg g, MemVl mem) { sve_contiguous(Form::sve_st1h_imm, 0xE4A0E000, t.index, g.index, mem); }
+void Assembler::st1h(ZH t, PReg g, MemReg mem) {
+  sve_contiguous(Form::sve_st1h_reg, 0xE4A04000, 1, t.index, g.index, mem);
+}
+void Assembler::st1w(ZS t, PReg g, MemVl mem) { sve_contiguous(Form::sve_st1w_imm, 0xE540E000, t.index, g.index, mem); }
+void Assembler::st1w(ZS t, PReg g, MemReg mem) {
+  sve_contiguous(Form::sve_st1w_reg, 0xE5404000, 2, t.index, g.index, mem);
+}
+void Assembler::st1d(ZD t, PReg g, MemVl mem) { sve_contiguous(Form::sve_st1d_imm, 0xE5E0E000, t.index, g.index, mem); }
+void Assembler::st1d(ZD t, PReg g, MemReg mem) {
+  sve_contiguous(Form::sve_st1d_reg, 0xE5E04000, 3, t.index, g.index, mem);
+}
+
+void Assembler::sve_replicate(Form form, std::uint32_t base, unsigned bytes, unsigned t, unsigned g,
+                              const MemImm& mem) {
+  sve_low_predicate(form, g);
+  if (mem.mode != AddrMode::offset) fail(form, "there is no pre- or post-index form (ptr(base, offset))");
+  if (mem.offset % bytes != 0) {
+    fail(form, "offset " + std::to_string(mem.offset) + " is not a multiple of " + std::to_string(bytes));
+  }
+  if (mem.offset < 0 || mem.offset > 63 * std::int64_t{bytes}) {
+    fail(form, "offset " + std::to_string(mem.offset) + " is out of range 0.." + std::to_string(63 * bytes));
+  }
+  emit(form, base | u32(mem.offset / bytes) << 16 | g << 10 | mem.base.index << 5 | t);
+}
+void Assembler::ld1rh(ZH t, PZeroing g, MemImm mem) {
+  sve_replicate(Form::sve_ld1rh, 0x84C0A000, 2, t.index, g.index, mem);
+}
+void Assembler::ld1rw(ZS t, PZeroing g, MemImm mem) {
+  sve_replicate(Form::sve_ld1rw, 0x8540C000, 4, t.index, g.index, mem);
+}
+void Assembler::ld1rd(ZD t, PZeroing g, MemImm mem) {
+  sve_replicate(Form::sve_ld1rd, 0x85C0E000, 8, t.index, g.index, mem);
+}
+
+void Assembler::sve_fill_spill(Form form, std::uint32_t base, unsigned t, const MemVl& mem) {
+  if (mem.index < -256 || mem.index > 255) {
+    fail(form, "offset " + std::to_string(mem.index) + " is out of range -256..255 (times the vector length)");
+  }
+  const std::uint32_t imm9 = u32(mem.index) & 0x1FFu;
+  emit(form, base | (imm9 >> 3) << 16 | (imm9 & 7u) << 10 | mem.base.index << 5 | t);
+}
+void Assembler::ldr(ZReg t, MemVl mem) { sve_fill_spill(Form::sve_ldr_z, 0x85804000, t.index, mem); }
+void Assembler::str(ZReg t, MemVl mem) { sve_fill_spill(Form::sve_str_z, 0xE5804000, t.index, mem); }
+
+// ---- SVE arithmetic ------------------------------------------------------------------------------
+
+void Assembler::sve_dgnm(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n, unsigned m,
+                         bool wide_predicate) {
+  const Form form = sve_form(first, lane);
+  if (!wide_predicate) sve_low_predicate(form, g);
+  emit(form, base | sve_size(lane) | m << 16 | g << 10 | n << 5 | d);
+}
+
+void Assembler::sve_destructive(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n,
+                                unsigned m) {
+  const Form form = sve_form(first, lane);
+  if (n != d) fail(form, "the first source " + zreg(n) + " is not the destination " + zreg(d) + " (d = d op m)");
+  sve_low_predicate(form, g);
+  emit(form, base | sve_size(lane) | g << 10 | m << 5 | d);
+}
+
+void Assembler::sve_unary(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n) {
+  const Form form = sve_form(first, lane);
+  sve_low_predicate(form, g);
+  emit(form, base | sve_size(lane) | g << 10 | n << 5 | d);
+}
+
+void Assembler::sve_three(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned n, unsigned m) {
+  emit(sve_form(first, lane), base | sve_size(lane) | m << 16 | n << 5 | d);
+}
+
+void Assembler::sve_compare_zero(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n,
+                                 double zero) {
+  if (zero != 0.0) fail(sve_form(first, lane), "compares with 0.0 only, not " + decimal(zero));
+  sve_unary(first, base, lane, d, g, n);
+}
+
+void Assembler::sve_fmla_indexed(Lane lane, unsigned d, unsigned n, unsigned m, unsigned element) {
+  const Form form = sve_fp_member(Form::sve_fmla_elem_h, lane);
+  // The indexed register takes 3 bits (h, s) or 4 (d); the index the bits above it.
+  const unsigned last_register = lane == Lane::d ? 15 : 7;
+  const unsigned last_element = lane == Lane::h ? 7 : lane == Lane::s ? 3 : 1;
+  if (m > last_register) fail(form, "indexed register " + zreg(m) + " is not one of z0..z" + std::to_string(last_register));
+  if (element > last_element) {
+    fail(form, "index " + std::to_string(element) + " is out of range 0.." + std::to_string(last_element));
+  }
+  std::uint32_t word = 0;
+  switch (lane) {
+    case Lane::h: word = 0x64200000 | (element >> 2) << 22 | (element & 3u) << 19; break;
+    case Lane::s: word = 0x64A00000 | element << 19; break;
+    default: word = 0x64E00000 | element << 20; break;
+  }
+  emit(form, word | m << 16 | n << 5 | d);
+}
+
+void Assembler::fcvtzs(ZS d, PMerging g, ZS n) {
+  sve_low_predicate(Form::sve_fcvtzs_s, g.index);
+  emit(Form::sve_fcvtzs_s, 0x659CA000 | g.index << 10 | n.index << 5 | d.index);
+}
+void Assembler::scvtf(ZS d, PMerging g, ZS n) {
+  sve_low_predicate(Form::sve_scvtf_s, g.index);
+  emit(Form::sve_scvtf_s, 0x6594A000 | g.index << 10 | n.index << 5 | d.index);
+}
+
+void Assembler::mov(ZD d, ZD n) { emit(Form::sve_mov, 0x04603000 | n.index << 16 | n.index << 5 | d.index); }
+
+void Assembler::sve_dup_general(Lane lane, unsigned d, unsigned n) {
+  emit(sve_member(Form::sve_dup_gen_b, lane), 0x05203800 | sve_size(lane) | n << 5 | d);
+}
+
+void Assembler::sve_dup_immediate(Lane lane, unsigned d, std::int32_t imm) {
+  const Form form = sve_member(Form::sve_dup_imm_b, lane);
+  std::uint32_t shifted = 0;
+  std::int32_t imm8 = imm;
+  if ((imm < -128 || imm > 127) && lane != Lane::b && imm % 256 == 0 && imm >= -32768 && imm <= 32512) {
+    shifted = 1;
+    imm8 = imm / 256;
+  }
+  if (imm8 < -128 || imm8 > 127) {
+    fail(form, "immediate " + std::to_string(imm) + " is not -128..127" +
+                   (lane == Lane::b ? std::string() : " or a multiple of 256 in -32768..32512"));
+  }
+  emit(form, 0x2538C000 | sve_size(lane) | shifted << 13 | (u32(imm8) & 0xFFu) << 5 | d);
+}
+
+void Assembler::sve_fdup(Lane lane, unsigned d, double value) {
+  const Form form = sve_fp_member(Form::sve_fdup_h, lane);
+  const std::optional<std::uint32_t> imm8 = encode_fp_imm8(value);
+  if (!imm8) fail(form, "value " + decimal(value) + " is not +-(16..31)/16 * 2^(-3..4)");
+  emit(form, 0x2539C000 | sve_size(lane) | *imm8 << 5 | d);
+}
+
+void Assembler::and_(ZD d, ZD n, ZD m) { emit(Form::sve_and, 0x04203000 | m.index << 16 | n.index << 5 | d.index); }
+void Assembler::orr(ZD d, ZD n, ZD m) { emit(Form::sve_orr, 0x04603000 | m.index << 16 | n.index << 5 | d.index); }
+void Assembler::eor(ZD d, ZD n, ZD m) { emit(Form::sve_eor, 0x04A03000 | m.index << 16 | n.index << 5 | d.index); }
+void Assembler::bic(ZD d, ZD n, ZD m) { emit(Form::sve_bic, 0x04E03000 | m.index << 16 | n.index << 5 | d.index); }
+
+void Assembler::sve_shift(Form first, Lane lane, unsigned d, unsigned n, unsigned shift) {
+  const Form form = sve_member(first, lane);
+  const unsigned esize = 8u << lane_size(lane);
+  // tsz:imm3 (7 bits, tsz's highest set bit gives the element size) is esize + shift for lsl and
+  // 2 * esize - shift for the right shifts.
+  std::uint32_t tsz_imm3 = 0, opc = 0;
+  if (first == Form::sve_lsl_b) {
+    if (shift >= esize) fail(form, "shift " + std::to_string(shift) + " is out of range 0.." + std::to_string(esize - 1));
+    tsz_imm3 = esize + shift, opc = 3;
+  } else {
+    if (shift < 1 || shift > esize) {
+      fail(form, "shift " + std::to_string(shift) + " is out of range 1.." + std::to_string(esize));
+    }
+    tsz_imm3 = 2 * esize - shift, opc = first == Form::sve_lsr_b ? 1 : 0;
+  }
+  emit(form, 0x04209000 | (tsz_imm3 >> 5) << 22 | (tsz_imm3 & 0x1Fu) << 16 | opc << 10 | n << 5 | d);
+}
+
+// ---- SVE bf16 ------------------------------------------------------------------------------------
+
+void Assembler::bfdot(ZS d, ZH n, ZH m) { emit(Form::sve_bfdot, 0x64608000 | m.index << 16 | n.index << 5 | d.index); }
+void Assembler::bfdot(ZS d, ZH n, ZElem<Lane::h> m) {
+  if (m.index > 7) fail(Form::sve_bfdot_elem, "indexed register " + zreg(m.index) + " is not one of z0..z7");
+  if (m.element > 3) fail(Form::sve_bfdot_elem, "index " + std::to_string(m.element) + " is out of range 0..3");
+  emit(Form::sve_bfdot_elem, 0x64604000 | m.element << 19 | m.index << 16 | n.index << 5 | d.index);
+}
+void Assembler::bfmmla(ZS d, ZH n, ZH m) {
+  emit(Form::sve_bfmmla, 0x6460E400 | m.index << 16 | n.index << 5 | d.index);
+}
+void Assembler::bfcvt(ZH d, PMerging g, ZS n) {
+  sve_low_predicate(Form::sve_bfcvt, g.index);
+  emit(Form::sve_bfcvt, 0x658AA000 | g.index << 10 | n.index << 5 | d.index);
+}
+void Assembler::bfcvtnt(ZH d, PMerging g, ZS n) {
+  sve_low_predicate(Form::sve_bfcvtnt, g.index);
+  emit(Form::sve_bfcvtnt, 0x648AA000 | g.index << 10 | n.index << 5 | d.index);
+}
+
+}  // namespace weft::jit::a64

@@ -58,6 +58,8 @@ template <Arr A>
 inline constexpr bool kByteArr = A == Arr::b8 || A == Arr::b16;
 template <Arr A>
 inline constexpr bool kWideArr = A == Arr::h8 || A == Arr::s4 || A == Arr::d2;
+template <Lane L>
+inline constexpr bool kSveFp = L != Lane::b;  // SVE floating point: h, s, d
 template <unsigned B>
 inline constexpr bool kFpScalar = B == 4 || B == 8;
 template <unsigned B>
@@ -568,6 +570,194 @@ class Assembler {
   void addv(HReg d, V8H n);
   void addv(SReg d, V4S n);
 
+  // ---- SVE: predicates and counts ---------------------------------------------------------------
+  // Instructions of the Scalable Vector Extension (needs SVE, bf16 ones also BF16): the vector
+  // length VL is the hardware's (128..2048 bits), loops count elements with whilelt and cnt*.
+  // The governing predicate is p0..p7 unless a comment says p0..p15; destructive forms (d = d op m)
+  // take d twice and throw if n differs.
+  template <Lane L>
+  void ptrue(PVec<L> d, Pattern pattern = Pattern::all) { sve_ptrue(L, d.index, pattern); }
+  void pfalse(PVec<Lane::b> d);
+  // Lane i is active while n + i < m (signed), counted per element of the predicate's size.
+  template <Lane L>
+  void whilelt(PVec<L> d, WOrZr n, WOrZr m) { sve_while(L, false, d.index, n.index, m.index); }
+  template <Lane L>
+  void whilelt(PVec<L> d, XOrZr n, XOrZr m) { sve_while(L, true, d.index, n.index, m.index); }
+  void ptest(PReg g, PVec<Lane::b> n);  // sets the flags (Cond::first, none, last...); g is p0..p15
+  // d = the number of bytes / halfwords / words / doublewords the pattern selects, times mul (1..16);
+  // inc* adds it to d.
+  void cntb(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void cnth(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void cntw(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void cntd(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void incb(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void inch(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void incw(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  void incd(XOrZr d, Pattern pattern = Pattern::all, unsigned mul = 1);
+  // d = n + imm * VL bytes (addvl) or imm * VL / 8 (addpl), imm -32..31; rdvl: d = imm * VL bytes.
+  void addvl(XOrSp d, XOrSp n, std::int64_t imm);
+  void addpl(XOrSp d, XOrSp n, std::int64_t imm);
+  void rdvl(XOrZr d, std::int64_t imm);
+
+  // ---- SVE: loads and stores --------------------------------------------------------------------
+  // Contiguous: ptr_vl(base, -8..7) or ptr(base, xm, lsl(log2 of the element bytes)); inactive
+  // elements load as zero and are not stored (nor touched: no fault).
+  void ld1h(ZH t, PZeroing g, MemVl mem);
+  void ld1h(ZH t, PZeroing g, MemReg mem);
+  void ld1w(ZS t, PZeroing g, MemVl mem);
+  void ld1w(ZS t, PZeroing g, MemReg mem);
+  void ld1d(ZD t, PZeroing g, MemVl mem);
+  void ld1d(ZD t, PZeroing g, MemReg mem);
+  void st1h(ZH t, PReg g, MemVl mem);
+  void st1h(ZH t, PReg g, MemReg mem);
+  void st1w(ZS t, PReg g, MemVl mem);
+  void st1w(ZS t, PReg g, MemReg mem);
+  void st1d(ZD t, PReg g, MemVl mem);
+  void st1d(ZD t, PReg g, MemReg mem);
+  // One element into every active lane: ptr(base, 0..63 times the element bytes).
+  void ld1rh(ZH t, PZeroing g, MemImm mem);
+  void ld1rw(ZS t, PZeroing g, MemImm mem);
+  void ld1rd(ZD t, PZeroing g, MemImm mem);
+  // The whole register (spills): ptr_vl(base, -256..255).
+  void ldr(ZReg t, MemVl mem);
+  void str(ZReg t, MemVl mem);
+
+  // ---- SVE: floating point (h, s, d) ------------------------------------------------------------
+#define WEFT_A64_SVE_FUSED(name, first, base)                                                                          \
+  template <Lane L> requires detail::kSveFp<L>                                                                         \
+  void name(ZVec<L> d, PMerging g, ZVec<L> n, ZVec<L> m) {                                                             \
+    sve_dgnm(Form::first, base, L, d.index, g.index, n.index, m.index, false);                                         \
+  }
+  WEFT_A64_SVE_FUSED(fmla, sve_fmla_h, 0x65200000)  // d += n * m
+  WEFT_A64_SVE_FUSED(fmls, sve_fmls_h, 0x65202000)  // d -= n * m
+  WEFT_A64_SVE_FUSED(fmad, sve_fmad_h, 0x65208000)  // d = d * n + m
+#undef WEFT_A64_SVE_FUSED
+  // By element: m is z0..z7 (h: element 0..7, s: 0..3) or z0..z15 (d: element 0..1).
+  template <Lane L> requires detail::kSveFp<L>
+  void fmla(ZVec<L> d, ZVec<L> n, ZElem<L> m) { sve_fmla_indexed(L, d.index, n.index, m.index, m.element); }
+#define WEFT_A64_SVE_FP3(name, first, base)                                                                            \
+  template <Lane L> requires detail::kSveFp<L>                                                                         \
+  void name(ZVec<L> d, ZVec<L> n, ZVec<L> m) { sve_three(Form::first, base, L, d.index, n.index, m.index); }
+  WEFT_A64_SVE_FP3(fadd, sve_fadd_h, 0x65000000)
+  WEFT_A64_SVE_FP3(fsub, sve_fsub_h, 0x65000400)
+  WEFT_A64_SVE_FP3(fmul, sve_fmul_h, 0x65000800)
+#undef WEFT_A64_SVE_FP3
+  // Predicated, destructive: d = d op m in the active lanes (n must be d).
+#define WEFT_A64_SVE_FP_PRED(name, first, opc)                                                                         \
+  template <Lane L> requires detail::kSveFp<L>                                                                         \
+  void name(ZVec<L> d, PMerging g, ZVec<L> n, ZVec<L> m) {                                                             \
+    sve_destructive(Form::first, 0x65008000u | (opc) << 16, L, d.index, g.index, n.index, m.index);                    \
+  }
+  WEFT_A64_SVE_FP_PRED(fadd, sve_fadd_pred_h, 0x0u)
+  WEFT_A64_SVE_FP_PRED(fsub, sve_fsub_pred_h, 0x1u)
+  WEFT_A64_SVE_FP_PRED(fmul, sve_fmul_pred_h, 0x2u)
+  WEFT_A64_SVE_FP_PRED(fmaxnm, sve_fmaxnm_pred_h, 0x4u)
+  WEFT_A64_SVE_FP_PRED(fminnm, sve_fminnm_pred_h, 0x5u)
+  WEFT_A64_SVE_FP_PRED(fmax, sve_fmax_pred_h, 0x6u)
+  WEFT_A64_SVE_FP_PRED(fmin, sve_fmin_pred_h, 0x7u)
+  WEFT_A64_SVE_FP_PRED(fdiv, sve_fdiv_pred_h, 0xDu)
+#undef WEFT_A64_SVE_FP_PRED
+#define WEFT_A64_SVE_FP_UNARY(name, first, base)                                                                       \
+  template <Lane L> requires detail::kSveFp<L>                                                                         \
+  void name(ZVec<L> d, PMerging g, ZVec<L> n) { sve_unary(Form::first, base, L, d.index, g.index, n.index); }
+  WEFT_A64_SVE_FP_UNARY(fsqrt, sve_fsqrt_h, 0x650DA000)
+  WEFT_A64_SVE_FP_UNARY(fneg, sve_fneg_h, 0x041DA000)
+  WEFT_A64_SVE_FP_UNARY(fabs, sve_fabs_h, 0x041CA000)
+  WEFT_A64_SVE_FP_UNARY(frintn, sve_frintn_h, 0x6500A000)
+#undef WEFT_A64_SVE_FP_UNARY
+  void fcvtzs(ZS d, PMerging g, ZS n);  // fp32 -> int32, toward zero
+  void scvtf(ZS d, PMerging g, ZS n);   // int32 -> fp32
+  // Compares into a predicate (inactive lanes false); fcmle/fcmlt of vectors are fcmge/fcmgt with
+  // the sources swapped. With a double: it must be 0.0 (the #0.0 operand).
+#define WEFT_A64_SVE_COMPARE(name, first, base, swap)                                                                  \
+  template <Lane L> requires detail::kSveFp<L>                                                                         \
+  void name(PVec<L> d, PZeroing g, ZVec<L> n, ZVec<L> m) {                                                             \
+    sve_dgnm(Form::first, base, L, d.index, g.index, swap ? m.index : n.index, swap ? n.index : m.index, false);       \
+  }
+  WEFT_A64_SVE_COMPARE(fcmge, sve_fcmge_h, 0x65004000, false)
+  WEFT_A64_SVE_COMPARE(fcmgt, sve_fcmgt_h, 0x65004010, false)
+  WEFT_A64_SVE_COMPARE(fcmeq, sve_fcmeq_h, 0x65006000, false)
+  WEFT_A64_SVE_COMPARE(fcmle, sve_fcmle_h, 0x65004000, true)
+  WEFT_A64_SVE_COMPARE(fcmlt, sve_fcmlt_h, 0x65004010, true)
+#undef WEFT_A64_SVE_COMPARE
+#define WEFT_A64_SVE_COMPARE_ZERO(name, first, base)                                                                   \
+  template <Lane L> requires detail::kSveFp<L>                                                                         \
+  void name(PVec<L> d, PZeroing g, ZVec<L> n, double zero) {                                                           \
+    sve_compare_zero(Form::first, base, L, d.index, g.index, n.index, zero);                                           \
+  }
+  WEFT_A64_SVE_COMPARE_ZERO(fcmge, sve_fcmge_zero_h, 0x65102000)
+  WEFT_A64_SVE_COMPARE_ZERO(fcmgt, sve_fcmgt_zero_h, 0x65102010)
+  WEFT_A64_SVE_COMPARE_ZERO(fcmeq, sve_fcmeq_zero_h, 0x65122000)
+  WEFT_A64_SVE_COMPARE_ZERO(fcmle, sve_fcmle_zero_h, 0x65112010)
+  WEFT_A64_SVE_COMPARE_ZERO(fcmlt, sve_fcmlt_zero_h, 0x65112000)
+#undef WEFT_A64_SVE_COMPARE_ZERO
+  // The sum (in an implementation-defined tree order) / the maximum of the active lanes into d.
+  template <Lane L> requires detail::kSveFp<L>
+  void faddv(ScalarReg<(1u << static_cast<unsigned>(L))> d, PReg g, ZVec<L> n) {
+    sve_unary(Form::sve_faddv_h, 0x65002000, L, d.index, g.index, n.index);
+  }
+  template <Lane L> requires detail::kSveFp<L>
+  void fmaxv(ScalarReg<(1u << static_cast<unsigned>(L))> d, PReg g, ZVec<L> n) {
+    sve_unary(Form::sve_fmaxv_h, 0x65062000, L, d.index, g.index, n.index);
+  }
+
+  // ---- SVE: selects, moves, broadcasts, bitwise, shifts, integer, permutes ----------------------
+  // d = g ? n : m per lane (g is p0..p15).
+  template <Lane L>
+  void sel(ZVec<L> d, PReg g, ZVec<L> n, ZVec<L> m) {
+    sve_dgnm(Form::sve_sel_b, 0x0520C000, L, d.index, g.index, n.index, m.index, true);
+  }
+  void mov(ZD d, ZD n);  // the whole register
+  // The active lanes of n into d, the others kept (sel d, g, n, d; g is p0..p15).
+  template <Lane L>
+  void mov(ZVec<L> d, PMerging g, ZVec<L> n) {
+    sve_dgnm(Form::sve_mov_pred_b, 0x0520C000, L, d.index, g.index, n.index, d.index, true);
+  }
+  // Every lane = a general register (w for b, h, s; x for d; sp reads the stack pointer).
+  template <Lane L> requires(L != Lane::d)
+  void dup(ZVec<L> d, WOrSp n) { sve_dup_general(L, d.index, n.index); }
+  void dup(ZD d, XOrSp n) { sve_dup_general(Lane::d, d.index, n.index); }
+  // Every lane = imm (-128..127, or a multiple of 256 in -32768..32512 for h, s, d: lsl #8).
+  template <Lane L>
+  void dup(ZVec<L> d, std::int32_t imm) { sve_dup_immediate(L, d.index, imm); }
+  // Every lane = value, which must be +-(16..31)/16 * 2^(-3..4) (as fmov).
+  template <Lane L> requires detail::kSveFp<L>
+  void fdup(ZVec<L> d, double value) { sve_fdup(L, d.index, value); }
+  void and_(ZD d, ZD n, ZD m);
+  void orr(ZD d, ZD n, ZD m);
+  void eor(ZD d, ZD n, ZD m);
+  void bic(ZD d, ZD n, ZD m);  // n & ~m
+  // Shift by an immediate: lsl 0..esize-1, lsr/asr 1..esize.
+  template <Lane L>
+  void lsl(ZVec<L> d, ZVec<L> n, unsigned shift) { sve_shift(Form::sve_lsl_b, L, d.index, n.index, shift); }
+  template <Lane L>
+  void lsr(ZVec<L> d, ZVec<L> n, unsigned shift) { sve_shift(Form::sve_lsr_b, L, d.index, n.index, shift); }
+  template <Lane L>
+  void asr(ZVec<L> d, ZVec<L> n, unsigned shift) { sve_shift(Form::sve_asr_b, L, d.index, n.index, shift); }
+#define WEFT_A64_SVE_INT3(name, first, base)                                                                           \
+  template <Lane L>                                                                                                    \
+  void name(ZVec<L> d, ZVec<L> n, ZVec<L> m) { sve_three(Form::first, base, L, d.index, n.index, m.index); }
+  WEFT_A64_SVE_INT3(add, sve_add_b, 0x04200000)
+  WEFT_A64_SVE_INT3(sub, sve_sub_b, 0x04200400)
+  WEFT_A64_SVE_INT3(zip1, sve_zip1_b, 0x05206000)
+  WEFT_A64_SVE_INT3(zip2, sve_zip2_b, 0x05206400)
+  WEFT_A64_SVE_INT3(uzp1, sve_uzp1_b, 0x05206800)
+  WEFT_A64_SVE_INT3(uzp2, sve_uzp2_b, 0x05206C00)
+  WEFT_A64_SVE_INT3(trn1, sve_trn1_b, 0x05207000)
+  WEFT_A64_SVE_INT3(trn2, sve_trn2_b, 0x05207400)
+#undef WEFT_A64_SVE_INT3
+
+  // ---- SVE: bf16 (needs BF16) -------------------------------------------------------------------
+  // bfdot: each fp32 lane of d += the dot product of the pair of bf16 lanes of n and m (or of the
+  // indexed pair 0..3 of m, z0..z7, in each 128-bit segment). bfmmla: d (2x2 fp32 per segment) +=
+  // n (2x4 bf16) * m^T (4x2). bfcvt: fp32 -> bf16 (rounded by FPCR) into the even halves, the odd
+  // halves zeroed; bfcvtnt into the odd halves, the even ones kept.
+  void bfdot(ZS d, ZH n, ZH m);
+  void bfdot(ZS d, ZH n, ZElem<Lane::h> m);
+  void bfmmla(ZS d, ZH n, ZH m);
+  void bfcvt(ZH d, PMerging g, ZS n);
+  void bfcvtnt(ZH d, PMerging g, ZS n);
+
  private:
   void emit(Form form, std::uint32_t word);
   [[noreturn]] void fail(Form form, const std::string& what) const;
@@ -620,6 +810,25 @@ class Assembler {
   void move_to_general(Lane lane, unsigned d, unsigned n, unsigned n_lane);
   void fp_scalar(Form first, std::uint32_t base, unsigned bytes, unsigned d, unsigned n, unsigned m);
   void fp_scalar_fused(Form first, std::uint32_t base, unsigned bytes, unsigned d, unsigned n, unsigned m, unsigned a);
+  unsigned sve_low_predicate(Form form, unsigned p) const;
+  void sve_ptrue(Lane lane, unsigned d, Pattern pattern);
+  void sve_while(Lane lane, bool x, unsigned d, unsigned n, unsigned m);
+  void sve_count(Form form, std::uint32_t base, unsigned d, Pattern pattern, unsigned mul);
+  void sve_contiguous(Form form, std::uint32_t base, unsigned t, unsigned g, const MemVl& mem);
+  void sve_contiguous(Form form, std::uint32_t base, unsigned shift, unsigned t, unsigned g, const MemReg& mem);
+  void sve_replicate(Form form, std::uint32_t base, unsigned bytes, unsigned t, unsigned g, const MemImm& mem);
+  void sve_fill_spill(Form form, std::uint32_t base, unsigned t, const MemVl& mem);
+  void sve_dgnm(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n, unsigned m,
+                bool wide_predicate);
+  void sve_destructive(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n, unsigned m);
+  void sve_unary(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n);
+  void sve_three(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned n, unsigned m);
+  void sve_compare_zero(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n, double zero);
+  void sve_fmla_indexed(Lane lane, unsigned d, unsigned n, unsigned m, unsigned element);
+  void sve_dup_general(Lane lane, unsigned d, unsigned n);
+  void sve_dup_immediate(Lane lane, unsigned d, std::int32_t imm);
+  void sve_fdup(Lane lane, unsigned d, double value);
+  void sve_shift(Form first, Lane lane, unsigned d, unsigned n, unsigned shift);
 
   struct Fixup {
     std::size_t word;   // index of the branch in words_

@@ -48,6 +48,16 @@
   WEFT_A64_VLIST_N(X, id, name, 16b) WEFT_A64_VLIST_N(X, id, name, 8h) WEFT_A64_VLIST_N(X, id, name, 4s)               \
   WEFT_A64_VLIST_N(X, id, name, 2d)
 
+// SVE families, by element size (the member's position is the encodings' size field, minus one
+// for the floating-point ones):
+//   SVE_BHSD: .b .h .s .d        SVE_HSD: .h .s .d
+#define WEFT_A64_SVE_BHSD(X, id, name)                                                                                 \
+  X(sve_##id##_b, "sve." name ".b") X(sve_##id##_h, "sve." name ".h") X(sve_##id##_s, "sve." name ".s")                \
+  X(sve_##id##_d, "sve." name ".d")
+#define WEFT_A64_SVE_HSD(X, id, name)                                                                                  \
+  X(sve_##id##_h, "sve." name ".h") X(sve_##id##_s, "sve." name ".s") X(sve_##id##_d, "sve." name ".d")
+#define WEFT_A64_SVE_LDST(X, id, name) X(sve_##id##_imm, "sve." name ".imm") X(sve_##id##_reg, "sve." name ".reg")
+
 #define WEFT_A64_FORM_LIST(X)                                                                                          \
   /* integer arithmetic: immediate (optionally lsl #12), shifted register, extended register */                        \
   WEFT_A64_XWS(X, add, "add", imm) WEFT_A64_XWS(X, add, "add", shift) WEFT_A64_XWS(X, add, "add", ext)                 \
@@ -153,7 +163,44 @@
   /* brgemm emitter: prefetch hints (unsigned offset, unscaled prfum, register offset) */                              \
   X(prfm_uimm, "prfm.uimm") X(prfum, "prfum") X(prfm_reg, "prfm.reg")                                                  \
   /* unary emitter: lane tests (a bitmask's bits spread over lanes), sums across lanes (lanes packed into bits) */      \
-  WEFT_A64_INTV(X, cmtst, "cmtst") X(addv_16b, "addv.16b") X(addv_8h, "addv.8h") X(addv_4s, "addv.4s")
+  WEFT_A64_INTV(X, cmtst, "cmtst") X(addv_16b, "addv.16b") X(addv_8h, "addv.8h") X(addv_4s, "addv.4s")  \
+  /* SVE: predicates, counts, loads and stores */                                                                      \
+  WEFT_A64_SVE_BHSD(X, ptrue, "ptrue") X(sve_pfalse, "sve.pfalse") X(sve_ptest, "sve.ptest")                           \
+  WEFT_A64_SVE_BHSD(X, whilelt_w, "whilelt.w") WEFT_A64_SVE_BHSD(X, whilelt_x, "whilelt.x")                            \
+  X(sve_cntb, "sve.cntb") X(sve_cnth, "sve.cnth") X(sve_cntw, "sve.cntw") X(sve_cntd, "sve.cntd")                      \
+  X(sve_incb, "sve.incb") X(sve_inch, "sve.inch") X(sve_incw, "sve.incw") X(sve_incd, "sve.incd")                      \
+  X(sve_addvl, "sve.addvl") X(sve_addpl, "sve.addpl") X(sve_rdvl, "sve.rdvl")                                          \
+  WEFT_A64_SVE_LDST(X, ld1h, "ld1h") WEFT_A64_SVE_LDST(X, ld1w, "ld1w") WEFT_A64_SVE_LDST(X, ld1d, "ld1d")             \
+  WEFT_A64_SVE_LDST(X, st1h, "st1h") WEFT_A64_SVE_LDST(X, st1w, "st1w") WEFT_A64_SVE_LDST(X, st1d, "st1d")             \
+  X(sve_ld1rh, "sve.ld1rh") X(sve_ld1rw, "sve.ld1rw") X(sve_ld1rd, "sve.ld1rd")                                        \
+  X(sve_ldr_z, "sve.ldr.z") X(sve_str_z, "sve.str.z")                                                                  \
+  /* SVE: floating point (fused, by element, unpredicated, predicated, unary, compares, reductions) */                 \
+  WEFT_A64_SVE_HSD(X, fmla, "fmla") WEFT_A64_SVE_HSD(X, fmls, "fmls") WEFT_A64_SVE_HSD(X, fmad, "fmad")                \
+  WEFT_A64_SVE_HSD(X, fmla_elem, "fmla.elem")                                                                          \
+  WEFT_A64_SVE_HSD(X, fadd, "fadd") WEFT_A64_SVE_HSD(X, fsub, "fsub") WEFT_A64_SVE_HSD(X, fmul, "fmul")                \
+  WEFT_A64_SVE_HSD(X, fadd_pred, "fadd.pred") WEFT_A64_SVE_HSD(X, fsub_pred, "fsub.pred")                              \
+  WEFT_A64_SVE_HSD(X, fmul_pred, "fmul.pred") WEFT_A64_SVE_HSD(X, fmaxnm_pred, "fmaxnm.pred")                          \
+  WEFT_A64_SVE_HSD(X, fminnm_pred, "fminnm.pred") WEFT_A64_SVE_HSD(X, fmax_pred, "fmax.pred")                          \
+  WEFT_A64_SVE_HSD(X, fmin_pred, "fmin.pred") WEFT_A64_SVE_HSD(X, fdiv_pred, "fdiv.pred")                              \
+  WEFT_A64_SVE_HSD(X, fsqrt, "fsqrt") WEFT_A64_SVE_HSD(X, fneg, "fneg") WEFT_A64_SVE_HSD(X, fabs, "fabs")              \
+  WEFT_A64_SVE_HSD(X, frintn, "frintn") X(sve_fcvtzs_s, "sve.fcvtzs.s") X(sve_scvtf_s, "sve.scvtf.s")                  \
+  WEFT_A64_SVE_HSD(X, fcmge, "fcmge") WEFT_A64_SVE_HSD(X, fcmgt, "fcmgt") WEFT_A64_SVE_HSD(X, fcmeq, "fcmeq")          \
+  WEFT_A64_SVE_HSD(X, fcmle, "fcmle") WEFT_A64_SVE_HSD(X, fcmlt, "fcmlt")                                              \
+  WEFT_A64_SVE_HSD(X, fcmge_zero, "fcmge.zero") WEFT_A64_SVE_HSD(X, fcmgt_zero, "fcmgt.zero")                          \
+  WEFT_A64_SVE_HSD(X, fcmeq_zero, "fcmeq.zero") WEFT_A64_SVE_HSD(X, fcmle_zero, "fcmle.zero")                          \
+  WEFT_A64_SVE_HSD(X, fcmlt_zero, "fcmlt.zero")                                                                        \
+  WEFT_A64_SVE_HSD(X, faddv, "faddv") WEFT_A64_SVE_HSD(X, fmaxv, "fmaxv")                                              \
+  /* SVE: selects, moves, broadcasts, bitwise, shifts, integer add/sub, permutes */                                    \
+  WEFT_A64_SVE_BHSD(X, sel, "sel") X(sve_mov, "sve.mov") WEFT_A64_SVE_BHSD(X, mov_pred, "mov.pred")                   \
+  WEFT_A64_SVE_BHSD(X, dup_gen, "dup.gen") WEFT_A64_SVE_BHSD(X, dup_imm, "dup.imm") WEFT_A64_SVE_HSD(X, fdup, "fdup")  \
+  X(sve_and, "sve.and") X(sve_orr, "sve.orr") X(sve_eor, "sve.eor") X(sve_bic, "sve.bic")                              \
+  WEFT_A64_SVE_BHSD(X, asr, "asr") WEFT_A64_SVE_BHSD(X, lsr, "lsr") WEFT_A64_SVE_BHSD(X, lsl, "lsl")                   \
+  WEFT_A64_SVE_BHSD(X, add, "add") WEFT_A64_SVE_BHSD(X, sub, "sub")                                                    \
+  WEFT_A64_SVE_BHSD(X, zip1, "zip1") WEFT_A64_SVE_BHSD(X, zip2, "zip2") WEFT_A64_SVE_BHSD(X, uzp1, "uzp1")             \
+  WEFT_A64_SVE_BHSD(X, uzp2, "uzp2") WEFT_A64_SVE_BHSD(X, trn1, "trn1") WEFT_A64_SVE_BHSD(X, trn2, "trn2")             \
+  /* SVE: bf16 */                                                                                                      \
+  X(sve_bfdot, "sve.bfdot") X(sve_bfdot_elem, "sve.bfdot.elem") X(sve_bfmmla, "sve.bfmmla")                            \
+  X(sve_bfcvt, "sve.bfcvt") X(sve_bfcvtnt, "sve.bfcvtnt")
 
 namespace weft::jit::a64 {
 

@@ -9,6 +9,18 @@
 //   ptr(x1, 32), pre_ptr(sp, -16), post_ptr(x1, 64), post_ptr(x1, x2)
 //   ptr(x1, x2), ptr(x1, x2, lsl(3)), ptr(x1, w2, sxtw(2))
 //
+// SVE (scalable vectors, whose length VL the hardware chooses: 128..2048 bits):
+//   z7.s(), z7.d(), z7.h(), z7.b()  a Z register with its element size (ZVec<Lane>)
+//   z7.s(3)                         one indexed element of each 128-bit segment (ZElem<Lane>)
+//   z7                              the whole register (ldr/str z)
+//   p3.s()                          a predicate with its element size (results of ptrue, fcmge...)
+//   p3.z(), p3.m()                  a governing predicate that zeroes (/z) or merges (/m) the
+//                                   inactive elements; p3 alone where the instruction has neither
+//   ptr_vl(x1, -8)                  [x1, #-8, mul vl]: an offset counted in vector lengths
+//
+// Most SVE instructions encode the governing predicate in 3 bits: p8..p15 there throw
+// weft::Error naming the form (as do wrong indexes and indexed registers out of range).
+//
 // A register built from a runtime number (XReg(n), VReg(n)) checks it and throws weft::Error.
 #pragma once
 
@@ -166,6 +178,90 @@ inline constexpr HReg h0{0}, h1{1}, h2{2}, h3{3}, h4{4}, h5{5}, h6{6}, h7{7}, h8
     h13{13}, h14{14}, h15{15}, h16{16}, h17{17}, h18{18}, h19{19}, h20{20}, h21{21}, h22{22}, h23{23}, h24{24}, h25{25},
     h26{26}, h27{27}, h28{28}, h29{29}, h30{30}, h31{31};
 
+// ---- SVE registers -----------------------------------------------------------------------------
+
+template <Lane L>
+struct ZVec {
+  unsigned index;
+};
+using ZB = ZVec<Lane::b>;
+using ZH = ZVec<Lane::h>;
+using ZS = ZVec<Lane::s>;
+using ZD = ZVec<Lane::d>;
+
+// An indexed element: the same element of every 128-bit segment (fmla by element, bfdot). Which
+// registers and indexes an instruction takes is its own: the assembler checks them.
+template <Lane L>
+struct ZElem {
+  unsigned index;
+  unsigned element;
+};
+
+struct ZReg {
+  constexpr explicit ZReg(unsigned i) : index(detail::checked_register(i, 31, "z")) {}
+  unsigned index;
+
+  constexpr ZB b() const { return {index}; }
+  constexpr ZH h() const { return {index}; }
+  constexpr ZS s() const { return {index}; }
+  constexpr ZD d() const { return {index}; }
+  constexpr ZElem<Lane::h> h(unsigned element) const { return {index, element}; }
+  constexpr ZElem<Lane::s> s(unsigned element) const { return {index, element}; }
+  constexpr ZElem<Lane::d> d(unsigned element) const { return {index, element}; }
+};
+
+template <Lane L>
+struct PVec {
+  unsigned index;
+};
+struct PZeroing {  // pg/z
+  unsigned index;
+};
+struct PMerging {  // pg/m
+  unsigned index;
+};
+
+struct PReg {
+  constexpr explicit PReg(unsigned i) : index(detail::checked_register(i, 15, "p")) {}
+  unsigned index;
+
+  constexpr PVec<Lane::b> b() const { return {index}; }
+  constexpr PVec<Lane::h> h() const { return {index}; }
+  constexpr PVec<Lane::s> s() const { return {index}; }
+  constexpr PVec<Lane::d> d() const { return {index}; }
+  constexpr PZeroing z() const { return {index}; }
+  constexpr PMerging m() const { return {index}; }
+};
+
+inline constexpr ZReg z0{0}, z1{1}, z2{2}, z3{3}, z4{4}, z5{5}, z6{6}, z7{7}, z8{8}, z9{9}, z10{10}, z11{11}, z12{12},
+    z13{13}, z14{14}, z15{15}, z16{16}, z17{17}, z18{18}, z19{19}, z20{20}, z21{21}, z22{22}, z23{23}, z24{24}, z25{25},
+    z26{26}, z27{27}, z28{28}, z29{29}, z30{30}, z31{31};
+inline constexpr PReg p0{0}, p1{1}, p2{2}, p3{3}, p4{4}, p5{5}, p6{6}, p7{7}, p8{8}, p9{9}, p10{10}, p11{11}, p12{12},
+    p13{13}, p14{14}, p15{15};
+
+// The element-count patterns of ptrue and cntb..cntd (the encodings' pattern field): all elements,
+// the largest power of two, a fixed count (vl1..vl256: none if the vector has fewer), the largest
+// multiple of 4 or 3.
+enum class Pattern : std::uint8_t {
+  pow2 = 0,
+  vl1 = 1,
+  vl2 = 2,
+  vl3 = 3,
+  vl4 = 4,
+  vl5 = 5,
+  vl6 = 6,
+  vl7 = 7,
+  vl8 = 8,
+  vl16 = 9,
+  vl32 = 10,
+  vl64 = 11,
+  vl128 = 12,
+  vl256 = 13,
+  mul4 = 29,
+  mul3 = 30,
+  all = 31
+};
+
 // ---- shifts and extends -------------------------------------------------------------------------
 
 enum class ShiftKind : std::uint8_t { lsl, lsr, asr, ror };
@@ -222,6 +318,13 @@ constexpr MemImm pre_ptr(XOrSp base, std::int64_t offset) { return {base, offset
 constexpr MemImm post_ptr(XOrSp base, std::int64_t offset) { return {base, offset, AddrMode::post}; }
 constexpr MemPostReg post_ptr(XOrSp base, XReg index) { return {base, index}; }
 
+// [base, #index, mul vl]: SVE's offset in multiples of the vector length (or of the predicate length).
+struct MemVl {
+  XOrSp base;
+  std::int64_t index;
+};
+constexpr MemVl ptr_vl(XOrSp base, std::int64_t index = 0) { return {base, index}; }
+
 constexpr MemReg ptr(XOrSp base, XReg index) { return {base, index.index, ExtendKind::uxtx, -1}; }
 constexpr MemReg ptr(XOrSp base, XReg index, Shift shift) {
   if (shift.kind != ShiftKind::lsl) throw Error("a64: a register offset shifts only with lsl");
@@ -241,7 +344,11 @@ constexpr MemReg ptr(XOrSp base, WReg index, Extend extend) {
 // ---- conditions and barriers --------------------------------------------------------------------
 
 // The values are the encodings' cond field.
-enum class Cond : std::uint8_t { eq, ne, hs, lo, mi, pl, vs, vc, hi, ls, ge, lt, gt, le, al, nv };
+enum class Cond : std::uint8_t {
+  eq, ne, hs, lo, mi, pl, vs, vc, hi, ls, ge, lt, gt, le, al, nv,
+  // SVE's names for the flags a predicate sets (ptest, whilelt): b(Cond::first, l), b(Cond::none, l) ...
+  none = eq, any = ne, nlast = hs, last = lo, first = mi, nfrst = pl, pmore = hi, plast = ls, tcont = ge, tstop = lt
+};
 constexpr Cond invert(Cond c) { return static_cast<Cond>(static_cast<unsigned>(c) ^ 1u); }
 
 // The values are the CRm field of dmb/dsb.
