@@ -89,7 +89,8 @@ std::vector<std::string> assemble_and_dump(const std::string& source) {
 }
 
 std::string symbol_source(const std::vector<std::string>& snippets) {
-  std::string source = ".arch armv8.1-a\n.text\n";
+  // Armv8.1 (ldaddal) and the FEAT_BF16 instructions (Armv8.6's, optional from Armv8.2).
+  std::string source = ".arch armv8.1-a\n.arch_extension bf16\n.text\n";
   for (std::size_t i = 0; i < snippets.size(); ++i) source += "case_" + std::to_string(i) + ":\n" + snippets[i] + "\n";
   return source;
 }

@@ -153,7 +153,14 @@
   /* brgemm emitter: prefetch hints (unsigned offset, unscaled prfum, register offset) */                              \
   X(prfm_uimm, "prfm.uimm") X(prfum, "prfum") X(prfm_reg, "prfm.reg")                                                  \
   /* unary emitter: lane tests (a bitmask's bits spread over lanes), sums across lanes (lanes packed into bits) */      \
-  WEFT_A64_INTV(X, cmtst, "cmtst") X(addv_16b, "addv.16b") X(addv_8h, "addv.8h") X(addv_4s, "addv.4s")
+  WEFT_A64_INTV(X, cmtst, "cmtst") X(addv_16b, "addv.16b") X(addv_8h, "addv.8h") X(addv_4s, "addv.4s")                 \
+  /* FEAT_BF16 (Neon) */                                                                                               \
+  /* bf16 pair dot products, 2x4 by 4x2 matrix multiply, widening multiply-add of the even (b) or odd (t) lanes, */    \
+  /* fp32 -> bf16 narrowing (vector halves, scalar) */                                                                 \
+  X(bfdot_2s, "bfdot.2s") X(bfdot_4s, "bfdot.4s") X(bfdot_2s_elem, "bfdot.2s.elem") X(bfdot_4s_elem, "bfdot.4s.elem")  \
+  X(bfmmla_4s, "bfmmla.4s") X(bfmlalb_4s, "bfmlalb.4s") X(bfmlalt_4s, "bfmlalt.4s")                                    \
+  X(bfmlalb_4s_elem, "bfmlalb.4s.elem") X(bfmlalt_4s_elem, "bfmlalt.4s.elem")                                          \
+  X(bfcvtn_4h, "bfcvtn.4h") X(bfcvtn2_8h, "bfcvtn2.8h") X(bfcvt_h_s, "bfcvt.h.s")
 
 namespace weft::jit::a64 {
 
