@@ -127,6 +127,9 @@ const std::vector<ErrorCase>& error_cases() {
       {[](Assembler& a) { a.mvni(v0.s4(), 1, lsr(8)); }, {"a64 mvni.4s", "lsl"}},
       {[](Assembler& a) { a.movi(v0.d2(), 0x1234); }, {"a64 movi.2d", "0x1234", "0x00 and 0xff"}},
       {[](Assembler& a) { a.movi(d0, 0xff00ff00ff00ff01); }, {"a64 movi.d", "0xff00ff00ff00ff01"}},
+      // FEAT_BF16: the by-element bfmlal's register field has four bits
+      {[](Assembler& a) { a.bfmlalb(v0.s4(), v1.h8(), v16.h(0)); }, {"a64 bfmlalb.4s.elem", "v16", "v0..v15"}},
+      {[](Assembler& a) { a.bfmlalt(v0.s4(), v1.h8(), v31.h(7)); }, {"a64 bfmlalt.4s.elem", "v31", "v0..v15"}},
   };
   return cases;
 }
@@ -159,6 +162,7 @@ TEST(A64AssemblerErrors, RegistersAndLanesOutOfRangeThrow) {
   EXPECT_THROW(v31.d(2), weft::Error);
   EXPECT_THROW(v1.b(16), weft::Error);
   EXPECT_THROW(v1.h(8), weft::Error);
+  EXPECT_THROW(v1.h2(4), weft::Error);  // bfdot's pair index: 0..3
   try {
     (void)v7.s(4);
     FAIL();
@@ -173,6 +177,13 @@ TEST(A64AssemblerErrors, RegistersAndLanesOutOfRangeThrow) {
   }
   EXPECT_NO_THROW(XReg(30));
   EXPECT_NO_THROW(v31.s(3));
+  EXPECT_NO_THROW(v31.h2(3));
+  try {
+    (void)v5.h2(4);
+    FAIL();
+  } catch (const weft::Error& e) {
+    EXPECT_STREQ(e.what(), "a64: pair 4 (.2h) of v5 is out of range 0..3");
+  }
 }
 
 TEST(A64AssemblerErrors, RegisterOffsetsTakeOnlyTheirExtends) {

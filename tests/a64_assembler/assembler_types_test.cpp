@@ -27,6 +27,14 @@ template <class... Args>
 concept CanUmov = requires(Assembler& a, Args... args) { a.umov(args...); };
 template <class... Args>
 concept CanTbz = requires(Assembler& a, Label& l, Args... args) { a.tbz(args..., l); };
+template <class... Args>
+concept CanBfdot = requires(Assembler& a, Args... args) { a.bfdot(args...); };
+template <class... Args>
+concept CanBfmlalb = requires(Assembler& a, Args... args) { a.bfmlalb(args...); };
+template <class... Args>
+concept CanBfcvtn = requires(Assembler& a, Args... args) { a.bfcvtn(args...); };
+template <class... Args>
+concept CanBfcvt = requires(Assembler& a, Args... args) { a.bfcvt(args...); };
 template <class A, class B>
 concept CanLd1Pair = requires(Assembler& a, A first, B second, MemImm mem) { a.ld1({first, second}, mem); };
 
@@ -89,8 +97,6 @@ concept CanFcmge = requires(Assembler& a, Args... args) { a.fcmge(args...); };
 template <class... Args>
 concept CanWhilelt = requires(Assembler& a, Args... args) { a.whilelt(args...); };
 template <class... Args>
-concept CanBfdot = requires(Assembler& a, Args... args) { a.bfdot(args...); };
-template <class... Args>
 concept CanFaddv = requires(Assembler& a, Args... args) { a.faddv(args...); };
 template <class... Args>
 concept CanDupZ = requires(Assembler& a, Args... args) { a.dup(args...); };
@@ -122,6 +128,21 @@ static_assert(!CanFaddv<DReg, PReg, ZS>);
 static_assert(CanDupZ<ZD, XReg>);
 static_assert(!CanDupZ<ZD, WReg>);
 static_assert(CanDupZ<ZS, WReg>);
+// FEAT_BF16: fp32 accumulators, bf16 (h) sources of the same register width; bfdot's index is a pair.
+static_assert(CanBfdot<V2S, V4H, V4H>);
+static_assert(CanBfdot<V4S, V8H, V8H>);
+static_assert(!CanBfdot<V4S, V4H, V4H>);
+static_assert(!CanBfdot<V4S, V8H, V4H>);
+static_assert(CanBfdot<V4S, V8H, Elem2H>);
+static_assert(!CanBfdot<V4S, V8H, Elem<Lane::h>>);  // v2.2h[i], not v2.h[i]
+static_assert(!CanBfdot<V4S, V8H, Es>);
+static_assert(CanBfmlalb<V4S, V8H, Elem<Lane::h>>);
+static_assert(!CanBfmlalb<V4S, V8H, Elem2H>);
+static_assert(!CanBfmlalb<V2S, V4H, V4H>);
+static_assert(CanBfcvtn<V4H, V4S>);
+static_assert(!CanBfcvtn<V8H, V4S>);  // the high half is bfcvtn2
+static_assert(CanBfcvt<HReg, SReg>);
+static_assert(!CanBfcvt<SReg, HReg>);
 
 TEST(A64AssemblerTypes, WrongOperandsAreCompileErrors) { SUCCEED() << "checked by the static_asserts above"; }
 

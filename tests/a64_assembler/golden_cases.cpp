@@ -1439,6 +1439,43 @@ void sve_bf16(Cases& c) {
 #undef SVE_HSD
 #undef SVE_BHSD
 
+// FEAT_BF16 (Neon): bfdot, bfmmla, bfmlalb/t, bfcvtn/2, bfcvt; every pair index and lane, registers
+// at both ends (the by-element bfmlal's register ends at v15).
+void bf16_neon(Cases& c) {
+  for (Triple r : kTriples) {
+    const VReg d(r.d), n(r.n), m(r.m);
+    c.add(cat("bfdot v", r.d, ".2s, v", r.n, ".4h, v", r.m, ".4h"),
+          [=](Assembler& a) { a.bfdot(d.s2(), n.h4(), m.h4()); });
+    c.add(cat("bfdot v", r.d, ".4s, v", r.n, ".8h, v", r.m, ".8h"),
+          [=](Assembler& a) { a.bfdot(d.s4(), n.h8(), m.h8()); });
+    for (unsigned pair = 0; pair < 4; ++pair) {
+      c.add(cat("bfdot v", r.d, ".2s, v", r.n, ".4h, v", r.m, ".2h[", pair, "]"),
+            [=](Assembler& a) { a.bfdot(d.s2(), n.h4(), m.h2(pair)); });
+      c.add(cat("bfdot v", r.d, ".4s, v", r.n, ".8h, v", r.m, ".2h[", pair, "]"),
+            [=](Assembler& a) { a.bfdot(d.s4(), n.h8(), m.h2(pair)); });
+    }
+    c.add(cat("bfmmla v", r.d, ".4s, v", r.n, ".8h, v", r.m, ".8h"),
+          [=](Assembler& a) { a.bfmmla(d.s4(), n.h8(), m.h8()); });
+    c.add(cat("bfmlalb v", r.d, ".4s, v", r.n, ".8h, v", r.m, ".8h"),
+          [=](Assembler& a) { a.bfmlalb(d.s4(), n.h8(), m.h8()); });
+    c.add(cat("bfmlalt v", r.d, ".4s, v", r.n, ".8h, v", r.m, ".8h"),
+          [=](Assembler& a) { a.bfmlalt(d.s4(), n.h8(), m.h8()); });
+    const VReg low_m(r.m % 16);  // 31 -> 15, 29 -> 13, 2 -> 2, 7 -> 7
+    for (unsigned lane = 0; lane < 8; ++lane) {
+      c.add(cat("bfmlalb v", r.d, ".4s, v", r.n, ".8h, v", low_m.index, ".h[", lane, "]"),
+            [=](Assembler& a) { a.bfmlalb(d.s4(), n.h8(), low_m.h(lane)); });
+      c.add(cat("bfmlalt v", r.d, ".4s, v", r.n, ".8h, v", low_m.index, ".h[", lane, "]"),
+            [=](Assembler& a) { a.bfmlalt(d.s4(), n.h8(), low_m.h(lane)); });
+    }
+    c.add(cat("bfcvtn v", r.d, ".4h, v", r.n, ".4s"), [=](Assembler& a) { a.bfcvtn(d.h4(), n.s4()); });
+    c.add(cat("bfcvtn2 v", r.d, ".8h, v", r.n, ".4s"), [=](Assembler& a) { a.bfcvtn2(d.h8(), n.s4()); });
+    c.add(cat("bfcvt h", r.d, ", s", r.n), [=](Assembler& a) { a.bfcvt(d.hreg(), n.sreg()); });
+  }
+  // v15, the last register of the by-element bfmlal.
+  c.add("bfmlalb v0.4s, v31.8h, v15.h[7]", [](Assembler& a) { a.bfmlalb(v0.s4(), v31.h8(), v15.h(7)); });
+  c.add("bfmlalt v31.4s, v0.8h, v15.h[0]", [](Assembler& a) { a.bfmlalt(v31.s4(), v0.h8(), v15.h(0)); });
+}
+
 }  // namespace
 
 std::vector<GoldenCase> golden_cases() {
@@ -1460,6 +1497,7 @@ std::vector<GoldenCase> golden_cases() {
   sve_floating_point(c);
   sve_moves_and_integer(c);
   sve_bf16(c);
+  bf16_neon(c);
   return std::move(c.list);
 }
 

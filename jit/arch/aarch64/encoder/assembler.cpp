@@ -1221,6 +1221,48 @@ void Assembler::addv(BReg d, V16B n) { emit(Form::addv_16b, 0x4E31B800 | n.index
 void Assembler::addv(HReg d, V8H n) { emit(Form::addv_8h, 0x4E71B800 | n.index << 5 | d.index); }
 void Assembler::addv(SReg d, V4S n) { emit(Form::addv_4s, 0x4EB1B800 | n.index << 5 | d.index); }
 
+// ---- FEAT_BF16 (Neon) ----------------------------------------------------------------------------
+
+void Assembler::bfdot(V2S d, V4H n, V4H m) {
+  emit(Form::bfdot_2s, 0x2E40FC00 | m.index << 16 | n.index << 5 | d.index);
+}
+void Assembler::bfdot(V4S d, V8H n, V8H m) {
+  emit(Form::bfdot_4s, 0x2E40FC00 | kQ | m.index << 16 | n.index << 5 | d.index);
+}
+// The pair index is H:L (bits 11 and 21); M:Rm (bits 20..16) is the whole register number.
+void Assembler::bfdot(V2S d, V4H n, Elem2H m) {
+  emit(Form::bfdot_2s_elem,
+       0x0F40F000 | (m.pair & 1) << 21 | m.index << 16 | (m.pair >> 1) << 11 | n.index << 5 | d.index);
+}
+void Assembler::bfdot(V4S d, V8H n, Elem2H m) {
+  emit(Form::bfdot_4s_elem,
+       0x0F40F000 | kQ | (m.pair & 1) << 21 | m.index << 16 | (m.pair >> 1) << 11 | n.index << 5 | d.index);
+}
+void Assembler::bfmmla(V4S d, V8H n, V8H m) {
+  emit(Form::bfmmla_4s, 0x6E40EC00 | m.index << 16 | n.index << 5 | d.index);
+}
+// Q selects the odd (top) lanes.
+void Assembler::bfmlalb(V4S d, V8H n, V8H m) {
+  emit(Form::bfmlalb_4s, 0x2EC0FC00 | m.index << 16 | n.index << 5 | d.index);
+}
+void Assembler::bfmlalt(V4S d, V8H n, V8H m) {
+  emit(Form::bfmlalt_4s, 0x2EC0FC00 | kQ | m.index << 16 | n.index << 5 | d.index);
+}
+void Assembler::bfmlalb(V4S d, V8H n, Elem<Lane::h> m) {
+  bf16_by_element(Form::bfmlalb_4s_elem, 0x0FC0F000, d.index, n.index, m.index, m.lane);
+}
+void Assembler::bfmlalt(V4S d, V8H n, Elem<Lane::h> m) {
+  bf16_by_element(Form::bfmlalt_4s_elem, 0x0FC0F000 | kQ, d.index, n.index, m.index, m.lane);
+}
+// The lane index is H:L:M (bits 11, 21, 20), which leaves Rm (bits 19..16) four bits: v0..v15.
+void Assembler::bf16_by_element(Form form, std::uint32_t base, unsigned d, unsigned n, unsigned m, unsigned lane) {
+  if (m > 15) fail(form, "the element's register v" + std::to_string(m) + " is out of range v0..v15");
+  emit(form, base | (lane >> 1 & 1) << 21 | (lane & 1) << 20 | m << 16 | (lane >> 2) << 11 | n << 5 | d);
+}
+void Assembler::bfcvtn(V4H d, V4S n) { emit(Form::bfcvtn_4h, 0x0EA16800 | n.index << 5 | d.index); }
+void Assembler::bfcvtn2(V8H d, V4S n) { emit(Form::bfcvtn2_8h, 0x4EA16800 | n.index << 5 | d.index); }
+void Assembler::bfcvt(HReg d, SReg n) { emit(Form::bfcvt_h_s, 0x1E634000 | n.index << 5 | d.index); }
+
 }  // namespace weft::jit::a64
 
 // ---- SVE -----------------------------------------------------------------------------------------

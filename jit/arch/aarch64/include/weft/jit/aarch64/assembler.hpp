@@ -757,6 +757,26 @@ class Assembler {
   void bfmmla(ZS d, ZH n, ZH m);
   void bfcvt(ZH d, PMerging g, ZS n);
   void bfcvtnt(ZH d, PMerging g, ZS n);
+  // ---- FEAT_BF16 (Neon): bf16 products summed in fp32 (Armv8.6; the CPU must have HWCAP2_BF16) ----
+  // bfdot: each fp32 lane of d += the dot product of the matching pair of bf16 lanes of n and m (or
+  // the pair m.h2(i), the same for every lane).
+  void bfdot(V2S d, V4H n, V4H m);
+  void bfdot(V4S d, V8H n, V8H m);
+  void bfdot(V2S d, V4H n, Elem2H m);
+  void bfdot(V4S d, V8H n, Elem2H m);
+  // bfmmla: d (2x2 fp32, row-major) += n (2x4 bf16, row-major) times m^T (m: 2x4 bf16, row-major).
+  void bfmmla(V4S d, V8H n, V8H m);
+  // bfmlalb / bfmlalt: d[i] += n[2i] * m[2i] (b, even lanes) or n[2i+1] * m[2i+1] (t, odd lanes),
+  // widened to fp32; by element: times m.h(lane) for every i, m one of v0..v15.
+  void bfmlalb(V4S d, V8H n, V8H m);
+  void bfmlalt(V4S d, V8H n, V8H m);
+  void bfmlalb(V4S d, V8H n, Elem<Lane::h> m);
+  void bfmlalt(V4S d, V8H n, Elem<Lane::h> m);
+  // fp32 -> bf16 narrowing: into the low half (the high half is zeroed), into the high half (the low
+  // half is kept), or the scalar h (the rest of the register zeroed).
+  void bfcvtn(V4H d, V4S n);
+  void bfcvtn2(V8H d, V4S n);
+  void bfcvt(HReg d, SReg n);
 
  private:
   void emit(Form form, std::uint32_t word);
@@ -829,6 +849,7 @@ class Assembler {
   void sve_dup_immediate(Lane lane, unsigned d, std::int32_t imm);
   void sve_fdup(Lane lane, unsigned d, double value);
   void sve_shift(Form first, Lane lane, unsigned d, unsigned n, unsigned shift);
+  void bf16_by_element(Form form, std::uint32_t base, unsigned d, unsigned n, unsigned m, unsigned lane);
 
   struct Fixup {
     std::size_t word;   // index of the branch in words_

@@ -200,7 +200,14 @@
   WEFT_A64_SVE_BHSD(X, uzp2, "uzp2") WEFT_A64_SVE_BHSD(X, trn1, "trn1") WEFT_A64_SVE_BHSD(X, trn2, "trn2")             \
   /* SVE: bf16 */                                                                                                      \
   X(sve_bfdot, "sve.bfdot") X(sve_bfdot_elem, "sve.bfdot.elem") X(sve_bfmmla, "sve.bfmmla")                            \
-  X(sve_bfcvt, "sve.bfcvt") X(sve_bfcvtnt, "sve.bfcvtnt")
+  X(sve_bfcvt, "sve.bfcvt") X(sve_bfcvtnt, "sve.bfcvtnt")                                                              \
+  /* FEAT_BF16 (Neon) */                                                                                               \
+  /* bf16 pair dot products, 2x4 by 4x2 matrix multiply, widening multiply-add of the even (b) or odd (t) lanes, */    \
+  /* fp32 -> bf16 narrowing (vector halves, scalar) */                                                                 \
+  X(bfdot_2s, "bfdot.2s") X(bfdot_4s, "bfdot.4s") X(bfdot_2s_elem, "bfdot.2s.elem") X(bfdot_4s_elem, "bfdot.4s.elem")  \
+  X(bfmmla_4s, "bfmmla.4s") X(bfmlalb_4s, "bfmlalb.4s") X(bfmlalt_4s, "bfmlalt.4s")                                    \
+  X(bfmlalb_4s_elem, "bfmlalb.4s.elem") X(bfmlalt_4s_elem, "bfmlalt.4s.elem")                                          \
+  X(bfcvtn_4h, "bfcvtn.4h") X(bfcvtn2_8h, "bfcvtn2.8h") X(bfcvt_h_s, "bfcvt.h.s")
 
 namespace weft::jit::a64 {
 

@@ -5,6 +5,7 @@
 //                                   encode as register 31 and each instruction accepts only one
 //   v7.s4(), v7.d2(), v7.b16()      a vector register with its arrangement (Vec<Arr>)
 //   v7.s(3), v7.d(1)                one element (lane) of a vector register (Elem<Lane>)
+//   v7.h2(3)                        a pair of h lanes as one element, "v7.2h[3]" (bfdot)
 //   q7, d7, s7, h7                  the scalar views of v7 (loads, stores, scalar floating point)
 //   ptr(x1, 32), pre_ptr(sp, -16), post_ptr(x1, 64), post_ptr(x1, x2)
 //   ptr(x1, x2), ptr(x1, x2, lsl(3)), ptr(x1, w2, sxtw(2))
@@ -127,6 +128,19 @@ struct Elem {
   unsigned lane;
 };
 
+// A pair of adjacent h lanes taken as one 32-bit element, v2.h2(3) = "v2.2h[3]" (pair 0..3, lanes
+// 2*pair and 2*pair+1): the indexed operand of bfdot, whose products come in pairs.
+struct Elem2H {
+  constexpr Elem2H(unsigned reg, unsigned pair_index) : index(reg), pair(pair_index) {
+    if (pair_index >= 4) {
+      throw Error("a64: pair " + std::to_string(pair_index) + " (.2h) of v" + std::to_string(reg) +
+                  " is out of range 0..3");
+    }
+  }
+  unsigned index;
+  unsigned pair;
+};
+
 // Scalar views of a vector register: b (8 bits) .. q (128 bits).
 template <unsigned Bytes>
 struct ScalarReg {
@@ -155,6 +169,7 @@ struct VReg {
   constexpr Elem<Lane::h> h(unsigned lane) const { return {index, lane}; }
   constexpr Elem<Lane::s> s(unsigned lane) const { return {index, lane}; }
   constexpr Elem<Lane::d> d(unsigned lane) const { return {index, lane}; }
+  constexpr Elem2H h2(unsigned pair) const { return {index, pair}; }
 
   constexpr QReg qreg() const { return QReg(index); }
   constexpr DReg dreg() const { return DReg(index); }
