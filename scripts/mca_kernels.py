@@ -118,28 +118,26 @@ class Unsupported(Exception):
     """The model has no instruction of the ISA (llvm-mca: "found an unsupported instruction")."""
 
 
-def mca_cycles(arch, cpu, body):
-    """Cycles per iteration llvm-mca predicts for `body` (assembly lines) on `cpu`."""
+def mca_figure(arch, cpu, body, pattern):
+    """The number `pattern` captures in llvm-mca's report for `body` (assembly lines) on `cpu`."""
     r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"],
                        input="\n".join(body) + "\n", capture_output=True, text=True)
     if r.returncode != 0 and "unsupported instruction" in r.stderr:
         raise Unsupported(cpu)
-    m = re.search(r"Total Cycles:\s+(\d+)", r.stdout)
+    m = re.search(pattern, r.stdout)
     if r.returncode != 0 or not m:
         sys.exit(f"mca_kernels: llvm-mca failed for {cpu} ({r.returncode}):\n{r.stderr[:2000]}")
-    return int(m.group(1)) / ITERATIONS
+    return float(m.group(1))
+
+
+def mca_cycles(arch, cpu, body):
+    """Cycles per iteration llvm-mca predicts for `body` on `cpu`."""
+    return mca_figure(arch, cpu, body, r"Total Cycles:\s+(\d+)") / ITERATIONS
 
 
 def mca_block_rthroughput(arch, cpu, body):
     """The model's resource bound for one iteration of `body` (llvm-mca "Block RThroughput")."""
-    r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"],
-                       input="\n".join(body) + "\n", capture_output=True, text=True)
-    if r.returncode != 0 and "unsupported instruction" in r.stderr:
-        raise Unsupported(cpu)
-    m = re.search(r"Block RThroughput:\s+([0-9.]+)", r.stdout)
-    if r.returncode != 0 or not m:
-        sys.exit(f"mca_kernels: llvm-mca failed for {cpu} ({r.returncode}):\n{r.stderr[:2000]}")
-    return float(m.group(1))
+    return mca_figure(arch, cpu, body, r"Block RThroughput:\s+([0-9.]+)")
 
 
 def memory_ops(arch, body):
@@ -273,16 +271,21 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
     return best
 
 
-def analyse(arch, kernel_code, kernel, cpus):
+def kernel_loop(arch, kernel_code, kernel, pick_loop):
+    """(weft-kernel-code's summary, the llvm-mca input of the loop pick_loop(arch, code) chooses)."""
     isa, kind, *args = kernel.split()
     with tempfile.TemporaryDirectory() as tmp:
         code_file = os.path.join(tmp, "kernel.bin")
         summary = run(shlex.split(kernel_code) + ["--isa", isa, "--out", code_file, kind] + args).strip()
         code = disassemble(arch, code_file)
-    span = hottest_loop(arch, code)
+    span = pick_loop(arch, code)
     if span is None:
         sys.exit(f"mca_kernels: {kernel}: no loop found in the code")
-    body = as_mca_input(arch, code, span)
+    return summary, as_mca_input(arch, code, span)
+
+
+def analyse(arch, kernel_code, kernel, cpus):
+    summary, body = kernel_loop(arch, kernel_code, kernel, hottest_loop)
     fmas = [line for line in body if ARCHES[arch]["fma"].match(line)]
     rows = []
     for cpu in cpus:
@@ -299,15 +302,7 @@ def analyse(arch, kernel_code, kernel, cpus):
 
 
 def analyse_eltwise(arch, kernel_code, kernel, cpus):
-    isa, kind, *args = kernel.split()
-    with tempfile.TemporaryDirectory() as tmp:
-        code_file = os.path.join(tmp, "kernel.bin")
-        summary = run(shlex.split(kernel_code) + ["--isa", isa, "--out", code_file, kind] + args).strip()
-        code = disassemble(arch, code_file)
-    span = biggest_loop(arch, code)
-    if span is None:
-        sys.exit(f"mca_kernels: {kernel}: no loop found in the code")
-    body = as_mca_input(arch, code, span)
+    summary, body = kernel_loop(arch, kernel_code, kernel, biggest_loop)
     loads, stores = memory_ops(arch, body[1:])
     rows = []
     for cpu in cpus:
