@@ -95,6 +95,14 @@ bool can_run(Isa isa, const CpuFeatures& cpu) {
     case Isa::avx512: return cpu.x86_64 && cpu.avx512f && cpu.avx512bw && cpu.avx512vl && cpu.avx512dq;
     case Isa::avx512_bf16: return can_run(Isa::avx512, cpu) && cpu.avx512bf16;
     case Isa::neon: return cpu.aarch64 && cpu.asimd;
+    case Isa::neon_bf16: return can_run(Isa::neon, cpu) && cpu.bf16;
+    case Isa::sve128: return can_run(Isa::neon, cpu) && cpu.sve && cpu.sve_vector_bytes == 16;
+    case Isa::sve256: return can_run(Isa::neon, cpu) && cpu.sve && cpu.sve_vector_bytes == 32;
+    case Isa::sve512: return can_run(Isa::neon, cpu) && cpu.sve && cpu.sve_vector_bytes == 64;
+    // The SVE bf16 kernels fall back to Neon's for what they lack, so they need both BF16s.
+    case Isa::sve128_bf16: return can_run(Isa::sve128, cpu) && cpu.sve_bf16 && cpu.bf16;
+    case Isa::sve256_bf16: return can_run(Isa::sve256, cpu) && cpu.sve_bf16 && cpu.bf16;
+    case Isa::sve512_bf16: return can_run(Isa::sve512, cpu) && cpu.sve_bf16 && cpu.bf16;
   }
   return false;
 }
@@ -121,16 +129,20 @@ std::string_view to_string(Isa isa) {
     case Isa::avx512: return "avx512";
     case Isa::avx512_bf16: return "avx512_bf16";
     case Isa::neon: return "neon";
+    case Isa::neon_bf16: return "neon_bf16";
+    case Isa::sve128: return "sve128";
+    case Isa::sve256: return "sve256";
+    case Isa::sve512: return "sve512";
+    case Isa::sve128_bf16: return "sve128_bf16";
+    case Isa::sve256_bf16: return "sve256_bf16";
+    case Isa::sve512_bf16: return "sve512_bf16";
   }
   return "unknown";
 }
 
 std::optional<Isa> parse_isa(std::string_view name) {
-  if (name == "reference") return Isa::reference;
-  if (name == "avx2") return Isa::avx2;
-  if (name == "avx512") return Isa::avx512;
-  if (name == "avx512_bf16") return Isa::avx512_bf16;
-  if (name == "neon") return Isa::neon;
+  for (const Isa isa : kAllIsas)
+    if (name == to_string(isa)) return isa;
   return std::nullopt;
 }
 

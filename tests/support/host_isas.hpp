@@ -22,6 +22,17 @@ inline std::vector<weft::jit::Isa> runnable_isas() {
   return isas;
 }
 
+// runnable_isas() without those that run another's element-wise kernels (IsaTraits::elementwise:
+// SVE runs Neon's), for the unary and binary tests: the same code is not run twice.
+inline std::vector<weft::jit::Isa> runnable_elementwise_isas() {
+  std::vector<weft::jit::Isa> isas;
+  for (weft::jit::Isa isa : runnable_isas()) {
+    const weft::jit::Isa own = weft::jit::isa_traits(isa).elementwise;
+    if (std::find(isas.begin(), isas.end(), own) == isas.end()) isas.push_back(own);
+  }
+  return isas;
+}
+
 // runnable_isas() and, where the CPU has them, the ISAs with bf16 instructions: the ISAs whose bf16
 // code differs (avx512 emulates what avx512_bf16 has instructions for).
 inline std::vector<weft::jit::Isa> runnable_bf16_isas() {

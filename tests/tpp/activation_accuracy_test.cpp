@@ -86,7 +86,7 @@ class Accuracy : public ::testing::TestWithParam<UnaryOp> {};
 
 TEST_P(Accuracy, WholeFloatRangeWithinBound) {
   static const std::vector<float> xs = whole_range();
-  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+  for (weft::jit::Isa isa : weft::test::runnable_elementwise_isas()) {
     const Error e = sweep(GetParam(), xs, isa);
     std::printf("[ accuracy ] %-8s %-6s whole range: max rel error %.3g at x = %.9g (%lld violations)\n",
                 weft::tpp::to_string(GetParam()).c_str(), std::string(weft::jit::to_string(isa)).c_str(), e.max_rel,
@@ -98,7 +98,7 @@ TEST_P(Accuracy, WholeFloatRangeWithinBound) {
 
 TEST_P(Accuracy, DenseCoreWithinBound) {
   static const std::vector<float> xs = dense(-20.0f, 20.0f, 2'000'001);
-  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+  for (weft::jit::Isa isa : weft::test::runnable_elementwise_isas()) {
     const Error e = sweep(GetParam(), xs, isa);
     std::printf("[ accuracy ] %-8s %-6s [-20, 20]:   max rel error %.3g at x = %.9g\n", weft::tpp::to_string(GetParam()).c_str(),
                 std::string(weft::jit::to_string(isa)).c_str(), e.max_rel, static_cast<double>(e.worst_x));
@@ -126,7 +126,7 @@ float run(UnaryOp op, float x) {
 }
 
 TEST(SpecialValues, AsDocumented) {
-  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+  for (weft::jit::Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     g_special_isa = isa;
     const float inf = std::numeric_limits<float>::infinity();

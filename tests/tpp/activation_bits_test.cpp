@@ -22,7 +22,7 @@ TEST(ActivationBits, EveryIsaGivesTheRecordedBits) {
   const std::vector<float> xs = weft::test::activation_bits_sample();
   const auto m = static_cast<std::int64_t>(xs.size());
   std::vector<float> out(xs.size());
-  for (weft::jit::Isa isa : weft::test::runnable_isas()) {
+  for (weft::jit::Isa isa : weft::test::runnable_elementwise_isas()) {
     for (UnaryOp op : {UnaryOp::exp, UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu}) {
       const UnaryArgs args{xs.data(), out.data()};
       weft::tpp::unary_kernel(UnaryDesc{.op = op, .m = m, .n = 1, .ld_in = m, .ld_out = m}, isa)(&args);

@@ -56,7 +56,7 @@ void check(const BinaryDesc& d, Isa isa, std::mt19937& rng) {
 }
 
 TEST(BinaryKernels, EveryOpEveryBroadcastRandomShapes) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     std::mt19937 rng(424242);
     std::uniform_int_distribution<std::int64_t> dim(1, 80), pad(0, 7);
@@ -76,7 +76,7 @@ TEST(BinaryKernels, EveryOpEveryBroadcastRandomShapes) {
 }
 
 TEST(BinaryKernels, LargeStreamingAdd) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     const std::int64_t n = kBinaryNontemporalBytes / 4 + 5;
     const BinaryDesc d{.op = BinaryOp::add, .m = n, .n = 1, .ld_in0 = n, .ld_in1 = n, .ld_out = n};
@@ -95,7 +95,7 @@ TEST(BinaryKernels, LargeStreamingAdd) {
 // The streaming path (non-temporal stores, B fused into the op where it can be) for every op, with
 // guard pages, NaNs, and inputs whose alignment differs from the output's (the head aligns C only).
 TEST(BinaryKernels, LargeStreamingEveryOp) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     const std::int64_t n = kBinaryNontemporalBytes / 4 + 13;
     std::mt19937 rng(77);

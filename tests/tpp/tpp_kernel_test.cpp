@@ -6,12 +6,14 @@
 
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "host_isas.hpp"
 #include "tpp_families.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/isa_traits.hpp"
 
 namespace {
 
@@ -52,7 +54,11 @@ TYPED_TEST(TppFunctor, EveryHostIsaAndTheReference) {
     SCOPED_TRACE(std::string(weft::jit::to_string(isa)));
     const typename F::Functor k(F::desc(), isa);
     EXPECT_EQ(k.isa(), isa);
-    EXPECT_EQ(k.plan().isa, isa);
+    // The family's plan for isa: BRGEMM plans for it, element-wise families for the ISA whose
+    // kernels it runs (IsaTraits::elementwise: SVE runs Neon's).
+    EXPECT_EQ(k.plan().isa, F::plan(F::desc(), isa).isa);
+    constexpr bool brgemm = std::is_same_v<F, weft::test::BrgemmFamilyCase>;
+    EXPECT_EQ(k.plan().isa, brgemm ? isa : weft::jit::isa_traits(isa).elementwise);
     EXPECT_EQ(k.desc(), F::desc());
     const bool generated = isa != Isa::reference;
     EXPECT_EQ(k.kernel() != nullptr, generated);

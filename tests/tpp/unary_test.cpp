@@ -116,7 +116,7 @@ UnaryDesc random_desc(UnaryOp op, std::mt19937& rng) {
 }
 
 TEST(UnaryKernels, RandomShapesMatchReference) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     std::mt19937 rng(20240611);
     for (UnaryOp op : kAllOps) {
@@ -131,7 +131,7 @@ TEST(UnaryKernels, RandomShapesMatchReference) {
 }
 
 TEST(UnaryKernels, ContiguousAndSmallShapes) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     std::mt19937 rng(7);
     for (UnaryOp op : kAllOps) {
@@ -148,7 +148,7 @@ TEST(UnaryKernels, ContiguousAndSmallShapes) {
 }
 
 TEST(UnaryKernels, TransposeFusedWithOps) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     std::mt19937 rng(11);
     for (UnaryOp op : {UnaryOp::copy, UnaryOp::relu, UnaryOp::gelu, UnaryOp::scale}) {
@@ -164,7 +164,7 @@ TEST(UnaryKernels, TransposeFusedWithOps) {
 }
 
 TEST(UnaryKernels, LeadingDimensionsAtCallTime) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     std::mt19937 rng(3);
     for (UnaryOp op : {UnaryOp::zero, UnaryOp::copy, UnaryOp::relu, UnaryOp::transpose, UnaryOp::reduce_rows_max}) {
@@ -180,7 +180,7 @@ TEST(UnaryKernels, LeadingDimensionsAtCallTime) {
 }
 
 TEST(UnaryKernels, LargeStreamingCallsWithMisalignedOutput) {
-  for (Isa isa : weft::test::runnable_isas()) {
+  for (Isa isa : weft::test::runnable_elementwise_isas()) {
     SCOPED_TRACE(std::string("isa ") + std::string(weft::jit::to_string(isa)));
     // Above kNontemporalBytes: the flat streaming path; output offset by 1..7 floats from alignment.
     const std::int64_t n = (kNontemporalBytes / 4) + 37;

@@ -153,8 +153,9 @@ void validate(const BinaryDesc& d) {
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   BinaryPlan p;
-  p.isa = isa;
-  p.lanes = weft::jit::isa_traits(isa).lanes(static_cast<int>(jit::size_of(d.types.compute)));
+  // An ISA may run another's element-wise kernels (SVE runs Neon's: IsaTraits::elementwise).
+  p.isa = weft::jit::isa_traits(isa).elementwise;
+  p.lanes = weft::jit::isa_traits(p.isa).lanes(static_cast<int>(jit::size_of(d.types.compute)));
   auto contiguous = [&](Broadcast b, std::int64_t ld) { return b == Broadcast::scalar || (b == Broadcast::none && ld == d.m); };
   p.flat = d.n == 1 ? (d.bcast0 != Broadcast::row && d.bcast1 != Broadcast::row)
                     : contiguous(d.bcast0, d.ld_in0) && contiguous(d.bcast1, d.ld_in1) && d.ld_out == d.m;

@@ -205,9 +205,9 @@ BrgemmPlan plan_brgemm(const BrgemmDesc& d, jit::Isa isa, const BrgemmPlanOption
   // f32 4 x 64 x 64 21.2 -> 48.9, 8 x 64 x 64 42.4 -> 100.5, 1 x 64 x 128 5.3 -> 80.5 (dot
   // tiles); f64 4 x 64 x 64 20.6 -> 45.3, 1 x 64 x 128 5.3 -> 11.4. Wider m stays zmm (a full or
   // nearly full vector, which a core with 512-bit FMAs runs at twice the ymm rate). bf16 keeps
-  // vdpbf16ps.
+  // vdpbf16ps. (AVX-512 only: the opmask tails; SVE-512 has no narrower sibling to fall back to.)
   const int ymm_rows = jit::isa_traits(jit::Isa::avx2).lanes(static_cast<int>(jit::size_of(d.types.compute)));
-  if (options.narrow_ymm >= 0 && jit::isa_traits(isa).vector_bytes == 64 && d.types.in != jit::DataType::bf16 &&
+  if (options.narrow_ymm >= 0 && jit::isa_traits(isa).tail == jit::TailPolicy::opmask && d.types.in != jit::DataType::bf16 &&
       d.m <= ymm_rows) {
     BrgemmPlanOptions ymm = options;
     ymm.narrow_ymm = -1;

@@ -17,9 +17,15 @@
 namespace weft::jit {
 namespace {
 
-// The ISAs this build offers, best first: Neon (every TPP family has a Neon emitter:
-// tpp/src/arch/aarch64/emitters.cpp). Loop nests run generated A64 code whatever the ISA.
-constexpr std::array<Isa, 1> kIsas{Isa::neon};
+// The ISAs this build offers, best first (best_isa takes the first this CPU runs; every TPP family
+// has Neon emitters, tpp/src/arch/aarch64/emitters.cpp, and the SVE ones fall back to them). At most
+// one SVE length runs on a CPU (the thread's VL). Wide SVE (256, 512 bits) comes before Neon: twice
+// or four times the lanes per instruction. At 128 bits Neon comes first, as libxsmm does on
+// Neoverse V2: the same lanes, and the llvm-mca model of its kernels is no slower (docs/tpp_brgemm.md);
+// WEFT_ISA=sve128 still selects SVE there. bf16 instructions come before their base ISA. Loop nests
+// run generated A64 code whatever the ISA.
+constexpr std::array<Isa, 8> kIsas{Isa::sve512_bf16, Isa::sve512,    Isa::sve256_bf16, Isa::sve256,
+                                   Isa::neon_bf16,   Isa::neon,      Isa::sve128_bf16, Isa::sve128};
 
 struct KnownPart {
   unsigned implementer, part;

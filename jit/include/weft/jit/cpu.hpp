@@ -2,10 +2,12 @@
 //
 //   if (weft::jit::selected_isa() == weft::jit::Isa::avx2) { ... emit AVX2 code ... }
 //
-// WEFT_ISA=avx2|avx512|avx512_bf16|neon|reference overrides the choice; asking for an ISA the CPU cannot
-// run is an error (weft::Error), never an illegal instruction later.
+// WEFT_ISA=<name> (to_string's names: avx2, avx512, avx512_bf16, neon, neon_bf16, sve256, ...,
+// reference) overrides the choice; asking for an ISA the CPU cannot run is an error (weft::Error),
+// never an illegal instruction later.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -17,8 +19,29 @@ namespace weft::jit {
 // Its FP32 kernels are those of avx512; bf16 kernels use the instructions where avx512 emulates
 // them, so WEFT_ISA=avx512 on such a CPU runs (and tests) the emulated path.
 // neon is AArch64's Advanced SIMD (128-bit vectors, 32 registers), which every AArch64 Linux
-// machine has.
-enum class Isa { reference, avx2, avx512, avx512_bf16, neon };
+// machine has; neon_bf16 adds FEAT_BF16's instructions (bfmmla, bfdot: HWCAP2_BF16), as
+// avx512_bf16 does to avx512. sve128 / sve256 / sve512 are SVE at exactly that vector length
+// (the thread's VL, read once: code for one length is wrong at another, so the length is part of
+// the ISA and of every kernel's cache key); the _bf16 ones add SVE's BF16 (HWCAP2_SVEBF16).
+enum class Isa {
+  reference,
+  avx2,
+  avx512,
+  avx512_bf16,
+  neon,
+  neon_bf16,
+  sve128,
+  sve256,
+  sve512,
+  sve128_bf16,
+  sve256_bf16,
+  sve512_bf16,
+};
+
+// Every enumerator of Isa, in declaration order (to_string / parse_isa go through it).
+inline constexpr std::array<Isa, 12> kAllIsas{Isa::reference,   Isa::avx2,        Isa::avx512,     Isa::avx512_bf16,
+                                             Isa::neon,        Isa::neon_bf16,   Isa::sve128,     Isa::sve256,
+                                             Isa::sve512,      Isa::sve128_bf16, Isa::sve256_bf16, Isa::sve512_bf16};
 
 struct CpuFeatures {
   bool x86_64 = false;

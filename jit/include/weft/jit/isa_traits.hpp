@@ -28,6 +28,7 @@ enum class TailPolicy : std::uint8_t {
   none,       // no generated code (the reference ISA)
   opmask,     // masked moves under an opmask register: masked-off lanes never fault
   piecewise,  // 16-, 8- and 4-byte moves of the lanes that exist
+  predicate,  // SVE: loads and stores under a predicate (whilelt): inactive lanes never fault
 };
 
 // BRGEMM register-blocking defaults, measured per ISA (bench/tpp/brgemm.cpp, WEFT_BENCH_PLAN).
@@ -64,7 +65,10 @@ struct IsaTraits {
   int vector_registers = 0;  // architectural vector registers (ymm0-15, zmm0-31)
   TailPolicy tail = TailPolicy::none;
   bool fma = false;       // vfmadd*ps / pd
-  bool bf16_dot = false;  // vdpbf16ps and vcvtne2ps2bf16 (AVX512_BF16)
+  bool bf16_dot = false;  // bf16 dot-product instructions: vdpbf16ps (AVX512_BF16); bfmmla, bfdot (BF16)
+  // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or one that is as
+  // fast for them (SVE ISAs run Neon's: docs/tpp_eltwise.md has the llvm-mca evidence).
+  Isa elementwise = Isa::reference;
   // Some implementations run a vector instruction in passes over a narrower datapath: AVX-512 on
   // Zen 4 on 256-bit pipes (two passes per zmm FMA), AVX2 on Zen 1 on 128-bit ones. This is the
   // narrowest known; what this CPU has is CpuFeatures::vector_datapath_bytes (see datapath_bytes).
@@ -81,20 +85,20 @@ struct IsaTraits {
 // "scalar-ish" guess it always made.
 inline constexpr IsaTraits kReferenceTraits{
     .isa = Isa::reference, .vector_bytes = 16, .vector_registers = 16, .tail = TailPolicy::none, .fma = false,
-    .bf16_dot = false, .narrowest_datapath_bytes = 16, .brgemm = {}};
+    .bf16_dot = false, .elementwise = Isa::reference, .narrowest_datapath_bytes = 16, .brgemm = {}};
 
 // Intel's SDM guarantees that vmaskmovps does not fault on masked-off lanes, AMD's APM leaves it
 // implementation-dependent, and masked stores are microcoded on Zen: tails are piecewise.
 inline constexpr IsaTraits kAvx2Traits{
     .isa = Isa::avx2, .vector_bytes = 32, .vector_registers = 16, .tail = TailPolicy::piecewise, .fma = true,
-    .bf16_dot = false, .narrowest_datapath_bytes = 16,
+    .bf16_dot = false, .elementwise = Isa::avx2, .narrowest_datapath_bytes = 16,
     .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = false, .k_unroll = 8,
                .two_vector_max_cols = 0, .dot_tiles = true}};
 
 // AVX-512 F + BW + VL (what can_run() asks for).
 inline constexpr IsaTraits kAvx512Traits{
     .isa = Isa::avx512, .vector_bytes = 64, .vector_registers = 32, .tail = TailPolicy::opmask, .fma = true,
-    .bf16_dot = false, .narrowest_datapath_bytes = 32,
+    .bf16_dot = false, .elementwise = Isa::avx512, .narrowest_datapath_bytes = 32,
     .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = true, .k_unroll = 2,
                .two_vector_max_cols = 8, .dot_tiles = false}};
 
@@ -104,6 +108,7 @@ inline constexpr IsaTraits kAvx512Bf16Traits = [] {
   IsaTraits t = kAvx512Traits;
   t.isa = Isa::avx512_bf16;
   t.bf16_dot = true;
+  t.elementwise = Isa::avx512_bf16;
   return t;
 }();
 
@@ -113,9 +118,38 @@ inline constexpr IsaTraits kAvx512Bf16Traits = [] {
 // (one ldr q of B's column feeds the 4 by-element FMAs of a column).
 inline constexpr IsaTraits kNeonTraits{
     .isa = Isa::neon, .vector_bytes = 16, .vector_registers = 32, .tail = TailPolicy::piecewise, .fma = true,
-    .bf16_dot = false, .narrowest_datapath_bytes = 16,
+    .bf16_dot = false, .elementwise = Isa::neon, .narrowest_datapath_bytes = 16,
     .brgemm = {.panel_vectors = 4, .widen_to_avoid_single_vector_panel = false, .k_unroll = 4,
                .two_vector_max_cols = 0, .dot_tiles = false}};
+
+// Neon with FEAT_BF16: the bf16 BRGEMM uses bfmmla / bfdot (their rounding contract is in
+// docs/tpp_brgemm.md); everything else is Neon's. The element-wise kernels stay Neon's: bfcvtn
+// rounds fp32 denormals differently from jit::to_bfloat16.
+inline constexpr IsaTraits kNeonBf16Traits = [] {
+  IsaTraits t = kNeonTraits;
+  t.isa = Isa::neon_bf16;
+  t.bf16_dot = true;
+  return t;
+}();
+
+// SVE at one vector length (16, 32 or 64 bytes), with SVE's BF16 or without: 32 z registers,
+// predicated tails. The BRGEMM defaults are Neon's (4-vector panels, k in groups of 4); its SVE
+// emitter plans its own tiles per length. Element-wise kernels run Neon's code (elementwise).
+constexpr IsaTraits sve_traits(Isa isa, int vector_bytes, bool bf16) {
+  IsaTraits t = kNeonTraits;
+  t.isa = isa;
+  t.vector_bytes = vector_bytes;
+  t.tail = TailPolicy::predicate;
+  t.bf16_dot = bf16;
+  t.elementwise = Isa::neon;
+  return t;
+}
+inline constexpr IsaTraits kSve128Traits = sve_traits(Isa::sve128, 16, false);
+inline constexpr IsaTraits kSve256Traits = sve_traits(Isa::sve256, 32, false);
+inline constexpr IsaTraits kSve512Traits = sve_traits(Isa::sve512, 64, false);
+inline constexpr IsaTraits kSve128Bf16Traits = sve_traits(Isa::sve128_bf16, 16, true);
+inline constexpr IsaTraits kSve256Bf16Traits = sve_traits(Isa::sve256_bf16, 32, true);
+inline constexpr IsaTraits kSve512Bf16Traits = sve_traits(Isa::sve512_bf16, 64, true);
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic error "-Wswitch"
@@ -127,6 +161,13 @@ constexpr const IsaTraits& isa_traits(Isa isa) {
     case Isa::avx512: return kAvx512Traits;
     case Isa::avx512_bf16: return kAvx512Bf16Traits;
     case Isa::neon: return kNeonTraits;
+    case Isa::neon_bf16: return kNeonBf16Traits;
+    case Isa::sve128: return kSve128Traits;
+    case Isa::sve256: return kSve256Traits;
+    case Isa::sve512: return kSve512Traits;
+    case Isa::sve128_bf16: return kSve128Bf16Traits;
+    case Isa::sve256_bf16: return kSve256Bf16Traits;
+    case Isa::sve512_bf16: return kSve512Bf16Traits;
   }
   throw Error("isa_traits: " + std::to_string(static_cast<int>(isa)) + " is no jit::Isa");
 }

@@ -1,14 +1,17 @@
 // AArch64's TPP emitters (tpp/src/emitters.hpp): Neon code from our A64 assembler for every
 // family. The BRGEMM follows its own plan (neon_brgemm_plan.hpp); unary and binary kernels read
-// the shared plans' layout (lanes, flat, rows, tails). A plan for another ISA is a weft::Error.
+// the shared plans' layout (lanes, flat, rows, tails), which every AArch64 ISA plans for Neon
+// (IsaTraits::elementwise). A plan for another architecture's ISA is a weft::Error.
 #include "emitters.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "binary_emit.hpp"
 #include "brgemm_emit.hpp"
 #include "unary_emit.hpp"
+#include "weft/jit/architecture.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
 
@@ -20,13 +23,20 @@ namespace {
               " in this build");
 }
 
+// Whether the build offers `isa` (jit/arch/aarch64/src/architecture.cpp).
+bool offered(jit::Isa isa) {
+  const auto& isas = jit::target_architecture().isas;
+  return std::find(isas.begin(), isas.end(), isa) != isas.end();
+}
+
 }  // namespace
 
 // The Neon emitter follows its own plan (neon::plan_neon_brgemm, from the descriptor) and ignores
-// the shared plan's panels, which plan_brgemm shapes for x86's register files and tails.
+// the shared plan's panels, which plan_brgemm shapes for x86's register files and tails. Every
+// AArch64 ISA runs it for what its own emitters lack.
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const BrgemmPlan& plan) {
-  if (plan.isa == jit::Isa::neon) return std::make_unique<neon::BrgemmEmitter>(desc);
-  no_emitter("brgemm", plan.isa);
+  if (!offered(plan.isa)) no_emitter("brgemm", plan.isa);
+  return std::make_unique<neon::BrgemmEmitter>(desc);
 }
 
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const UnaryPlan& plan) {
