@@ -52,6 +52,17 @@ constexpr unsigned kBiasScratch = 6, kReluScratch = 1, kActivationValue = 7;
 constexpr VReg kActivationScratch[] = {v0, v1, v2, v3, v4, v5};
 constexpr VReg kIoConstants[] = {v29, v30};
 constexpr VReg kIoScratch[] = {v24, v25, v26};
+// bf16_mmla: v8..v31 the accumulators (vectors x columns rounded up to even; accumulator (v, 2c + h)
+// is the 2x2 block of rows 4v + 2h, 4v + 2h + 1 and columns 2c, 2c + 1 during the k loop, column
+// 2c + h's 4 rows of vector v before and after it), v0..v3 the B operands of 4 column pairs, v4 a
+// temporary (B's odd column, the layout changes), v5 and v6 A's loads of pairs p and p + 1, v7 the
+// zip1 of them (rows 0, 1; the zip2 goes to v6). x19..x22 the column pairs' first columns in B,
+// x23 A at pair p + 1. A bf16 C moves through ElementIo with its constants in v4, v5 and scratch
+// v0, v2, v3, set up again before each use (the k loop and the unary op clobber them).
+constexpr unsigned kMmlaFirstB = 0, kMmlaTemp = 4, kMmlaA0 = 5, kMmlaA1 = 6, kMmlaZip = 7;
+constexpr XReg kAPtr2 = x23;
+constexpr VReg kMmlaIoConstants[] = {v4, v5};
+constexpr VReg kMmlaIoScratch[] = {v0, v2, v3};
 
 XReg b_column(int j) { return XReg(kFirstBColumn + static_cast<unsigned>(j)); }
 VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>(v * cols + j)); }
@@ -60,15 +71,20 @@ VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>
 
 void check_neon_brgemm_scope(const BrgemmDesc& d) { validate(d); }
 
-BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
+BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions) : d_(d) {
   check_neon_brgemm_scope(d);
-  plan_ = plan_neon_brgemm(d);
+  plan_ = plan_neon_brgemm(d, bf16_instructions);
   lanes_ = plan_.lanes;
+  mmla_ = plan_.math == NeonBrgemmMath::bf16_mmla;
   in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
   out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
-  a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen ? 2 * in_bytes_ : in_bytes_;
+  a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * in_bytes_ : in_bytes_;
   if (d.types.out == DataType::bf16) {
-    io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
+    if (mmla_) {
+      io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kMmlaIoConstants, kMmlaIoScratch);
+    } else {
+      io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
+    }
   }
   for (const NeonColumnBlock& block : plan_.blocks) {
     for (const NeonPanel& panel : plan_.panels) {
@@ -163,11 +179,11 @@ void BrgemmEmitter::prologue() {
       break;
   }
   // A k step of A is a column (lda elements); in VNNI-2 a pair of k is one block of 2 lda.
-  const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen ? 2 * d_.lda : d_.lda;
+  const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * d_.lda : d_.lda;
   mov_imm(kLda, static_cast<std::uint64_t>(a_step * in_bytes_));
   mov_imm(kLdb, static_cast<std::uint64_t>(d_.ldb * in_bytes_));
   mov_imm(kLdc, static_cast<std::uint64_t>(d_.ldc * out_bytes_));
-  if (io_) io_->setup();
+  if (io_ && !mmla_) io_->setup();  // bf16_mmla: before each use (its registers are the k loop's)
 }
 
 void BrgemmEmitter::epilogue() {
@@ -192,11 +208,14 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   const int cols = block.cols;
   // The accumulators keep the tile's C across the whole batch: C (beta 1) or 0 first, then every
   // entry's terms, k ascending (brgemm_reference's order).
+  const int acc_cols = mmla_ ? (cols + 1) / 2 * 2 : cols;
   if (d_.beta == 0) {
     for (int v = 0; v < panel.vectors; ++v)
-      for (int j = 0; j < cols; ++j) movi(acc(v, j, cols).d2(), 0);
+      for (int j = 0; j < acc_cols; ++j) movi(acc(v, j, acc_cols).d2(), 0);
   } else {
+    if (io_ && mmla_) io_->setup();
     c_access(true, panel, block);
+    if (mmla_) mmla_layout(true, panel, cols);
     if (d_.prefetch == BrgemmPrefetch::next_c) prefetch_next_c(panel, block);
   }
   if (plan_.math == NeonBrgemmMath::bf16_widen) movi(VReg(kBf16Mask).d2(), 0xffff0000ffff0000u);
@@ -218,8 +237,36 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   subs(kLeft, kLeft, 1);
   b(Cond::ne, batch);
   bind(store);
+  if (mmla_) {
+    mmla_layout(false, panel, cols);
+    if (io_) io_->setup();
+  }
   tile_epilogue(panel, block);
+  if (mmla_ && io_ && d_.activation == BrgemmActivation::unary) io_->setup();
   c_access(false, panel, block);
+}
+
+// bf16_mmla: accumulator (v, j) of a tile with `cols` columns (its registers hold an even count).
+VReg BrgemmEmitter::acc_of(int v, int j, int cols) const { return acc(v, j, mmla_ ? (cols + 1) / 2 * 2 : cols); }
+
+// bf16_mmla: the accumulators from columns (C's 4 rows of vector v in (v, 2c) and (v, 2c + 1)) to
+// bfmmla's 2x2 blocks (rows 0, 1 of columns 2c, 2c + 1 in (v, 2c), rows 2, 3 in (v, 2c + 1)):
+// zip1 / zip2 (.4s); back with uzp1 / uzp2. Bits move unchanged.
+void BrgemmEmitter::mmla_layout(bool to_blocks, const NeonPanel& panel, int cols) {
+  const VReg t(kMmlaTemp);
+  for (int v = 0; v < panel.vectors; ++v) {
+    for (int j = 0; j < cols; j += 2) {
+      const VReg x = acc_of(v, j, cols), y = acc_of(v, j + 1, cols);
+      if (to_blocks) {
+        zip1(t.s4(), x.s4(), y.s4());
+        zip2(y.s4(), x.s4(), y.s4());
+      } else {
+        uzp1(t.s4(), x.s4(), y.s4());
+        uzp2(y.s4(), x.s4(), y.s4());
+      }
+      mov(x.b16(), t.b16());
+    }
+  }
 }
 
 // This entry's A rows of the panel (kAPtr) and B columns of the block (x19..; b_transposed: x19,
@@ -249,13 +296,19 @@ void BrgemmEmitter::entry_pointers(const NeonColumnBlock& block) {
       break;
   }
   if (plan_.math == NeonBrgemmMath::fma_transposed) return;
+  if (mmla_) {
+    // A's pair p + 1, and the first column of each column pair (2 ldb apart).
+    add(kAPtr2, kAPtr, kLda);
+    for (int j = 1; 2 * j < block.cols; ++j) add(b_column(j), b_column(j - 1), kLdb, jit::a64::lsl(1));
+    return;
+  }
   for (int j = 1; j < block.cols; ++j) add(b_column(j), b_column(j - 1), kLdb);
 }
 
 // One batch entry's k: a loop over groups of steps (fma: `lanes` k, one q of each B column;
 // fma_transposed: 4 k; bf16: 4 pairs of k, one q of each B column), then the rest.
 void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
-  const bool bf16 = plan_.math == NeonBrgemmMath::bf16_widen;
+  const bool bf16 = plan_.math == NeonBrgemmMath::bf16_widen || mmla_;
   const int steps = bf16 ? d_.k / 2 : d_.k;
   const int group = plan_.math == NeonBrgemmMath::fma ? lanes_ : 4;
   auto emit_steps = [&](int count) {
@@ -263,6 +316,7 @@ void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
       case NeonBrgemmMath::fma: k_steps(panel, cols, count); break;
       case NeonBrgemmMath::fma_transposed: k_steps_transposed(panel, cols, count); break;
       case NeonBrgemmMath::bf16_widen: k_pairs_bf16(panel, cols, count); break;
+      case NeonBrgemmMath::bf16_mmla: k_quads_mmla(panel, cols, count); break;
     }
   };
   const int groups = steps / group, rest = steps % group;
@@ -376,6 +430,50 @@ void BrgemmEmitter::k_pairs_bf16(const NeonPanel& panel, int cols, int pairs) {
   }
 }
 
+// bf16_mmla, `pairs` pairs of k (4, or the tail's 1-3), two at a time (4 k: a bfmmla step; a last
+// single pair with zero k + 2, k + 3): per column pair its 4 k (two d loads, zip1 .2d; a lone last
+// column: one d load, its neighbour zero), then per A vector (4 rows) the pairs p and p + 1 (q loads
+// at kAPtr and kAPtr2), zip1 / zip2 into rows (0, 1) and (2, 3), and one bfmmla per block.
+// kAPtr, kAPtr2 and the B pointers move past the 4 k (the single pair is the entry's last).
+void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
+  const VReg t(kMmlaTemp), a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  for (int q = 0; 2 * q < pairs; ++q) {
+    const bool single = 2 * q + 1 == pairs;
+    for (int c = 0; 2 * c < cols; ++c) {
+      const VReg bc(kMmlaFirstB + static_cast<unsigned>(c));
+      const bool two = 2 * c + 1 < cols;
+      if (single) {
+        if (two) ldr(SReg(t.index), ptr(b_column(c), kLdb));
+        ldr(SReg(bc.index), ptr(b_column(c)));
+      } else {
+        if (two) ldr(DReg(t.index), ptr(b_column(c), kLdb));
+        ldr(DReg(bc.index), post_ptr(b_column(c), 8));
+      }
+      if (two) zip1(bc.d2(), bc.d2(), t.d2());
+    }
+    for (int v = 0; v < panel.vectors; ++v) {
+      const int bytes = rows_of(panel, v) * a_row_bytes_;
+      load_bytes(a0.index, kAPtr, v * 16, bytes);
+      if (single) {
+        movi(a1.d2(), 0);
+      } else {
+        load_bytes(a1.index, kAPtr2, v * 16, bytes);
+      }
+      zip1(z.s4(), a0.s4(), a1.s4());
+      zip2(a1.s4(), a0.s4(), a1.s4());
+      for (int c = 0; 2 * c < cols; ++c) {
+        const VReg bc(kMmlaFirstB + static_cast<unsigned>(c));
+        bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
+        bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
+      }
+    }
+    if (!single) {
+      add(kAPtr, kAPtr, kLda, jit::a64::lsl(1));
+      add(kAPtr2, kAPtr2, kLda, jit::a64::lsl(1));
+    }
+  }
+}
+
 // `bytes` (4, 8, 12 or 16) at [base + offset] into v<reg>'s low bytes, never reading past them.
 void BrgemmEmitter::load_bytes(unsigned reg, XReg base, std::int64_t offset, int bytes) {
   switch (bytes) {
@@ -431,7 +529,7 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
       } else {
         load_bytes(bias.index, kT1, v * 16, rows_of(panel, v) * out_bytes_);
       }
-      for (int j = 0; j < cols; ++j) add_bias(acc(v, j, cols));
+      for (int j = 0; j < cols; ++j) add_bias(acc_of(v, j, cols));
     }
   } else if (d_.bias == BrgemmBias::per_col) {
     ldr(kT1, ptr(kArgs, offsetof(BrgemmArgs, bias)));
@@ -444,7 +542,7 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
       } else {
         f64 ? ld1r(bias.d2(), post_ptr(kT1, 8)) : ld1r(bias.s4(), post_ptr(kT1, 4));
       }
-      for (int v = 0; v < panel.vectors; ++v) add_bias(acc(v, j, cols));
+      for (int v = 0; v < panel.vectors; ++v) add_bias(acc_of(v, j, cols));
     }
   }
   if (d_.activation == BrgemmActivation::relu) {
@@ -452,7 +550,7 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
     const VReg mask(kReluScratch);
     for (int j = 0; j < cols; ++j) {
       for (int v = 0; v < panel.vectors; ++v) {
-        const VReg x = acc(v, j, cols);
+        const VReg x = acc_of(v, j, cols);
         f64 ? fcmle(mask.d2(), x.d2(), 0.0) : fcmle(mask.s4(), x.s4(), 0.0);
         bic(x.b16(), x.b16(), mask.b16());
       }
@@ -463,9 +561,9 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
     const VReg value(kActivationValue);
     for (int j = 0; j < cols; ++j) {
       for (int v = 0; v < panel.vectors; ++v) {
-        mov(value.b16(), acc(v, j, cols).b16());
+        mov(value.b16(), acc_of(v, j, cols).b16());
         bl(activation_);
-        mov(acc(v, j, cols).b16(), value.b16());
+        mov(acc_of(v, j, cols).b16(), value.b16());
       }
     }
   }
@@ -482,7 +580,7 @@ void BrgemmEmitter::c_access(bool load, const NeonPanel& panel, const NeonColumn
   mov(kCCol, kCTile);
   for (int j = 0; j < cols; ++j) {
     for (int v = 0; v < panel.vectors; ++v) {
-      const unsigned r = acc(v, j, cols).index;
+      const unsigned r = acc_of(v, j, cols).index;
       const std::int64_t offset = v * 16;
       switch (rows_of(panel, v) * out_bytes_) {
         case 16: load ? ldr(QReg(r), ptr(kCCol, offset)) : str(QReg(r), ptr(kCCol, offset)); break;
@@ -514,7 +612,7 @@ void BrgemmEmitter::c_access_bf16(bool load, const NeonPanel& panel, const NeonC
   mov(kCCol, kCTile);
   for (int j = 0; j < cols; ++j) {
     for (int v = 0; v < panel.vectors; ++v) {
-      const VReg r = acc(v, j, cols);
+      const VReg r = acc_of(v, j, cols);
       if (load) {
         io_->load(r, kCCol, v * 8, rows_of(panel, v));
       } else {

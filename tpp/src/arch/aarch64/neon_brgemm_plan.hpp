@@ -18,6 +18,11 @@
 //                     bf16 (VNNI-2 A): two registers per column (B's even and odd k of 4 pairs,
 //                                      widened), two sets of an A vector's odd and even k, the
 //                                      0xffff0000 mask: 4 x 4 + 2 x 4 + 4 + 1 = 29
+//                     bf16_mmla:       bfmmla 2x2 accumulators, 3 vectors (12 rows) x 8 columns:
+//                                      24 accumulators (an odd column count takes the even one
+//                                      above), 4 B operands (a column pair's 4 k each), A's two
+//                                      loads and its zip1 result, one temporary: 24 + 8 = 32
+//                                      (brgemm_emit.hpp, "bf16_mmla")
 #pragma once
 
 #include <vector>
@@ -33,6 +38,7 @@ enum class NeonBrgemmMath : unsigned char {
   fma,             // f32 or f64, B column-major: a q of B holds `lanes` k of one column
   fma_transposed,  // f32 or f64, b_transposed: a q of B holds `lanes` columns of one k
   bf16_widen,      // bf16 A (VNNI-2) and B, widened to f32 in registers (bits << 16), fp32 FMAs
+  bf16_mmla,       // bf16 A (VNNI-2) and B with bfmmla (FEAT_BF16): 2x2 fp32 blocks, 4 k per step
 };
 
 struct NeonPanel {
@@ -53,6 +59,7 @@ struct NeonBrgemmPlan {
   NeonBrgemmMath math = NeonBrgemmMath::fma;
   int lanes = 4;
   int max_cols = 6;
+  int panel_vectors = kPanelVectors;    // vectors of a full row panel (bf16_mmla: 3)
   std::vector<NeonPanel> panels;        // cover rows 0..m-1 in order
   std::vector<NeonColumnBlock> blocks;  // cover columns 0..n-1 in order
   bool operator==(const NeonBrgemmPlan&) const = default;
@@ -64,11 +71,13 @@ constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int co
     case NeonBrgemmMath::fma: return vectors * cols + cols + 2;
     case NeonBrgemmMath::fma_transposed: return vectors * cols + 2 * ((cols + lanes - 1) / lanes) + 2;
     case NeonBrgemmMath::bf16_widen: break;
+    case NeonBrgemmMath::bf16_mmla: return vectors * ((cols + 1) / 2 * 2) + 8;
   }
   return vectors * cols + 2 * cols + 4 + 1;
 }
 
-// Validates the descriptor (weft::Error for an invalid one).
-NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d);
+// Validates the descriptor (weft::Error for an invalid one). bf16_instructions: bf16 inputs use
+// bfmmla (bf16_mmla) instead of widening (the CPU must have FEAT_BF16); other types ignore it.
+NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false);
 
 }  // namespace weft::tpp::neon
