@@ -61,6 +61,10 @@ constexpr VReg kIoScratch[] = {v24, v25, v26};
 // v0, v2, v3, set up again before each use (the k loop and the unary op clobber them).
 constexpr unsigned kMmlaFirstB = 0, kMmlaTemp = 4, kMmlaA0 = 5, kMmlaA1 = 6, kMmlaZip = 7;
 constexpr XReg kAPtr2 = x23;
+// packed_b: x24 the packed B (the tile's batch entries one after the other); while packing x19 the
+// entry's first column of the block, x20 / x21 a column pair's two columns, x22 the destination,
+// x23 the stride between a column pair's 4 k steps in the buffer, x24 the entry's buffer.
+constexpr XReg kPacked = x24, kPackSrc0 = x20, kPackSrc1 = x21, kPackDst = x22, kPackStride = x23;
 constexpr VReg kMmlaIoConstants[] = {v4, v5};
 constexpr VReg kMmlaIoScratch[] = {v0, v2, v3};
 
@@ -71,9 +75,9 @@ VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>
 
 void check_neon_brgemm_scope(const BrgemmDesc& d) { validate(d); }
 
-BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions) : d_(d) {
+BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, bool pack_b) : d_(d) {
   check_neon_brgemm_scope(d);
-  plan_ = plan_neon_brgemm(d, bf16_instructions);
+  plan_ = plan_neon_brgemm(d, bf16_instructions, pack_b);
   lanes_ = plan_.lanes;
   mmla_ = plan_.math == NeonBrgemmMath::bf16_mmla;
   in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
@@ -86,31 +90,78 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions) : d_(d
       io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
     }
   }
-  for (const NeonColumnBlock& block : plan_.blocks) {
-    for (const NeonPanel& panel : plan_.panels) {
-      if (tile_registers(plan_.math, lanes_, panel.vectors, block.cols) > kVectorRegisters) {
-        throw Error("neon brgemm: a tile of " + std::to_string(panel.vectors) + " x " + std::to_string(block.cols) +
-                    " needs more than 32 vector registers");
+  if (plan_.packed_b) fallback_plan_ = plan_neon_brgemm(d, bf16_instructions, false);
+  for (const NeonBrgemmPlan* plan : {&plan_, &fallback_plan_}) {
+    for (const NeonColumnBlock& block : plan->blocks) {
+      for (const NeonPanel& panel : plan->panels) {
+        if (tile_registers(plan->math, lanes_, panel.vectors, block.cols) > kVectorRegisters) {
+          throw Error("neon brgemm: a tile of " + std::to_string(panel.vectors) + " x " + std::to_string(block.cols) +
+                      " needs more than 32 vector registers");
+        }
       }
     }
   }
   prologue();
+  if (plan_.packed_b) {
+    // Calls of more entries than the stack buffer holds take the in-register tiling (the count
+    // compared unsigned: a negative one too; its empty sum is the same on either path).
+    Label in_registers, done;
+    mov_imm(kT0, static_cast<std::uint64_t>(plan_.packed_max_count));
+    cmp(kCount, kT0);
+    b(Cond::hi, in_registers);
+    body(plan_);
+    b(done);
+    bind(in_registers);
+    body(fallback_plan_);
+    bind(done);
+  } else {
+    body(plan_);
+  }
+  epilogue();
+  if (d_.activation == BrgemmActivation::unary) {
+    // v7 = op(v7), clobbering v0..v5 and x17 (the pool's address, adr's reach from here is the
+    // pool's few entries).
+    bind(activation_);
+    pool_.load_base(*this, kT1);
+    ActivationEmitter(*this, pool_, kT1)
+        .emit(d_.unary, d_.unary_alpha, VReg(kActivationValue), kActivationScratch, d_.types.compute);
+    ret();
+  }
+  pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
+}
+
+// The kernel's column blocks and row panels after the prologue, tiled as `plan` says (packed_b:
+// with the stack buffer around them).
+void BrgemmEmitter::body(const NeonBrgemmPlan& plan) {
+  packed_ = plan.packed_b;
+  if (packed_) {
+    mov_imm(kT0, static_cast<std::uint64_t>(plan.packed_entry_bytes));
+    mul(kT1, kCount, kT0);
+    sub(sp, sp, kT1, jit::a64::uxtx());
+  }
   // Column blocks outside, row panels inside: the panels of one block read the same B columns,
   // which stay in L1 from one panel to the next. Equal consecutive panels (the full ones) are one
   // loop, so that the code grows with the column blocks only (64x64x64: 11 blocks, not 44 tiles).
-  const std::int64_t b_col_bytes = plan_.math == NeonBrgemmMath::fma_transposed ? in_bytes_ : d_.ldb * in_bytes_;
-  for (const NeonColumnBlock& block : plan_.blocks) {
+  const std::int64_t b_col_bytes = plan.math == NeonBrgemmMath::fma_transposed ? in_bytes_ : d_.ldb * in_bytes_;
+  for (const NeonColumnBlock& block : plan.blocks) {
     mov_imm(kColOff, static_cast<std::uint64_t>(block.col0 * b_col_bytes));
     mov_imm(kT0, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldc * out_bytes_));
     add(kCTile, kC, kT0);
     mov_imm(kRowOff, 0);
-    for (std::size_t p = 0; p < plan_.panels.size();) {
-      const NeonPanel& panel = plan_.panels[p];
+    if (packed_) {
+      Label none;
+      cmp(kCount, 0);
+      b(Cond::le, none);
+      pack_b(block);
+      bind(none);
+    }
+    for (std::size_t p = 0; p < plan.panels.size();) {
+      const NeonPanel& panel = plan.panels[p];
       std::size_t run = 1;
-      while (p + run < plan_.panels.size() && plan_.panels[p + run].vectors == panel.vectors &&
-             plan_.panels[p + run].tail == panel.tail)
+      while (p + run < plan.panels.size() && plan.panels[p + run].vectors == panel.vectors &&
+             plan.panels[p + run].tail == panel.tail)
         ++run;
-      const bool last = p + run == plan_.panels.size();
+      const bool last = p + run == plan.panels.size();
       // At most 16 rows of 8 bytes: add immediates.
       const int a_panel_bytes = panel.rows(lanes_) * a_row_bytes_, c_panel_bytes = panel.rows(lanes_) * out_bytes_;
       if (run == 1) {
@@ -132,17 +183,80 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions) : d_(d
       p += run;
     }
   }
-  epilogue();
-  if (d_.activation == BrgemmActivation::unary) {
-    // v7 = op(v7), clobbering v0..v5 and x17 (the pool's address, adr's reach from here is the
-    // pool's few entries).
-    bind(activation_);
-    pool_.load_base(*this, kT1);
-    ActivationEmitter(*this, pool_, kT1)
-        .emit(d_.unary, d_.unary_alpha, VReg(kActivationValue), kActivationScratch, d_.types.compute);
-    ret();
+  if (packed_) {
+    mov_imm(kT0, static_cast<std::uint64_t>(plan.packed_entry_bytes));
+    mul(kT1, kCount, kT0);
+    add(sp, sp, kT1, jit::a64::uxtx());
   }
-  pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
+  packed_ = false;
+}
+
+// bf16_mmla packed_b: this batch entry's B columns of the block (x19 = B_i + the block's column
+// offset), then the next entry (kEntryB).
+void BrgemmEmitter::entry_b(XReg dst) {
+  const auto element_shift = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(in_bytes_)));
+  switch (d_.batch) {
+    case BrgemmBatch::strided:
+      add(dst, kEntryB, kColOff);
+      add(kEntryB, kEntryB, kBatchB);
+      break;
+    case BrgemmBatch::offsets:
+      ldr(kT1, post_ptr(kEntryB, 8));
+      add(dst, kB, kT1, jit::a64::lsl(element_shift));
+      add(dst, dst, kColOff);
+      break;
+    case BrgemmBatch::addresses:
+      ldr(kT1, post_ptr(kEntryB, 8));
+      add(dst, kT1, kColOff);
+      break;
+  }
+}
+
+// bf16_mmla packed_b: every batch entry's B columns of the block, zipped into bfmmla's operands at
+// [sp]: entry after entry (block bytes each), 4 k step after 4 k step, column pair after column
+// pair (16 bytes: the pair's first column's 4 k, then its second's; zero for a missing second
+// column and for the k + 2, k + 3 of a last single pair). Called with count > 0.
+void BrgemmEmitter::pack_b(const NeonColumnBlock& block) {
+  const int pairs_of_cols = (block.cols + 1) / 2;
+  const int quads = d_.k / 4;
+  const bool single = (d_.k / 2) % 2 == 1;
+  const std::int64_t block_bytes = static_cast<std::int64_t>((d_.k + 3) / 4) * pairs_of_cols * 16;
+  const VReg t0(0), t1(1);
+  mov(kPacked, sp);
+  mov(kLeft, kCount);
+  mov(kEntryB, d_.batch == BrgemmBatch::strided ? kB : kBatchB);
+  mov_imm(kPackStride, static_cast<std::uint64_t>(pairs_of_cols * 16));
+  Label entry;
+  bind(entry);
+  entry_b(b_column(0));
+  for (int c = 0; c < pairs_of_cols; ++c) {
+    const bool two = 2 * c + 1 < block.cols;
+    add(kPackDst, kPacked, c * 16);
+    mov_imm(kT0, static_cast<std::uint64_t>(2 * c * d_.ldb * in_bytes_));
+    add(kPackSrc0, b_column(0), kT0);
+    if (two) add(kPackSrc1, kPackSrc0, kLdb);
+    if (quads > 0) {
+      Label quad;
+      mov_imm(kKLeft, static_cast<std::uint64_t>(quads));
+      bind(quad);
+      if (two) ldr(DReg(t1.index), post_ptr(kPackSrc1, 8));
+      ldr(DReg(t0.index), post_ptr(kPackSrc0, 8));
+      if (two) zip1(t0.d2(), t0.d2(), t1.d2());
+      st1({t0.d2()}, post_ptr(kPackDst, kPackStride));
+      subs(kKLeft, kKLeft, 1);
+      b(Cond::ne, quad);
+    }
+    if (single) {
+      if (two) ldr(SReg(t1.index), ptr(kPackSrc1));
+      ldr(SReg(t0.index), ptr(kPackSrc0));
+      if (two) zip1(t0.d2(), t0.d2(), t1.d2());
+      str(QReg(t0.index), ptr(kPackDst));
+    }
+  }
+  mov_imm(kT0, static_cast<std::uint64_t>(block_bytes));
+  add(kPacked, kPacked, kT0);
+  subs(kLeft, kLeft, 1);
+  b(Cond::ne, entry);
 }
 
 void BrgemmEmitter::prologue() {
@@ -224,6 +338,7 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   cmp(kCount, 0);
   b(Cond::le, store);
   mov(kLeft, kCount);
+  if (packed_) mov(kPacked, sp);
   if (d_.batch == BrgemmBatch::strided) {
     mov(kEntryA, kA);
     mov(kEntryB, kB);
@@ -299,6 +414,7 @@ void BrgemmEmitter::entry_pointers(const NeonColumnBlock& block) {
   if (mmla_) {
     // A's pair p + 1, and the first column of each column pair (2 ldb apart).
     add(kAPtr2, kAPtr, kLda);
+    if (packed_) return;  // B: the packed buffer, entry after entry
     for (int j = 1; 2 * j < block.cols; ++j) add(b_column(j), b_column(j - 1), kLdb, jit::a64::lsl(1));
     return;
   }
@@ -316,7 +432,9 @@ void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
       case NeonBrgemmMath::fma: k_steps(panel, cols, count); break;
       case NeonBrgemmMath::fma_transposed: k_steps_transposed(panel, cols, count); break;
       case NeonBrgemmMath::bf16_widen: k_pairs_bf16(panel, cols, count); break;
-      case NeonBrgemmMath::bf16_mmla: k_quads_mmla(panel, cols, count); break;
+      case NeonBrgemmMath::bf16_mmla:
+        packed_ ? k_quads_packed(panel, cols, count) : k_quads_mmla(panel, cols, count);
+        break;
     }
   };
   const int groups = steps / group, rest = steps % group;
@@ -472,6 +590,40 @@ void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
       add(kAPtr2, kAPtr2, kLda, jit::a64::lsl(1));
     }
   }
+}
+
+// bf16_mmla packed_b, `pairs` pairs of k as k_quads_mmla, one vector (4 rows) of A: its pairs p and
+// p + 1 zipped into rows (0, 1) and (2, 3), then per column pair its operand from the packed buffer
+// (a q load at an offset from kPacked, which moves past them at the end: post-indexed loads would
+// chain on the pointer, one a cycle; four registers in turn) and its two bfmmla.
+void BrgemmEmitter::k_quads_packed(const NeonPanel& panel, int cols, int pairs) {
+  const VReg a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  const int pairs_of_cols = (cols + 1) / 2;
+  for (int q = 0; 2 * q < pairs; ++q) {
+    const bool single = 2 * q + 1 == pairs;
+    for (int v = 0; v < panel.vectors; ++v) {  // one (plan: panel_vectors 1)
+      const int bytes = rows_of(panel, v) * a_row_bytes_;
+      load_bytes(a0.index, kAPtr, v * 16, bytes);
+      if (single) {
+        movi(a1.d2(), 0);
+      } else {
+        load_bytes(a1.index, kAPtr2, v * 16, bytes);
+      }
+      zip1(z.s4(), a0.s4(), a1.s4());
+      zip2(a1.s4(), a0.s4(), a1.s4());
+      for (int c = 0; 2 * c < cols; ++c) {
+        const VReg bc(kMmlaFirstB + static_cast<unsigned>(c % 4));
+        ldr(QReg(bc.index), ptr(kPacked, (q * pairs_of_cols + c) * 16));
+        bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
+        bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
+      }
+    }
+    if (!single) {
+      add(kAPtr, kAPtr, kLda, jit::a64::lsl(1));
+      add(kAPtr2, kAPtr2, kLda, jit::a64::lsl(1));
+    }
+  }
+  add(kPacked, kPacked, (pairs + 1) / 2 * pairs_of_cols * 16);
 }
 
 // `bytes` (4, 8, 12 or 16) at [base + offset] into v<reg>'s low bytes, never reading past them.

@@ -18,11 +18,13 @@
 //                     bf16 (VNNI-2 A): two registers per column (B's even and odd k of 4 pairs,
 //                                      widened), two sets of an A vector's odd and even k, the
 //                                      0xffff0000 mask: 4 x 4 + 2 x 4 + 4 + 1 = 29
-//                     bf16_mmla:       bfmmla 2x2 accumulators, 3 vectors (12 rows) x 8 columns:
-//                                      24 accumulators (an odd column count takes the even one
-//                                      above), 4 B operands (a column pair's 4 k each), A's two
-//                                      loads and its zip1 result, one temporary: 24 + 8 = 32
-//                                      (brgemm_emit.hpp, "bf16_mmla")
+//                     bf16_mmla:       bfmmla 2x2 accumulators (an odd column count takes the even
+//                                      one above) and 8 operand registers (B's, A's two loads and
+//                                      their zip, a temporary); two tilings (brgemm_emit.hpp):
+//                                      packed_b (B's column pairs zipped once per batch entry and
+//                                      column block into a stack buffer): 1 vector (4 rows) x 24
+//                                      columns, 24 + 8 = 32; in registers (both operands zipped in
+//                                      the k loop): 3 vectors (12 rows) x 8 columns, 24 + 8 = 32
 #pragma once
 
 #include <vector>
@@ -59,7 +61,12 @@ struct NeonBrgemmPlan {
   NeonBrgemmMath math = NeonBrgemmMath::fma;
   int lanes = 4;
   int max_cols = 6;
-  int panel_vectors = kPanelVectors;    // vectors of a full row panel (bf16_mmla: 3)
+  int panel_vectors = kPanelVectors;    // vectors of a full row panel (bf16_mmla: 1 packed_b, else 3)
+  // bf16_mmla: B's column pairs zipped once per batch entry and column block into a stack buffer
+  // of packed_entry_bytes per entry (brgemm_emit.hpp), for calls of at most packed_max_count entries.
+  bool packed_b = false;
+  std::int64_t packed_entry_bytes = 0;
+  std::int64_t packed_max_count = 0;
   std::vector<NeonPanel> panels;        // cover rows 0..m-1 in order
   std::vector<NeonColumnBlock> blocks;  // cover columns 0..n-1 in order
   bool operator==(const NeonBrgemmPlan&) const = default;
@@ -78,6 +85,11 @@ constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int co
 
 // Validates the descriptor (weft::Error for an invalid one). bf16_instructions: bf16 inputs use
 // bfmmla (bf16_mmla) instead of widening (the CPU must have FEAT_BF16); other types ignore it.
-NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false);
+// packed_b = false: bf16_mmla's in-register tiling (the kernel's path for calls of more entries
+// than packed_max_count; the only one when an entry's packed B would exceed kMaxPackedEntryBytes).
+NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false, bool packed_b = true);
+
+inline constexpr std::int64_t kMaxPackedEntryBytes = 48 * 1024;  // one entry of one block
+inline constexpr std::int64_t kMaxPackedBytes = 64 * 1024;       // the stack buffer of one call
 
 }  // namespace weft::tpp::neon
