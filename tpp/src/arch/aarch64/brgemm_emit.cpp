@@ -577,12 +577,14 @@ void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
       } else {
         load_bytes(a1.index, kAPtr2, v * 16, bytes);
       }
+      // A vector of 1 or 2 rows (m's tail) has no rows 2, 3: their blocks are never stored.
+      const bool upper = rows_of(panel, v) > 2;
       zip1(z.s4(), a0.s4(), a1.s4());
-      zip2(a1.s4(), a0.s4(), a1.s4());
+      if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
       for (int c = 0; 2 * c < cols; ++c) {
         const VReg bc(kMmlaFirstB + static_cast<unsigned>(c));
         bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
-        bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
+        if (upper) bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
       }
     }
     if (!single) {
@@ -609,13 +611,14 @@ void BrgemmEmitter::k_quads_packed(const NeonPanel& panel, int cols, int pairs) 
       } else {
         load_bytes(a1.index, kAPtr2, v * 16, bytes);
       }
+      const bool upper = rows_of(panel, v) > 2;  // as in k_quads_mmla
       zip1(z.s4(), a0.s4(), a1.s4());
-      zip2(a1.s4(), a0.s4(), a1.s4());
+      if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
       for (int c = 0; 2 * c < cols; ++c) {
         const VReg bc(kMmlaFirstB + static_cast<unsigned>(c % 4));
         ldr(QReg(bc.index), ptr(kPacked, (q * pairs_of_cols + c) * 16));
         bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
-        bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
+        if (upper) bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
       }
     }
     if (!single) {
