@@ -165,15 +165,16 @@ BrgemmKernelFn finalize(std::unique_ptr<neon::BrgemmEmitter>& code, const Brgemm
 }
 
 // Runs the bfmmla kernel of d and checks every element of C against the exact sum and the bound.
-// pack_b false: the in-register tiling only (the kernel's path for calls of many entries).
+// packing: the plan's choice (automatic), packed B wherever it fits (always), or the in-register
+// tiling only (never: the kernel's path for calls of many entries).
 void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, int special_every = 0, bool flush_front = false,
-           bool pack_b = true) {
+           neon::MmlaPacking packing = neon::MmlaPacking::always) {
   SCOPED_TRACE(to_string(d) + " count=" + std::to_string(count) + " seed=" + std::to_string(seed) +
-               (pack_b ? "" : " in registers"));
+               " packing=" + std::to_string(static_cast<int>(packing)));
   Operands ops(d, count, seed, special_every, flush_front);
   const DataType out = d.types.out;
   const std::vector<std::uint8_t> before(ops.c->begin(), ops.c->end());
-  auto code = std::make_unique<neon::BrgemmEmitter>(d, true, pack_b);
+  auto code = std::make_unique<neon::BrgemmEmitter>(d, true, packing);
   ASSERT_EQ(code->plan().math, neon::NeonBrgemmMath::bf16_mmla);
   finalize(code, d)(&ops.args);
   const std::int64_t steps = std::max<std::int64_t>(count, 0) * ((d.k + 3) / 4 * 2);
@@ -230,14 +231,18 @@ TEST(NeonBrgemmMmla, PlansPacked4By24AndInRegisters12By8) {
   EXPECT_EQ(packed.blocks[2].cols, 20);
   const std::vector<neon::NeonColumnBlock> odd{{.col0 = 0, .cols = 8}, {.col0 = 8, .cols = 5}};
   EXPECT_EQ(neon::plan_neon_brgemm({.m = 4, .n = 13, .k = 4, .lda = 4, .ldb = 4, .ldc = 4, .types = kBf16F32}, true,
-                                   false).blocks, odd);
+                                   neon::MmlaPacking::never).blocks, odd);
   EXPECT_EQ(packed.packed_entry_bytes, 16 * 11 * 16);  // 16 steps of 4 k, 11 column pairs
   EXPECT_EQ(packed.packed_max_count, 65536 / (16 * 11 * 16));
   EXPECT_EQ(neon::tile_registers(packed.math, 4, 1, 24), 32);
-  // An entry's packed B above 48 KiB: in registers only.
+  // An entry's packed B above 48 KiB: in registers only, even when asked; fewer than 32 rows: not
+  // by default.
   EXPECT_FALSE(neon::plan_neon_brgemm({.m = 4, .n = 24, .k = 2052, .lda = 4, .ldb = 2052, .ldc = 4, .types = kBf16F32},
-                                      true).packed_b);
-  const neon::NeonBrgemmPlan plan = neon::plan_neon_brgemm(d, true, false);
+                                      true, neon::MmlaPacking::always).packed_b);
+  const BrgemmDesc low{.m = 31, .n = 64, .k = 64, .lda = 31, .ldb = 64, .ldc = 31, .types = kBf16F32};
+  EXPECT_FALSE(neon::plan_neon_brgemm(low, true).packed_b);
+  EXPECT_TRUE(neon::plan_neon_brgemm(low, true, neon::MmlaPacking::always).packed_b);
+  const neon::NeonBrgemmPlan plan = neon::plan_neon_brgemm(d, true, neon::MmlaPacking::never);
   EXPECT_EQ(plan.math, neon::NeonBrgemmMath::bf16_mmla);
   EXPECT_FALSE(plan.packed_b);
   EXPECT_EQ(plan.max_cols, 8);
@@ -253,7 +258,7 @@ TEST(NeonBrgemmMmla, PlansPacked4By24AndInRegisters12By8) {
             neon::NeonBrgemmMath::fma);  // f32 ignores it
 }
 
-void every_shape(const DataTypes& types, std::uint32_t seed0, bool pack_b) {
+void every_shape(const DataTypes& types, std::uint32_t seed0, neon::MmlaPacking packing) {
   static constexpr int kMs[] = {1, 2, 3, 4, 5, 8, 11, 12, 13, 16, 23, 25};
   static constexpr int kNs[] = {1, 2, 3, 7, 8, 9, 16, 17};
   static constexpr int kKs[] = {2, 4, 6, 8, 10, 18};
@@ -269,7 +274,7 @@ void every_shape(const DataTypes& types, std::uint32_t seed0, bool pack_b) {
                            .activation = index % 4 == 1 ? BrgemmActivation::relu : BrgemmActivation::none,
                            .types = types};
         const std::int64_t count = index / 7 % 4 == 3 ? 0 : 1 + index / 7 % 4;
-        check(d, count, seed0 + static_cast<std::uint32_t>(index), index % 3 == 0 ? 9 : 0, index % 2 == 1, pack_b);
+        check(d, count, seed0 + static_cast<std::uint32_t>(index), index % 3 == 0 ? 9 : 0, index % 2 == 1, packing);
         if (::testing::Test::HasFailure()) return;
       }
     }
@@ -278,22 +283,22 @@ void every_shape(const DataTypes& types, std::uint32_t seed0, bool pack_b) {
 
 TEST(NeonBrgemmMmla, F32OutputEveryShapeWithinTheBound) {
   SKIP_WITHOUT_BF16();
-  every_shape(kBf16F32, 9100, true);
+  every_shape(kBf16F32, 9100, neon::MmlaPacking::always);
 }
 
 TEST(NeonBrgemmMmla, Bf16OutputEveryShapeWithinTheBound) {
   SKIP_WITHOUT_BF16();
-  every_shape(kBf16, 9200, true);
+  every_shape(kBf16, 9200, neon::MmlaPacking::always);
 }
 
 TEST(NeonBrgemmMmla, InRegistersF32OutputEveryShapeWithinTheBound) {
   SKIP_WITHOUT_BF16();
-  every_shape(kBf16F32, 9300, false);
+  every_shape(kBf16F32, 9300, neon::MmlaPacking::never);
 }
 
 TEST(NeonBrgemmMmla, InRegistersBf16OutputEveryShapeWithinTheBound) {
   SKIP_WITHOUT_BF16();
-  every_shape(kBf16, 9400, false);
+  every_shape(kBf16, 9400, neon::MmlaPacking::never);
 }
 
 // The packed buffer's limits: k = 256, 24 columns: 64 x 12 x 16 = 12 KiB per entry, 5 entries in
@@ -302,11 +307,11 @@ TEST(NeonBrgemmMmla, InRegistersBf16OutputEveryShapeWithinTheBound) {
 TEST(NeonBrgemmMmla, CountsAroundThePackedBuffersSize) {
   SKIP_WITHOUT_BF16();
   const BrgemmDesc d{.m = 5, .n = 24, .k = 256, .lda = 5, .ldb = 256, .ldc = 5, .beta = 1, .types = kBf16F32};
-  ASSERT_EQ(neon::plan_neon_brgemm(d, true).packed_max_count, 5);
+  ASSERT_EQ(neon::plan_neon_brgemm(d, true, neon::MmlaPacking::always).packed_max_count, 5);
   for (std::int64_t count : {5, 6}) check(d, count, 60 + static_cast<std::uint32_t>(count));
   const BrgemmDesc e{.m = 3, .n = 23, .k = 1024, .lda = 3, .ldb = 1024, .ldc = 3, .beta = 0,
                      .batch = BrgemmBatch::addresses, .bias = BrgemmBias::per_col, .types = kBf16};
-  ASSERT_EQ(neon::plan_neon_brgemm(e, true).packed_max_count, 1);
+  ASSERT_EQ(neon::plan_neon_brgemm(e, true, neon::MmlaPacking::always).packed_max_count, 1);
   for (std::int64_t count : {1, 2}) check(e, count, 70 + static_cast<std::uint32_t>(count));
   check({.m = 6, .n = 25, .k = 2052, .lda = 6, .ldb = 2052, .ldc = 7, .beta = 1, .types = kBf16F32}, 1, 80);
 }
@@ -314,7 +319,9 @@ TEST(NeonBrgemmMmla, CountsAroundThePackedBuffersSize) {
 TEST(NeonBrgemmMmla, LargeShapesLongSumsAndLeadingDimensions) {
   SKIP_WITHOUT_BF16();
   check({.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 1, .types = kBf16}, 2, 30, 0, false,
-        false);
+        neon::MmlaPacking::never);
+  check({.m = 40, .n = 30, .k = 14, .lda = 41, .ldb = 15, .ldc = 40, .beta = 1, .types = kBf16}, 2, 35, 0, false,
+        neon::MmlaPacking::automatic);
   check({.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 0, .batch = BrgemmBatch::offsets,
          .types = kBf16F32},
         4, 31);
@@ -380,8 +387,9 @@ TEST(NeonBrgemmMmla, UnaryEpilogueIsThePlainKernelThenTheUnaryTpp) {
       };
       widen(*fused.c, *plain.c);
       widen(*fused.bias, *plain.bias);
-      auto fused_code = std::make_unique<neon::BrgemmEmitter>(d, true);
-      auto plain_code = std::make_unique<neon::BrgemmEmitter>(plain_d, true);
+      const auto packing = index % 2 ? neon::MmlaPacking::always : neon::MmlaPacking::never;
+      auto fused_code = std::make_unique<neon::BrgemmEmitter>(d, true, packing);
+      auto plain_code = std::make_unique<neon::BrgemmEmitter>(plain_d, true, packing);
       finalize(fused_code, d)(&fused.args);
       finalize(plain_code, plain_d)(&plain.args);
       const UnaryDesc ud{.op = op, .m = m, .n = n, .ld_in = d.ldc, .ld_out = d.ldc, .alpha = d.unary_alpha};

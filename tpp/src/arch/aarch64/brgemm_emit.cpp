@@ -75,9 +75,9 @@ VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>
 
 void check_neon_brgemm_scope(const BrgemmDesc& d) { validate(d); }
 
-BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, bool pack_b) : d_(d) {
+BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, MmlaPacking packing) : d_(d) {
   check_neon_brgemm_scope(d);
-  plan_ = plan_neon_brgemm(d, bf16_instructions, pack_b);
+  plan_ = plan_neon_brgemm(d, bf16_instructions, packing);
   lanes_ = plan_.lanes;
   mmla_ = plan_.math == NeonBrgemmMath::bf16_mmla;
   in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
@@ -90,7 +90,7 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, bool p
       io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
     }
   }
-  if (plan_.packed_b) fallback_plan_ = plan_neon_brgemm(d, bf16_instructions, false);
+  if (plan_.packed_b) fallback_plan_ = plan_neon_brgemm(d, bf16_instructions, MmlaPacking::never);
   for (const NeonBrgemmPlan* plan : {&plan_, &fallback_plan_}) {
     for (const NeonColumnBlock& block : plan->blocks) {
       for (const NeonPanel& panel : plan->panels) {

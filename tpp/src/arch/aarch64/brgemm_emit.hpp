@@ -61,8 +61,9 @@ void check_neon_brgemm_scope(const BrgemmDesc& d);
 class BrgemmEmitter : public jit::a64::CodeBuffer {
  public:
   // Emits (does not finalize) the kernel; works on any AArch64 host.
-  // pack_b = false (tests): bf16_mmla's in-register tiling only, whatever the count.
-  explicit BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions = false, bool pack_b = true);
+  // packing (tests): bf16_mmla's tiling choice (neon_brgemm_plan.hpp).
+  explicit BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions = false,
+                         MmlaPacking packing = MmlaPacking::automatic);
 
   const NeonBrgemmPlan& plan() const { return plan_; }
 

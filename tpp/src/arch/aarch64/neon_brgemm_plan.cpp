@@ -28,7 +28,7 @@ std::vector<NeonColumnBlock> column_blocks(int n, int max_cols, int unit = 1) {
 
 }  // namespace
 
-NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions, bool packed_b) {
+NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions, MmlaPacking packing) {
   validate(d);
   NeonBrgemmPlan plan;
   if (d.types.in == jit::DataType::bf16 && bf16_instructions) {
@@ -39,7 +39,7 @@ NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions, boo
     plan.math = NeonBrgemmMath::bf16_mmla;
     plan.max_cols = 8;
     plan.panel_vectors = 3;
-    if (packed_b) {
+    if (packing == MmlaPacking::always || (packing == MmlaPacking::automatic && d.m >= kMinPackedRows)) {
       const std::int64_t quads = (d.k + 3) / 4;
       std::int64_t widest = 0;
       for (const NeonColumnBlock& b : column_blocks(d.n, 24, 2)) widest = std::max<std::int64_t>(widest, (b.cols + 1) / 2);

@@ -85,9 +85,17 @@ constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int co
 
 // Validates the descriptor (weft::Error for an invalid one). bf16_instructions: bf16 inputs use
 // bfmmla (bf16_mmla) instead of widening (the CPU must have FEAT_BF16); other types ignore it.
-// packed_b = false: bf16_mmla's in-register tiling (the kernel's path for calls of more entries
-// than packed_max_count; the only one when an entry's packed B would exceed kMaxPackedEntryBytes).
-NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false, bool packed_b = true);
+// bf16_mmla's tilings: packed_b where it pays (automatic: m >= kMinPackedRows, and an entry's
+// packed B within kMaxPackedEntryBytes), or always (where it fits: tests), or never (the
+// in-register tiling; also the kernel's path for calls of more entries than packed_max_count).
+enum class MmlaPacking : unsigned char { automatic, always, never };
+NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false,
+                                MmlaPacking packing = MmlaPacking::automatic);
+
+// Packing costs about one cycle per column pair and 4 k (llvm-mca, -noalias), once per entry and
+// column block; each 4-row panel of the block saves 8 zips per 4 k against the in-register tiles:
+// from 32 rows on the packed kernel is ahead (docs/tpp_brgemm.md, "bf16 with bfmmla").
+inline constexpr int kMinPackedRows = 32;
 
 inline constexpr std::int64_t kMaxPackedEntryBytes = 48 * 1024;  // one entry of one block
 inline constexpr std::int64_t kMaxPackedBytes = 64 * 1024;       // the stack buffer of one call
