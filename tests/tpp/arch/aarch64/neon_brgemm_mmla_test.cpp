@@ -322,6 +322,12 @@ TEST(NeonBrgemmMmla, LargeShapesLongSumsAndLeadingDimensions) {
         neon::MmlaPacking::never);
   check({.m = 40, .n = 30, .k = 14, .lda = 41, .ldb = 15, .ldc = 40, .beta = 1, .types = kBf16}, 2, 35, 0, false,
         neon::MmlaPacking::automatic);
+  // prefetch next_c (prfm only: the same numbers), both tilings.
+  for (auto packing : {neon::MmlaPacking::always, neon::MmlaPacking::never}) {
+    check({.m = 26, .n = 11, .k = 6, .lda = 26, .ldb = 6, .ldc = 27, .beta = 1, .prefetch = BrgemmPrefetch::next_c,
+           .types = kBf16F32},
+          2, 36, 0, true, packing);
+  }
   check({.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 0, .batch = BrgemmBatch::offsets,
          .types = kBf16F32},
         4, 31);
