@@ -308,7 +308,8 @@ TEST(NeonBrgemmMmla, CountsAroundThePackedBuffersSize) {
   SKIP_WITHOUT_BF16();
   const BrgemmDesc d{.m = 5, .n = 24, .k = 256, .lda = 5, .ldb = 256, .ldc = 5, .beta = 1, .types = kBf16F32};
   ASSERT_EQ(neon::plan_neon_brgemm(d, true, neon::MmlaPacking::always).packed_max_count, 5);
-  for (std::int64_t count : {5, 6}) check(d, count, 60 + static_cast<std::uint32_t>(count));
+  // A negative count (an empty sum, compared unsigned: the in-register path) and 0 (the packed one).
+  for (std::int64_t count : {5, 6, -1, 0}) check(d, count, 60 + static_cast<std::uint32_t>(count + 2));
   const BrgemmDesc e{.m = 3, .n = 23, .k = 1024, .lda = 3, .ldb = 1024, .ldc = 3, .beta = 0,
                      .batch = BrgemmBatch::addresses, .bias = BrgemmBias::per_col, .types = kBf16};
   ASSERT_EQ(neon::plan_neon_brgemm(e, true, neon::MmlaPacking::always).packed_max_count, 1);

@@ -63,7 +63,8 @@ constexpr unsigned kMmlaFirstB = 0, kMmlaTemp = 4, kMmlaA0 = 5, kMmlaA1 = 6, kMm
 constexpr XReg kAPtr2 = x23;
 // packed_b: x24 the packed B (the tile's batch entries one after the other); while packing x19 the
 // entry's first column of the block, x20 / x21 a column pair's two columns, x22 the destination,
-// x23 the stride between a column pair's 4 k steps in the buffer, x24 the entry's buffer.
+// x23 the stride between a column pair's 4 k steps in the buffer, x24 the entry's buffer, v0 / v1
+// the pair's two columns. The tiles: v0..v3 the column pairs' operands in turn, A as above.
 constexpr XReg kPacked = x24, kPackSrc0 = x20, kPackSrc1 = x21, kPackDst = x22, kPackStride = x23;
 constexpr VReg kMmlaIoConstants[] = {v4, v5};
 constexpr VReg kMmlaIoScratch[] = {v0, v2, v3};
