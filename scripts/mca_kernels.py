@@ -28,6 +28,19 @@ the two differ, it is the bound to compare with.
   scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... --cpus neoverse-v1 \
       --kernel "neon unary exp 64 64" --kernel "neon binary add 64 64"
 
+--flops GHZ (aarch64) compares kernels of different instructions (fmla on widened bf16, bfdot,
+bfmmla) by flops: a multiply-add is 2 flops, a bfmmla 32 (2x2 results of 4 products), a bfdot 4 per
+fp32 lane; the shares are of the model's flops per cycle for independent bfmmla (4s) and fmla (4s).
+
+A kernel "file PATH" is code a test wrote (tests/tpp/arch/aarch64/neon_brgemm_mmla_test.cpp with
+WEFT_MMLA_CODE_OUT=PATH: the bfmmla BRGEMM, an emitter option no ISA of this build selects yet);
+"file PATH N" analyses its N-th innermost loop with FMAs in code order instead of the hottest (the
+bfmmla kernel's packed-B path comes first, its in-register path after it):
+
+  WEFT_LLVM_MCA=llvm-mca-19 scripts/mca_kernels.py --arch aarch64 --kernel-code ... \
+      --cpus neoverse-v1,neoverse-v2 --flops 2.6 --kernel "neon brgemm 64 64 64 --types bf16:f32" \
+      --kernel "file /tmp/mmla64.bin 1" --kernel "file /tmp/mmla64.bin"
+
 WEFT_LLVM_MCA names another llvm-mca (llvm-mca-19: LLVM 19 models the Neoverse V1 and V2 cores
 themselves, where LLVM 16 gives both names its Neoverse N2 model).
 
@@ -105,10 +118,14 @@ def loops(arch, code):
     return found
 
 
+def innermost_loops(arch, code):
+    spans = loops(arch, code)
+    return [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+
+
 def hottest_loop(arch, code):
     fma = ARCHES[arch]["fma"]
-    spans = loops(arch, code)
-    innermost = [s for s in spans if not any(o != s and s[0] <= o[0] and o[1] <= s[1] for o in spans)]
+    innermost = innermost_loops(arch, code)
     if not innermost:
         return None
     return max(innermost, key=lambda s: sum(1 for _, mn, _ in code[s[0]:s[1] + 1] if fma.match(mn)))
@@ -266,22 +283,60 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
             lane = arrangement[-1]
             count = 24
             source = f"v31.{lane}[1]" if by_element else f"v31.{arrangement}"
-            block = [f"{mnemonic} v{i}.{arrangement}, v30.{arrangement}, {source}" for i in range(count)]
+            first = f"v30.{arrangement}"
+            if mnemonic.startswith("bf"):  # bf16 sources: 8h (4h for a 2s result), m by element .2h / .h
+                halves = "8h" if arrangement == "4s" else "4h"
+                first = f"v30.{halves}"
+                index = "2h[1]" if mnemonic == "bfdot" else "h[1]"
+                source = f"v31.{index}" if by_element else f"v31.{halves}"
+            block = [f"{mnemonic} v{i}.{arrangement}, {first}, {source}" for i in range(count)]
         best = max(best, count / mca_cycles(arch, cpu, block))
     return best
 
 
+def flops(line):
+    """Floating-point operations of one AArch64 FMA-like instruction (a multiply-add is 2)."""
+    mnemonic, operands = (line.split(None, 1) + [""])[:2]
+    arrangement = re.search(r"v\d+\.(\d+)([sdh])", operands)
+    lanes = int(arrangement.group(1)) if arrangement else 4
+    if mnemonic == "bfmmla":
+        return 2 * 16  # 2x2 results of 4 products each
+    if mnemonic == "bfdot":
+        return 2 * 2 * lanes  # each fp32 lane: a pair of products
+    return 2 * lanes  # fmla / fmls / bfmlal[bt]: one product per result lane
+
+
+def model_peak_flops(arch, cpu, mnemonic_form):
+    """The model's flops per cycle for a block of independent instructions of one form."""
+    line = {"bfmmla": "bfmmla v0.4s, v30.8h, v31.8h", "fmla": "fmla v0.4s, v30.4s, v31.s[1]"}[mnemonic_form]
+    return peak_fma_per_cycle(arch, cpu, [line]) * flops(line)
+
+
 def kernel_loop(arch, kernel_code, kernel, pick_loop):
-    """(weft-kernel-code's summary, the llvm-mca input of the loop pick_loop(arch, code) chooses)."""
+    """(weft-kernel-code's summary, the llvm-mca input of the loop pick_loop(arch, code) chooses).
+    A kernel "file PATH" is machine code already written to PATH (a test's, for an emitter option
+    no ISA selects yet), not weft-kernel-code's."""
     isa, kind, *args = kernel.split()
+    if isa == "file":
+        code = disassemble(arch, kind)
+        if args:  # "file PATH N": the N-th (from 1) innermost loop with FMAs, in code order
+            fma = ARCHES[arch]["fma"]
+            spans = [s for s in innermost_loops(arch, code) if any(fma.match(mn) for _, mn, _ in code[s[0]:s[1] + 1])]
+            return f"code of {kind}, loop {args[0]}", as_mca_input(arch, code, spans[int(args[0]) - 1])
+        return f"code of {kind}", as_mca_input(arch, *picked(arch, code, pick_loop, kernel))
     with tempfile.TemporaryDirectory() as tmp:
         code_file = os.path.join(tmp, "kernel.bin")
         summary = run(shlex.split(kernel_code) + ["--isa", isa, "--out", code_file, kind] + args).strip()
         code = disassemble(arch, code_file)
+    return summary, as_mca_input(arch, *picked(arch, code, pick_loop, kernel))
+
+
+def picked(arch, code, pick_loop, kernel):
+    """(code, the span pick_loop chooses in it)."""
     span = pick_loop(arch, code)
     if span is None:
         sys.exit(f"mca_kernels: {kernel}: no loop found in the code")
-    return summary, as_mca_input(arch, code, span)
+    return code, span
 
 
 def analyse(arch, kernel_code, kernel, cpus):
@@ -297,7 +352,8 @@ def analyse(arch, kernel_code, kernel, cpus):
         peak = peak_fma_per_cycle(arch, cpu, fmas) if fmas else 0.0
         achieved = len(fmas) / cycles
         share = achieved / peak if peak else 0.0
-        rows.append((kernel, cpu, len(body) - 1, len(fmas), cycles, achieved, peak, share))
+        rows.append((kernel, cpu, len(body) - 1, len(fmas), cycles, achieved, peak, share,
+                     sum(flops(f) for f in fmas) / cycles if arch == "aarch64" else None))
     return summary, rows
 
 
@@ -341,6 +397,9 @@ def main():
     parser.add_argument("--cpus", required=True, help="llvm-mca -mcpu names, comma-separated")
     parser.add_argument("--kernel", action="append", required=True,
                         help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"')
+    parser.add_argument("--flops", type=float, metavar="GHZ",
+                        help="aarch64: add the loop's flops per cycle, its share of the model's BFMMLA and fp32 "
+                             "FMA peaks (flops per cycle of independent bfmmla / fmla), and GFLOPS at GHZ")
     parser.add_argument("--eltwise", action="store_true",
                         help="element-wise kernels: compare with the resource and load/store bounds")
     args = parser.parse_args()
@@ -348,17 +407,25 @@ def main():
     if args.eltwise:
         main_eltwise(args, cpus)
         return
-    print("| kernel | -mcpu | loop instructions | FMAs | cycles / iteration | FMAs / cycle | model's peak | share of peak |")
-    print("|---|---|---|---|---|---|---|---|")
+    extra = args.flops is not None
+    print("| kernel | -mcpu | loop instructions | FMAs | cycles / iteration | FMAs / cycle | model's peak | share of peak |"
+          + (f" flops / cycle | share of the BFMMLA peak | share of the fp32 FMA peak | GFLOPS at {args.flops} GHz |"
+             if extra else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if extra else ""))
     for kernel in args.kernel:
         summary, rows = analyse(args.arch, args.kernel_code, kernel, cpus)
         print(f"<!-- {summary} -->", file=sys.stderr)
-        for kernel_name, cpu, n, fmas, cycles, achieved, peak, share in rows:
+        for kernel_name, cpu, n, fmas, cycles, achieved, peak, share, rate in rows:
             if cycles is None:
-                print(f"| {kernel_name} | {cpu} | {n} | {fmas} | the model lacks the ISA | | | |")
+                print(f"| {kernel_name} | {cpu} | {n} | {fmas} | the model lacks the ISA | | | |" + (" | | | |" if extra else ""))
                 continue
-            print(f"| {kernel_name} | {cpu} | {n} | {fmas} | {cycles:.2f} | {achieved:.2f} | {peak:.2f} | "
-                  f"{100 * share:.1f} % |")
+            line = (f"| {kernel_name} | {cpu} | {n} | {fmas} | {cycles:.2f} | {achieved:.2f} | {peak:.2f} | "
+                    f"{100 * share:.1f} % |")
+            if extra:
+                mmla, fma = model_peak_flops(args.arch, cpu, "bfmmla"), model_peak_flops(args.arch, cpu, "fmla")
+                line += (f" {rate:.1f} | {100 * rate / mmla:.1f} % | {100 * rate / fma:.1f} % | "
+                         f"{rate * args.flops:.1f} |")
+            print(line)
 
 
 if __name__ == "__main__":

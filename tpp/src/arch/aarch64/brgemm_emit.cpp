@@ -52,6 +52,22 @@ constexpr unsigned kBiasScratch = 6, kReluScratch = 1, kActivationValue = 7;
 constexpr VReg kActivationScratch[] = {v0, v1, v2, v3, v4, v5};
 constexpr VReg kIoConstants[] = {v29, v30};
 constexpr VReg kIoScratch[] = {v24, v25, v26};
+// bf16_mmla: v8..v31 the accumulators (vectors x columns rounded up to even; accumulator (v, 2c + h)
+// is the 2x2 block of rows 4v + 2h, 4v + 2h + 1 and columns 2c, 2c + 1 during the k loop, column
+// 2c + h's 4 rows of vector v before and after it), v0..v3 the B operands of 4 column pairs, v4 a
+// temporary (B's odd column, the layout changes), v5 and v6 A's loads of pairs p and p + 1, v7 the
+// zip1 of them (rows 0, 1; the zip2 goes to v6). x19..x22 the column pairs' first columns in B,
+// x23 A at pair p + 1. A bf16 C moves through ElementIo with its constants in v4, v5 and scratch
+// v0, v2, v3, set up again before each use (the k loop and the unary op clobber them).
+constexpr unsigned kMmlaFirstB = 0, kMmlaTemp = 4, kMmlaA0 = 5, kMmlaA1 = 6, kMmlaZip = 7;
+constexpr XReg kAPtr2 = x23;
+// packed_b: x24 the packed B (the tile's batch entries one after the other); while packing x19 the
+// entry's first column of the block, x20 / x21 a column pair's two columns, x22 the destination,
+// x23 the stride between a column pair's 4 k steps in the buffer, x24 the entry's buffer, v0 / v1
+// the pair's two columns. The tiles: v0..v3 the column pairs' operands in turn, A as above.
+constexpr XReg kPacked = x24, kPackSrc0 = x20, kPackSrc1 = x21, kPackDst = x22, kPackStride = x23;
+constexpr VReg kMmlaIoConstants[] = {v4, v5};
+constexpr VReg kMmlaIoScratch[] = {v0, v2, v3};
 
 XReg b_column(int j) { return XReg(kFirstBColumn + static_cast<unsigned>(j)); }
 VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>(v * cols + j)); }
@@ -60,41 +76,93 @@ VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>
 
 void check_neon_brgemm_scope(const BrgemmDesc& d) { validate(d); }
 
-BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
+BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, MmlaPacking packing) : d_(d) {
   check_neon_brgemm_scope(d);
-  plan_ = plan_neon_brgemm(d);
+  plan_ = plan_neon_brgemm(d, bf16_instructions, packing);
   lanes_ = plan_.lanes;
+  mmla_ = plan_.math == NeonBrgemmMath::bf16_mmla;
   in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
   out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
-  a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen ? 2 * in_bytes_ : in_bytes_;
+  a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * in_bytes_ : in_bytes_;
   if (d.types.out == DataType::bf16) {
-    io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
+    if (mmla_) {
+      io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kMmlaIoConstants, kMmlaIoScratch);
+    } else {
+      io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
+    }
   }
-  for (const NeonColumnBlock& block : plan_.blocks) {
-    for (const NeonPanel& panel : plan_.panels) {
-      if (tile_registers(plan_.math, lanes_, panel.vectors, block.cols) > kVectorRegisters) {
-        throw Error("neon brgemm: a tile of " + std::to_string(panel.vectors) + " x " + std::to_string(block.cols) +
-                    " needs more than 32 vector registers");
+  if (plan_.packed_b) fallback_plan_ = plan_neon_brgemm(d, bf16_instructions, MmlaPacking::never);
+  for (const NeonBrgemmPlan* plan : {&plan_, &fallback_plan_}) {
+    for (const NeonColumnBlock& block : plan->blocks) {
+      for (const NeonPanel& panel : plan->panels) {
+        if (tile_registers(plan->math, lanes_, panel.vectors, block.cols) > kVectorRegisters) {
+          throw Error("neon brgemm: a tile of " + std::to_string(panel.vectors) + " x " + std::to_string(block.cols) +
+                      " needs more than 32 vector registers");
+        }
       }
     }
   }
   prologue();
+  if (plan_.packed_b) {
+    // Calls of more entries than the stack buffer holds take the in-register tiling (the count
+    // compared unsigned: a negative one too; its empty sum is the same on either path).
+    Label in_registers, done;
+    mov_imm(kT0, static_cast<std::uint64_t>(plan_.packed_max_count));
+    cmp(kCount, kT0);
+    b(Cond::hi, in_registers);
+    body(plan_);
+    b(done);
+    bind(in_registers);
+    body(fallback_plan_);
+    bind(done);
+  } else {
+    body(plan_);
+  }
+  epilogue();
+  if (d_.activation == BrgemmActivation::unary) {
+    // v7 = op(v7), clobbering v0..v5 and x17 (the pool's address, adr's reach from here is the
+    // pool's few entries).
+    bind(activation_);
+    pool_.load_base(*this, kT1);
+    ActivationEmitter(*this, pool_, kT1)
+        .emit(d_.unary, d_.unary_alpha, VReg(kActivationValue), kActivationScratch, d_.types.compute);
+    ret();
+  }
+  pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
+}
+
+// The kernel's column blocks and row panels after the prologue, tiled as `plan` says (packed_b:
+// with the stack buffer around them).
+void BrgemmEmitter::body(const NeonBrgemmPlan& plan) {
+  packed_ = plan.packed_b;
+  if (packed_) {
+    mov_imm(kT0, static_cast<std::uint64_t>(plan.packed_entry_bytes));
+    mul(kT1, kCount, kT0);
+    sub(sp, sp, kT1, jit::a64::uxtx());
+  }
   // Column blocks outside, row panels inside: the panels of one block read the same B columns,
   // which stay in L1 from one panel to the next. Equal consecutive panels (the full ones) are one
   // loop, so that the code grows with the column blocks only (64x64x64: 11 blocks, not 44 tiles).
-  const std::int64_t b_col_bytes = plan_.math == NeonBrgemmMath::fma_transposed ? in_bytes_ : d_.ldb * in_bytes_;
-  for (const NeonColumnBlock& block : plan_.blocks) {
+  const std::int64_t b_col_bytes = plan.math == NeonBrgemmMath::fma_transposed ? in_bytes_ : d_.ldb * in_bytes_;
+  for (const NeonColumnBlock& block : plan.blocks) {
     mov_imm(kColOff, static_cast<std::uint64_t>(block.col0 * b_col_bytes));
     mov_imm(kT0, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldc * out_bytes_));
     add(kCTile, kC, kT0);
     mov_imm(kRowOff, 0);
-    for (std::size_t p = 0; p < plan_.panels.size();) {
-      const NeonPanel& panel = plan_.panels[p];
+    if (packed_) {
+      Label none;
+      cmp(kCount, 0);
+      b(Cond::le, none);
+      pack_b(block);
+      bind(none);
+    }
+    for (std::size_t p = 0; p < plan.panels.size();) {
+      const NeonPanel& panel = plan.panels[p];
       std::size_t run = 1;
-      while (p + run < plan_.panels.size() && plan_.panels[p + run].vectors == panel.vectors &&
-             plan_.panels[p + run].tail == panel.tail)
+      while (p + run < plan.panels.size() && plan.panels[p + run].vectors == panel.vectors &&
+             plan.panels[p + run].tail == panel.tail)
         ++run;
-      const bool last = p + run == plan_.panels.size();
+      const bool last = p + run == plan.panels.size();
       // At most 16 rows of 8 bytes: add immediates.
       const int a_panel_bytes = panel.rows(lanes_) * a_row_bytes_, c_panel_bytes = panel.rows(lanes_) * out_bytes_;
       if (run == 1) {
@@ -116,17 +184,80 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d) : d_(d) {
       p += run;
     }
   }
-  epilogue();
-  if (d_.activation == BrgemmActivation::unary) {
-    // v7 = op(v7), clobbering v0..v5 and x17 (the pool's address, adr's reach from here is the
-    // pool's few entries).
-    bind(activation_);
-    pool_.load_base(*this, kT1);
-    ActivationEmitter(*this, pool_, kT1)
-        .emit(d_.unary, d_.unary_alpha, VReg(kActivationValue), kActivationScratch, d_.types.compute);
-    ret();
+  if (packed_) {
+    mov_imm(kT0, static_cast<std::uint64_t>(plan.packed_entry_bytes));
+    mul(kT1, kCount, kT0);
+    add(sp, sp, kT1, jit::a64::uxtx());
   }
-  pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
+  packed_ = false;
+}
+
+// bf16_mmla packed_b: this batch entry's B columns of the block (x19 = B_i + the block's column
+// offset), then the next entry (kEntryB).
+void BrgemmEmitter::entry_b(XReg dst) {
+  const auto element_shift = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(in_bytes_)));
+  switch (d_.batch) {
+    case BrgemmBatch::strided:
+      add(dst, kEntryB, kColOff);
+      add(kEntryB, kEntryB, kBatchB);
+      break;
+    case BrgemmBatch::offsets:
+      ldr(kT1, post_ptr(kEntryB, 8));
+      add(dst, kB, kT1, jit::a64::lsl(element_shift));
+      add(dst, dst, kColOff);
+      break;
+    case BrgemmBatch::addresses:
+      ldr(kT1, post_ptr(kEntryB, 8));
+      add(dst, kT1, kColOff);
+      break;
+  }
+}
+
+// bf16_mmla packed_b: every batch entry's B columns of the block, zipped into bfmmla's operands at
+// [sp]: entry after entry (block bytes each), 4 k step after 4 k step, column pair after column
+// pair (16 bytes: the pair's first column's 4 k, then its second's; zero for a missing second
+// column and for the k + 2, k + 3 of a last single pair). Called with count > 0.
+void BrgemmEmitter::pack_b(const NeonColumnBlock& block) {
+  const int pairs_of_cols = (block.cols + 1) / 2;
+  const int quads = d_.k / 4;
+  const bool single = (d_.k / 2) % 2 == 1;
+  const std::int64_t block_bytes = static_cast<std::int64_t>((d_.k + 3) / 4) * pairs_of_cols * 16;
+  const VReg t0(0), t1(1);
+  mov(kPacked, sp);
+  mov(kLeft, kCount);
+  mov(kEntryB, d_.batch == BrgemmBatch::strided ? kB : kBatchB);
+  mov_imm(kPackStride, static_cast<std::uint64_t>(pairs_of_cols * 16));
+  Label entry;
+  bind(entry);
+  entry_b(b_column(0));
+  for (int c = 0; c < pairs_of_cols; ++c) {
+    const bool two = 2 * c + 1 < block.cols;
+    add(kPackDst, kPacked, c * 16);
+    mov_imm(kT0, static_cast<std::uint64_t>(2 * c * d_.ldb * in_bytes_));
+    add(kPackSrc0, b_column(0), kT0);
+    if (two) add(kPackSrc1, kPackSrc0, kLdb);
+    if (quads > 0) {
+      Label quad;
+      mov_imm(kKLeft, static_cast<std::uint64_t>(quads));
+      bind(quad);
+      if (two) ldr(DReg(t1.index), post_ptr(kPackSrc1, 8));
+      ldr(DReg(t0.index), post_ptr(kPackSrc0, 8));
+      if (two) zip1(t0.d2(), t0.d2(), t1.d2());
+      st1({t0.d2()}, post_ptr(kPackDst, kPackStride));
+      subs(kKLeft, kKLeft, 1);
+      b(Cond::ne, quad);
+    }
+    if (single) {
+      if (two) ldr(SReg(t1.index), ptr(kPackSrc1));
+      ldr(SReg(t0.index), ptr(kPackSrc0));
+      if (two) zip1(t0.d2(), t0.d2(), t1.d2());
+      str(QReg(t0.index), ptr(kPackDst));
+    }
+  }
+  mov_imm(kT0, static_cast<std::uint64_t>(block_bytes));
+  add(kPacked, kPacked, kT0);
+  subs(kLeft, kLeft, 1);
+  b(Cond::ne, entry);
 }
 
 void BrgemmEmitter::prologue() {
@@ -163,11 +294,11 @@ void BrgemmEmitter::prologue() {
       break;
   }
   // A k step of A is a column (lda elements); in VNNI-2 a pair of k is one block of 2 lda.
-  const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen ? 2 * d_.lda : d_.lda;
+  const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * d_.lda : d_.lda;
   mov_imm(kLda, static_cast<std::uint64_t>(a_step * in_bytes_));
   mov_imm(kLdb, static_cast<std::uint64_t>(d_.ldb * in_bytes_));
   mov_imm(kLdc, static_cast<std::uint64_t>(d_.ldc * out_bytes_));
-  if (io_) io_->setup();
+  if (io_ && !mmla_) io_->setup();  // bf16_mmla: before each use (its registers are the k loop's)
 }
 
 void BrgemmEmitter::epilogue() {
@@ -192,11 +323,14 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   const int cols = block.cols;
   // The accumulators keep the tile's C across the whole batch: C (beta 1) or 0 first, then every
   // entry's terms, k ascending (brgemm_reference's order).
+  const int acc_cols = mmla_ ? (cols + 1) / 2 * 2 : cols;
   if (d_.beta == 0) {
     for (int v = 0; v < panel.vectors; ++v)
-      for (int j = 0; j < cols; ++j) movi(acc(v, j, cols).d2(), 0);
+      for (int j = 0; j < acc_cols; ++j) movi(acc(v, j, acc_cols).d2(), 0);
   } else {
+    if (io_ && mmla_) io_->setup();
     c_access(true, panel, block);
+    if (mmla_) mmla_layout(true, panel, cols);
     if (d_.prefetch == BrgemmPrefetch::next_c) prefetch_next_c(panel, block);
   }
   if (plan_.math == NeonBrgemmMath::bf16_widen) movi(VReg(kBf16Mask).d2(), 0xffff0000ffff0000u);
@@ -205,6 +339,7 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   cmp(kCount, 0);
   b(Cond::le, store);
   mov(kLeft, kCount);
+  if (packed_) mov(kPacked, sp);
   if (d_.batch == BrgemmBatch::strided) {
     mov(kEntryA, kA);
     mov(kEntryB, kB);
@@ -218,8 +353,36 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   subs(kLeft, kLeft, 1);
   b(Cond::ne, batch);
   bind(store);
+  if (mmla_) {
+    mmla_layout(false, panel, cols);
+    if (io_) io_->setup();
+  }
   tile_epilogue(panel, block);
+  if (mmla_ && io_ && d_.activation == BrgemmActivation::unary) io_->setup();
   c_access(false, panel, block);
+}
+
+// bf16_mmla: accumulator (v, j) of a tile with `cols` columns (its registers hold an even count).
+VReg BrgemmEmitter::acc_of(int v, int j, int cols) const { return acc(v, j, mmla_ ? (cols + 1) / 2 * 2 : cols); }
+
+// bf16_mmla: the accumulators from columns (C's 4 rows of vector v in (v, 2c) and (v, 2c + 1)) to
+// bfmmla's 2x2 blocks (rows 0, 1 of columns 2c, 2c + 1 in (v, 2c), rows 2, 3 in (v, 2c + 1)):
+// zip1 / zip2 (.4s); back with uzp1 / uzp2. Bits move unchanged.
+void BrgemmEmitter::mmla_layout(bool to_blocks, const NeonPanel& panel, int cols) {
+  const VReg t(kMmlaTemp);
+  for (int v = 0; v < panel.vectors; ++v) {
+    for (int j = 0; j < cols; j += 2) {
+      const VReg x = acc_of(v, j, cols), y = acc_of(v, j + 1, cols);
+      if (to_blocks) {
+        zip1(t.s4(), x.s4(), y.s4());
+        zip2(y.s4(), x.s4(), y.s4());
+      } else {
+        uzp1(t.s4(), x.s4(), y.s4());
+        uzp2(y.s4(), x.s4(), y.s4());
+      }
+      mov(x.b16(), t.b16());
+    }
+  }
 }
 
 // This entry's A rows of the panel (kAPtr) and B columns of the block (x19..; b_transposed: x19,
@@ -249,13 +412,20 @@ void BrgemmEmitter::entry_pointers(const NeonColumnBlock& block) {
       break;
   }
   if (plan_.math == NeonBrgemmMath::fma_transposed) return;
+  if (mmla_) {
+    // A's pair p + 1, and the first column of each column pair (2 ldb apart).
+    add(kAPtr2, kAPtr, kLda);
+    if (packed_) return;  // B: the packed buffer, entry after entry
+    for (int j = 1; 2 * j < block.cols; ++j) add(b_column(j), b_column(j - 1), kLdb, jit::a64::lsl(1));
+    return;
+  }
   for (int j = 1; j < block.cols; ++j) add(b_column(j), b_column(j - 1), kLdb);
 }
 
 // One batch entry's k: a loop over groups of steps (fma: `lanes` k, one q of each B column;
 // fma_transposed: 4 k; bf16: 4 pairs of k, one q of each B column), then the rest.
 void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
-  const bool bf16 = plan_.math == NeonBrgemmMath::bf16_widen;
+  const bool bf16 = plan_.math == NeonBrgemmMath::bf16_widen || mmla_;
   const int steps = bf16 ? d_.k / 2 : d_.k;
   const int group = plan_.math == NeonBrgemmMath::fma ? lanes_ : 4;
   auto emit_steps = [&](int count) {
@@ -263,6 +433,9 @@ void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
       case NeonBrgemmMath::fma: k_steps(panel, cols, count); break;
       case NeonBrgemmMath::fma_transposed: k_steps_transposed(panel, cols, count); break;
       case NeonBrgemmMath::bf16_widen: k_pairs_bf16(panel, cols, count); break;
+      case NeonBrgemmMath::bf16_mmla:
+        packed_ ? k_quads_packed(panel, cols, count) : k_quads_mmla(panel, cols, count);
+        break;
     }
   };
   const int groups = steps / group, rest = steps % group;
@@ -376,6 +549,87 @@ void BrgemmEmitter::k_pairs_bf16(const NeonPanel& panel, int cols, int pairs) {
   }
 }
 
+// bf16_mmla, `pairs` pairs of k (4, or the tail's 1-3), two at a time (4 k: a bfmmla step; a last
+// single pair with zero k + 2, k + 3): per column pair its 4 k (two d loads, zip1 .2d; a lone last
+// column: one d load, its neighbour zero), then per A vector (4 rows) the pairs p and p + 1 (q loads
+// at kAPtr and kAPtr2), zip1 / zip2 into rows (0, 1) and (2, 3), and one bfmmla per block.
+// kAPtr, kAPtr2 and the B pointers move past the 4 k (the single pair is the entry's last).
+void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
+  const VReg t(kMmlaTemp), a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  for (int q = 0; 2 * q < pairs; ++q) {
+    const bool single = 2 * q + 1 == pairs;
+    for (int c = 0; 2 * c < cols; ++c) {
+      const VReg bc(kMmlaFirstB + static_cast<unsigned>(c));
+      const bool two = 2 * c + 1 < cols;
+      if (single) {
+        if (two) ldr(SReg(t.index), ptr(b_column(c), kLdb));
+        ldr(SReg(bc.index), ptr(b_column(c)));
+      } else {
+        if (two) ldr(DReg(t.index), ptr(b_column(c), kLdb));
+        ldr(DReg(bc.index), post_ptr(b_column(c), 8));
+      }
+      if (two) zip1(bc.d2(), bc.d2(), t.d2());
+    }
+    for (int v = 0; v < panel.vectors; ++v) {
+      const int bytes = rows_of(panel, v) * a_row_bytes_;
+      load_bytes(a0.index, kAPtr, v * 16, bytes);
+      if (single) {
+        movi(a1.d2(), 0);
+      } else {
+        load_bytes(a1.index, kAPtr2, v * 16, bytes);
+      }
+      // A vector of 1 or 2 rows (m's tail) has no rows 2, 3: their blocks are never stored.
+      const bool upper = rows_of(panel, v) > 2;
+      zip1(z.s4(), a0.s4(), a1.s4());
+      if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
+      for (int c = 0; 2 * c < cols; ++c) {
+        const VReg bc(kMmlaFirstB + static_cast<unsigned>(c));
+        bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
+        if (upper) bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
+      }
+    }
+    if (!single) {
+      add(kAPtr, kAPtr, kLda, jit::a64::lsl(1));
+      add(kAPtr2, kAPtr2, kLda, jit::a64::lsl(1));
+    }
+  }
+}
+
+// bf16_mmla packed_b, `pairs` pairs of k as k_quads_mmla, one vector (4 rows) of A: its pairs p and
+// p + 1 zipped into rows (0, 1) and (2, 3), then per column pair its operand from the packed buffer
+// (a q load at an offset from kPacked, which moves past them at the end: post-indexed loads would
+// chain on the pointer, one a cycle; four registers in turn) and its two bfmmla.
+void BrgemmEmitter::k_quads_packed(const NeonPanel& panel, int cols, int pairs) {
+  const VReg a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  const int pairs_of_cols = (cols + 1) / 2;
+  for (int q = 0; 2 * q < pairs; ++q) {
+    const bool single = 2 * q + 1 == pairs;
+    for (int v = 0; v < panel.vectors; ++v) {  // one (plan: panel_vectors 1)
+      const int bytes = rows_of(panel, v) * a_row_bytes_;
+      load_bytes(a0.index, kAPtr, v * 16, bytes);
+      if (single) {
+        movi(a1.d2(), 0);
+      } else {
+        load_bytes(a1.index, kAPtr2, v * 16, bytes);
+      }
+      const bool upper = rows_of(panel, v) > 2;  // as in k_quads_mmla
+      zip1(z.s4(), a0.s4(), a1.s4());
+      if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
+      for (int c = 0; 2 * c < cols; ++c) {
+        const VReg bc(kMmlaFirstB + static_cast<unsigned>(c % 4));
+        ldr(QReg(bc.index), ptr(kPacked, (q * pairs_of_cols + c) * 16));
+        bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
+        if (upper) bfmmla(acc_of(v, 2 * c + 1, cols).s4(), a1.h8(), bc.h8());
+      }
+    }
+    if (!single) {
+      add(kAPtr, kAPtr, kLda, jit::a64::lsl(1));
+      add(kAPtr2, kAPtr2, kLda, jit::a64::lsl(1));
+    }
+  }
+  add(kPacked, kPacked, (pairs + 1) / 2 * pairs_of_cols * 16);
+}
+
 // `bytes` (4, 8, 12 or 16) at [base + offset] into v<reg>'s low bytes, never reading past them.
 void BrgemmEmitter::load_bytes(unsigned reg, XReg base, std::int64_t offset, int bytes) {
   switch (bytes) {
@@ -431,7 +685,7 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
       } else {
         load_bytes(bias.index, kT1, v * 16, rows_of(panel, v) * out_bytes_);
       }
-      for (int j = 0; j < cols; ++j) add_bias(acc(v, j, cols));
+      for (int j = 0; j < cols; ++j) add_bias(acc_of(v, j, cols));
     }
   } else if (d_.bias == BrgemmBias::per_col) {
     ldr(kT1, ptr(kArgs, offsetof(BrgemmArgs, bias)));
@@ -444,7 +698,7 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
       } else {
         f64 ? ld1r(bias.d2(), post_ptr(kT1, 8)) : ld1r(bias.s4(), post_ptr(kT1, 4));
       }
-      for (int v = 0; v < panel.vectors; ++v) add_bias(acc(v, j, cols));
+      for (int v = 0; v < panel.vectors; ++v) add_bias(acc_of(v, j, cols));
     }
   }
   if (d_.activation == BrgemmActivation::relu) {
@@ -452,7 +706,7 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
     const VReg mask(kReluScratch);
     for (int j = 0; j < cols; ++j) {
       for (int v = 0; v < panel.vectors; ++v) {
-        const VReg x = acc(v, j, cols);
+        const VReg x = acc_of(v, j, cols);
         f64 ? fcmle(mask.d2(), x.d2(), 0.0) : fcmle(mask.s4(), x.s4(), 0.0);
         bic(x.b16(), x.b16(), mask.b16());
       }
@@ -463,9 +717,9 @@ void BrgemmEmitter::tile_epilogue(const NeonPanel& panel, const NeonColumnBlock&
     const VReg value(kActivationValue);
     for (int j = 0; j < cols; ++j) {
       for (int v = 0; v < panel.vectors; ++v) {
-        mov(value.b16(), acc(v, j, cols).b16());
+        mov(value.b16(), acc_of(v, j, cols).b16());
         bl(activation_);
-        mov(acc(v, j, cols).b16(), value.b16());
+        mov(acc_of(v, j, cols).b16(), value.b16());
       }
     }
   }
@@ -482,7 +736,7 @@ void BrgemmEmitter::c_access(bool load, const NeonPanel& panel, const NeonColumn
   mov(kCCol, kCTile);
   for (int j = 0; j < cols; ++j) {
     for (int v = 0; v < panel.vectors; ++v) {
-      const unsigned r = acc(v, j, cols).index;
+      const unsigned r = acc_of(v, j, cols).index;
       const std::int64_t offset = v * 16;
       switch (rows_of(panel, v) * out_bytes_) {
         case 16: load ? ldr(QReg(r), ptr(kCCol, offset)) : str(QReg(r), ptr(kCCol, offset)); break;
@@ -514,7 +768,7 @@ void BrgemmEmitter::c_access_bf16(bool load, const NeonPanel& panel, const NeonC
   mov(kCCol, kCTile);
   for (int j = 0; j < cols; ++j) {
     for (int v = 0; v < panel.vectors; ++v) {
-      const VReg r = acc(v, j, cols);
+      const VReg r = acc_of(v, j, cols);
       if (load) {
         io_->load(r, kCCol, v * 8, rows_of(panel, v));
       } else {

@@ -20,6 +20,28 @@
 //              code does not grow with the tiles times the sequence, and the pool stays within adr's
 //              1 MiB of it whatever the kernel's size.
 //   prefetch   next_c: prfm pldl1keep on the next column block's C (brgemm.hpp)
+//
+// bf16_instructions (FEAT_BF16; the dispatcher passes true for Isa::neon_bf16 and the sve*_bf16
+// ones) makes bf16 inputs use bfmmla (NeonBrgemmMath::bf16_mmla) instead of widening, for every
+// descriptor above (the same batch kinds, beta, bias, epilogues and C types; nothing falls back):
+//   - per 4 k (two VNNI-2 pairs p, p + 1) and 4 rows of A: the q loads of pair p and of pair p + 1,
+//     zip1 / zip2 (.4s) = rows (0, 1) and (2, 3), 4 k each: bfmmla's 2x4 operand; per 2 columns of
+//     B: their 4 k (two d loads, zip1 .2d): the other operand; the accumulators hold 2x2 blocks
+//     (rows r, r + 1 by columns c, c + 1).
+//   - packed_b (the plan's choice when an entry's packed B fits 48 KiB): per column block, each
+//     batch entry's B column pairs are zipped once into a stack buffer (count x the entry's bytes,
+//     at most 64 KiB: calls of more entries take the in-register path below, also in the kernel),
+//     then tiles of 4 rows x 24 columns read them with q loads: 24 bfmmla and 2 zips per 4 k.
+//     In registers: tiles of 12 rows x 8 columns zip both operands in the k loop (24 bfmmla and 10
+//     zips per 4 k).
+//   - C (beta 1) is loaded by columns and zipped into the blocks; after the batch the blocks are
+//     unzipped (uzp1 / uzp2) into columns, and the epilogue and store are the widening path's.
+//   - k % 4 == 2: the last pair with zero k + 2, k + 3 (A zipped with a zero register, B's pairs
+//     loaded as s); m % 4: A's partial loads (the other rows' lanes are never stored); an odd column
+//     count: the last column pair's second column is zero (one d load).
+//   - numbers: bfmmla's BFDotAdd (round to odd, denormal inputs and results flushed, default NaN),
+//     not brgemm_reference's bits: the bound in tests/support/bf16_dot_bound.hpp and
+//     docs/tpp_brgemm.md ("bf16 with bfmmla").
 #pragma once
 
 #include <memory>
@@ -39,7 +61,9 @@ void check_neon_brgemm_scope(const BrgemmDesc& d);
 class BrgemmEmitter : public jit::a64::CodeBuffer {
  public:
   // Emits (does not finalize) the kernel; works on any AArch64 host.
-  explicit BrgemmEmitter(const BrgemmDesc& d);
+  // packing (tests): bf16_mmla's tiling choice (neon_brgemm_plan.hpp).
+  explicit BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions = false,
+                         MmlaPacking packing = MmlaPacking::automatic);
 
   const NeonBrgemmPlan& plan() const { return plan_; }
 
@@ -52,6 +76,13 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void k_steps(const NeonPanel& panel, int cols, int steps);
   void k_steps_transposed(const NeonPanel& panel, int cols, int steps);
   void k_pairs_bf16(const NeonPanel& panel, int cols, int pairs);
+  void k_quads_mmla(const NeonPanel& panel, int cols, int pairs);
+  void k_quads_packed(const NeonPanel& panel, int cols, int pairs);
+  void body(const NeonBrgemmPlan& plan);
+  void pack_b(const NeonColumnBlock& block);
+  void entry_b(jit::a64::XReg dst);
+  void mmla_layout(bool to_blocks, const NeonPanel& panel, int cols);
+  jit::a64::VReg acc_of(int v, int j, int cols) const;
   void load_a(unsigned reg, const NeonPanel& panel, int v);
   void load_bytes(unsigned reg, jit::a64::XReg base, std::int64_t offset, int bytes);
   void c_access(bool load, const NeonPanel& panel, const NeonColumnBlock& block);
@@ -63,8 +94,11 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
 
   BrgemmDesc d_;
   NeonBrgemmPlan plan_;
+  NeonBrgemmPlan fallback_plan_;  // packed_b: the in-register tiling for calls of more entries
+  bool packed_ = false;           // emitting the packed_b path
   int lanes_ = 4;
   int in_bytes_ = 4, out_bytes_ = 4;
+  bool mmla_ = false;    // NeonBrgemmMath::bf16_mmla
   int a_row_bytes_ = 4;  // bytes of one row of A within a k step (bf16 VNNI-2: a pair, 4)
   unsigned next_a_ = 0;  // which of the two A registers (sets) the next A load uses
   unsigned next_b_ = 0;  // b_transposed: which of the two B register sets the next k step uses

@@ -18,6 +18,13 @@
 //                     bf16 (VNNI-2 A): two registers per column (B's even and odd k of 4 pairs,
 //                                      widened), two sets of an A vector's odd and even k, the
 //                                      0xffff0000 mask: 4 x 4 + 2 x 4 + 4 + 1 = 29
+//                     bf16_mmla:       bfmmla 2x2 accumulators (an odd column count takes the even
+//                                      one above) and 8 operand registers (B's, A's two loads and
+//                                      their zip, a temporary); two tilings (brgemm_emit.hpp):
+//                                      packed_b (B's column pairs zipped once per batch entry and
+//                                      column block into a stack buffer): 1 vector (4 rows) x 24
+//                                      columns, 24 + 8 = 32; in registers (both operands zipped in
+//                                      the k loop): 3 vectors (12 rows) x 8 columns, 24 + 8 = 32
 #pragma once
 
 #include <vector>
@@ -33,6 +40,7 @@ enum class NeonBrgemmMath : unsigned char {
   fma,             // f32 or f64, B column-major: a q of B holds `lanes` k of one column
   fma_transposed,  // f32 or f64, b_transposed: a q of B holds `lanes` columns of one k
   bf16_widen,      // bf16 A (VNNI-2) and B, widened to f32 in registers (bits << 16), fp32 FMAs
+  bf16_mmla,       // bf16 A (VNNI-2) and B with bfmmla (FEAT_BF16): 2x2 fp32 blocks, 4 k per step
 };
 
 struct NeonPanel {
@@ -53,6 +61,12 @@ struct NeonBrgemmPlan {
   NeonBrgemmMath math = NeonBrgemmMath::fma;
   int lanes = 4;
   int max_cols = 6;
+  int panel_vectors = kPanelVectors;    // vectors of a full row panel (bf16_mmla: 1 packed_b, else 3)
+  // bf16_mmla: B's column pairs zipped once per batch entry and column block into a stack buffer
+  // of packed_entry_bytes per entry (brgemm_emit.hpp), for calls of at most packed_max_count entries.
+  bool packed_b = false;
+  std::int64_t packed_entry_bytes = 0;
+  std::int64_t packed_max_count = 0;
   std::vector<NeonPanel> panels;        // cover rows 0..m-1 in order
   std::vector<NeonColumnBlock> blocks;  // cover columns 0..n-1 in order
   bool operator==(const NeonBrgemmPlan&) const = default;
@@ -64,11 +78,26 @@ constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int co
     case NeonBrgemmMath::fma: return vectors * cols + cols + 2;
     case NeonBrgemmMath::fma_transposed: return vectors * cols + 2 * ((cols + lanes - 1) / lanes) + 2;
     case NeonBrgemmMath::bf16_widen: break;
+    case NeonBrgemmMath::bf16_mmla: return vectors * ((cols + 1) / 2 * 2) + 8;
   }
   return vectors * cols + 2 * cols + 4 + 1;
 }
 
-// Validates the descriptor (weft::Error for an invalid one).
-NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d);
+// Validates the descriptor (weft::Error for an invalid one). bf16_instructions: bf16 inputs use
+// bfmmla (bf16_mmla) instead of widening (the CPU must have FEAT_BF16); other types ignore it.
+// bf16_mmla's tilings: packed_b where it pays (automatic: m >= kMinPackedRows, and an entry's
+// packed B within kMaxPackedEntryBytes), or always (where it fits: tests), or never (the
+// in-register tiling; also the kernel's path for calls of more entries than packed_max_count).
+enum class MmlaPacking : unsigned char { automatic, always, never };
+NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false,
+                                MmlaPacking packing = MmlaPacking::automatic);
+
+// Packing costs about one cycle per column pair and 4 k (llvm-mca, -noalias), once per entry and
+// column block; each 4-row panel of the block saves 8 zips per 4 k against the in-register tiles:
+// from 32 rows on the packed kernel is ahead (docs/tpp_brgemm.md, "bf16 with bfmmla").
+inline constexpr int kMinPackedRows = 32;
+
+inline constexpr std::int64_t kMaxPackedEntryBytes = 48 * 1024;  // one entry of one block
+inline constexpr std::int64_t kMaxPackedBytes = 64 * 1024;       // the stack buffer of one call
 
 }  // namespace weft::tpp::neon
