@@ -33,12 +33,26 @@ inline std::vector<weft::jit::Isa> runnable_elementwise_isas() {
   return isas;
 }
 
-// runnable_isas() and, where the CPU has them, the ISAs with bf16 instructions: the ISAs whose bf16
-// code differs (avx512 emulates what avx512_bf16 has instructions for).
+// runnable_isas() and, where the CPU has them, the ISAs with bf16 instructions whose bf16 BRGEMM
+// gives the reference's bits (IsaTraits::bf16_bit_exact): the ISAs whose bf16 code differs (avx512
+// emulates what avx512_bf16 has instructions for), for the tests that compare bits. Arm's bfmmla
+// kernels (neon_bf16, sve*_bf16) keep an error bound instead: runnable_bf16_bound_isas().
 inline std::vector<weft::jit::Isa> runnable_bf16_isas() {
   std::vector<weft::jit::Isa> isas = runnable_isas();
-  for (weft::jit::Isa isa : weft::jit::target_architecture().isas)
-    if (weft::jit::can_run(isa, weft::jit::cpu_features()) && weft::jit::isa_traits(isa).bf16_dot) isas.push_back(isa);
+  for (weft::jit::Isa isa : weft::jit::target_architecture().isas) {
+    const weft::jit::IsaTraits& t = weft::jit::isa_traits(isa);
+    if (weft::jit::can_run(isa, weft::jit::cpu_features()) && t.bf16_dot && t.bf16_bit_exact) isas.push_back(isa);
+  }
+  return isas;
+}
+
+// The ISAs this CPU runs whose bf16 BRGEMM keeps an error bound rather than the reference's bits.
+inline std::vector<weft::jit::Isa> runnable_bf16_bound_isas() {
+  std::vector<weft::jit::Isa> isas;
+  for (weft::jit::Isa isa : weft::jit::target_architecture().isas) {
+    const weft::jit::IsaTraits& t = weft::jit::isa_traits(isa);
+    if (weft::jit::can_run(isa, weft::jit::cpu_features()) && t.bf16_dot && !t.bf16_bit_exact) isas.push_back(isa);
+  }
   return isas;
 }
 

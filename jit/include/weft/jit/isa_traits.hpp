@@ -66,6 +66,11 @@ struct IsaTraits {
   TailPolicy tail = TailPolicy::none;
   bool fma = false;       // vfmadd*ps / pd
   bool bf16_dot = false;  // bf16 dot-product instructions: vdpbf16ps (AVX512_BF16); bfmmla, bfdot (BF16)
+  // Whether the bf16 BRGEMM gives brgemm_reference's bits. The reference models vdpbf16ps (each
+  // product exact, the odd k added first, each sum rounded) and the widening paths; Arm's bfmmla /
+  // bfdot (BFDotAdd) round to odd within a step and flush denormals: they keep the error bound of
+  // docs/tpp_brgemm.md ("bf16 with bfmmla") instead.
+  bool bf16_bit_exact = true;
   // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or one that is as
   // fast for them (SVE ISAs run Neon's: docs/tpp_eltwise.md has the llvm-mca evidence).
   Isa elementwise = Isa::reference;
@@ -129,6 +134,7 @@ inline constexpr IsaTraits kNeonBf16Traits = [] {
   IsaTraits t = kNeonTraits;
   t.isa = Isa::neon_bf16;
   t.bf16_dot = true;
+  t.bf16_bit_exact = false;
   return t;
 }();
 
@@ -141,6 +147,7 @@ constexpr IsaTraits sve_traits(Isa isa, int vector_bytes, bool bf16) {
   t.vector_bytes = vector_bytes;
   t.tail = TailPolicy::predicate;
   t.bf16_dot = bf16;
+  t.bf16_bit_exact = !bf16;
   t.elementwise = Isa::neon;
   return t;
 }

@@ -28,6 +28,7 @@
 #include "bf16_dot_bound.hpp"
 #include "brgemm_emit.hpp"
 #include "guarded_buffer.hpp"
+#include "host_isas.hpp"
 #include "neon_brgemm_plan.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/cpu.hpp"
@@ -167,16 +168,14 @@ BrgemmKernelFn finalize(std::unique_ptr<neon::BrgemmEmitter>& code, const Brgemm
 // Runs the bfmmla kernel of d and checks every element of C against the exact sum and the bound.
 // packing: the plan's choice (automatic), packed B wherever it fits (always), or the in-register
 // tiling only (never: the kernel's path for calls of many entries).
-void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, int special_every = 0, bool flush_front = false,
-           neon::MmlaPacking packing = neon::MmlaPacking::always) {
-  SCOPED_TRACE(to_string(d) + " count=" + std::to_string(count) + " seed=" + std::to_string(seed) +
-               " packing=" + std::to_string(static_cast<int>(packing)));
+// Runs `kernel` (a bf16 kernel of d on the BFDotAdd instructions) and checks every element of C
+// against the exact sum and the bound.
+void check_kernel(const BrgemmDesc& d, BrgemmKernelFn kernel, std::int64_t count, std::uint32_t seed,
+                  int special_every = 0, bool flush_front = false) {
   Operands ops(d, count, seed, special_every, flush_front);
   const DataType out = d.types.out;
   const std::vector<std::uint8_t> before(ops.c->begin(), ops.c->end());
-  auto code = std::make_unique<neon::BrgemmEmitter>(d, true, packing);
-  ASSERT_EQ(code->plan().math, neon::NeonBrgemmMath::bf16_mmla);
-  finalize(code, d)(&ops.args);
+  kernel(&ops.args);
   const std::int64_t steps = std::max<std::int64_t>(count, 0) * ((d.k + 3) / 4 * 2);
   for (std::int64_t j = 0; j < d.n; ++j) {
     for (std::int64_t i = 0; i < d.ldc && i + j * d.ldc < ops.c_size; ++i) {
@@ -217,6 +216,15 @@ void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, int spec
       }
     }
   }
+}
+
+void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, int special_every = 0, bool flush_front = false,
+           neon::MmlaPacking packing = neon::MmlaPacking::always) {
+  SCOPED_TRACE(to_string(d) + " count=" + std::to_string(count) + " seed=" + std::to_string(seed) +
+               " packing=" + std::to_string(static_cast<int>(packing)));
+  auto code = std::make_unique<neon::BrgemmEmitter>(d, true, packing);
+  ASSERT_EQ(code->plan().math, neon::NeonBrgemmMath::bf16_mmla);
+  check_kernel(d, finalize(code, d), count, seed, special_every, flush_front);
 }
 
 TEST(NeonBrgemmMmla, PlansPacked4By24AndInRegisters12By8) {
@@ -424,6 +432,21 @@ TEST(NeonBrgemmMmla, UnaryEpilogueIsThePlainKernelThenTheUnaryTpp) {
 
 // Not a check: with WEFT_MMLA_CODE_OUT=FILE, writes the 64x64x64 kernel (bf16 in, f32 C, beta 1,
 // strided) for scripts/mca_kernels.py (the dispatcher's Isa::neon_bf16 is not in this branch).
+// The library's kernels of every ISA with BF16 this CPU runs (neon_bf16, and sve*_bf16 at its
+// vector length) keep the bound: the dispatcher gives them the bfmmla path.
+TEST(NeonBrgemmMmla, EveryBf16IsaThroughTheLibraryWithinTheBound) {
+  const std::vector<weft::jit::Isa> isas = weft::test::runnable_bf16_bound_isas();
+  if (isas.empty()) GTEST_SKIP() << "this CPU has no BF16 (HWCAP2_BF16)";
+  std::uint32_t seed = 900;
+  for (weft::jit::Isa isa : isas)
+    for (const DataTypes& types : {kBf16F32, kBf16})
+      for (int m : {7, 40}) {
+        BrgemmDesc d{.m = m, .n = 9, .k = 18, .lda = m + 1, .ldb = 20, .ldc = m + 2, .beta = 1, .types = types};
+        SCOPED_TRACE(std::string(weft::jit::to_string(isa)) + " " + to_string(d));
+        check_kernel(d, brgemm_kernel(d, isa).fn(), 3, seed++);
+      }
+}
+
 TEST(NeonBrgemmMmla, MmlaCodeForMca) {
   const char* out = std::getenv("WEFT_MMLA_CODE_OUT");
   if (out == nullptr) GTEST_SKIP() << "WEFT_MMLA_CODE_OUT is not set";

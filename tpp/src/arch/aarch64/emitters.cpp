@@ -14,6 +14,7 @@
 #include "weft/jit/architecture.hpp"
 #include "weft/jit/cpu.hpp"
 #include "weft/jit/error.hpp"
+#include "weft/jit/isa_traits.hpp"
 
 namespace weft::tpp::detail {
 namespace {
@@ -36,7 +37,8 @@ bool offered(jit::Isa isa) {
 // AArch64 ISA runs it for what its own emitters lack.
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const BrgemmPlan& plan) {
   if (!offered(plan.isa)) no_emitter("brgemm", plan.isa);
-  return std::make_unique<neon::BrgemmEmitter>(desc);
+  // bf16 with bfmmla where the ISA has BF16 (neon_bf16, sve*_bf16), else widened to fp32.
+  return std::make_unique<neon::BrgemmEmitter>(desc, jit::isa_traits(plan.isa).bf16_dot);
 }
 
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const UnaryPlan& plan) {
