@@ -28,6 +28,13 @@ the two differ, it is the bound to compare with.
   scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... --cpus neoverse-v1 \
       --kernel "neon unary exp 64 64" --kernel "neon binary add 64 64"
 
+A kernel given as "file:PATH" is code already written, e.g. the SVE BRGEMM kernels that
+tests/tpp/arch/aarch64/sve_brgemm_test.cpp dumps with WEFT_SVE_BRGEMM_DUMP=dir (their ISAs are not
+weft-kernel-code's yet); SVE code runs through llvm-mca with -mattr=+sve:
+
+  WEFT_LLVM_MCA=llvm-mca-19 scripts/mca_kernels.py --arch aarch64 --cpus neoverse-v1 \
+      --kernel file:dir/sve_brgemm_64_vl256.bin --kernel file:dir/sve_brgemm_64_vl256_f64.bin
+
 WEFT_LLVM_MCA names another llvm-mca (llvm-mca-19: LLVM 19 models the Neoverse V1 and V2 cores
 themselves, where LLVM 16 gives both names its Neoverse N2 model).
 
@@ -114,14 +121,20 @@ def hottest_loop(arch, code):
     return max(innermost, key=lambda s: sum(1 for _, mn, _ in code[s[0]:s[1] + 1] if fma.match(mn)))
 
 
+# An SVE operand (z register or predicate): the code needs -mattr=+sve.
+SVE_REGISTER = re.compile(r"\b(z\d+\.[bhsdq]|p\d+/[mz])\b")
+
+
 class Unsupported(Exception):
     """The model has no instruction of the ISA (llvm-mca: "found an unsupported instruction")."""
 
 
 def mca_figure(arch, cpu, body, pattern):
     """The number `pattern` captures in llvm-mca's report for `body` (assembly lines) on `cpu`."""
-    r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"],
-                       input="\n".join(body) + "\n", capture_output=True, text=True)
+    cmd = [MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"]
+    if arch == "aarch64" and any(SVE_REGISTER.search(line) for line in body):
+        cmd.append("-mattr=+sve")  # SVE code: the models' SVE instructions, whatever the -mcpu's default
+    r = subprocess.run(cmd, input="\n".join(body) + "\n", capture_output=True, text=True)
     if r.returncode != 0 and "unsupported instruction" in r.stderr:
         raise Unsupported(cpu)
     m = re.search(pattern, r.stdout)
@@ -250,6 +263,9 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
         if arch == "x64":
             reg = re.search(r"%([xyz]mm)", operands)
             forms.add((mnemonic, reg.group(1) if reg else "ymm"))
+        elif SVE_REGISTER.search(operands):
+            lane = re.search(r"z\d+\.([hsd])", operands)
+            forms.add((mnemonic, "sve." + (lane.group(1) if lane else "s"), "[" in operands))
         else:
             arrangement = re.search(r"v\d+\.(\d+[sdhb])", operands)
             by_element = "[" in operands
@@ -261,6 +277,14 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
             count = 24 if reg == "zmm" else 12
             block = [f"{mnemonic} %{reg}{30 if reg == 'zmm' else 14}, %{reg}{31 if reg == 'zmm' else 15}, %{reg}{i}"
                      for i in range(count)]
+        elif form[1].startswith("sve."):
+            # SVE: predicated (d += n * m under p0) or by element (m one of z0..z7).
+            mnemonic, lane, by_element = form[0], form[1][4:], form[2]
+            count = 24
+            if by_element:
+                block = [f"{mnemonic} z{8 + i}.{lane}, z30.{lane}, z7.{lane}[1]" for i in range(count)]
+            else:
+                block = [f"{mnemonic} z{i}.{lane}, p0/m, z30.{lane}, z31.{lane}" for i in range(count)]
         else:
             mnemonic, arrangement, by_element = form
             lane = arrangement[-1]
@@ -272,7 +296,14 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
 
 
 def kernel_loop(arch, kernel_code, kernel, pick_loop):
-    """(weft-kernel-code's summary, the llvm-mca input of the loop pick_loop(arch, code) chooses)."""
+    """(weft-kernel-code's summary, the llvm-mca input of the loop pick_loop(arch, code) chooses).
+    A kernel "file:PATH" is code already written (e.g. a test's dump of an SVE kernel)."""
+    if kernel.startswith("file:"):
+        code = disassemble(arch, kernel[5:])
+        span = pick_loop(arch, code)
+        if span is None:
+            sys.exit(f"mca_kernels: {kernel}: no loop found in the code")
+        return kernel, as_mca_input(arch, code, span)
     isa, kind, *args = kernel.split()
     with tempfile.TemporaryDirectory() as tmp:
         code_file = os.path.join(tmp, "kernel.bin")
@@ -337,10 +368,13 @@ def main_eltwise(args, cpus):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", choices=sorted(ARCHES), default="x64")
-    parser.add_argument("--kernel-code", required=True, help="the weft-kernel-code command (with an emulator)")
+    parser.add_argument("--kernel-code", help="the weft-kernel-code command (with an emulator); not needed when "
+                        "every --kernel is a file:")
     parser.add_argument("--cpus", required=True, help="llvm-mca -mcpu names, comma-separated")
     parser.add_argument("--kernel", action="append", required=True,
-                        help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"')
+                        help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"; or '
+                        '"file:PATH", a kernel\'s raw code (tests/tpp/arch/aarch64/sve_brgemm_test.cpp dumps the SVE '
+                        'ones with WEFT_SVE_BRGEMM_DUMP=dir)')
     parser.add_argument("--eltwise", action="store_true",
                         help="element-wise kernels: compare with the resource and load/store bounds")
     args = parser.parse_args()

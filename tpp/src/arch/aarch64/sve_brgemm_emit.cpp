@@ -1,0 +1,242 @@
+#include "sve_brgemm_emit.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+#include "weft/jit/data_type.hpp"
+
+namespace weft::tpp::sve {
+namespace {
+
+using namespace jit::a64;
+using namespace a64_brgemm;  // the general registers (brgemm_frame.hpp)
+
+// Vector registers: z8..z31 the accumulators, vector-major (accumulator (v, j) of a tile with
+// `cols` columns is z8 + v * cols + j; the low 64 bits of z8-z15 are callee-saved: the prologue
+// saves d8-d15); z0..z3 the A vectors of a k step; z4..z7 B's broadcasts in rotation. The epilogue
+// uses z4 (the bias) and z5 (+0 for relu). Predicates: p0 all lanes, p1 m's tail (the last vector
+// of the last panel), p2 relu's mask.
+constexpr unsigned kFirstAcc = 8, kFirstB = 4, kBRegisters = 4;
+constexpr ZReg kBias = z4, kZero = z5;
+constexpr PReg kAll = p0, kTail = p1, kMask = p2;
+
+ZReg acc(int v, int j, int cols) { return ZReg(kFirstAcc + static_cast<unsigned>(v * cols + j)); }
+ZReg a_vector(int v) { return ZReg(static_cast<unsigned>(v)); }
+
+}  // namespace
+
+BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
+  plan_ = plan_sve_brgemm(d, vector_bytes);
+  f64_ = d.types.compute == jit::DataType::f64;
+  bytes_ = f64_ ? 8 : 4;
+  prologue();
+  // Column blocks outside, row panels inside (the panels of one block read the same B columns);
+  // equal consecutive panels (the full ones) are one loop, as in the Neon emitter.
+  const std::int64_t b_col_bytes = d_.b_transposed ? bytes_ : d_.ldb * bytes_;
+  const int lanes = plan_.lanes;
+  for (const SveColumnBlock& block : plan_.blocks) {
+    mov_imm(kColOff, static_cast<std::uint64_t>(block.col0 * b_col_bytes));
+    mov_imm(kT0, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldc * bytes_));
+    add(kCTile, kC, kT0);
+    mov_imm(kRowOff, 0);
+    for (std::size_t p = 0; p < plan_.panels.size();) {
+      const SvePanel& panel = plan_.panels[p];
+      std::size_t run = 1;
+      while (p + run < plan_.panels.size() && plan_.panels[p + run].vectors == panel.vectors &&
+             plan_.panels[p + run].tail == panel.tail)
+        ++run;
+      const bool last = p + run == plan_.panels.size();
+      const int panel_bytes = panel.rows(lanes) * bytes_;  // at most 4 x 64: an add immediate
+      if (run == 1) {
+        tile(panel, block);
+        if (!last) {
+          add(kRowOff, kRowOff, panel_bytes);
+          add(kCTile, kCTile, panel_bytes);
+        }
+      } else {
+        Label panels;
+        mov_imm(kPanelsLeft, run);
+        bind(panels);
+        tile(panel, block);
+        add(kRowOff, kRowOff, panel_bytes);
+        add(kCTile, kCTile, panel_bytes);
+        subs(kPanelsLeft, kPanelsLeft, 1);
+        b(Cond::ne, panels);
+      }
+      p += run;
+    }
+  }
+  restore_registers(*this, false);
+  ret();
+}
+
+void BrgemmEmitter::prologue() {
+  save_registers(*this, false);
+  load_args(*this, d_.batch, bytes_);
+  mov_imm(kLda, static_cast<std::uint64_t>(d_.lda * bytes_));
+  mov_imm(kLdb, static_cast<std::uint64_t>(d_.ldb * bytes_));
+  mov_imm(kLdc, static_cast<std::uint64_t>(d_.ldc * bytes_));
+  // The predicates, once for the whole kernel: every panel's full vectors take p0, the last
+  // panel's partial one p1 (its first `tail` lanes).
+  f64_ ? ptrue(kAll.d()) : ptrue(kAll.s());
+  if (plan_.tail != 0) {
+    mov_imm(kT0, static_cast<std::uint64_t>(plan_.tail));
+    f64_ ? whilelt(kTail.d(), xzr, kT0) : whilelt(kTail.s(), xzr, kT0);
+  }
+}
+
+PReg BrgemmEmitter::predicate(const SvePanel& panel, int v) const {
+  return (panel.tail != 0 && v == panel.vectors - 1) ? kTail : kAll;
+}
+
+void BrgemmEmitter::load(ZReg t, PReg g, XReg base, int vl_index) {
+  f64_ ? ld1d(t.d(), g.z(), ptr_vl(base, vl_index)) : ld1w(t.s(), g.z(), ptr_vl(base, vl_index));
+}
+
+void BrgemmEmitter::store(ZReg t, PReg g, XReg base, int vl_index) {
+  f64_ ? st1d(t.d(), g, ptr_vl(base, vl_index)) : st1w(t.s(), g, ptr_vl(base, vl_index));
+}
+
+void BrgemmEmitter::broadcast(ZReg t, XReg base, int offset_bytes) {
+  f64_ ? ld1rd(t.d(), kAll.z(), ptr(base, offset_bytes)) : ld1rw(t.s(), kAll.z(), ptr(base, offset_bytes));
+}
+
+void BrgemmEmitter::fma(ZReg acc_reg, ZReg a, ZReg b) {
+  f64_ ? fmla(acc_reg.d(), kAll.m(), a.d(), b.d()) : fmla(acc_reg.s(), kAll.m(), a.s(), b.s());
+}
+
+void BrgemmEmitter::add(ZReg d, ZReg n, ZReg m) { f64_ ? fadd(d.d(), n.d(), m.d()) : fadd(d.s(), n.s(), m.s()); }
+
+void BrgemmEmitter::tile(const SvePanel& panel, const SveColumnBlock& block) {
+  const int cols = block.cols;
+  // The accumulators keep the tile's C across the whole batch: C (beta 1) or 0 first, then every
+  // entry's terms, k ascending (brgemm_reference's order).
+  if (d_.beta == 0) {
+    for (int v = 0; v < panel.vectors; ++v)
+      for (int j = 0; j < cols; ++j) dup(acc(v, j, cols).s(), 0);
+  } else {
+    c_access(true, panel, block);
+    if (d_.prefetch == BrgemmPrefetch::next_c) prefetch_next_c(panel, block);
+  }
+  Label store, batch;
+  begin_batch(*this, d_.batch, store);
+  bind(batch);
+  entry_pointers(*this, d_.batch, bytes_);
+  if (!d_.b_transposed) {
+    for (int j = 1; j < cols; ++j) add(b_column(j), b_column(j - 1), kLdb);
+  }
+  k_loop(panel, cols);
+  subs(kLeft, kLeft, 1);
+  b(Cond::ne, batch);
+  bind(store);
+  tile_epilogue(panel, block);
+  c_access(false, panel, block);
+}
+
+// One batch entry's k: a loop of kKUnroll k per iteration, then the rest.
+void BrgemmEmitter::k_loop(const SvePanel& panel, int cols) {
+  const int groups = d_.k / kKUnroll, rest = d_.k % kKUnroll;
+  if (groups >= 2) {
+    Label loop;
+    mov_imm(kKLeft, static_cast<std::uint64_t>(groups));
+    bind(loop);
+    k_steps(panel, cols, kKUnroll, true);
+    subs(kKLeft, kKLeft, 1);
+    b(Cond::ne, loop);
+  } else if (groups == 1) {
+    k_steps(panel, cols, kKUnroll, rest > 0);
+  }
+  if (rest > 0) k_steps(panel, cols, rest, false);
+}
+
+// `steps` consecutive k: per k the panel's A vectors (z0..), then per column B(k, j) broadcast
+// (column-major: at x19 + j's column pointer + k's offset, the pointers moved past the steps
+// afterwards when `advance`; b_transposed: at B's row pointer x19 + j elements, the pointer moved to
+// the next row per k) and one FMA per A vector.
+void BrgemmEmitter::k_steps(const SvePanel& panel, int cols, int steps, bool advance) {
+  for (int kk = 0; kk < steps; ++kk) {
+    for (int v = 0; v < panel.vectors; ++v) load(a_vector(v), predicate(panel, v), kAPtr, v);
+    add(kAPtr, kAPtr, kLda);
+    for (int j = 0; j < cols; ++j) {
+      const ZReg b(kFirstB + next_b_);
+      next_b_ = (next_b_ + 1) % kBRegisters;
+      if (d_.b_transposed) {
+        broadcast(b, b_column(0), j * bytes_);
+      } else {
+        broadcast(b, b_column(j), kk * bytes_);
+      }
+      for (int v = 0; v < panel.vectors; ++v) fma(acc(v, j, cols), a_vector(v), b);
+    }
+    if (d_.b_transposed) add(b_column(0), b_column(0), kLdb);
+  }
+  if (!d_.b_transposed && advance) {
+    for (int j = 0; j < cols; ++j) add(b_column(j), b_column(j), steps * bytes_);
+  }
+}
+
+// BrgemmPrefetch::next_c (brgemm.hpp): the C of the next column block, `cols` columns from the
+// tile's column col0 + cols on, this panel's rows (up to 4 vectors: every 64-byte line of the
+// column's rows and its last byte, the column's alignment being unknown). c_access left kCCol at
+// the tile's last column. prfm never faults.
+void BrgemmEmitter::prefetch_next_c(const SvePanel& panel, const SveColumnBlock& block) {
+  const int bytes = panel.rows(plan_.lanes) * bytes_;
+  for (int j = 0; j < block.cols; ++j) {
+    add(kCCol, kCCol, kLdc);
+    for (int offset = 0; offset < bytes; offset += 64) prfm(Prefetch::pldl1keep, ptr(kCCol, offset));
+    if (bytes > 4) prfum(Prefetch::pldl1keep, ptr(kCCol, bytes - 1));
+  }
+}
+
+// Bias and relu on the accumulators, before the store (brgemm_reference's order: the sum, + bias,
+// then the activation).
+void BrgemmEmitter::tile_epilogue(const SvePanel& panel, const SveColumnBlock& block) {
+  const int cols = block.cols;
+  if (d_.bias == BrgemmBias::per_row) {
+    ldr(kT1, ptr(kArgs, offsetof(BrgemmArgs, bias)));
+    add(kT1, kT1, kRowOff);  // A's row bytes are the bias's
+    for (int v = 0; v < panel.vectors; ++v) {
+      load(kBias, predicate(panel, v), kT1, v);
+      for (int j = 0; j < cols; ++j) add(acc(v, j, cols), acc(v, j, cols), kBias);
+    }
+  } else if (d_.bias == BrgemmBias::per_col) {
+    ldr(kT1, ptr(kArgs, offsetof(BrgemmArgs, bias)));
+    mov_imm(kT0, static_cast<std::uint64_t>(block.col0 * bytes_));
+    add(kT1, kT1, kT0);
+    for (int j = 0; j < cols; ++j) {
+      broadcast(kBias, kT1, j * bytes_);
+      for (int v = 0; v < panel.vectors; ++v) add(acc(v, j, cols), acc(v, j, cols), kBias);
+    }
+  }
+  if (d_.activation == BrgemmActivation::relu) {
+    // x <= 0 (-0 included; false for NaN) becomes +0: exactly relu's select.
+    dup(kZero.s(), 0);
+    for (int j = 0; j < cols; ++j) {
+      for (int v = 0; v < panel.vectors; ++v) {
+        const ZReg x = acc(v, j, cols);
+        if (f64_) {
+          fcmle(kMask.d(), kAll.z(), x.d(), 0.0);
+          sel(x.d(), kMask, kZero.d(), x.d());
+        } else {
+          fcmle(kMask.s(), kAll.z(), x.s(), 0.0);
+          sel(x.s(), kMask, kZero.s(), x.s());
+        }
+      }
+    }
+  }
+}
+
+// The tile's C into (load) or from (store) the accumulators, column by column; the partial vector
+// under p1 (C's rows past m are never touched).
+void BrgemmEmitter::c_access(bool load_c, const SvePanel& panel, const SveColumnBlock& block) {
+  const int cols = block.cols;
+  mov(kCCol, kCTile);
+  for (int j = 0; j < cols; ++j) {
+    for (int v = 0; v < panel.vectors; ++v) {
+      load_c ? load(acc(v, j, cols), predicate(panel, v), kCCol, v)
+             : store(acc(v, j, cols), predicate(panel, v), kCCol, v);
+    }
+    if (j + 1 < cols) add(kCCol, kCCol, kLdc);
+  }
+}
+
+}  // namespace weft::tpp::sve

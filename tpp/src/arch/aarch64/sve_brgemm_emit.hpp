@@ -1,0 +1,56 @@
+// The SVE BRGEMM emitter: one kernel `void(const BrgemmArgs*)` per descriptor and vector length,
+// following sve::plan_sve_brgemm. Sums in brgemm_reference's order (C or 0, then batch entry by
+// batch entry, k ascending, one FMA per term), so results agree with it bit for bit.
+//
+// Scope (sve::supports): f32 or f64 everywhere; B column-major or b_transposed; strided, offsets,
+// addresses; beta 0 or 1 (count <= 0 an empty sum); bias per_row / per_col; relu (fcmle #0 into a
+// predicate, then sel of +0: x <= 0 -> +0, NaN kept with its bits, exactly the reference's select);
+// prefetch next_c. bf16 inputs and the unary-op epilogue stay with the Neon emitter.
+//
+// The code is valid at the vector length it was generated for only (vector_bytes 16, 32 or 64): the
+// A vectors, C and the bias move with ld1w / ld1d at `mul vl` offsets, the last vector of m under a
+// whilelt predicate (p1, set once in the prologue; p0 all lanes), so nothing past m is read or
+// written. B's elements are broadcast with ld1rw / ld1rd (see docs/tpp_brgemm.md for why not
+// ld1rq + fmla by element: llvm-mca's Neoverse V1 and V2 models issue both at the FMA peak, and the
+// broadcasts need neither k groups of 128 bits nor the z0..z7 limit of the indexed form).
+#pragma once
+
+#include "brgemm_frame.hpp"
+#include "sve_brgemm_plan.hpp"
+#include "weft/jit/aarch64/code_buffer.hpp"
+#include "weft/tpp/brgemm.hpp"
+
+namespace weft::tpp::sve {
+
+class BrgemmEmitter : public jit::a64::CodeBuffer {
+ public:
+  // Emits (does not finalize) the kernel; throws weft::Error as plan_sve_brgemm does.
+  BrgemmEmitter(const BrgemmDesc& d, int vector_bytes);
+
+  const SveBrgemmPlan& plan() const { return plan_; }
+
+ private:
+  void prologue();
+  void tile(const SvePanel& panel, const SveColumnBlock& block);
+  void k_loop(const SvePanel& panel, int cols);
+  void k_steps(const SvePanel& panel, int cols, int steps, bool advance);
+  void c_access(bool load, const SvePanel& panel, const SveColumnBlock& block);
+  void prefetch_next_c(const SvePanel& panel, const SveColumnBlock& block);
+  void tile_epilogue(const SvePanel& panel, const SveColumnBlock& block);
+  // SVE operations on f32 or f64 lanes (the descriptor's type).
+  void load(jit::a64::ZReg t, jit::a64::PReg g, jit::a64::XReg base, int vl_index);
+  void store(jit::a64::ZReg t, jit::a64::PReg g, jit::a64::XReg base, int vl_index);
+  void broadcast(jit::a64::ZReg t, jit::a64::XReg base, int offset_bytes);
+  void fma(jit::a64::ZReg acc, jit::a64::ZReg a, jit::a64::ZReg b);
+  void add(jit::a64::ZReg d, jit::a64::ZReg n, jit::a64::ZReg m);
+  jit::a64::PReg predicate(const SvePanel& panel, int v) const;
+  using CodeBuffer::add;
+
+  BrgemmDesc d_;
+  SveBrgemmPlan plan_;
+  bool f64_ = false;
+  int bytes_ = 4;        // of an element
+  unsigned next_b_ = 0;  // which of the four broadcast registers the next ld1r uses
+};
+
+}  // namespace weft::tpp::sve

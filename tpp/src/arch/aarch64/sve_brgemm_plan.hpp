@@ -1,0 +1,62 @@
+// The register blocking of the SVE BRGEMM (sve_brgemm_emit.cpp), a pure function of the descriptor
+// and the vector length the code is generated for (16, 32 or 64 bytes: the code runs at that VL
+// only).
+//
+//   lanes:          accumulator lanes per vector: vector_bytes / 4 (f32) or / 8 (f64)
+//   row panels:     panel_vectors vectors each (4, or all of m's vectors when fewer); the last panel
+//                   has the remaining 1-4 vectors, its last vector `tail` rows (1..lanes-1) when m
+//                   is not a multiple of lanes (loaded and stored under a whilelt predicate)
+//   column blocks:  near-equal blocks of at most 6 columns covering n (one general register per
+//                   column of B, x19..x24; b_transposed the same blocks)
+//   registers:      z8..z31 the accumulators (vectors x cols <= 24), z0..z3 the A vectors of a k
+//                   step, z4..z7 B's broadcasts (ld1rw / ld1rd, four in rotation): 24 + 4 + 4 = 32
+//   k unroll:       4 k per loop iteration (the broadcasts' offsets in the ld1r immediate, one
+//                   pointer update per column per 4 k), the k % 4 rest after the loop
+#pragma once
+
+#include <vector>
+
+#include "weft/tpp/brgemm.hpp"
+
+namespace weft::tpp::sve {
+
+inline constexpr int kPanelVectors = 4;   // vectors per full row panel
+inline constexpr int kMaxCols = 6;        // columns per block (B column pointers x19..x24)
+inline constexpr int kMaxAccumulators = 24;  // z8..z31
+inline constexpr int kKUnroll = 4;
+
+struct SvePanel {
+  int row0 = 0;     // first row of C
+  int vectors = 0;  // 1..4
+  int tail = 0;     // rows of the last vector when it is partial (1..lanes-1), 0 when full
+  int rows(int lanes) const { return tail == 0 ? vectors * lanes : (vectors - 1) * lanes + tail; }
+  bool operator==(const SvePanel&) const = default;
+};
+
+struct SveColumnBlock {
+  int col0 = 0;
+  int cols = 0;  // 1..kMaxCols
+  bool operator==(const SveColumnBlock&) const = default;
+};
+
+struct SveBrgemmPlan {
+  int vector_bytes = 32;
+  int lanes = 8;
+  int tail = 0;  // m % lanes: the predicate of the last panel's last vector (0: none)
+  std::vector<SvePanel> panels;        // cover rows 0..m-1 in order
+  std::vector<SveColumnBlock> blocks;  // cover columns 0..n-1 in order
+  bool operator==(const SveBrgemmPlan&) const = default;
+};
+
+// What the SVE emitter handles (for a descriptor validate() accepts): f32 or f64 everywhere
+// (types.in == out == compute), B column-major or b_transposed, every batch kind, beta 0/1, bias
+// none / per_row / per_col, activation none or relu, prefetch none or next_c. Not yet: bf16 inputs,
+// the unary-op epilogue (the dispatcher sends those to the Neon emitter). False for an invalid
+// descriptor.
+bool supports(const BrgemmDesc& d);
+
+// Throws weft::Error for an invalid descriptor, one outside supports() or a vector_bytes other than
+// 16, 32, 64.
+SveBrgemmPlan plan_sve_brgemm(const BrgemmDesc& d, int vector_bytes);
+
+}  // namespace weft::tpp::sve
