@@ -151,6 +151,7 @@ void at_each_length(Body body) {
       continue;
     }
     SCOPED_TRACE("vector_bytes=" + std::to_string(vector_bytes));
+    ASSERT_EQ(weft::test::vector_length(), vector_bytes);
     body(vector_bytes);
     if (::testing::Test::HasFatalFailure()) return;
   }
@@ -192,6 +193,24 @@ void shapes_around_lanes(DataTypes types, int element_bytes, std::uint32_t seed0
 
 TEST(SveBrgemm, F32ShapesAroundLanesAndTiles) { shapes_around_lanes({}, 4, 1000); }
 TEST(SveBrgemm, F64ShapesAroundLanesAndTiles) { shapes_around_lanes(kF64, 8, 2000); }
+
+// Every m from 1 to a full panel and a half plus one (each tail, full panels followed by a partial
+// one), n and k rotating through 1..13 and 1..9 (every column block width, every k rest).
+void every_m(DataTypes types, int element_bytes, std::uint32_t seed0) {
+  at_each_length([&](int vector_bytes) {
+    const int lanes = vector_bytes / element_bytes;
+    for (int m = 1; m <= 6 * lanes + 1; ++m) {
+      const int n = 1 + m % 13, k = 1 + m % 9;
+      const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m + m % 2, .ldb = k, .ldc = m + m % 3, .beta = m % 2,
+                         .batch = kBatches[m % 3], .types = types};
+      check(d, 1 + m % 2, seed0 + static_cast<std::uint32_t>(m), vector_bytes);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  });
+}
+
+TEST(SveBrgemm, F32EveryMUpToOneAndAHalfPanels) { every_m({}, 4, 8000); }
+TEST(SveBrgemm, F64EveryMUpToOneAndAHalfPanels) { every_m(kF64, 8, 9000); }
 
 // Each batch kind with count 0, 1 and 3 and beta 0 and 1 (count 0 with beta 0 writes zeros).
 TEST(SveBrgemm, BatchKindsCountsAndBeta) {
