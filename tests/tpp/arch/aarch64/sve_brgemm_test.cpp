@@ -63,7 +63,8 @@ TEST(SveBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
           for (const sve::SveColumnBlock& block : plan.blocks) {
             EXPECT_EQ(block.col0, col);
             EXPECT_GE(block.cols, 1);
-            EXPECT_LE(block.cols, sve::kMaxCols);
+            EXPECT_LE(block.cols, plan.max_cols);
+            EXPECT_LE(plan.max_cols, sve::kMaxCols);
             widest = std::max(widest, block.cols);
             narrowest = std::min(narrowest, block.cols);
             col += block.cols;
@@ -72,6 +73,13 @@ TEST(SveBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
           }
           EXPECT_EQ(col, n);
           EXPECT_LE(widest - narrowest, 1) << "near-equal blocks";
+          // Wide blocks (more than x19..x24's 6 columns) only in a kernel of one panel.
+          if (plan.max_cols > sve::kPanelCols) {
+            EXPECT_EQ(plan.panels.size(), 1u);
+          }
+          EXPECT_EQ(plan.max_cols, plan.panels.size() == 1 && plan.panels[0].vectors < sve::kPanelVectors
+                                       ? std::min(sve::kMaxCols, sve::kMaxAccumulators / plan.panels[0].vectors)
+                                       : sve::kPanelCols);
         }
       }
     }
@@ -175,7 +183,7 @@ void shapes_around_lanes(DataTypes types, int element_bytes, std::uint32_t seed0
     ms.erase(std::remove(ms.begin(), ms.end(), 0), ms.end());
     int index = 0;
     for (int m : ms) {
-      for (int n : {1, 5, 6, 7, 13}) {
+      for (int n : {1, 5, 6, 7, 12, 13, 24}) {
         for (int k : {1, 3, 4, 5, 8, 11}) {
           ++index;
           const int pad = index % 5 % 3;
@@ -238,7 +246,7 @@ TEST(SveBrgemm, BiasAndReluWithSpecialValues) {
         for (BrgemmActivation activation : {BrgemmActivation::none, BrgemmActivation::relu})
           for (int m : {3, 37}) {
             ++index;
-            BrgemmDesc d{.m = m, .n = 8, .k = 5, .lda = m + 1, .ldb = 5, .ldc = m, .beta = index % 2,
+            BrgemmDesc d{.m = m, .n = 12, .k = 5, .lda = m + 1, .ldb = 5, .ldc = m, .beta = index % 2,
                          .batch = kBatches[index % 3], .bias = bias, .activation = activation};
             if (f64) d.types = kF64;
             check(d, 2, static_cast<std::uint32_t>(4000 + index), vector_bytes, {.special_every = 7});
@@ -307,24 +315,26 @@ TEST(SveBrgemm, NegativeCountIsAnEmptySum) {
   });
 }
 
-// With WEFT_SVE_BRGEMM_DUMP=dir, the code of the 64x64x64 kernels (beta 1) at each vector length
-// goes to dir/sve_brgemm_64_vl<bits>.bin (f32) and sve_brgemm_64_vl<bits>_f64.bin, for objdump and
-// scripts/mca_kernels.py --code-file (runs on any host).
+// With WEFT_SVE_BRGEMM_DUMP=dir, the code of the m x 64 x 64 kernels (beta 1; m 64, 16 and 8) at
+// each vector length goes to dir/sve_brgemm_<m>_vl<bits>.bin (f32) and sve_brgemm_<m>_vl<bits>_f64.bin,
+// for objdump and scripts/mca_kernels.py --kernel file:... (runs on any host).
 TEST(SveBrgemmPlan, CodeDump) {
-  for (int vector_bytes : kVectorBytes) {
-    for (bool f64 : {false, true}) {
-      BrgemmDesc d{.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 1};
-      if (f64) d.types = kF64;
-      sve::BrgemmEmitter code(d, vector_bytes);
-      EXPECT_TRUE(code.forms_used().any());
-      const std::vector<std::uint8_t> bytes = code.bytes();
-      if (const char* dir = std::getenv("WEFT_SVE_BRGEMM_DUMP")) {
-        const std::string path = std::string(dir) + "/sve_brgemm_64_vl" + std::to_string(8 * vector_bytes) +
-                                 (f64 ? "_f64" : "") + ".bin";
-        std::FILE* f = std::fopen(path.c_str(), "wb");
-        ASSERT_NE(f, nullptr) << path;
-        std::fwrite(bytes.data(), 1, bytes.size(), f);
-        std::fclose(f);
+  for (int m : {64, 16, 8}) {
+    for (int vector_bytes : kVectorBytes) {
+      for (bool f64 : {false, true}) {
+        BrgemmDesc d{.m = m, .n = 64, .k = 64, .lda = m, .ldb = 64, .ldc = m, .beta = 1};
+        if (f64) d.types = kF64;
+        sve::BrgemmEmitter code(d, vector_bytes);
+        EXPECT_TRUE(code.forms_used().any());
+        const std::vector<std::uint8_t> bytes = code.bytes();
+        if (const char* dir = std::getenv("WEFT_SVE_BRGEMM_DUMP")) {
+          const std::string path = std::string(dir) + "/sve_brgemm_" + std::to_string(m) + "_vl" +
+                                   std::to_string(8 * vector_bytes) + (f64 ? "_f64" : "") + ".bin";
+          std::FILE* f = std::fopen(path.c_str(), "wb");
+          ASSERT_NE(f, nullptr) << path;
+          std::fwrite(bytes.data(), 1, bytes.size(), f);
+          std::fclose(f);
+        }
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "weft/jit/data_type.hpp"
+#include "weft/jit/error.hpp"
 
 namespace weft::tpp::sve {
 namespace {
@@ -20,6 +21,14 @@ constexpr unsigned kFirstAcc = 8, kFirstB = 4, kBRegisters = 4;
 constexpr ZReg kBias = z4, kZero = z5;
 constexpr PReg kAll = p0, kTail = p1, kMask = p2;
 
+// B's column j of the tile (column-major B): x19..x24, then (a kernel of one m panel of 1-3
+// vectors, sve_brgemm_plan.hpp) registers free in its k loop: kCCol and kPanelsLeft (used outside
+// the batch loop, or not at all with one panel), the scratch x16 and x17 (entry_pointers is done
+// with them when the columns are set), x29 and x30 (saved: the kernel calls nothing).
+constexpr XReg kBColumns[kMaxCols] = {x19, x20, x21, x22, x23, x24, kCCol, kPanelsLeft, kT0, kT1, x29, x30};
+static_assert(kBColumns[0].index == kFirstBColumn, "entry_pointers sets x19");
+XReg b_col(int j) { return kBColumns[j]; }
+
 ZReg acc(int v, int j, int cols) { return ZReg(kFirstAcc + static_cast<unsigned>(v * cols + j)); }
 ZReg a_vector(int v) { return ZReg(static_cast<unsigned>(v)); }
 
@@ -27,6 +36,9 @@ ZReg a_vector(int v) { return ZReg(static_cast<unsigned>(v)); }
 
 BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
   plan_ = plan_sve_brgemm(d, vector_bytes);
+  // Columns past x24 take registers that a loop over several panels would need.
+  if (plan_.max_cols > kPanelCols && plan_.panels.size() != 1) throw Error("sve brgemm: wide blocks need one panel");
+  saves_link_ = plan_.max_cols > kPanelCols;
   f64_ = d.types.compute == jit::DataType::f64;
   bytes_ = f64_ ? 8 : 4;
   prologue();
@@ -66,12 +78,12 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
       p += run;
     }
   }
-  restore_registers(*this, false);
+  restore_registers(*this, saves_link_);
   ret();
 }
 
 void BrgemmEmitter::prologue() {
-  save_registers(*this, false);
+  save_registers(*this, saves_link_);
   load_args(*this, d_.batch, bytes_);
   mov_imm(kLda, static_cast<std::uint64_t>(d_.lda * bytes_));
   mov_imm(kLdb, static_cast<std::uint64_t>(d_.ldb * bytes_));
@@ -123,7 +135,7 @@ void BrgemmEmitter::tile(const SvePanel& panel, const SveColumnBlock& block) {
   bind(batch);
   entry_pointers(*this, d_.batch, bytes_);
   if (!d_.b_transposed) {
-    for (int j = 1; j < cols; ++j) add(b_column(j), b_column(j - 1), kLdb);
+    for (int j = 1; j < cols; ++j) add(b_col(j), b_col(j - 1), kLdb);
   }
   k_loop(panel, cols);
   subs(kLeft, kLeft, 1);
@@ -161,16 +173,16 @@ void BrgemmEmitter::k_steps(const SvePanel& panel, int cols, int steps, bool adv
       const ZReg b(kFirstB + next_b_);
       next_b_ = (next_b_ + 1) % kBRegisters;
       if (d_.b_transposed) {
-        broadcast(b, b_column(0), j * bytes_);
+        broadcast(b, b_col(0), j * bytes_);
       } else {
-        broadcast(b, b_column(j), kk * bytes_);
+        broadcast(b, b_col(j), kk * bytes_);
       }
       for (int v = 0; v < panel.vectors; ++v) fma(acc(v, j, cols), a_vector(v), b);
     }
-    if (d_.b_transposed) add(b_column(0), b_column(0), kLdb);
+    if (d_.b_transposed) add(b_col(0), b_col(0), kLdb);
   }
   if (!d_.b_transposed && advance) {
-    for (int j = 0; j < cols; ++j) add(b_column(j), b_column(j), steps * bytes_);
+    for (int j = 0; j < cols; ++j) add(b_col(j), b_col(j), steps * bytes_);
   }
 }
 

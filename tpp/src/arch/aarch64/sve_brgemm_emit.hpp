@@ -51,6 +51,7 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   bool f64_ = false;
   int bytes_ = 4;        // of an element
   unsigned next_b_ = 0;  // which of the four broadcast registers the next ld1r uses
+  bool saves_link_ = false;  // x29 and x30 hold B columns (wide blocks): saved with x19-x28
 };
 
 }  // namespace weft::tpp::sve

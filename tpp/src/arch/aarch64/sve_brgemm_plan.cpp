@@ -1,5 +1,6 @@
 #include "sve_brgemm_plan.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "weft/jit/data_type.hpp"
@@ -39,7 +40,8 @@ SveBrgemmPlan plan_sve_brgemm(const BrgemmDesc& d, int vector_bytes) {
     plan.panels.push_back(p);
   }
   // Near-equal blocks, as the Neon plan's (no block much narrower than the others).
-  const int blocks = (d.n + kMaxCols - 1) / kMaxCols;
+  if (vectors < kPanelVectors) plan.max_cols = std::min(kMaxCols, kMaxAccumulators / vectors);
+  const int blocks = (d.n + plan.max_cols - 1) / plan.max_cols;
   int col0 = 0;
   for (int b = 0; b < blocks; ++b) {
     const int cols = d.n / blocks + (b < d.n % blocks ? 1 : 0);

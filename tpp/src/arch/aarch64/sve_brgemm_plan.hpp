@@ -6,8 +6,11 @@
 //   row panels:     panel_vectors vectors each (4, or all of m's vectors when fewer); the last panel
 //                   has the remaining 1-4 vectors, its last vector `tail` rows (1..lanes-1) when m
 //                   is not a multiple of lanes (loaded and stored under a whilelt predicate)
-//   column blocks:  near-equal blocks of at most 6 columns covering n (one general register per
-//                   column of B, x19..x24; b_transposed the same blocks)
+//   column blocks:  near-equal blocks of at most max_cols columns covering n: 6 (x19..x24 point at
+//                   B's columns); when m is one panel of 1-3 vectors, 24 / vectors up to 12 (12, 12,
+//                   8), the columns' pointers also in x26, x27, x16, x17, x29, x30, free in such a
+//                   kernel's k loop: fewer accumulators would leave the FMA pipes waiting on their
+//                   latency (1 x 6 on Neoverse V1: 75 % of the peak in llvm-mca's model)
 //   registers:      z8..z31 the accumulators (vectors x cols <= 24), z0..z3 the A vectors of a k
 //                   step, z4..z7 B's broadcasts (ld1rw / ld1rd, four in rotation): 24 + 4 + 4 = 32
 //   k unroll:       4 k per loop iteration (the broadcasts' offsets in the ld1r immediate, one
@@ -21,7 +24,8 @@
 namespace weft::tpp::sve {
 
 inline constexpr int kPanelVectors = 4;   // vectors per full row panel
-inline constexpr int kMaxCols = 6;        // columns per block (B column pointers x19..x24)
+inline constexpr int kPanelCols = 6;      // columns per block with full panels (x19..x24)
+inline constexpr int kMaxCols = 12;       // columns per block at most (one m panel of 1-2 vectors)
 inline constexpr int kMaxAccumulators = 24;  // z8..z31
 inline constexpr int kKUnroll = 4;
 
@@ -35,7 +39,7 @@ struct SvePanel {
 
 struct SveColumnBlock {
   int col0 = 0;
-  int cols = 0;  // 1..kMaxCols
+  int cols = 0;  // 1..max_cols
   bool operator==(const SveColumnBlock&) const = default;
 };
 
@@ -43,6 +47,7 @@ struct SveBrgemmPlan {
   int vector_bytes = 32;
   int lanes = 8;
   int tail = 0;  // m % lanes: the predicate of the last panel's last vector (0: none)
+  int max_cols = kPanelCols;
   std::vector<SvePanel> panels;        // cover rows 0..m-1 in order
   std::vector<SveColumnBlock> blocks;  // cover columns 0..n-1 in order
   bool operator==(const SveBrgemmPlan&) const = default;
