@@ -122,11 +122,13 @@ TEST(SveBrgemmPlan, SupportsAndErrors) {
   EXPECT_TRUE(sve::supports(d));
   BrgemmDesc unary{.m = 8, .n = 8, .k = 4, .lda = 8, .ldb = 4, .ldc = 8, .activation = BrgemmActivation::unary,
                    .unary = UnaryOp::exp};
-  EXPECT_FALSE(sve::supports(unary)) << "the unary epilogue is Neon's";
-  EXPECT_THROW((void)sve::plan_sve_brgemm(unary, 32), weft::Error);
+  EXPECT_TRUE(sve::supports(unary));
+  unary.types = kF64;
+  EXPECT_FALSE(sve::supports(unary)) << "validate() refuses a unary epilogue in f64";
   BrgemmDesc bf16{.m = 8, .n = 8, .k = 4, .lda = 8, .ldb = 4, .ldc = 8,
                   .types = {.in = DataType::bf16, .out = DataType::f32, .compute = DataType::f32}};
   EXPECT_FALSE(sve::supports(bf16)) << "bf16 is Neon's";
+  EXPECT_THROW((void)sve::plan_sve_brgemm(bf16, 32), weft::Error);
   BrgemmDesc invalid{.m = 8, .n = 8, .k = 4, .lda = 7, .ldb = 4, .ldc = 8};
   EXPECT_FALSE(sve::supports(invalid)) << "lda < m";
   EXPECT_THROW((void)sve::plan_sve_brgemm(invalid, 32), weft::Error);
@@ -254,6 +256,41 @@ TEST(SveBrgemm, BiasAndReluWithSpecialValues) {
             check(d, 0, static_cast<std::uint32_t>(4500 + index), vector_bytes, {.special_every = 5});
             if (::testing::Test::HasFatalFailure()) return;
           }
+  });
+}
+
+// The unary epilogue (every element-wise op, with and without bias) on the stored C, 4 rows at a time
+// through the Neon sequence: bit for bit for the exact ops, within the transcendentals' bounds
+// (docs/tpp_eltwise.md) for exp, sigmoid, tanh and gelu; m with rows % 4 = 0..3 in its last panel.
+TEST(SveBrgemm, UnaryEpilogueEveryOp) {
+  constexpr UnaryOp kOps[] = {UnaryOp::copy, UnaryOp::relu,    UnaryOp::square,  UnaryOp::reciprocal,
+                              UnaryOp::sqrt, UnaryOp::exp,     UnaryOp::sigmoid, UnaryOp::tanh,
+                              UnaryOp::gelu, UnaryOp::increment, UnaryOp::decrement, UnaryOp::scale};
+  constexpr BrgemmBias kBiases[] = {BrgemmBias::none, BrgemmBias::per_row, BrgemmBias::per_col};
+  at_each_length([&](int vector_bytes) {
+    const int lanes = vector_bytes / 4;
+    int index = 0;
+    for (UnaryOp op : kOps) {
+      const bool takes_alpha = op == UnaryOp::increment || op == UnaryOp::decrement || op == UnaryOp::scale;
+      const bool transcendental =
+          op == UnaryOp::exp || op == UnaryOp::sigmoid || op == UnaryOp::tanh || op == UnaryOp::gelu;
+      for (int m : {1 + index % 3, lanes + 2, 4 * lanes + 3}) {
+        ++index;
+        const int n = 1 + index % 13, k = 1 + index % 6;
+        const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m + index % 2, .ldb = k, .ldc = m + index % 3,
+                           .beta = index % 2, .batch = kBatches[index % 3], .bias = kBiases[index % 3],
+                           .activation = BrgemmActivation::unary, .unary = op,
+                           .unary_alpha = takes_alpha ? -0.75f : 0.0f};
+        check(d, index % 5 == 4 ? 0 : 2, static_cast<std::uint32_t>(10000 + index), vector_bytes,
+              {.special_every = index % 3 == 0 ? 7 : 0, .ulps = transcendental ? 24 : 0,
+               .flush_front = index % 4 == 1});
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+    // A full-size kernel with the longest sequence in every 4 rows of every tile.
+    check({.m = 64, .n = 64, .k = 16, .lda = 64, .ldb = 16, .ldc = 64, .beta = 1, .bias = BrgemmBias::per_col,
+           .activation = BrgemmActivation::unary, .unary = UnaryOp::gelu},
+          2, 10500, vector_bytes, {.ulps = 24});
   });
 }
 

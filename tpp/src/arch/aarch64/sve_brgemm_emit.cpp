@@ -19,7 +19,10 @@ using namespace a64_brgemm;  // the general registers (brgemm_frame.hpp)
 // of the last panel), p2 relu's mask.
 constexpr unsigned kFirstAcc = 8, kFirstB = 4, kBRegisters = 4;
 constexpr ZReg kBias = z4, kZero = z5;
-constexpr PReg kAll = p0, kTail = p1, kMask = p2;
+constexpr PReg kAll = p0, kTail = p1, kMask = p2, kUnaryTail = p3;
+// The unary epilogue's subroutine: v7 = op(v7), v0..v5 its scratch, x17 its pool base.
+constexpr unsigned kActivationValue = 7;
+constexpr VReg kActivationScratch[] = {v0, v1, v2, v3, v4, v5};
 
 // B's column j of the tile (column-major B): x19..x24, then (a kernel of one m panel of 1-3
 // vectors, sve_brgemm_plan.hpp) registers free in its k loop: kCCol and kPanelsLeft (used outside
@@ -38,7 +41,7 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
   plan_ = plan_sve_brgemm(d, vector_bytes);
   // Columns past x24 take registers that a loop over several panels would need.
   if (plan_.max_cols > kPanelCols && plan_.panels.size() != 1) throw Error("sve brgemm: wide blocks need one panel");
-  saves_link_ = plan_.max_cols > kPanelCols;
+  saves_link_ = plan_.max_cols > kPanelCols || d.activation == BrgemmActivation::unary;
   f64_ = d.types.compute == jit::DataType::f64;
   bytes_ = f64_ ? 8 : 4;
   prologue();
@@ -80,6 +83,16 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
   }
   restore_registers(*this, saves_link_);
   ret();
+  if (d_.activation == BrgemmActivation::unary) {
+    // v7 = op(v7), clobbering v0..v5 and x17 (the pool's address: adr reaches the pool right
+    // after this subroutine whatever the kernel's size).
+    bind(activation_);
+    pool_.load_base(*this, kT1);
+    neon::ActivationEmitter(*this, pool_, kT1)
+        .emit(d_.unary, d_.unary_alpha, VReg(kActivationValue), kActivationScratch, d_.types.compute);
+    ret();
+  }
+  pool_.emit(*this);  // the unary epilogue's constants (nothing when there are none)
 }
 
 void BrgemmEmitter::prologue() {
@@ -94,6 +107,11 @@ void BrgemmEmitter::prologue() {
   if (plan_.tail != 0) {
     mov_imm(kT0, static_cast<std::uint64_t>(plan_.tail));
     f64_ ? whilelt(kTail.d(), xzr, kT0) : whilelt(kTail.s(), xzr, kT0);
+  }
+  // The unary pass moves C 4 rows at a time (f32); the last panel's last rows%4 under p3.
+  if (d_.activation == BrgemmActivation::unary && plan_.tail % 4 != 0) {
+    mov_imm(kT0, static_cast<std::uint64_t>(plan_.tail % 4));
+    whilelt(kUnaryTail.s(), xzr, kT0);
   }
 }
 
@@ -143,6 +161,32 @@ void BrgemmEmitter::tile(const SvePanel& panel, const SveColumnBlock& block) {
   bind(store);
   tile_epilogue(panel, block);
   c_access(false, panel, block);
+  if (d_.activation == BrgemmActivation::unary) unary_pass(panel, block);
+}
+
+// The unary epilogue on the tile's stored C (the sum + bias): 4 rows at a time through v7 and the
+// op's subroutine (the Neon ActivationEmitter's sequence, so the unary TPPs' bits at any vector
+// length), ldr q / str q, the panel's last rows % 4 with ld1w / st1w under p3. C's rows stay in L1
+// between the store and this pass; the calls are as many as the Neon kernel's (one per 4 rows).
+void BrgemmEmitter::unary_pass(const SvePanel& panel, const SveColumnBlock& block) {
+  const int rows = panel.rows(plan_.lanes);
+  const int full = rows / 4, rest = rows % 4;
+  const VReg value(kActivationValue);
+  mov(kCCol, kCTile);
+  for (int j = 0; j < block.cols; ++j) {
+    for (int c = 0; c < full; ++c) {
+      ldr(QReg(value.index), ptr(kCCol, 16 * c));
+      bl(activation_);
+      str(QReg(value.index), ptr(kCCol, 16 * c));
+    }
+    if (rest != 0) {
+      add(kT0, kCCol, 16 * full);
+      ld1w(ZReg(value.index).s(), kUnaryTail.z(), ptr_vl(kT0, 0));
+      bl(activation_);
+      st1w(ZReg(value.index).s(), kUnaryTail, ptr_vl(kT0, 0));
+    }
+    if (j + 1 < block.cols) add(kCCol, kCCol, kLdc);
+  }
 }
 
 // One batch entry's k: a loop of kKUnroll k per iteration, then the rest.

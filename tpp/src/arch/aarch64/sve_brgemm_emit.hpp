@@ -5,7 +5,9 @@
 // Scope (sve::supports): f32 or f64 everywhere; B column-major or b_transposed; strided, offsets,
 // addresses; beta 0 or 1 (count <= 0 an empty sum); bias per_row / per_col; relu (fcmle #0 into a
 // predicate, then sel of +0: x <= 0 -> +0, NaN kept with its bits, exactly the reference's select);
-// prefetch next_c. bf16 inputs and the unary-op epilogue stay with the Neon emitter.
+// the unary-op epilogue (f32: the Neon ActivationEmitter's sequence, the unary TPPs' bits, as one
+// subroutine on v7 called per 4 rows of the tile's C once it is stored: ldr q / str q, the last
+// rows of m under a predicate); prefetch next_c. bf16 inputs stay with the Neon emitter.
 //
 // The code is valid at the vector length it was generated for only (vector_bytes 16, 32 or 64): the
 // A vectors, C and the bias move with ld1w / ld1d at `mul vl` offsets, the last vector of m under a
@@ -15,7 +17,9 @@
 // broadcasts need neither k groups of 128 bits nor the z0..z7 limit of the indexed form).
 #pragma once
 
+#include "activation_emit.hpp"
 #include "brgemm_frame.hpp"
+#include "constant_pool.hpp"
 #include "sve_brgemm_plan.hpp"
 #include "weft/jit/aarch64/code_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -37,6 +41,7 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void c_access(bool load, const SvePanel& panel, const SveColumnBlock& block);
   void prefetch_next_c(const SvePanel& panel, const SveColumnBlock& block);
   void tile_epilogue(const SvePanel& panel, const SveColumnBlock& block);
+  void unary_pass(const SvePanel& panel, const SveColumnBlock& block);
   // SVE operations on f32 or f64 lanes (the descriptor's type).
   void load(jit::a64::ZReg t, jit::a64::PReg g, jit::a64::XReg base, int vl_index);
   void store(jit::a64::ZReg t, jit::a64::PReg g, jit::a64::XReg base, int vl_index);
@@ -51,7 +56,9 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   bool f64_ = false;
   int bytes_ = 4;        // of an element
   unsigned next_b_ = 0;  // which of the four broadcast registers the next ld1r uses
-  bool saves_link_ = false;  // x29 and x30 hold B columns (wide blocks): saved with x19-x28
+  bool saves_link_ = false;  // x29 and x30 hold B columns (wide blocks) or the unary pass calls: saved
+  neon::ConstantPool pool_;       // the unary epilogue's constants, after the code
+  jit::a64::Label activation_;    // the unary epilogue's subroutine (after the kernel's ret)
 };
 
 }  // namespace weft::tpp::sve

@@ -16,8 +16,7 @@ bool supports(const BrgemmDesc& d) {
   }
   const jit::DataType t = d.types.in;
   if (t != jit::DataType::f32 && t != jit::DataType::f64) return false;
-  if (d.types.out != t || d.types.compute != t) return false;
-  return d.activation != BrgemmActivation::unary;
+  return d.types.out == t && d.types.compute == t;
 }
 
 SveBrgemmPlan plan_sve_brgemm(const BrgemmDesc& d, int vector_bytes) {
@@ -26,7 +25,7 @@ SveBrgemmPlan plan_sve_brgemm(const BrgemmDesc& d, int vector_bytes) {
     throw Error("sve brgemm: vector length of " + std::to_string(vector_bytes) + " bytes (16, 32 or 64 expected)");
   }
   if (!supports(d)) {
-    throw Error("sve brgemm: " + to_string(d) + " not supported yet (bf16 inputs, unary epilogue: Neon)");
+    throw Error("sve brgemm: " + to_string(d) + " not supported yet (bf16 inputs: Neon)");
   }
   SveBrgemmPlan plan;
   plan.vector_bytes = vector_bytes;

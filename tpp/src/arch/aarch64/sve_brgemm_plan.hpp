@@ -55,9 +55,9 @@ struct SveBrgemmPlan {
 
 // What the SVE emitter handles (for a descriptor validate() accepts): f32 or f64 everywhere
 // (types.in == out == compute), B column-major or b_transposed, every batch kind, beta 0/1, bias
-// none / per_row / per_col, activation none or relu, prefetch none or next_c. Not yet: bf16 inputs,
-// the unary-op epilogue (the dispatcher sends those to the Neon emitter). False for an invalid
-// descriptor.
+// none / per_row / per_col, any activation (relu; unary: f32, as validate() allows), prefetch none
+// or next_c. Not yet: bf16 inputs (the dispatcher sends those to the Neon emitter). False for an
+// invalid descriptor.
 bool supports(const BrgemmDesc& d);
 
 // Throws weft::Error for an invalid descriptor, one outside supports() or a vector_bytes other than
