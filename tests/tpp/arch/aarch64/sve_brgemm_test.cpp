@@ -37,7 +37,12 @@ TEST(SveBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
     for (bool f64 : {false, true}) {
       for (int m = 1; m <= 70; ++m) {
         for (int n = 1; n <= 20; ++n) {
+          // B transposed in every other shape (the broadcast scheme's blocks).
           BrgemmDesc d{.m = m, .n = n, .k = 5, .lda = m, .ldb = 5, .ldc = m};
+          if ((m + n) % 2 == 1) {
+            d.b_transposed = true;
+            d.ldb = n;
+          }
           if (f64) d.types = kF64;
           const sve::SveBrgemmPlan plan = sve::plan_sve_brgemm(d, vector_bytes);
           SCOPED_TRACE("vl=" + std::to_string(vector_bytes) + " f64=" + std::to_string(f64) +
@@ -69,7 +74,10 @@ TEST(SveBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
             narrowest = std::min(narrowest, block.cols);
             col += block.cols;
             for (const sve::SvePanel& panel : plan.panels)
-              EXPECT_LE(panel.vectors * block.cols, sve::kMaxAccumulators);
+              EXPECT_LE(panel.vectors * block.cols, sve::max_accumulators(plan.indexed, block.cols));
+            if (plan.indexed) {
+              EXPECT_LE(block.cols, sve::kMaxIndexedCols) << "fmla by element: B in z0..z7";
+            }
           }
           EXPECT_EQ(col, n);
           EXPECT_LE(widest - narrowest, 1) << "near-equal blocks";
@@ -77,9 +85,12 @@ TEST(SveBrgemmPlan, PanelsCoverMAndBlocksCoverNWithin32Registers) {
           if (plan.max_cols > sve::kPanelCols) {
             EXPECT_EQ(plan.panels.size(), 1u);
           }
-          EXPECT_EQ(plan.max_cols, plan.panels.size() == 1 && plan.panels[0].vectors < sve::kPanelVectors
-                                       ? std::min(sve::kMaxCols, sve::kMaxAccumulators / plan.panels[0].vectors)
-                                       : sve::kPanelCols);
+          const int v0 = plan.panels[0].vectors;
+          EXPECT_EQ(plan.max_cols, plan.panels.size() > 1 || v0 == sve::kPanelVectors ? sve::kPanelCols
+                                   : plan.indexed ? std::min(sve::kMaxIndexedCols, 22 / v0)
+                                                  : std::min(sve::kMaxCols, sve::kMaxAccumulators / v0));
+          EXPECT_EQ(plan.indexed, !d.b_transposed);
+          EXPECT_EQ(plan.k_group, plan.indexed ? (f64 ? 2 : 4) : sve::kKUnroll);
         }
       }
     }
@@ -352,11 +363,11 @@ TEST(SveBrgemm, NegativeCountIsAnEmptySum) {
   });
 }
 
-// With WEFT_SVE_BRGEMM_DUMP=dir, the code of the m x 64 x 64 kernels (beta 1; m 64, 16 and 8) at
+// With WEFT_SVE_BRGEMM_DUMP=dir, the code of the m x 64 x 64 kernels (beta 1; m 64, 35, 16 and 8) at
 // each vector length goes to dir/sve_brgemm_<m>_vl<bits>.bin (f32), sve_brgemm_<m>_vl<bits>_f64.bin and
 // sve_brgemm_<m>_vl<bits>_t.bin (f32, B transposed), for objdump and scripts/mca_kernels.py --kernel file:... (runs on any host).
 TEST(SveBrgemmPlan, CodeDump) {
-  for (int m : {64, 16, 8}) {
+  for (int m : {64, 35, 16, 8}) {
     for (int vector_bytes : kVectorBytes) {
       for (int variant : {0, 1, 2}) {  // f32, f64, f32 with B transposed
         const bool f64 = variant == 1;

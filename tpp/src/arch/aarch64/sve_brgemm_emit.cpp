@@ -12,23 +12,25 @@ namespace {
 using namespace jit::a64;
 using namespace a64_brgemm;  // the general registers (brgemm_frame.hpp)
 
-// Vector registers: z8..z31 the accumulators, vector-major (accumulator (v, j) of a tile with
-// `cols` columns is z8 + v * cols + j; the low 64 bits of z8-z15 are callee-saved: the prologue
-// saves d8-d15); z0..z3 the A vectors of a k step; z4..z7 B's broadcasts in rotation. The epilogue
-// uses z4 (the bias) and z5 (+0 for relu). Predicates: p0 all lanes, p1 m's tail (the last vector
-// of the last panel), p2 relu's mask.
+// Vector registers: z8.. the accumulators, vector-major (accumulator (v, j) of a tile with `cols`
+// columns is z8 + v * cols + j; the low 64 bits of z8-z15 are callee-saved: the prologue saves
+// d8-d15). Indexed (B column-major): z0..z(cols-1) B's columns (128 bits of k each), two A registers
+// in turn, z6/z7 (up to 6 columns) or z30/z31 (7-8 columns). Broadcast (B transposed): z0..z3 the A
+// vectors of a k step, z4..z7 B's broadcasts in rotation. The epilogue uses z4 (the bias) and z5
+// (+0 for relu), and v0..v5, v7 for the unary op. Predicates: p0 all lanes, p1 m's tail (the last
+// vector of the last panel), p2 relu's mask, p3 the unary pass's last rows, p4 the k rest's B
+// elements (indexed).
 constexpr unsigned kFirstAcc = 8, kFirstB = 4, kBRegisters = 4;
 constexpr ZReg kBias = z4, kZero = z5;
-constexpr PReg kAll = p0, kTail = p1, kMask = p2, kUnaryTail = p3;
+constexpr PReg kAll = p0, kTail = p1, kMask = p2, kUnaryTail = p3, kKRest = p4;
 // The unary epilogue's subroutine: v7 = op(v7), v0..v5 its scratch, x17 its pool base.
 constexpr unsigned kActivationValue = 7;
 constexpr VReg kActivationScratch[] = {v0, v1, v2, v3, v4, v5};
 
 // B's column j of the tile (column-major B): x19..x24, then (a kernel of one m panel of 1-3
-// vectors, sve_brgemm_plan.hpp) registers free in its k loop: kCCol and kPanelsLeft (used outside
-// the batch loop, or not at all with one panel), the scratch x16 and x17 (entry_pointers is done
-// with them when the columns are set), x29 and x30 (saved: the kernel calls nothing).
-constexpr XReg kBColumns[kMaxCols] = {x19, x20, x21, x22, x23, x24, kCCol, kPanelsLeft, kT0, kT1, x29, x30};
+// vectors, sve_brgemm_plan.hpp: up to 8 columns) kCCol and kPanelsLeft, free in its k loop (used
+// outside the batch loop, or not at all with one panel).
+constexpr XReg kBColumns[kMaxIndexedCols] = {x19, x20, x21, x22, x23, x24, kCCol, kPanelsLeft};
 static_assert(kBColumns[0].index == kFirstBColumn, "entry_pointers sets x19");
 XReg b_col(int j) { return kBColumns[j]; }
 
@@ -40,8 +42,10 @@ ZReg a_vector(int v) { return ZReg(static_cast<unsigned>(v)); }
 BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
   plan_ = plan_sve_brgemm(d, vector_bytes);
   // Columns past x24 take registers that a loop over several panels would need.
-  if (plan_.max_cols > kPanelCols && plan_.panels.size() != 1) throw Error("sve brgemm: wide blocks need one panel");
-  saves_link_ = plan_.max_cols > kPanelCols || d.activation == BrgemmActivation::unary;
+  if (plan_.indexed && plan_.max_cols > kPanelCols && plan_.panels.size() != 1) {
+    throw Error("sve brgemm: wide blocks need one panel");
+  }
+  saves_link_ = d.activation == BrgemmActivation::unary;
   f64_ = d.types.compute == jit::DataType::f64;
   bytes_ = f64_ ? 8 : 4;
   prologue();
@@ -107,6 +111,11 @@ void BrgemmEmitter::prologue() {
   if (plan_.tail != 0) {
     mov_imm(kT0, static_cast<std::uint64_t>(plan_.tail));
     f64_ ? whilelt(kTail.d(), xzr, kT0) : whilelt(kTail.s(), xzr, kT0);
+  }
+  // Indexed: the k rest's B elements (the first k % k_group of a column's 128 bits) under p4.
+  if (plan_.indexed && d_.k % plan_.k_group != 0) {
+    mov_imm(kT0, static_cast<std::uint64_t>(d_.k % plan_.k_group));
+    f64_ ? whilelt(kKRest.d(), xzr, kT0) : whilelt(kKRest.s(), xzr, kT0);
   }
   // The unary pass moves C 4 rows at a time (f32); the last panel's last rows%4 under p3.
   if (d_.activation == BrgemmActivation::unary && plan_.tail % 4 != 0) {
@@ -189,44 +198,68 @@ void BrgemmEmitter::unary_pass(const SvePanel& panel, const SveColumnBlock& bloc
   }
 }
 
-// One batch entry's k: a loop of kKUnroll k per iteration, then the rest.
+// One batch entry's k: a loop of k_group k per iteration, then the rest.
 void BrgemmEmitter::k_loop(const SvePanel& panel, int cols) {
-  const int groups = d_.k / kKUnroll, rest = d_.k % kKUnroll;
+  const int group = plan_.k_group;
+  const int groups = d_.k / group, rest = d_.k % group;
+  auto steps = [&](int count, bool advance) {
+    plan_.indexed ? k_steps_indexed(panel, cols, count, advance) : k_steps_transposed(panel, cols, count);
+  };
   if (groups >= 2) {
     Label loop;
     mov_imm(kKLeft, static_cast<std::uint64_t>(groups));
     bind(loop);
-    k_steps(panel, cols, kKUnroll, true);
+    steps(group, true);
     subs(kKLeft, kKLeft, 1);
     b(Cond::ne, loop);
   } else if (groups == 1) {
-    k_steps(panel, cols, kKUnroll, rest > 0);
+    steps(group, rest > 0);
   }
-  if (rest > 0) k_steps(panel, cols, rest, false);
+  if (rest > 0) steps(rest, false);
 }
 
-// `steps` consecutive k: per k the panel's A vectors (z0..), then per column B(k, j) broadcast
-// (column-major: at x19 + j's column pointer + k's offset, the pointers moved past the steps
-// afterwards when `advance`; b_transposed: at B's row pointer x19 + j elements, the pointer moved to
-// the next row per k) and one FMA per A vector.
-void BrgemmEmitter::k_steps(const SvePanel& panel, int cols, int steps, bool advance) {
+// Indexed, `steps` k (k_group, or the rest under p4): each column's 128 bits of these k replicated
+// into every segment of z<j> (ld1rqw / ld1rqd; the rest's elements past k are not read), then per
+// k and A vector (two A registers in turn: the next load need not wait for this one's FMAs) one
+// fmla by element per column. The column pointers move past the group when `advance`.
+void BrgemmEmitter::k_steps_indexed(const SvePanel& panel, int cols, int steps, bool advance) {
+  const PReg b_predicate = steps == plan_.k_group ? kAll : kKRest;
+  for (int j = 0; j < cols; ++j) {
+    const ZReg b(static_cast<unsigned>(j));
+    f64_ ? ld1rqd(b.d(), b_predicate.z(), ptr(b_col(j))) : ld1rqw(b.s(), b_predicate.z(), ptr(b_col(j)));
+    if (advance) add(b_col(j), b_col(j), 16);
+  }
+  const unsigned first_a = cols > kPanelCols ? 30 : 6;
+  for (int kk = 0; kk < steps; ++kk) {
+    for (int v = 0; v < panel.vectors; ++v) {
+      const ZReg a(first_a + next_a_);
+      next_a_ ^= 1;
+      load(a, predicate(panel, v), kAPtr, v);
+      for (int j = 0; j < cols; ++j) {
+        const ZReg b(static_cast<unsigned>(j));
+        const ZReg c = acc(v, j, cols);
+        const auto lane = static_cast<unsigned>(kk);
+        f64_ ? fmla(c.d(), a.d(), b.d(lane)) : fmla(c.s(), a.s(), b.s(lane));
+      }
+    }
+    add(kAPtr, kAPtr, kLda);
+  }
+}
+
+// B transposed, `steps` consecutive k: per k the panel's A vectors (z0..z3), then per column B(k, j)
+// broadcast from B's row pointer x19 + j elements (B's columns are contiguous in a row: one pointer,
+// the ld1r immediate) and one FMA per A vector; x19 moves to the next row per k.
+void BrgemmEmitter::k_steps_transposed(const SvePanel& panel, int cols, int steps) {
   for (int kk = 0; kk < steps; ++kk) {
     for (int v = 0; v < panel.vectors; ++v) load(a_vector(v), predicate(panel, v), kAPtr, v);
     add(kAPtr, kAPtr, kLda);
     for (int j = 0; j < cols; ++j) {
       const ZReg b(kFirstB + next_b_);
       next_b_ = (next_b_ + 1) % kBRegisters;
-      if (d_.b_transposed) {
-        broadcast(b, b_col(0), j * bytes_);
-      } else {
-        broadcast(b, b_col(j), kk * bytes_);
-      }
+      broadcast(b, b_col(0), j * bytes_);
       for (int v = 0; v < panel.vectors; ++v) fma(acc(v, j, cols), a_vector(v), b);
     }
-    if (d_.b_transposed) add(b_col(0), b_col(0), kLdb);
-  }
-  if (!d_.b_transposed && advance) {
-    for (int j = 0; j < cols; ++j) add(b_col(j), b_col(j), steps * bytes_);
+    add(b_col(0), b_col(0), kLdb);
   }
 }
 

@@ -12,9 +12,10 @@
 // The code is valid at the vector length it was generated for only (vector_bytes 16, 32 or 64): the
 // A vectors, C and the bias move with ld1w / ld1d at `mul vl` offsets, the last vector of m under a
 // whilelt predicate (p1, set once in the prologue; p0 all lanes), so nothing past m is read or
-// written. B's elements are broadcast with ld1rw / ld1rd (see docs/tpp_brgemm.md for why not
-// ld1rq + fmla by element: llvm-mca's Neoverse V1 and V2 models issue both at the FMA peak, and the
-// broadcasts need neither k groups of 128 bits nor the z0..z7 limit of the indexed form).
+// written. B column-major: each column's next 128 bits of k replicated into every segment
+// (ld1rqw / ld1rqd) and fmla by element, Neon's scheme (one B load per column per 4 f32 / 2 f64 k);
+// B transposed: B(k, j) broadcast (ld1rw / ld1rd) from the row. docs/tpp_brgemm.md has llvm-mca's
+// figures for both.
 #pragma once
 
 #include "activation_emit.hpp"
@@ -37,7 +38,8 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void prologue();
   void tile(const SvePanel& panel, const SveColumnBlock& block);
   void k_loop(const SvePanel& panel, int cols);
-  void k_steps(const SvePanel& panel, int cols, int steps, bool advance);
+  void k_steps_transposed(const SvePanel& panel, int cols, int steps);
+  void k_steps_indexed(const SvePanel& panel, int cols, int steps, bool advance);
   void c_access(bool load, const SvePanel& panel, const SveColumnBlock& block);
   void prefetch_next_c(const SvePanel& panel, const SveColumnBlock& block);
   void tile_epilogue(const SvePanel& panel, const SveColumnBlock& block);
@@ -56,7 +58,8 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   bool f64_ = false;
   int bytes_ = 4;        // of an element
   unsigned next_b_ = 0;  // which of the four broadcast registers the next ld1r uses
-  bool saves_link_ = false;  // x29 and x30 hold B columns (wide blocks) or the unary pass calls: saved
+  unsigned next_a_ = 0;  // indexed: which of the two A registers the next A load uses
+  bool saves_link_ = false;  // the unary pass calls its subroutine: x29 and x30 saved
   neon::ConstantPool pool_;       // the unary epilogue's constants, after the code
   jit::a64::Label activation_;    // the unary epilogue's subroutine (after the kernel's ret)
 };

@@ -39,7 +39,11 @@ SveBrgemmPlan plan_sve_brgemm(const BrgemmDesc& d, int vector_bytes) {
     plan.panels.push_back(p);
   }
   // Near-equal blocks, as the Neon plan's (no block much narrower than the others).
-  if (vectors < kPanelVectors) plan.max_cols = std::min(kMaxCols, kMaxAccumulators / vectors);
+  plan.indexed = !d.b_transposed;
+  plan.k_group = plan.indexed ? 16 / static_cast<int>(jit::size_of(d.types.compute)) : kKUnroll;
+  if (vectors < kPanelVectors) {
+    plan.max_cols = plan.indexed ? std::min(kMaxIndexedCols, 22 / vectors) : std::min(kMaxCols, kMaxAccumulators / vectors);
+  }
   const int blocks = (d.n + plan.max_cols - 1) / plan.max_cols;
   int col0 = 0;
   for (int b = 0; b < blocks; ++b) {
