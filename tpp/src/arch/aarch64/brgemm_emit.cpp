@@ -1,7 +1,6 @@
 #include "brgemm_emit.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
