@@ -32,9 +32,9 @@ the two differ, it is the bound to compare with.
 bfmmla) by flops: a multiply-add is 2 flops, a bfmmla 32 (2x2 results of 4 products), a bfdot 4 per
 fp32 lane; the shares are of the model's flops per cycle for independent bfmmla (4s) and fmla (4s).
 
-A kernel "file PATH" is code a test wrote (tests/tpp/arch/aarch64/neon_brgemm_mmla_test.cpp with
-WEFT_MMLA_CODE_OUT=PATH: the bfmmla BRGEMM, an emitter option no ISA of this build selects yet);
-"file PATH N" analyses its N-th innermost loop with FMAs in code order instead of the hottest (the
+A kernel "file PATH" is code a test wrote (e.g. tests/tpp/arch/aarch64/neon_brgemm_mmla_test.cpp with
+WEFT_MMLA_CODE_OUT=PATH: the bfmmla BRGEMM with a packing option of its own); SVE code goes to
+llvm-mca with -mattr=+sve. "file PATH N" analyses its N-th innermost loop with FMAs in code order instead of the hottest (the
 bfmmla kernel's packed-B path comes first, its in-register path after it):
 
   WEFT_LLVM_MCA=llvm-mca-19 scripts/mca_kernels.py --arch aarch64 --kernel-code ... \
@@ -131,14 +131,20 @@ def hottest_loop(arch, code):
     return max(innermost, key=lambda s: sum(1 for _, mn, _ in code[s[0]:s[1] + 1] if fma.match(mn)))
 
 
+# An SVE operand (z register or predicate): the code needs -mattr=+sve.
+SVE_REGISTER = re.compile(r"\b(z\d+\.[bhsdq]|p\d+/[mz])\b")
+
+
 class Unsupported(Exception):
     """The model has no instruction of the ISA (llvm-mca: "found an unsupported instruction")."""
 
 
 def mca_figure(arch, cpu, body, pattern):
     """The number `pattern` captures in llvm-mca's report for `body` (assembly lines) on `cpu`."""
-    r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"],
-                       input="\n".join(body) + "\n", capture_output=True, text=True)
+    cmd = [MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"]
+    if arch == "aarch64" and any(SVE_REGISTER.search(line) for line in body):
+        cmd.append("-mattr=+sve")  # SVE code: the models' SVE instructions, whatever the -mcpu's default
+    r = subprocess.run(cmd, input="\n".join(body) + "\n", capture_output=True, text=True)
     if r.returncode != 0 and "unsupported instruction" in r.stderr:
         raise Unsupported(cpu)
     m = re.search(pattern, r.stdout)
@@ -267,6 +273,9 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
         if arch == "x64":
             reg = re.search(r"%([xyz]mm)", operands)
             forms.add((mnemonic, reg.group(1) if reg else "ymm"))
+        elif SVE_REGISTER.search(operands):
+            lane = re.search(r"z\d+\.([hsd])", operands)
+            forms.add((mnemonic, "sve." + (lane.group(1) if lane else "s"), "[" in operands))
         else:
             arrangement = re.search(r"v\d+\.(\d+[sdhb])", operands)
             by_element = "[" in operands
@@ -278,6 +287,14 @@ def peak_fma_per_cycle(arch, cpu, fma_lines):
             count = 24 if reg == "zmm" else 12
             block = [f"{mnemonic} %{reg}{30 if reg == 'zmm' else 14}, %{reg}{31 if reg == 'zmm' else 15}, %{reg}{i}"
                      for i in range(count)]
+        elif form[1].startswith("sve."):
+            # SVE: predicated (d += n * m under p0) or by element (m one of z0..z7).
+            mnemonic, lane, by_element = form[0], form[1][4:], form[2]
+            count = 24
+            if by_element:
+                block = [f"{mnemonic} z{8 + i}.{lane}, z30.{lane}, z7.{lane}[1]" for i in range(count)]
+            else:
+                block = [f"{mnemonic} z{i}.{lane}, p0/m, z30.{lane}, z31.{lane}" for i in range(count)]
         else:
             mnemonic, arrangement, by_element = form
             lane = arrangement[-1]
@@ -393,7 +410,8 @@ def main_eltwise(args, cpus):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", choices=sorted(ARCHES), default="x64")
-    parser.add_argument("--kernel-code", required=True, help="the weft-kernel-code command (with an emulator)")
+    parser.add_argument("--kernel-code", help="the weft-kernel-code command (with an emulator); not needed when "
+                        "every --kernel is a \"file PATH\"")
     parser.add_argument("--cpus", required=True, help="llvm-mca -mcpu names, comma-separated")
     parser.add_argument("--kernel", action="append", required=True,
                         help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"')

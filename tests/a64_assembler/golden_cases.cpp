@@ -1478,6 +1478,20 @@ void bf16_neon(Cases& c) {
 
 }  // namespace
 
+// The SVE BRGEMM's forms (issue 28, sve-brgemm): ld1rqw / ld1rqd.
+void sve_brgemm_forms(Cases& c) {
+  for (const auto& t_g_n : {std::array{0u, 0u, 0u}, {31u, 7u, 31u}, {17u, 3u, 30u}}) {
+    const auto t = t_g_n[0], g = t_g_n[1], n = t_g_n[2];
+    for (std::int64_t off : {-128, -16, 0, 16, 112}) {
+      const std::string mem = off == 0 ? cat("[", xsn(n), "]") : cat("[", xsn(n), ", #", off, "]");
+      c.add(cat("ld1rqw {", zn(t, Lane::s), "}, p", g, "/z, ", mem),
+            [=](Assembler& a) { a.ld1rqw(ZS{t}, PReg(g).z(), ptr(xs(n), off)); });
+      c.add(cat("ld1rqd {", zn(t, Lane::d), "}, p", g, "/z, ", mem),
+            [=](Assembler& a) { a.ld1rqd(ZD{t}, PReg(g).z(), ptr(xs(n), off)); });
+    }
+  }
+}
+
 std::vector<GoldenCase> golden_cases() {
   Cases c;
   integer_arithmetic(c);
@@ -1498,6 +1512,7 @@ std::vector<GoldenCase> golden_cases() {
   sve_moves_and_integer(c);
   sve_bf16(c);
   bf16_neon(c);
+  sve_brgemm_forms(c);
   return std::move(c.list);
 }
 

@@ -1408,6 +1408,22 @@ void Assembler::ld1rd(ZD t, PZeroing g, MemImm mem) {
   sve_replicate(Form::sve_ld1rd, 0x85C0E000, 8, t.index, g.index, mem);
 }
 
+// LD1RQW / LD1RQD (scalar plus immediate): imm4 = offset / 16, signed.
+void Assembler::sve_replicate_quad(Form form, std::uint32_t base, unsigned t, unsigned g, const MemImm& mem) {
+  sve_low_predicate(form, g);
+  if (mem.mode != AddrMode::offset) fail(form, "there is no pre- or post-index form (ptr(base, offset))");
+  if (mem.offset % 16 != 0 || mem.offset < -128 || mem.offset > 112) {
+    fail(form, "offset " + std::to_string(mem.offset) + " is not a multiple of 16 in -128..112");
+  }
+  emit(form, base | (u32(mem.offset / 16) & 0xFu) << 16 | g << 10 | mem.base.index << 5 | t);
+}
+void Assembler::ld1rqw(ZS t, PZeroing g, MemImm mem) {
+  sve_replicate_quad(Form::sve_ld1rqw, 0xA5002000, t.index, g.index, mem);
+}
+void Assembler::ld1rqd(ZD t, PZeroing g, MemImm mem) {
+  sve_replicate_quad(Form::sve_ld1rqd, 0xA5802000, t.index, g.index, mem);
+}
+
 void Assembler::sve_fill_spill(Form form, std::uint32_t base, unsigned t, const MemVl& mem) {
   if (mem.index < -256 || mem.index > 255) {
     fail(form, "offset " + std::to_string(mem.index) + " is out of range -256..255 (times the vector length)");

@@ -166,7 +166,7 @@ void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, const Ch
   ref_args.c = expected.data();
   brgemm_reference(d, ref_args);
 
-  auto code = emit_neon(d);
+  auto code = options.emit ? options.emit(d) : emit_neon(d);
   auto fn = code->finalize<BrgemmKernelFn>(to_string(d));
   fn(&args);
   for (std::int64_t j = 0; j < d.n; ++j) {

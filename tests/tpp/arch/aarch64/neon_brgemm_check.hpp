@@ -1,13 +1,15 @@
-// The Neon BRGEMM tests' common check: one descriptor run by the Neon emitter against
-// brgemm_reference, whatever its data types, batch kind, bias and epilogue. Every operand (each
-// batch entry of A and B, C, the bias) lies flush against a guard page, so that touching one element
-// past it faults; the whole of C (its padding rows too) must equal the reference's bit for bit, or
-// within `ulps` units in the last place of C's type for the transcendental epilogues.
+// The Neon (and SVE) BRGEMM tests' common check: one descriptor run by the Neon emitter (or
+// CheckOptions::emit) against brgemm_reference, whatever its data types, batch kind, bias and
+// epilogue. Every operand (each batch entry of A and B, C, the bias) lies flush against a guard
+// page, so that touching one element past it faults; the whole of C (its padding rows too) must
+// equal the reference's bit for bit, or within `ulps` units in the last place of C's type for the
+// transcendental epilogues.
 //
 //   neon_brgemm_test::check({.m = 7, .n = 5, .k = 3, .lda = 7, .ldb = 3, .ldc = 7}, /*count=*/2, /*seed=*/1);
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "weft/jit/generated_code.hpp"
@@ -23,6 +25,8 @@ struct CheckOptions {
   std::int64_t ulps = 0;
   // The guard page before the operands instead of after them (Flush::front).
   bool flush_front = false;
+  // The kernel's generator (null: emit_neon). The SVE tests pass theirs.
+  std::function<std::unique_ptr<jit::GeneratedCode>(const BrgemmDesc&)> emit = nullptr;
 };
 
 // The Neon kernel of d (through detail::emit_kernel and plan_brgemm, as the kernel cache does).

@@ -1,7 +1,6 @@
 #include "brgemm_emit.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,27 +14,8 @@ namespace {
 using namespace jit::a64;
 using jit::DataType;
 
-// General registers, fixed for the whole kernel (AAPCS64: x0-x17 are the caller's to lose; x19-x28
-// are saved in the prologue):
-//   x0 args          x1 a, x2 b, x3 c, x4 count
-//   x5, x6           strided: stride_a, stride_b in bytes; offsets: offsets_a/b; addresses: addresses_a/b
-//   x7               batch entries left in the tile's batch loop
-//   x8, x9           strided: A_i and B_i; offsets / addresses: cursors into the arrays
-//   x10              bytes from one k step of A to the next (lda elements; bf16: a pair, 2 lda)
-//   x11              bytes from one column of B to the next (b_transposed: from one k to the next)
-//   x12              A of the current k step (A_i + the panel's rows)
-//   x13              k groups left
-//   x14, x15         the tile's row offset in A (bytes), its column offset in B (bytes)
-//   x16, x17         scratch
-//   x19..x24         B_i's columns of the tile, advancing along k (b_transposed: x19, B_i's row k)
-//   x25              ldc in bytes
-//   x26              the C column being loaded or stored
-//   x27              row panels left in a loop over equal panels
-//   x28              the tile's C (its first row and column)
-constexpr XReg kArgs = x0, kA = x1, kB = x2, kC = x3, kCount = x4, kBatchA = x5, kBatchB = x6, kLeft = x7,
-               kEntryA = x8, kEntryB = x9, kLda = x10, kLdb = x11, kAPtr = x12, kKLeft = x13, kRowOff = x14,
-               kColOff = x15, kT0 = x16, kT1 = x17, kLdc = x25, kCCol = x26, kPanelsLeft = x27, kCTile = x28;
-constexpr unsigned kFirstBColumn = 19;
+// General registers: brgemm_frame.hpp (shared with the SVE emitter).
+using namespace a64_brgemm;
 
 // Vector registers: v8.. the accumulators (vector-major: accumulator (v, j) of a tile with `cols`
 // columns is v8 + v * cols + j; v8-v15's low halves are callee-saved: the prologue saves them).
@@ -69,7 +49,6 @@ constexpr XReg kPacked = x24, kPackSrc0 = x20, kPackSrc1 = x21, kPackDst = x22, 
 constexpr VReg kMmlaIoConstants[] = {v4, v5};
 constexpr VReg kMmlaIoScratch[] = {v0, v2, v3};
 
-XReg b_column(int j) { return XReg(kFirstBColumn + static_cast<unsigned>(j)); }
 VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>(v * cols + j)); }
 
 }  // namespace
@@ -262,37 +241,8 @@ void BrgemmEmitter::pack_b(const NeonColumnBlock& block) {
 
 void BrgemmEmitter::prologue() {
   // The unary epilogue calls its subroutine: the link register is saved (with x29, for 16 bytes).
-  if (d_.activation == BrgemmActivation::unary) stp(x29, x30, pre_ptr(sp, -16));
-  stp(x19, x20, pre_ptr(sp, -16));
-  stp(x21, x22, pre_ptr(sp, -16));
-  stp(x23, x24, pre_ptr(sp, -16));
-  stp(x25, x26, pre_ptr(sp, -16));
-  stp(x27, x28, pre_ptr(sp, -16));
-  stp(d8, d9, pre_ptr(sp, -16));
-  stp(d10, d11, pre_ptr(sp, -16));
-  stp(d12, d13, pre_ptr(sp, -16));
-  stp(d14, d15, pre_ptr(sp, -16));
-  ldr(kA, ptr(kArgs, offsetof(BrgemmArgs, a)));
-  ldr(kB, ptr(kArgs, offsetof(BrgemmArgs, b)));
-  ldr(kC, ptr(kArgs, offsetof(BrgemmArgs, c)));
-  ldr(kCount, ptr(kArgs, offsetof(BrgemmArgs, count)));
-  const auto element_shift = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(in_bytes_)));
-  switch (d_.batch) {
-    case BrgemmBatch::strided:
-      ldr(kBatchA, ptr(kArgs, offsetof(BrgemmArgs, stride_a)));
-      ldr(kBatchB, ptr(kArgs, offsetof(BrgemmArgs, stride_b)));
-      lsl(kBatchA, kBatchA, element_shift);  // elements -> bytes
-      lsl(kBatchB, kBatchB, element_shift);
-      break;
-    case BrgemmBatch::offsets:
-      ldr(kBatchA, ptr(kArgs, offsetof(BrgemmArgs, offsets_a)));
-      ldr(kBatchB, ptr(kArgs, offsetof(BrgemmArgs, offsets_b)));
-      break;
-    case BrgemmBatch::addresses:
-      ldr(kBatchA, ptr(kArgs, offsetof(BrgemmArgs, addresses_a)));
-      ldr(kBatchB, ptr(kArgs, offsetof(BrgemmArgs, addresses_b)));
-      break;
-  }
+  save_registers(*this, d_.activation == BrgemmActivation::unary);
+  load_args(*this, d_.batch, in_bytes_);
   // A k step of A is a column (lda elements); in VNNI-2 a pair of k is one block of 2 lda.
   const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * d_.lda : d_.lda;
   mov_imm(kLda, static_cast<std::uint64_t>(a_step * in_bytes_));
@@ -302,16 +252,7 @@ void BrgemmEmitter::prologue() {
 }
 
 void BrgemmEmitter::epilogue() {
-  ldp(d14, d15, post_ptr(sp, 16));
-  ldp(d12, d13, post_ptr(sp, 16));
-  ldp(d10, d11, post_ptr(sp, 16));
-  ldp(d8, d9, post_ptr(sp, 16));
-  ldp(x27, x28, post_ptr(sp, 16));
-  ldp(x25, x26, post_ptr(sp, 16));
-  ldp(x23, x24, post_ptr(sp, 16));
-  ldp(x21, x22, post_ptr(sp, 16));
-  ldp(x19, x20, post_ptr(sp, 16));
-  if (d_.activation == BrgemmActivation::unary) ldp(x29, x30, post_ptr(sp, 16));
+  restore_registers(*this, d_.activation == BrgemmActivation::unary);
   ret();
 }
 
@@ -336,17 +277,8 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   if (plan_.math == NeonBrgemmMath::bf16_widen) movi(VReg(kBf16Mask).d2(), 0xffff0000ffff0000u);
   Label store, batch;
   // count 0 (or negative, as on x86): C stays (beta 1) or becomes 0 (beta 0).
-  cmp(kCount, 0);
-  b(Cond::le, store);
-  mov(kLeft, kCount);
+  begin_batch(*this, d_.batch, store);
   if (packed_) mov(kPacked, sp);
-  if (d_.batch == BrgemmBatch::strided) {
-    mov(kEntryA, kA);
-    mov(kEntryB, kB);
-  } else {
-    mov(kEntryA, kBatchA);
-    mov(kEntryB, kBatchB);
-  }
   bind(batch);
   entry_pointers(block);
   k_loop(panel, cols);
@@ -388,29 +320,7 @@ void BrgemmEmitter::mmla_layout(bool to_blocks, const NeonPanel& panel, int cols
 // This entry's A rows of the panel (kAPtr) and B columns of the block (x19..; b_transposed: x19,
 // the block's first column in B's row 0), then the next entry.
 void BrgemmEmitter::entry_pointers(const NeonColumnBlock& block) {
-  const auto element_shift = static_cast<unsigned>(std::countr_zero(static_cast<unsigned>(in_bytes_)));
-  switch (d_.batch) {
-    case BrgemmBatch::strided:
-      add(kAPtr, kEntryA, kRowOff);
-      add(b_column(0), kEntryB, kColOff);
-      add(kEntryA, kEntryA, kBatchA);
-      add(kEntryB, kEntryB, kBatchB);
-      break;
-    case BrgemmBatch::offsets:
-      ldr(kT0, post_ptr(kEntryA, 8));
-      ldr(kT1, post_ptr(kEntryB, 8));
-      add(kAPtr, kA, kT0, jit::a64::lsl(element_shift));
-      add(b_column(0), kB, kT1, jit::a64::lsl(element_shift));
-      add(kAPtr, kAPtr, kRowOff);
-      add(b_column(0), b_column(0), kColOff);
-      break;
-    case BrgemmBatch::addresses:
-      ldr(kT0, post_ptr(kEntryA, 8));
-      ldr(kT1, post_ptr(kEntryB, 8));
-      add(kAPtr, kT0, kRowOff);
-      add(b_column(0), kT1, kColOff);
-      break;
-  }
+  a64_brgemm::entry_pointers(*this, d_.batch, in_bytes_);
   if (plan_.math == NeonBrgemmMath::fma_transposed) return;
   if (mmla_) {
     // A's pair p + 1, and the first column of each column pair (2 ldb apart).

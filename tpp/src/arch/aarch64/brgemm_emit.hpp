@@ -49,6 +49,7 @@
 #include "activation_emit.hpp"
 #include "constant_pool.hpp"
 #include "element_io.hpp"
+#include "brgemm_frame.hpp"
 #include "neon_brgemm_plan.hpp"
 #include "weft/jit/aarch64/code_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"

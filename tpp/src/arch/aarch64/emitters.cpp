@@ -1,5 +1,5 @@
 // AArch64's TPP emitters (tpp/src/emitters.hpp): Neon code from our A64 assembler for every
-// family. The BRGEMM follows its own plan (neon_brgemm_plan.hpp); unary and binary kernels read
+// family, SVE code for the f32 / f64 BRGEMM of the SVE ISAs. The BRGEMM follows its own plan (neon_brgemm_plan.hpp); unary and binary kernels read
 // the shared plans' layout (lanes, flat, rows, tails), which every AArch64 ISA plans for Neon
 // (IsaTraits::elementwise). A plan for another architecture's ISA is a weft::Error.
 #include "emitters.hpp"
@@ -10,6 +10,8 @@
 
 #include "binary_emit.hpp"
 #include "brgemm_emit.hpp"
+#include "sve_brgemm_emit.hpp"
+#include "sve_brgemm_plan.hpp"
 #include "unary_emit.hpp"
 #include "weft/jit/architecture.hpp"
 #include "weft/jit/cpu.hpp"
@@ -37,8 +39,12 @@ bool offered(jit::Isa isa) {
 // AArch64 ISA runs it for what its own emitters lack.
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const BrgemmPlan& plan) {
   if (!offered(plan.isa)) no_emitter("brgemm", plan.isa);
-  // bf16 with bfmmla where the ISA has BF16 (neon_bf16, sve*_bf16), else widened to fp32.
-  return std::make_unique<neon::BrgemmEmitter>(desc, jit::isa_traits(plan.isa).bf16_dot);
+  const jit::IsaTraits& traits = jit::isa_traits(plan.isa);
+  // SVE at the ISA's vector length for f32 and f64 (sve::supports); bf16 runs the Neon kernel, on
+  // bfmmla where the ISA has BF16 (neon_bf16, sve*_bf16), else widened to fp32.
+  if (traits.tail == jit::TailPolicy::predicate && sve::supports(desc))
+    return std::make_unique<sve::BrgemmEmitter>(desc, traits.vector_bytes);
+  return std::make_unique<neon::BrgemmEmitter>(desc, traits.bf16_dot);
 }
 
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const UnaryPlan& plan) {

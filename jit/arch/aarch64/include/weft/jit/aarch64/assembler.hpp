@@ -618,6 +618,10 @@ class Assembler {
   void ld1rh(ZH t, PZeroing g, MemImm mem);
   void ld1rw(ZS t, PZeroing g, MemImm mem);
   void ld1rd(ZD t, PZeroing g, MemImm mem);
+  // 128 bits (4 words / 2 doublewords, the active ones of the predicate's first 128 bits; the others
+  // zero and not read) into every 128-bit segment: ptr(base, -128..112, a multiple of 16).
+  void ld1rqw(ZS t, PZeroing g, MemImm mem);
+  void ld1rqd(ZD t, PZeroing g, MemImm mem);
   // The whole register (spills): ptr_vl(base, -256..255).
   void ldr(ZReg t, MemVl mem);
   void str(ZReg t, MemVl mem);
@@ -837,6 +841,7 @@ class Assembler {
   void sve_contiguous(Form form, std::uint32_t base, unsigned t, unsigned g, const MemVl& mem);
   void sve_contiguous(Form form, std::uint32_t base, unsigned shift, unsigned t, unsigned g, const MemReg& mem);
   void sve_replicate(Form form, std::uint32_t base, unsigned bytes, unsigned t, unsigned g, const MemImm& mem);
+  void sve_replicate_quad(Form form, std::uint32_t base, unsigned t, unsigned g, const MemImm& mem);
   void sve_fill_spill(Form form, std::uint32_t base, unsigned t, const MemVl& mem);
   void sve_dgnm(Form first, std::uint32_t base, Lane lane, unsigned d, unsigned g, unsigned n, unsigned m,
                 bool wide_predicate);

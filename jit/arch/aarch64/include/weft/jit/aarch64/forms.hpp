@@ -207,7 +207,10 @@
   X(bfdot_2s, "bfdot.2s") X(bfdot_4s, "bfdot.4s") X(bfdot_2s_elem, "bfdot.2s.elem") X(bfdot_4s_elem, "bfdot.4s.elem")  \
   X(bfmmla_4s, "bfmmla.4s") X(bfmlalb_4s, "bfmlalb.4s") X(bfmlalt_4s, "bfmlalt.4s")                                    \
   X(bfmlalb_4s_elem, "bfmlalb.4s.elem") X(bfmlalt_4s_elem, "bfmlalt.4s.elem")                                          \
-  X(bfcvtn_4h, "bfcvtn.4h") X(bfcvtn2_8h, "bfcvtn2.8h") X(bfcvt_h_s, "bfcvt.h.s")
+  X(bfcvtn_4h, "bfcvtn.4h") X(bfcvtn2_8h, "bfcvtn2.8h") X(bfcvt_h_s, "bfcvt.h.s")                                      \
+  /* SVE BRGEMM (issue 28, sve-brgemm): load and replicate a quadword (4 words / 2 doublewords into every */           \
+  /* 128-bit segment), for fmla by element */                                                                          \
+  X(sve_ld1rqw, "sve.ld1rqw") X(sve_ld1rqd, "sve.ld1rqd")
 
 namespace weft::jit::a64 {
 
