@@ -28,6 +28,17 @@ the two differ, it is the bound to compare with.
   scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... --cpus neoverse-v1 \
       --kernel "neon unary exp 64 64" --kernel "neon binary add 64 64"
 
+Each element-wise row also gives the elements one iteration stores (its stores' bytes over the
+output element's: the kernel's --types, "bf16" and "bf16:f32" as given) and elements per cycle,
+the figure that compares kernels of different vector lengths. A kernel "asm PATH VL" is a loop
+written by hand in assembler (a label, the body, the backward branch; docs/mca/ has the SVE loops
+of docs/tpp_eltwise.md) for a vector length of VL bits: SVE's stores count VL bits per vector, and
+a line "// out: bf16" (or f64) in the file names the output type (default f32). llvm-mca runs
+with -mattr=+sve,+bf16 for every AArch64 kernel:
+
+  WEFT_LLVM_MCA=llvm-mca-19 scripts/mca_kernels.py --arch aarch64 --eltwise --kernel-code ... \
+      --cpus neoverse-v1 --kernel "neon unary exp 64 64" --kernel "asm docs/mca/sve_exp_f32.s 256"
+
 --flops GHZ (aarch64) compares kernels of different instructions (fmla on widened bf16, bfdot,
 bfmmla) by flops: a multiply-add is 2 flops, a bfmmla 32 (2x2 results of 4 products), a bfdot 4 per
 fp32 lane; the shares are of the model's flops per cycle for independent bfmmla (4s) and fmla (4s).
@@ -62,6 +73,7 @@ ARCHES = {
     "x64": {
         "objdump": ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64"],
         "triple": "x86_64",
+        "mattr": [],
         "comment": "#",
         "fma": re.compile(r"^(vfn?m(add|sub)\d+[ps][sd]|vdpbf16ps)\b"),
         "branch": re.compile(r"^(j[a-z]+|loop[a-z]*)$"),
@@ -69,6 +81,7 @@ ARCHES = {
     "aarch64": {
         "objdump": ["aarch64-linux-gnu-objdump", "-D", "-b", "binary", "-m", "aarch64"],
         "triple": "aarch64",
+        "mattr": ["-mattr=+sve,+bf16"],
         "comment": "//",
         "fma": re.compile(r"^(fmla|fmls|bfdot|bfmmla|bfmlal[bt])\b"),
         "branch": re.compile(r"^(b\.[a-z]+|b|cbn?z|tbn?z)$"),
@@ -131,7 +144,7 @@ def hottest_loop(arch, code):
     return max(innermost, key=lambda s: sum(1 for _, mn, _ in code[s[0]:s[1] + 1] if fma.match(mn)))
 
 
-# An SVE operand (z register or predicate): the code needs -mattr=+sve.
+# An SVE operand (z register or predicate): its FMA form is an SVE one.
 SVE_REGISTER = re.compile(r"\b(z\d+\.[bhsdq]|p\d+/[mz])\b")
 
 
@@ -141,10 +154,9 @@ class Unsupported(Exception):
 
 def mca_figure(arch, cpu, body, pattern):
     """The number `pattern` captures in llvm-mca's report for `body` (assembly lines) on `cpu`."""
-    cmd = [MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"]
-    if arch == "aarch64" and any(SVE_REGISTER.search(line) for line in body):
-        cmd.append("-mattr=+sve")  # SVE code: the models' SVE instructions, whatever the -mcpu's default
-    r = subprocess.run(cmd, input="\n".join(body) + "\n", capture_output=True, text=True)
+    r = subprocess.run([MCA, f"-mtriple={ARCHES[arch]['triple']}", f"-mcpu={cpu}", f"-iterations={ITERATIONS}"]
+                       + ARCHES[arch]["mattr"],
+                       input="\n".join(body) + "\n", capture_output=True, text=True)
     if r.returncode != 0 and "unsupported instruction" in r.stderr:
         raise Unsupported(cpu)
     m = re.search(pattern, r.stdout)
@@ -164,14 +176,16 @@ def mca_block_rthroughput(arch, cpu, body):
 
 
 def memory_ops(arch, body):
-    """(loads, stores) among the loop's instructions (constant loads included)."""
+    """(vector loads, vector stores) among the loop's instructions (constant loads included)."""
     loads = stores = 0
     for line in body:
         mnemonic, operands = (line.split(None, 1) + [""])[:2]
         if arch == "aarch64":
-            if re.match(r"^(ldr|ldur|ldp|ld1)", mnemonic):
+            if re.match(r"^ld1", mnemonic) or \
+                    re.match(r"^(ldr|ldur|ldp)$", mnemonic) and re.match(r"\s*[qdshbz]\d", operands):
                 loads += 1
-            elif re.match(r"^(str|stur|stp|stnp|st1)", mnemonic):
+            elif re.match(r"^(stnp|st1)", mnemonic) or \
+                    re.match(r"^(str|stur|stp)$", mnemonic) and re.match(r"\s*[qdshbz]\d", operands):
                 stores += 1
         elif "(%" in operands:
             # AT&T: the destination is the last operand.
@@ -182,9 +196,13 @@ def memory_ops(arch, body):
     return loads, stores
 
 
-def memory_peak_cycles(arch, cpu, loads, stores):
-    """The model's cycles for `loads` vector loads and `stores` vector stores, all independent."""
-    if arch == "aarch64":
+def memory_peak_cycles(arch, cpu, loads, stores, sve=False):
+    """The model's cycles for `loads` vector loads and `stores` vector stores, all independent
+    (SVE's ld1w / st1w where the loop is SVE's)."""
+    if arch == "aarch64" and sve:
+        block = [f"ld1w {{ z{i % 24}.s }}, p0/z, [x1, #{i % 8}, mul vl]" for i in range(loads)]
+        block += [f"st1w {{ z{24 + i % 8}.s }}, p0, [x2, #{i % 8}, mul vl]" for i in range(stores)]
+    elif arch == "aarch64":
         block = [f"ldr q{i % 24}, [x1, #{16 * i}]" for i in range(loads)]
         block += [f"str q{24 + i % 8}, [x2, #{16 * i}]" for i in range(stores)]
     else:
@@ -195,7 +213,7 @@ def memory_peak_cycles(arch, cpu, loads, stores):
 
 # Vector registers: aarch64 v/q/d/s/h/b n (a lane or an arrangement may follow); x86 %xmm/%ymm/%zmm n.
 VECTOR_REGISTER = {
-    "aarch64": re.compile(r"\b([vqdshb])(\d+)\b"),
+    "aarch64": re.compile(r"\b([vqdshbz])(\d+)\b"),
     "x64": re.compile(r"%([xyz]mm)(\d+)\b"),
 }
 
@@ -227,12 +245,17 @@ def without_dependencies(arch, body):
             is_store = not pattern.search(last) or "(" in last
             dest_end = None
         count = [0]
+        # SVE's destructive forms (fmax zd, pg/m, zd, zm; and zd, zd, #imm) must name the
+        # destination again: that source becomes the renamed destination.
+        tied = pattern.search(operands).group(0) if arch == "aarch64" and not is_store else None
 
         def rename(match, is_destination):
             nonlocal fresh
             if is_destination:
                 fresh = (fresh + 1) % (registers - 2)
                 return f"{'%' if arch == 'x64' else ''}{match.group(1)}{fresh}"
+            if match.group(1) == "z" and match.group(0) == tied:
+                return f"z{fresh}"
             count[0] += 1
             return f"{'%' if arch == 'x64' else ''}{match.group(1)}{sources[count[0] % 2]}"
 
@@ -247,6 +270,26 @@ def without_dependencies(arch, body):
                 pattern.sub(lambda m: rename(m, True), tail)
         out.append(f"{mnemonic} {renamed}")
     return out
+
+
+STORE_BYTES = {"q": 16, "d": 8, "s": 4, "h": 2, "b": 1}
+SVE_ELEMENT_BYTES = {"b": 1, "h": 2, "w": 4, "d": 8}
+
+
+def stored_bytes(body, vl_bits):
+    """Bytes the AArch64 loop body stores per iteration; an SVE vector is vl_bits wide."""
+    total = 0
+    for line in body:
+        mnemonic, operands = (line.split(None, 1) + [""])[:2]
+        if re.match(r"^(str|stur|stp|stnp)$", mnemonic):
+            m = re.match(r"\s*([qdshb])\d", operands)
+            if m:
+                total += STORE_BYTES[m.group(1)] * (1 if mnemonic in ("str", "stur") else 2)
+        elif re.match(r"^st1[bhwd]$", mnemonic):
+            # st1h { z0.s }: one halfword per 32-bit element, VL/32 of them.
+            lane = re.search(r"z\d+\.([bhsd])", operands).group(1)
+            total += vl_bits // 8 * SVE_ELEMENT_BYTES[mnemonic[-1]] // {"b": 1, "h": 2, "s": 4, "d": 8}[lane]
+    return total
 
 
 def biggest_loop(arch, code):
@@ -341,6 +384,8 @@ def kernel_loop(arch, kernel_code, kernel, pick_loop):
             spans = [s for s in innermost_loops(arch, code) if any(fma.match(mn) for _, mn, _ in code[s[0]:s[1] + 1])]
             return f"code of {kind}, loop {args[0]}", as_mca_input(arch, code, spans[int(args[0]) - 1])
         return f"code of {kind}", as_mca_input(arch, *picked(arch, code, pick_loop, kernel))
+    if not kernel_code:
+        sys.exit(f"mca_kernels: {kernel}: needs --kernel-code")
     with tempfile.TemporaryDirectory() as tmp:
         code_file = os.path.join(tmp, "kernel.bin")
         summary = run(shlex.split(kernel_code) + ["--isa", isa, "--out", code_file, kind] + args).strip()
@@ -374,8 +419,29 @@ def analyse(arch, kernel_code, kernel, cpus):
     return summary, rows
 
 
+OUT_BYTES = {"f32": 4, "bf16": 2, "f64": 8}
+
+
+def asm_loop(path):
+    """The loop of a hand-written assembler file: its lines without comments and blank lines."""
+    with open(path) as f:
+        text = f.read()
+    out = re.search(r"//\s*out:\s*(\w+)", text)
+    lines = [line.split("//")[0].strip() for line in text.splitlines()]
+    return [line for line in lines if line], OUT_BYTES[out.group(1) if out else "f32"]
+
+
 def analyse_eltwise(arch, kernel_code, kernel, cpus):
-    summary, body = kernel_loop(arch, kernel_code, kernel, biggest_loop)
+    words = kernel.split()
+    if words[0] == "asm":  # "asm PATH VL"
+        body, out_bytes = asm_loop(words[1])
+        summary, vl_bits = f"assembler {words[1]} at {words[2]} bits", int(words[2])
+    else:
+        summary, body = kernel_loop(arch, kernel_code, kernel, biggest_loop)
+        types = words[words.index("--types") + 1] if "--types" in words else "f32"
+        out_bytes, vl_bits = OUT_BYTES[types.split(":")[-1]], 128
+    elements = stored_bytes(body, vl_bits) / out_bytes if arch == "aarch64" else 0
+    sve = any(re.search(r"\bz\d+\.", line) for line in body)
     loads, stores = memory_ops(arch, body[1:])
     rows = []
     for cpu in cpus:
@@ -383,35 +449,36 @@ def analyse_eltwise(arch, kernel_code, kernel, cpus):
             cycles = mca_cycles(arch, cpu, body)
             bound = mca_block_rthroughput(arch, cpu, body)
             free = mca_cycles(arch, cpu, without_dependencies(arch, body))
-            memory = memory_peak_cycles(arch, cpu, loads, stores)
+            memory = memory_peak_cycles(arch, cpu, loads, stores, sve)
         except Unsupported:
-            rows.append((kernel, cpu, len(body) - 1, loads, stores, None, None, None, None))
+            rows.append((kernel, cpu, len(body) - 1, loads, stores, None, None, None, None, elements))
             continue
-        rows.append((kernel, cpu, len(body) - 1, loads, stores, cycles, bound, free, memory))
+        rows.append((kernel, cpu, len(body) - 1, loads, stores, cycles, bound, free, memory, elements))
     return summary, rows
 
 
 def main_eltwise(args, cpus):
     print("| kernel | -mcpu | loop instructions | loads + stores | cycles / iteration | resource bound | "
-          "share of bound | dependency-free cycles | share of them | load/store peak cycles | share of load/store peak |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "share of bound | dependency-free cycles | share of them | load/store peak cycles | share of load/store peak | "
+          "elements / iteration | elements / cycle |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for kernel in args.kernel:
         summary, rows = analyse_eltwise(args.arch, args.kernel_code, kernel, cpus)
         print(f"<!-- {summary} -->", file=sys.stderr)
-        for kernel_name, cpu, n, loads, stores, cycles, bound, free, memory in rows:
+        for kernel_name, cpu, n, loads, stores, cycles, bound, free, memory, elements in rows:
             if cycles is None:
-                print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | the model lacks the ISA | | | | | | |")
+                print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | the model lacks the ISA | | | | | | | | |")
                 continue
             print(f"| {kernel_name} | {cpu} | {n} | {loads} + {stores} | {cycles:.2f} | {bound:.2f} | "
                   f"{100 * bound / cycles:.1f} % | {free:.2f} | {100 * free / cycles:.1f} % | {memory:.2f} | "
-                  f"{100 * memory / cycles:.1f} % |")
+                  f"{100 * memory / cycles:.1f} % | {elements:g} | {elements / cycles:.2f} |")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", choices=sorted(ARCHES), default="x64")
-    parser.add_argument("--kernel-code", help="the weft-kernel-code command (with an emulator); not needed when "
-                        "every --kernel is a \"file PATH\"")
+    parser.add_argument("--kernel-code", default="", help="the weft-kernel-code command (with an emulator); not "
+                        "needed when every --kernel is a \"file PATH\" or an \"asm PATH VL\"")
     parser.add_argument("--cpus", required=True, help="llvm-mca -mcpu names, comma-separated")
     parser.add_argument("--kernel", action="append", required=True,
                         help='"ISA KIND ARGS", e.g. "avx2 brgemm 64 64 64" or "neon unary relu 64 64"')

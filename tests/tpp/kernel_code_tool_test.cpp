@@ -10,6 +10,7 @@
 #include "run_program.hpp"
 #include "weft/jit/architecture.hpp"
 #include "weft/jit/cpu.hpp"
+#include "weft/tpp/binary.hpp"
 #include "weft/tpp/brgemm.hpp"
 #include "weft/tpp/unary.hpp"
 
@@ -52,6 +53,12 @@ TEST_F(KernelCodeTool, WritesTheCachedKernelsCode) {
     weft::tpp::UnaryDesc u{.op = weft::tpp::UnaryOp::gelu, .m = 20, .n = 3, .ld_in = 20, .ld_out = 20};
     u.types = {.in = weft::jit::DataType::bf16, .out = weft::jit::DataType::bf16, .compute = weft::jit::DataType::f32};
     EXPECT_EQ(read_file(out_), weft::tpp::unary_kernel(u, isa).code());
+
+    // --ld: every operand's leading dimension (scripts/mca_kernels.py, docs/tpp_eltwise.md).
+    const auto binary = run_tool("--isa " + name + " --ld 24 --out '" + out_ + "' binary add 20 3");
+    ASSERT_EQ(binary.status, 0) << binary.err;
+    const weft::tpp::BinaryDesc b{.op = weft::tpp::BinaryOp::add, .m = 20, .n = 3, .ld_in0 = 24, .ld_in1 = 24, .ld_out = 24};
+    EXPECT_EQ(read_file(out_), weft::tpp::binary_kernel(b, isa).code());
   }
 }
 
@@ -67,6 +74,7 @@ TEST_F(KernelCodeTool, BadUsageIsExitStatusTwoNamingTheProblem) {
       {"--out x.bin --isa sse2 brgemm 8 8 8", "--isa: 'sse2' is no instruction set"},
       {"--out x.bin --types f16 brgemm 8 8 8", "--types: 'f16' is none of f32, f64, bf16, bf16:f32"},
       {"--out x.bin --batch random brgemm 8 8 8", "--batch: 'random' is none of strided, offsets, addresses"},
+      {"--out x.bin --ld 10 unary relu 64 64", "--ld 10 is below M 64"},
       {"brgemm 8 8 8", "--out"},
   };
   for (const auto& c : cases) {

@@ -2,10 +2,10 @@
 // llvm-mca (scripts/mca_kernels.py):
 //
 //   weft-kernel-code [--isa ISA] [--types T] --out FILE brgemm M N K [--beta B] [--batch KIND]
-//   weft-kernel-code [--isa ISA] [--types T] --out FILE unary OP M N
-//   weft-kernel-code [--isa ISA] [--types T] --out FILE binary OP M N
+//   weft-kernel-code [--isa ISA] [--types T] [--ld LD] --out FILE unary OP M N
+//   weft-kernel-code [--isa ISA] [--types T] [--ld LD] --out FILE binary OP M N
 //
-// Leading dimensions are tight (M). The code can be for any ISA of the architecture the program was
+// Leading dimensions are tight (M), or LD for every operand of an element-wise kernel (--ld). The code can be for any ISA of the architecture the program was
 // built for, whether this CPU runs it or not: nothing is run. It prints one line: the kernel, its
 // plan where it has one, and the bytes written.
 // Exit status (weft/cli/run_tool.hpp): 0 success; 2 bad usage (an unknown kind, op, ISA or type, a
@@ -40,6 +40,7 @@ const weft::cli::Tool kTool{
     "  --isa ISA    the instruction set (default: the selected one, WEFT_ISA)\n"
     "  --types T    f32 (default), f64, bf16 (bf16 in and out, f32 arithmetic) or bf16:f32 (bf16 in,\n"
     "               f32 out)\n"
+    "  --ld LD      unary, binary: the leading dimension of every operand (default M)\n"
     "  --out FILE   where the code goes (raw bytes)\n"
     "  exit status: 0 success, 1 run-time failure, 2 bad usage\n"};
 
@@ -74,13 +75,14 @@ std::int64_t size_argument(const std::vector<std::string>& args, std::size_t i, 
 int run(int argc, char** argv) {
   CLI::App app;
   std::string isa_name, types_name = "f32", out, batch = "strided";
-  std::int64_t beta = 1;
+  std::int64_t beta = 1, ld = 0;
   std::vector<std::string> args;
   weft::cli::add_text(app, "--isa", isa_name, "instruction set");
   weft::cli::add_text(app, "--types", types_name, "data types");
   weft::cli::add_text(app, "--out", out, "output file")->required();
   weft::cli::add_integer(app, "--beta", beta, 0, 1, "brgemm: 0 overwrites C, 1 adds to it");
   weft::cli::add_text(app, "--batch", batch, "brgemm: batch kind");
+  weft::cli::add_integer(app, "--ld", ld, 1, std::int64_t{1} << 30, "unary, binary: leading dimension");
   app.add_option("args", args);
   weft::cli::parse(app, argc, argv);
 
@@ -115,15 +117,17 @@ int run(int argc, char** argv) {
       if (args.size() < 2) throw UsageError("missing OP");
       const std::int64_t m = size_argument(args, 2, "M"), n = size_argument(args, 3, "N");
       if (args.size() > 4) throw UsageError(kind + " takes OP M N, not '" + args[4] + "'");
+      if (ld == 0) ld = m;
+      if (ld < m) throw UsageError("--ld " + std::to_string(ld) + " is below M " + std::to_string(m));
       if (kind == "unary") {
         weft::tpp::UnaryDesc d{.op = parse_op<weft::tpp::UnaryOp>(args[1], "unary"), .m = m, .n = n,
-                               .ld_in = m, .ld_out = m};
+                               .ld_in = ld, .ld_out = ld};
         d.types = types;
         code = weft::tpp::unary_kernel(d, isa).code();
         what = weft::tpp::to_string(d);
       } else {
         weft::tpp::BinaryDesc d{.op = parse_op<weft::tpp::BinaryOp>(args[1], "binary"), .m = m, .n = n,
-                                .ld_in0 = m, .ld_in1 = m, .ld_out = m};
+                                .ld_in0 = ld, .ld_in1 = ld, .ld_out = ld};
         d.types = types;
         code = weft::tpp::binary_kernel(d, isa).code();
         what = weft::tpp::to_string(d);

@@ -71,8 +71,10 @@ struct IsaTraits {
   // bfdot (BFDotAdd) round to odd within a step and flush denormals: they keep the error bound of
   // docs/tpp_brgemm.md ("bf16 with bfmmla") instead.
   bool bf16_bit_exact = true;
-  // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or one that is as
-  // fast for them (SVE ISAs run Neon's: docs/tpp_eltwise.md has the llvm-mca evidence).
+  // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or another's. SVE
+  // ISAs run Neon's: at 128 bits Neon is as fast (llvm-mca, Neoverse V2); at 256 and 512 bits SVE
+  // kernels would be faster (1.2-1.5x on Neoverse V1's model) and are not written yet
+  // (docs/tpp_eltwise.md, "Element-wise kernels on SVE CPUs").
   Isa elementwise = Isa::reference;
   // Some implementations run a vector instruction in passes over a narrower datapath: AVX-512 on
   // Zen 4 on 256-bit pipes (two passes per zmm FMA), AVX2 on Zen 1 on 128-bit ones. This is the
@@ -140,7 +142,8 @@ inline constexpr IsaTraits kNeonBf16Traits = [] {
 
 // SVE at one vector length (16, 32 or 64 bytes), with SVE's BF16 or without: 32 z registers,
 // predicated tails. The BRGEMM defaults are Neon's (4-vector panels, k in groups of 4); its SVE
-// emitter plans its own tiles per length. Element-wise kernels run Neon's code (elementwise).
+// emitter plans its own tiles per length (f32, f64; bf16 runs Neon's bfmmla kernel). Element-wise
+// kernels run Neon's code (elementwise).
 constexpr IsaTraits sve_traits(Isa isa, int vector_bytes, bool bf16) {
   IsaTraits t = kNeonTraits;
   t.isa = isa;

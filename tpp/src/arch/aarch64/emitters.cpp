@@ -1,6 +1,7 @@
 // AArch64's TPP emitters (tpp/src/emitters.hpp): Neon code from our A64 assembler for every
-// family, SVE code for the f32 / f64 BRGEMM of the SVE ISAs. The BRGEMM follows its own plan (neon_brgemm_plan.hpp); unary and binary kernels read
-// the shared plans' layout (lanes, flat, rows, tails), which every AArch64 ISA plans for Neon
+// family, SVE code for the f32 / f64 BRGEMM of the SVE ISAs. The BRGEMMs follow their own plans
+// (neon_brgemm_plan.hpp, sve_brgemm_plan.hpp); unary and binary kernels read the shared plans'
+// layout (lanes, flat, rows, tails), which every AArch64 ISA plans for Neon
 // (IsaTraits::elementwise). A plan for another architecture's ISA is a weft::Error.
 #include "emitters.hpp"
 
