@@ -6,9 +6,6 @@
 // relu, an f32 or a bf16 C; operands against guard pages. The unary epilogue: the fused kernel is
 // the plain one followed by the Neon unary TPP, bit for bit (the same ActivationEmitter sequence).
 // Skipped by name where the CPU lacks FEAT_BF16 (qemu's default CPU has it).
-//
-// WEFT_MMLA_CODE_OUT=FILE makes MmlaCodeForMca write the 64x64x64 kernel's code (bf16 in, f32 C)
-// to FILE, for scripts/mca_kernels.py --kernel "file FILE" (docs/tpp_brgemm.md).
 #include <gtest/gtest.h>
 #include <sys/auxv.h>
 
@@ -18,7 +15,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -430,8 +426,6 @@ TEST(NeonBrgemmMmla, UnaryEpilogueIsThePlainKernelThenTheUnaryTpp) {
   }
 }
 
-// Not a check: with WEFT_MMLA_CODE_OUT=FILE, writes the 64x64x64 kernel (bf16 in, f32 C, beta 1,
-// strided) for scripts/mca_kernels.py (the dispatcher's Isa::neon_bf16 is not in this branch).
 // The library's kernels of every ISA with BF16 this CPU runs (neon_bf16, and sve*_bf16 at its
 // vector length) keep the bound: the dispatcher gives them the bfmmla path.
 TEST(NeonBrgemmMmla, EveryBf16IsaThroughTheLibraryWithinTheBound) {
@@ -445,17 +439,6 @@ TEST(NeonBrgemmMmla, EveryBf16IsaThroughTheLibraryWithinTheBound) {
         SCOPED_TRACE(std::string(weft::jit::to_string(isa)) + " " + to_string(d));
         check_kernel(d, brgemm_kernel(d, isa).fn(), 3, seed++);
       }
-}
-
-TEST(NeonBrgemmMmla, MmlaCodeForMca) {
-  const char* out = std::getenv("WEFT_MMLA_CODE_OUT");
-  if (out == nullptr) GTEST_SKIP() << "WEFT_MMLA_CODE_OUT is not set";
-  const BrgemmDesc d{.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .types = kBf16F32};
-  neon::BrgemmEmitter code(d, true);
-  const auto bytes = code.code_bytes();
-  std::ofstream file(out, std::ios::binary);
-  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(file.flush());
 }
 
 }  // namespace

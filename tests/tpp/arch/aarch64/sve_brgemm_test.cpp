@@ -363,30 +363,4 @@ TEST(SveBrgemm, NegativeCountIsAnEmptySum) {
   });
 }
 
-// With WEFT_SVE_BRGEMM_DUMP=dir, the code of the m x 64 x 64 kernels (beta 1; m 64, 35, 16 and 8) at
-// each vector length goes to dir/sve_brgemm_<m>_vl<bits>.bin (f32), sve_brgemm_<m>_vl<bits>_f64.bin and
-// sve_brgemm_<m>_vl<bits>_t.bin (f32, B transposed), for objdump and scripts/mca_kernels.py --kernel file:... (runs on any host).
-TEST(SveBrgemmPlan, CodeDump) {
-  for (int m : {64, 35, 16, 8}) {
-    for (int vector_bytes : kVectorBytes) {
-      for (int variant : {0, 1, 2}) {  // f32, f64, f32 with B transposed
-        const bool f64 = variant == 1;
-        BrgemmDesc d{.m = m, .n = 64, .k = 64, .lda = m, .ldb = 64, .ldc = m, .beta = 1, .b_transposed = variant == 2};
-        if (f64) d.types = kF64;
-        sve::BrgemmEmitter code(d, vector_bytes);
-        EXPECT_TRUE(code.forms_used().any());
-        const std::vector<std::uint8_t> bytes = code.bytes();
-        if (const char* dir = std::getenv("WEFT_SVE_BRGEMM_DUMP")) {
-          const std::string path = std::string(dir) + "/sve_brgemm_" + std::to_string(m) + "_vl" +
-                                   std::to_string(8 * vector_bytes) + (f64 ? "_f64" : variant == 2 ? "_t" : "") + ".bin";
-          std::FILE* f = std::fopen(path.c_str(), "wb");
-          ASSERT_NE(f, nullptr) << path;
-          std::fwrite(bytes.data(), 1, bytes.size(), f);
-          std::fclose(f);
-        }
-      }
-    }
-  }
-}
-
 }  // namespace

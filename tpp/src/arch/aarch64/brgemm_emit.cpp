@@ -135,33 +135,11 @@ void BrgemmEmitter::body(const NeonBrgemmPlan& plan) {
       pack_b(block);
       bind(none);
     }
-    for (std::size_t p = 0; p < plan.panels.size();) {
-      const NeonPanel& panel = plan.panels[p];
-      std::size_t run = 1;
-      while (p + run < plan.panels.size() && plan.panels[p + run].vectors == panel.vectors &&
-             plan.panels[p + run].tail == panel.tail)
-        ++run;
-      const bool last = p + run == plan.panels.size();
-      // At most 16 rows of 8 bytes: add immediates.
-      const int a_panel_bytes = panel.rows(lanes_) * a_row_bytes_, c_panel_bytes = panel.rows(lanes_) * out_bytes_;
-      if (run == 1) {
-        tile(panel, block);
-        if (!last) {
-          add(kRowOff, kRowOff, a_panel_bytes);
-          add(kCTile, kCTile, c_panel_bytes);
-        }
-      } else {
-        Label panels;
-        mov_imm(kPanelsLeft, run);
-        bind(panels);
-        tile(panel, block);
-        add(kRowOff, kRowOff, a_panel_bytes);
-        add(kCTile, kCTile, c_panel_bytes);
-        subs(kPanelsLeft, kPanelsLeft, 1);
-        b(Cond::ne, panels);
-      }
-      p += run;
-    }
+    // At most 16 rows of 8 bytes: add immediates.
+    row_panels(
+        *this, plan.panels, [&](const NeonPanel& panel) { tile(panel, block); },
+        [&](const NeonPanel& panel) { return panel.rows(lanes_) * a_row_bytes_; },
+        [&](const NeonPanel& panel) { return panel.rows(lanes_) * out_bytes_; });
   }
   if (packed_) {
     mov_imm(kT0, static_cast<std::uint64_t>(plan.packed_entry_bytes));

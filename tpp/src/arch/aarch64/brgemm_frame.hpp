@@ -21,6 +21,10 @@
 //   x28              the tile's C (its first row and column)
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include "weft/jit/aarch64/code_buffer.hpp"
 #include "weft/tpp/brgemm.hpp"
 
@@ -55,5 +59,39 @@ void begin_batch(jit::a64::CodeBuffer& code, BrgemmBatch batch, jit::a64::Label&
 // This entry's A rows of the panel (kAPtr = A_i + kRowOff) and the block's first B column
 // (b_column(0) = B_i + kColOff), then kEntryA / kEntryB to the next entry.
 void entry_pointers(jit::a64::CodeBuffer& code, BrgemmBatch batch, int in_bytes);
+
+// One column block's row panels in order: tile(panel) for each, a run of equal consecutive panels
+// (same vectors and tail: the full ones) as one counted loop (kPanelsLeft), kRowOff and kCTile
+// advanced by a panel's bytes of A and of C (a_bytes(panel), c_bytes(panel): add immediates, at
+// most 4 KiB) between panels. Panel: NeonPanel or SvePanel.
+template <class Panel, class Tile, class ABytes, class CBytes>
+void row_panels(jit::a64::CodeBuffer& code, const std::vector<Panel>& panels, Tile tile, ABytes a_bytes,
+                CBytes c_bytes) {
+  for (std::size_t p = 0; p < panels.size();) {
+    const Panel& panel = panels[p];
+    std::size_t run = 1;
+    while (p + run < panels.size() && panels[p + run].vectors == panel.vectors && panels[p + run].tail == panel.tail)
+      ++run;
+    const bool last = p + run == panels.size();
+    const std::int64_t a = a_bytes(panel), c = c_bytes(panel);
+    if (run == 1) {
+      tile(panel);
+      if (!last) {
+        code.add(kRowOff, kRowOff, a);
+        code.add(kCTile, kCTile, c);
+      }
+    } else {
+      jit::a64::Label loop;
+      code.mov_imm(kPanelsLeft, run);
+      code.bind(loop);
+      tile(panel);
+      code.add(kRowOff, kRowOff, a);
+      code.add(kCTile, kCTile, c);
+      code.subs(kPanelsLeft, kPanelsLeft, 1);
+      code.b(jit::a64::Cond::ne, loop);
+    }
+    p += run;
+  }
+}
 
 }  // namespace weft::tpp::a64_brgemm

@@ -58,32 +58,9 @@ BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, int vector_bytes) : d_(d) {
     mov_imm(kT0, static_cast<std::uint64_t>(static_cast<std::int64_t>(block.col0) * d_.ldc * bytes_));
     add(kCTile, kC, kT0);
     mov_imm(kRowOff, 0);
-    for (std::size_t p = 0; p < plan_.panels.size();) {
-      const SvePanel& panel = plan_.panels[p];
-      std::size_t run = 1;
-      while (p + run < plan_.panels.size() && plan_.panels[p + run].vectors == panel.vectors &&
-             plan_.panels[p + run].tail == panel.tail)
-        ++run;
-      const bool last = p + run == plan_.panels.size();
-      const int panel_bytes = panel.rows(lanes) * bytes_;  // at most 4 x 64: an add immediate
-      if (run == 1) {
-        tile(panel, block);
-        if (!last) {
-          add(kRowOff, kRowOff, panel_bytes);
-          add(kCTile, kCTile, panel_bytes);
-        }
-      } else {
-        Label panels;
-        mov_imm(kPanelsLeft, run);
-        bind(panels);
-        tile(panel, block);
-        add(kRowOff, kRowOff, panel_bytes);
-        add(kCTile, kCTile, panel_bytes);
-        subs(kPanelsLeft, kPanelsLeft, 1);
-        b(Cond::ne, panels);
-      }
-      p += run;
-    }
+    // At most 4 vectors x 64 bytes per panel: add immediates.
+    auto panel_bytes = [&](const SvePanel& panel) { return panel.rows(lanes) * bytes_; };
+    row_panels(*this, plan_.panels, [&](const SvePanel& panel) { tile(panel, block); }, panel_bytes, panel_bytes);
   }
   restore_registers(*this, saves_link_);
   ret();
