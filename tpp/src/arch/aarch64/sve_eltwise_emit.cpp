@@ -1,0 +1,375 @@
+#include "sve_eltwise_emit.hpp"
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "weft/jit/data_type.hpp"
+#include "weft/jit/error.hpp"
+#include "weft/jit/isa_traits.hpp"
+
+namespace weft::tpp::sve {
+namespace {
+
+using namespace jit::a64;
+using jit::DataType;
+
+// The operations of both families, as the kernel computes them.
+enum class Op { add, sub, mul, div, min, max, zero, copy, relu, square, reciprocal, sqrt, increment, decrement, scale };
+
+// Where an input comes from: absent; a matrix (streams down each column, the next column ld
+// elements on); a column (streams, the same for every column); a row (one element per column,
+// broadcast); a scalar (one element, broadcast).
+enum class Source { none, matrix, column, row, scalar };
+
+struct Operand {
+  Source source = Source::none;
+  std::size_t pointer_field = 0;  // offset of its pointer in the argument struct
+  std::int64_t ld = 0;            // matrix: elements between columns; 0: read at call time
+  std::size_t ld_field = 0;       // ... from this argument field
+};
+
+struct Spec {
+  Op op = Op::copy;
+  bool f64 = false;
+  double alpha = 0;  // increment, decrement, scale (f32: the float's value)
+  std::array<Operand, 2> in;
+  Operand out;  // a matrix
+  int vector_bytes = 0;
+  std::int64_t rows = 0, cols = 0, full_vectors = 0;
+  int tail = 0;
+};
+
+// General registers (x0-x17 only: the kernel is a leaf and saves nothing):
+//   x0 args; x1, x2 the inputs' bases (the current column; a row broadcast: the column's element),
+//   x3 the output's; x4, x5, x6 their leading dimensions in bytes; x7 columns left; x8 steps left;
+//   x9, x10, x11 cursors of the step loop; x16 scratch.
+// Vector registers: z0-z3 the first input and results, z4-z7 the second (reciprocal's results),
+// z16 / z17 the broadcast inputs, z18 the op's constant (all ones, zero, one or alpha). p0 all
+// lanes, p1 the tail's, p2 compares. None of z8-z15 (their low halves are callee-saved).
+constexpr XReg kArgs = x0, kColumnsLeft = x7, kStepsLeft = x8, kT = x16;
+constexpr std::array<XReg, 3> kBases{x1, x2, x3}, kLds{x4, x5, x6}, kCursors{x9, x10, x11};
+constexpr std::size_t kOut = 2;  // index of the output in the arrays above
+constexpr ZReg kConstant = z18;
+constexpr PReg kAll = p0, kTail = p1, kCompare = p2;
+constexpr int kUnroll = 4;  // vectors per step
+
+ZReg a_reg(int u) { return ZReg(static_cast<unsigned>(u)); }
+ZReg b_reg(int u) { return ZReg(static_cast<unsigned>(4 + u)); }
+ZReg broadcast_reg(std::size_t input) { return ZReg(static_cast<unsigned>(16 + input)); }
+
+template <Lane L>
+class EltwiseKernel : public CodeBuffer {
+ public:
+  explicit EltwiseKernel(const Spec& s) : s_(s), bytes_(L == Lane::d ? 8 : 4) { kernel(); }
+
+ private:
+  static ZVec<L> z(ZReg r) { return {r.index}; }
+  static PVec<L> pv(PReg p) { return {p.index}; }
+  bool streams(std::size_t i) const {
+    return s_.in[i].source == Source::matrix || s_.in[i].source == Source::column;
+  }
+  bool is_broadcast(std::size_t i) const {
+    return s_.in[i].source == Source::row || s_.in[i].source == Source::scalar;
+  }
+
+  void load(ZReg t, PReg g, XReg base, std::int64_t index) {
+    if constexpr (L == Lane::d) {
+      ld1d(t.d(), g.z(), ptr_vl(base, index));
+    } else {
+      ld1w(t.s(), g.z(), ptr_vl(base, index));
+    }
+  }
+  void store(ZReg t, PReg g, XReg base, std::int64_t index) {
+    if constexpr (L == Lane::d) {
+      st1d(t.d(), g, ptr_vl(base, index));
+    } else {
+      st1w(t.s(), g, ptr_vl(base, index));
+    }
+  }
+  void broadcast(std::size_t input) {
+    if constexpr (L == Lane::d) {
+      ld1rd(broadcast_reg(input).d(), kAll.z(), ptr(kBases[input], 0));
+    } else {
+      ld1rw(broadcast_reg(input).s(), kAll.z(), ptr(kBases[input], 0));
+    }
+  }
+  // r = the operand's leading dimension in bytes.
+  void load_ld(XReg r, const Operand& o) {
+    if (o.ld != 0) {
+      mov_imm(r, static_cast<std::uint64_t>(o.ld * bytes_));
+    } else {
+      ldr(r, ptr(kArgs, static_cast<std::int64_t>(o.ld_field)));
+      lsl(r, r, L == Lane::d ? 3u : 2u);
+    }
+  }
+
+  void constants() {
+    switch (s_.op) {
+      case Op::min:
+      case Op::max: dup(z(kConstant), -1); return;  // the all-ones NaN
+      case Op::relu: dup(z(kConstant), 0); return;
+      case Op::reciprocal: fdup(z(kConstant), 1.0); return;
+      case Op::increment:
+      case Op::decrement:
+      case Op::scale:
+        if constexpr (L == Lane::d) {
+          mov_imm(kT, std::bit_cast<std::uint64_t>(s_.alpha));
+          dup(kConstant.d(), kT);
+        } else {
+          const WReg w(kT.index);
+          mov_imm(w, std::bit_cast<std::uint32_t>(static_cast<float>(s_.alpha)));
+          dup(kConstant.s(), w);
+        }
+        return;
+      default: return;
+    }
+  }
+
+  void kernel() {
+    for (std::size_t i = 0; i < 2; ++i)
+      if (s_.in[i].source != Source::none)
+        ldr(kBases[i], ptr(kArgs, static_cast<std::int64_t>(s_.in[i].pointer_field)));
+    ldr(kBases[kOut], ptr(kArgs, static_cast<std::int64_t>(s_.out.pointer_field)));
+    ptrue(pv(kAll));
+    if (s_.tail > 0) {
+      mov_imm(kT, static_cast<std::uint64_t>(s_.tail));
+      whilelt(pv(kTail), xzr, kT);
+    }
+    constants();
+    for (std::size_t i = 0; i < 2; ++i)
+      if (s_.in[i].source == Source::scalar) broadcast(i);
+    if (s_.cols == 1) {
+      column();
+      ret();
+      return;
+    }
+    for (std::size_t i = 0; i < 2; ++i)
+      if (s_.in[i].source == Source::matrix) load_ld(kLds[i], s_.in[i]);
+    load_ld(kLds[kOut], s_.out);
+    mov_imm(kColumnsLeft, static_cast<std::uint64_t>(s_.cols));
+    Label columns;
+    bind(columns);
+    column();
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (s_.in[i].source == Source::matrix) add(kBases[i], kBases[i], kLds[i]);
+      if (s_.in[i].source == Source::row) add(kBases[i], kBases[i], static_cast<std::uint64_t>(bytes_));
+    }
+    add(kBases[kOut], kBases[kOut], kLds[kOut]);
+    subs(kColumnsLeft, kColumnsLeft, 1);
+    b(Cond::ne, columns);
+    ret();
+  }
+
+  // One column of s_.rows elements: steps of kUnroll full vectors (a loop when there are two or
+  // more), the remaining full vectors, then the tail under p1.
+  void column() {
+    for (std::size_t i = 0; i < 2; ++i)
+      if (s_.in[i].source == Source::row) broadcast(i);
+    const std::int64_t steps = s_.full_vectors / kUnroll;
+    const int rest = static_cast<int>(s_.full_vectors % kUnroll);
+    std::int64_t first = 0;  // vector index of the next group from the cursors (ptr_vl: -8..7)
+    if (steps >= 2) {
+      cursors_ = kCursors;
+      for (std::size_t i = 0; i < 3; ++i)
+        if (i == kOut || streams(i)) mov(kCursors[i], kBases[i]);
+      mov_imm(kStepsLeft, static_cast<std::uint64_t>(steps));
+      Label loop;
+      bind(loop);
+      group(0, kUnroll, kAll);
+      for (std::size_t i = 0; i < 3; ++i)
+        if (i == kOut || streams(i)) add(kCursors[i], kCursors[i], static_cast<std::uint64_t>(kUnroll * s_.vector_bytes));
+      subs(kStepsLeft, kStepsLeft, 1);
+      b(Cond::ne, loop);
+    } else {
+      cursors_ = kBases;
+      for (std::int64_t step = 0; step < steps; ++step, first += kUnroll) group(first, kUnroll, kAll);
+    }
+    if (rest > 0) group(first, rest, kAll);
+    if (s_.tail > 0) group(first + rest, 1, kTail);
+  }
+
+  // `vectors` vectors from vector index `first` on under predicate g: every load and op, then the
+  // stores (the output may alias an input: each element is read before it is written).
+  void group(std::int64_t first, int vectors, PReg g) {
+    std::array<ZReg, kUnroll> results{z0, z1, z2, z3};
+    for (int u = 0; u < vectors; ++u) {
+      const ZReg x = operand(0, first + u, a_reg(u), g);
+      const ZReg y = operand(1, first + u, b_reg(u), g);
+      results[static_cast<std::size_t>(u)] = op(u, x, y);
+    }
+    for (int u = 0; u < vectors; ++u) store(results[static_cast<std::size_t>(u)], g, cursors_[kOut], first + u);
+  }
+
+  ZReg operand(std::size_t input, std::int64_t index, ZReg reg, PReg g) {
+    if (is_broadcast(input)) return broadcast_reg(input);
+    if (streams(input)) load(reg, g, cursors_[input], index);
+    return reg;
+  }
+
+  // The result of vector u from x (the first input) and y (the second), in a_reg(u) (reciprocal:
+  // b_reg(u)). Lanes past a tail compute anything: they are not stored.
+  ZReg op(int u, ZReg x, ZReg y) {
+    const ZReg d = a_reg(u);
+    auto into_d = [&] {
+      if (x.index != d.index) mov(d.d(), x.d());
+    };
+    switch (s_.op) {
+      case Op::add: fadd(z(d), z(x), z(y)); return d;
+      case Op::sub: fsub(z(d), z(x), z(y)); return d;
+      case Op::mul: fmul(z(d), z(x), z(y)); return d;
+      case Op::div: into_d(); fdiv(z(d), kAll.m(), z(d), z(y)); return d;
+      // fmin / fmax are IEEE 754-2019 minimum / maximum (a NaN operand gives NaN, -0 < +0), except
+      // that their NaN is the operand's, quieted: the rule's NaN is all ones.
+      case Op::min:
+      case Op::max:
+        into_d();
+        s_.op == Op::min ? fmin(z(d), kAll.m(), z(d), z(y)) : fmax(z(d), kAll.m(), z(d), z(y));
+        fcmeq(pv(kCompare), kAll.z(), z(d), z(d));  // not NaN
+        sel(z(d), kCompare, z(d), z(kConstant));
+        return d;
+      case Op::zero: dup(z(d), 0); return d;
+      case Op::copy: return x;
+      case Op::relu:  // +0 where x <= 0 (-0 and -inf too); x where it passes (x > 0 or NaN)
+        fcmle(pv(kCompare), kAll.z(), z(x), 0.0);
+        mov(z(x), kCompare.m(), z(kConstant));
+        return x;
+      case Op::square: fmul(z(d), z(x), z(x)); return d;
+      case Op::reciprocal: {
+        const ZReg r = b_reg(u);
+        mov(r.d(), kConstant.d());
+        fdiv(z(r), kAll.m(), z(r), z(x));
+        return r;
+      }
+      case Op::sqrt: fsqrt(z(d), kAll.m(), z(x)); return d;
+      case Op::increment: fadd(z(d), z(x), z(kConstant)); return d;
+      case Op::decrement: fsub(z(d), z(x), z(kConstant)); return d;
+      case Op::scale: fmul(z(d), z(x), z(kConstant)); return d;
+    }
+    return d;
+  }
+
+  Spec s_;
+  int bytes_;
+  std::array<XReg, 3> cursors_ = kBases;
+};
+
+bool same_types(const DataTypes& t) {
+  return t.in == t.out && t.out == t.compute && (t.compute == DataType::f32 || t.compute == DataType::f64);
+}
+
+Op unary_op(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::zero: return Op::zero;
+    case UnaryOp::copy: return Op::copy;
+    case UnaryOp::relu: return Op::relu;
+    case UnaryOp::square: return Op::square;
+    case UnaryOp::reciprocal: return Op::reciprocal;
+    case UnaryOp::sqrt: return Op::sqrt;
+    case UnaryOp::increment: return Op::increment;
+    case UnaryOp::decrement: return Op::decrement;
+    case UnaryOp::scale: return Op::scale;
+    default: throw Error("sve unary: no SVE kernel for " + to_string(op));
+  }
+}
+
+Op binary_op(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return Op::add;
+    case BinaryOp::sub: return Op::sub;
+    case BinaryOp::mul: return Op::mul;
+    case BinaryOp::div: return Op::div;
+    case BinaryOp::min: return Op::min;
+    case BinaryOp::max: return Op::max;
+  }
+  throw Error("sve binary: no such op");
+}
+
+// The vector length of an SVE plan's ISA; checks the plan's lanes against it.
+int vector_bytes_of(jit::Isa isa, int lanes, bool f64, const std::string& what) {
+  const jit::IsaTraits& traits = jit::isa_traits(isa);
+  const int vector_bytes = traits.vector_bytes;
+  if (traits.tail != jit::TailPolicy::predicate || lanes * (f64 ? 8 : 4) != vector_bytes) {
+    throw Error("sve " + what + ": a plan for " + std::string(jit::to_string(isa)) + " with " + std::to_string(lanes) +
+                " lanes (not an SVE ISA's plan)");
+  }
+  return vector_bytes;
+}
+
+std::unique_ptr<CodeBuffer> make(const Spec& s) {
+  if (s.f64) return std::make_unique<EltwiseKernel<Lane::d>>(s);
+  return std::make_unique<EltwiseKernel<Lane::s>>(s);
+}
+
+}  // namespace
+
+bool supports(const UnaryDesc& d) {
+  if (!same_types(d.types) || d.mask != ReluMask::none || d.transpose_out) return false;
+  switch (d.op) {
+    case UnaryOp::zero:
+    case UnaryOp::copy:
+    case UnaryOp::relu:
+    case UnaryOp::square:
+    case UnaryOp::reciprocal:
+    case UnaryOp::sqrt:
+    case UnaryOp::increment:
+    case UnaryOp::decrement:
+    case UnaryOp::scale: return true;
+    default: return false;
+  }
+}
+
+bool supports(const BinaryDesc& d) { return same_types(d.types); }
+
+std::unique_ptr<CodeBuffer> emit_unary(const UnaryDesc& d, const UnaryPlan& p) {
+  validate(d);
+  if (!supports(d)) throw Error("sve unary " + to_string(d) + ": no SVE kernel (the Neon emitter runs it)");
+  Spec s;
+  s.op = unary_op(d.op);
+  s.f64 = d.types.compute == DataType::f64;
+  s.alpha = static_cast<double>(d.alpha);  // the reference's x + alpha in f64 widens the float
+  if (d.op != UnaryOp::zero) {
+    s.in[0] = {.source = Source::matrix, .pointer_field = offsetof(UnaryArgs, in), .ld = d.ld_in,
+               .ld_field = offsetof(UnaryArgs, ld_in)};
+  }
+  s.out = {.source = Source::matrix, .pointer_field = offsetof(UnaryArgs, out), .ld = d.ld_out,
+           .ld_field = offsetof(UnaryArgs, ld_out)};
+  s.vector_bytes = vector_bytes_of(p.isa, p.lanes, s.f64, "unary " + to_string(d));
+  s.rows = p.rows;
+  s.cols = p.cols;
+  s.full_vectors = p.full_vectors;
+  s.tail = p.tail;
+  return make(s);
+}
+
+std::unique_ptr<CodeBuffer> emit_binary(const BinaryDesc& d, const BinaryPlan& p) {
+  validate(d);
+  if (!supports(d)) throw Error("sve binary " + to_string(d) + ": no SVE kernel (the Neon emitter runs it)");
+  Spec s;
+  s.op = binary_op(d.op);
+  s.f64 = d.types.compute == DataType::f64;
+  const std::array<std::size_t, 2> fields{offsetof(BinaryArgs, in0), offsetof(BinaryArgs, in1)};
+  const std::array<Broadcast, 2> kinds{d.bcast0, d.bcast1};
+  const std::array<std::int64_t, 2> lds{d.ld_in0, d.ld_in1};
+  for (std::size_t i = 0; i < 2; ++i) {
+    Source source = Source::matrix;
+    switch (kinds[i]) {
+      case Broadcast::none: source = Source::matrix; break;
+      case Broadcast::col: source = Source::column; break;
+      case Broadcast::row: source = Source::row; break;
+      case Broadcast::scalar: source = Source::scalar; break;
+    }
+    s.in[i] = {.source = source, .pointer_field = fields[i], .ld = lds[i], .ld_field = 0};
+  }
+  s.out = {.source = Source::matrix, .pointer_field = offsetof(BinaryArgs, out), .ld = d.ld_out, .ld_field = 0};
+  s.vector_bytes = vector_bytes_of(p.isa, p.lanes, s.f64, "binary " + to_string(d));
+  s.rows = p.rows;
+  s.cols = p.cols;
+  s.full_vectors = p.full_vectors;
+  s.tail = p.tail;
+  return make(s);
+}
+
+}  // namespace weft::tpp::sve
