@@ -52,7 +52,7 @@ struct Spec {
 //   x9, x10, x11 cursors of the step loop; x16 scratch.
 // Vector registers: z0-z3 the first input and results, z4-z7 the second (reciprocal's results),
 // z16 / z17 the broadcast inputs, z18 the op's constant (all ones, zero, one or alpha); bf16: z19
-// zero (widening), z20-z23 the rounding's constants, z24-z26 its results and scratch. None of
+// zero (widening), z20-z23 and z28 the rounding's constants, z24-z26 its results and scratch. None of
 // z8-z15 (their low halves are callee-saved). Predicates: p0 all (f32 / f64) lanes, p1 the tail's
 // (bf16 data: of the chunk's first f32 vector), p2 compares; bf16: p3 exponent 0, p4 not NaN, p5 the
 // tail of the chunk's second f32 vector, p6 the tail in 16-bit lanes, p7 all 16-bit lanes.
@@ -62,7 +62,7 @@ constexpr std::size_t kOut = 2;  // index of the output in the arrays above
 constexpr ZReg kConstant = z18;
 constexpr PReg kAll = p0, kTail = p1, kCompare = p2, kExpZero = p3, kOrdered = p4, kTail2 = p5, kTailH = p6,
                kAllH = p7;
-constexpr ZReg kZero = z19, kExpMask = z20, kOne = z21, kRoundBias = z22, kQuiet = z23;
+constexpr ZReg kZero = z19, kExpMask = z20, kOne = z21, kRoundBias = z22, kQuiet = z23, kSign = z28;
 constexpr std::array<ZReg, 3> kRounded{z24, z25, z26};
 constexpr int kUnroll = 4;  // vectors per step
 
@@ -256,6 +256,8 @@ class EltwiseKernel : public CodeBuffer {
       dup(kRoundBias.s(), w);
       mov_imm(w, 0x00400000u);
       dup(kQuiet.s(), w);
+      mov_imm(w, 0x80000000u);
+      dup(kSign.s(), w);
     }
   }
 
@@ -353,8 +355,7 @@ class EltwiseKernel : public CodeBuffer {
     add(r.s(), r.s(), v.s());
     orr(t.d(), v.d(), kQuiet.d());
     sel(r.s(), kOrdered, r.s(), t.s());
-    lsr(t.s(), v.s(), 31);
-    lsl(t.s(), t.s(), 31);  // the sign
+    and_(t.d(), v.d(), kSign.d());
     sel(r.s(), kExpZero, t.s(), r.s());
   }
 
