@@ -232,6 +232,8 @@ class EltwiseKernel : public CodeBuffer {
   // there are two or more), the remaining chunk, then the partial one under p1 / p5 (f32) or p6
   // (bf16).
 
+  // A bf16 copy moves the 16-bit lanes as they are (no widening, no narrowing).
+  bool bit_copy() const { return s_.op == Op::copy && s_.keep_bits; }
   std::int64_t chunk_elements() const { return 2 * static_cast<std::int64_t>(s_.vector_bytes / 4); }
   int chunk_tail() const { return static_cast<int>(s_.rows % chunk_elements()); }
 
@@ -314,6 +316,7 @@ class EltwiseKernel : public CodeBuffer {
     const XReg base = cursors_[input];
     if (s_.in_bytes == 2) {
       ld1h(r0.h(), (tail ? kTailH : kAllH).z(), ptr_vl(base, chunk));
+      if (bit_copy()) return {r0, r1};  // stored as loaded
       zip2(r1.h(), kZero.h(), r0.h());
       zip1(r0.h(), kZero.h(), r0.h());
     } else {
@@ -332,6 +335,10 @@ class EltwiseKernel : public CodeBuffer {
     }
     // The chunks' stores are emitted one after the other: each may use the same registers.
     const ZReg out = kRounded[0], other = kRounded[1];
+    if (bit_copy()) {
+      st1h(v0.h(), tail ? kTailH : kAllH, ptr_vl(base, chunk));
+      return;
+    }
     if (s_.keep_bits) {
       uzp2(out.h(), v0.h(), v1.h());
     } else {

@@ -21,7 +21,7 @@
 // full vectors under an all-true predicate (p0; a loop when there are two or more), the remaining
 // full vectors, then the tail under a whilelt predicate (p1, set once): nothing past a column is
 // read or written. With bf16 data the unit is a chunk of two f32 vectors (one vector of bf16:
-// ld1h + zip1 / zip2, uzp2 + st1h), steps of two chunks. Every load and op of a step precedes its
+// ld1h + zip1 / zip2, uzp2 + st1h; a bf16 copy: ld1h + st1h), steps of two chunks. Every load and op of a step precedes its
 // stores (C may alias A or B).
 #pragma once
 
