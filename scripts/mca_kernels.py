@@ -439,7 +439,9 @@ def analyse_eltwise(arch, kernel_code, kernel, cpus):
     else:
         summary, body = kernel_loop(arch, kernel_code, kernel, biggest_loop)
         types = words[words.index("--types") + 1] if "--types" in words else "f32"
-        out_bytes, vl_bits = OUT_BYTES[types.split(":")[-1]], 128
+        # A generated kernel of an SVE ISA (sve256, sve512_bf16...) runs at that vector length.
+        isa_vl = re.match(r"sve(\d+)", words[0])
+        out_bytes, vl_bits = OUT_BYTES[types.split(":")[-1]], int(isa_vl.group(1)) if isa_vl else 128
     elements = stored_bytes(body, vl_bits) / out_bytes if arch == "aarch64" else 0
     sve = any(re.search(r"\bz\d+\.", line) for line in body)
     loads, stores = memory_ops(arch, body[1:])

@@ -23,7 +23,7 @@ inline std::vector<weft::jit::Isa> runnable_isas() {
 }
 
 // runnable_isas() without those that run another's element-wise kernels (IsaTraits::elementwise:
-// SVE runs Neon's), for the unary and binary tests: the same code is not run twice.
+// sve128 runs Neon's), for the unary and binary tests: the same code is not run twice.
 inline std::vector<weft::jit::Isa> runnable_elementwise_isas() {
   std::vector<weft::jit::Isa> isas;
   for (weft::jit::Isa isa : runnable_isas()) {

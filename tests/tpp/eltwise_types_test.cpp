@@ -606,7 +606,7 @@ TEST_P(EltwiseTypes, ConversionsBitForBit) {
   EXPECT_EQ(copied.bits(6), 0x7fc1u);  // the signaling NaN 0x7f81, quieted
 }
 
-INSTANTIATE_TEST_SUITE_P(Isas, EltwiseTypes, ::testing::Values(Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::neon),
+INSTANTIATE_TEST_SUITE_P(Isas, EltwiseTypes, ::testing::Values(Isa::avx2, Isa::avx512, Isa::avx512_bf16, Isa::neon, Isa::sve256, Isa::sve512),
                          [](const ::testing::TestParamInfo<Isa>& p) { return std::string(weft::jit::to_string(p.param)); });
 
 // ---- what has no kernel, and the code of ISAs the host may not run ---------------------------------

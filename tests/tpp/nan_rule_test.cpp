@@ -377,7 +377,7 @@ TEST_P(NanRule, BrgemmReluEpilogue) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, NanRule, ::testing::Values(Isa::reference, Isa::avx2, Isa::avx512, Isa::avx512_bf16,
-                                                          Isa::neon),
+                                                          Isa::neon, Isa::sve256, Isa::sve512),
                          [](const ::testing::TestParamInfo<Isa>& p) { return std::string(weft::jit::to_string(p.param)); });
 
 }  // namespace

@@ -55,7 +55,7 @@ TYPED_TEST(TppFunctor, EveryHostIsaAndTheReference) {
     const typename F::Functor k(F::desc(), isa);
     EXPECT_EQ(k.isa(), isa);
     // The family's plan for isa: BRGEMM plans for it, element-wise families for the ISA whose
-    // kernels it runs (IsaTraits::elementwise: SVE runs Neon's).
+    // kernels it runs (IsaTraits::elementwise: sve128 runs Neon's).
     EXPECT_EQ(k.plan().isa, F::plan(F::desc(), isa).isa);
     constexpr bool brgemm = std::is_same_v<F, weft::test::BrgemmFamilyCase>;
     EXPECT_EQ(k.plan().isa, brgemm ? isa : weft::jit::isa_traits(isa).elementwise);

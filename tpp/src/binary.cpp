@@ -153,7 +153,7 @@ void validate(const BinaryDesc& d) {
 BinaryPlan plan_binary(const BinaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   BinaryPlan p;
-  // An ISA may run another's element-wise kernels (SVE runs Neon's: IsaTraits::elementwise).
+  // An ISA may run another's element-wise kernels (sve128 runs Neon's: IsaTraits::elementwise).
   p.isa = weft::jit::isa_traits(isa).elementwise;
   p.lanes = weft::jit::isa_traits(p.isa).lanes(static_cast<int>(jit::size_of(d.types.compute)));
   auto contiguous = [&](Broadcast b, std::int64_t ld) { return b == Broadcast::scalar || (b == Broadcast::none && ld == d.m); };

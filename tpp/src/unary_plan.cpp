@@ -82,7 +82,7 @@ void validate(const UnaryDesc& d) {
 UnaryPlan plan_unary(const UnaryDesc& d, weft::jit::Isa isa) {
   validate(d);
   UnaryPlan p;
-  // An ISA may run another's element-wise kernels (SVE runs Neon's: IsaTraits::elementwise).
+  // An ISA may run another's element-wise kernels (sve128 runs Neon's: IsaTraits::elementwise).
   p.isa = weft::jit::isa_traits(isa).elementwise;
   p.lanes = weft::jit::isa_traits(p.isa).lanes(static_cast<int>(jit::size_of(d.types.compute)));
   p.scratch = is_elementwise(d.op) ? detail::activation_scratch(d.op) : 0;

@@ -71,10 +71,11 @@ struct IsaTraits {
   // bfdot (BFDotAdd) round to odd within a step and flush denormals: they keep the error bound of
   // docs/tpp_brgemm.md ("bf16 with bfmmla") instead.
   bool bf16_bit_exact = true;
-  // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or another's. SVE
-  // ISAs run Neon's: at 128 bits Neon is as fast (llvm-mca, Neoverse V2); at 256 and 512 bits SVE
-  // kernels would be faster (1.2-1.5x on Neoverse V1's model) and are not written yet
-  // (docs/tpp_eltwise.md, "Element-wise kernels on SVE CPUs").
+  // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or another's.
+  // sve128 / sve128_bf16 run Neon's (at 128 bits Neon is as fast: llvm-mca, Neoverse V2); sve256 /
+  // sve512 (and _bf16) their own, which is faster on the memory-bound ops (1.3-1.5x on Neoverse
+  // V1's model; docs/tpp_eltwise.md, "Element-wise kernels on SVE CPUs"); the ops and types the
+  // SVE emitter lacks are planned again for Neon by the AArch64 dispatch.
   Isa elementwise = Isa::reference;
   // Some implementations run a vector instruction in passes over a narrower datapath: AVX-512 on
   // Zen 4 on 256-bit pipes (two passes per zmm FMA), AVX2 on Zen 1 on 128-bit ones. This is the
@@ -143,7 +144,7 @@ inline constexpr IsaTraits kNeonBf16Traits = [] {
 // SVE at one vector length (16, 32 or 64 bytes), with SVE's BF16 or without: 32 z registers,
 // predicated tails. The BRGEMM defaults are Neon's (4-vector panels, k in groups of 4); its SVE
 // emitter plans its own tiles per length (f32, f64; bf16 runs Neon's bfmmla kernel). Element-wise
-// kernels run Neon's code (elementwise).
+// kernels (elementwise): Neon's at 128 bits, the ISA's own (SVE code) at 256 and 512.
 constexpr IsaTraits sve_traits(Isa isa, int vector_bytes, bool bf16) {
   IsaTraits t = kNeonTraits;
   t.isa = isa;
@@ -151,7 +152,7 @@ constexpr IsaTraits sve_traits(Isa isa, int vector_bytes, bool bf16) {
   t.tail = TailPolicy::predicate;
   t.bf16_dot = bf16;
   t.bf16_bit_exact = !bf16;
-  t.elementwise = Isa::neon;
+  t.elementwise = vector_bytes > 16 ? isa : Isa::neon;
   return t;
 }
 inline constexpr IsaTraits kSve128Traits = sve_traits(Isa::sve128, 16, false);

@@ -1,8 +1,11 @@
 // AArch64's TPP emitters (tpp/src/emitters.hpp): Neon code from our A64 assembler for every
-// family, SVE code for the f32 / f64 BRGEMM of the SVE ISAs. The BRGEMMs follow their own plans
+// family, SVE code for the f32 / f64 BRGEMM of the SVE ISAs and for the f32 / f64 element-wise
+// kernels of sve256 / sve512 (and their _bf16). The BRGEMMs follow their own plans
 // (neon_brgemm_plan.hpp, sve_brgemm_plan.hpp); unary and binary kernels read the shared plans'
-// layout (lanes, flat, rows, tails), which every AArch64 ISA plans for Neon
-// (IsaTraits::elementwise). A plan for another architecture's ISA is a weft::Error.
+// layout (lanes, flat, rows, tails), planned for IsaTraits::elementwise: Neon on neon*, sve128*,
+// the ISA itself on sve256* / sve512*. What the SVE element-wise emitter does not support
+// (sve::supports) is planned again for Neon and runs Neon's code. A plan for another
+// architecture's ISA is a weft::Error.
 #include "emitters.hpp"
 
 #include <algorithm>
@@ -11,6 +14,7 @@
 
 #include "binary_emit.hpp"
 #include "brgemm_emit.hpp"
+#include "sve_eltwise_emit.hpp"
 #include "sve_brgemm_emit.hpp"
 #include "sve_brgemm_plan.hpp"
 #include "unary_emit.hpp"
@@ -48,13 +52,24 @@ std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const Br
   return std::make_unique<neon::BrgemmEmitter>(desc, traits.bf16_dot);
 }
 
+// A plan of an SVE ISA (its element-wise kernels its own) runs SVE code where sve::supports the
+// descriptor, else the Neon kernel planned for Isa::neon (transposes, VNNI-2, bitmasks, the
+// transcendentals, bf16 data).
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const UnaryDesc& desc, const UnaryPlan& plan) {
   if (plan.isa == jit::Isa::neon) return neon::emit_unary(desc, plan);
+  if (offered(plan.isa) && jit::isa_traits(plan.isa).tail == jit::TailPolicy::predicate) {
+    if (sve::supports(desc)) return sve::emit_unary(desc, plan);
+    return neon::emit_unary(desc, plan_unary(desc, jit::Isa::neon));
+  }
   no_emitter("unary TPP", plan.isa);
 }
 
 std::unique_ptr<jit::GeneratedCode> emit_kernel(const BinaryDesc& desc, const BinaryPlan& plan) {
   if (plan.isa == jit::Isa::neon) return neon::emit_binary(desc, plan);
+  if (offered(plan.isa) && jit::isa_traits(plan.isa).tail == jit::TailPolicy::predicate) {
+    if (sve::supports(desc)) return sve::emit_binary(desc, plan);
+    return neon::emit_binary(desc, plan_binary(desc, jit::Isa::neon));
+  }
   no_emitter("binary TPP", plan.isa);
 }
 
