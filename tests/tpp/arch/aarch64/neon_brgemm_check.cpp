@@ -147,20 +147,7 @@ void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, const Ch
   }
   BrgemmArgs args{.a = a->data(), .b = b->data(), .c = c->data(), .count = count};
   if (d.bias != BrgemmBias::none) args.bias = bias->data();
-  switch (d.batch) {
-    case BrgemmBatch::strided:
-      args.stride_a = stride_a;
-      args.stride_b = stride_b;
-      break;
-    case BrgemmBatch::offsets:
-      args.offsets_a = offsets_a.data();
-      args.offsets_b = offsets_b.data();
-      break;
-    case BrgemmBatch::addresses:
-      args.addresses_a = addresses_a.data();
-      args.addresses_b = addresses_b.data();
-      break;
-  }
+  set_batch(args, d.batch, stride_a, stride_b, offsets_a, offsets_b, addresses_a, addresses_b);
   std::vector<std::uint8_t> expected(c->begin(), c->end());
   BrgemmArgs ref_args = args;
   ref_args.c = expected.data();

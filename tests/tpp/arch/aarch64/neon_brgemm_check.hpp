@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "weft/jit/generated_code.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -31,6 +32,27 @@ struct CheckOptions {
 
 // The Neon kernel of d (through detail::emit_kernel and plan_brgemm, as the kernel cache does).
 std::unique_ptr<jit::GeneratedCode> emit_neon(const BrgemmDesc& d);
+
+// The batch fields of `args` for d's batch kind: the strides (in elements), the offsets or the
+// addresses of the entries' A and B.
+inline void set_batch(BrgemmArgs& args, BrgemmBatch batch, std::int64_t stride_a, std::int64_t stride_b,
+                      const std::vector<std::int64_t>& offsets_a, const std::vector<std::int64_t>& offsets_b,
+                      const std::vector<const void*>& addresses_a, const std::vector<const void*>& addresses_b) {
+  switch (batch) {
+    case BrgemmBatch::strided:
+      args.stride_a = stride_a;
+      args.stride_b = stride_b;
+      break;
+    case BrgemmBatch::offsets:
+      args.offsets_a = offsets_a.data();
+      args.offsets_b = offsets_b.data();
+      break;
+    case BrgemmBatch::addresses:
+      args.addresses_a = addresses_a.data();
+      args.addresses_b = addresses_b.data();
+      break;
+  }
+}
 
 // Adds a gtest failure (naming the first differing element) when the kernel and the reference differ.
 void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, const CheckOptions& options = {});

@@ -25,6 +25,7 @@
 #include "brgemm_emit.hpp"
 #include "guarded_buffer.hpp"
 #include "host_isas.hpp"
+#include "neon_brgemm_check.hpp"
 #include "neon_brgemm_plan.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/jit/cpu.hpp"
@@ -37,6 +38,7 @@ using namespace weft::tpp;
 using weft::jit::DataType;
 using Buffer = weft::test::GuardedBuffer<std::uint8_t>;
 namespace bound = weft::test::bf16_dot;
+using neon_brgemm_test::set_batch;
 
 constexpr unsigned long kHwcap2Bf16 = 1ul << 14;  // HWCAP2_BF16 of the Linux arm64 ABI
 bool has_bf16() { return (getauxval(AT_HWCAP2) & kHwcap2Bf16) != 0; }
@@ -122,20 +124,7 @@ struct Operands {
     }
     args = {.a = a->data(), .b = b->data(), .c = c->data(), .count = count};
     if (d.bias != BrgemmBias::none) args.bias = bias->data();
-    switch (d.batch) {
-      case BrgemmBatch::strided:
-        args.stride_a = stride_a;
-        args.stride_b = stride_b;
-        break;
-      case BrgemmBatch::offsets:
-        args.offsets_a = offsets_a.data();
-        args.offsets_b = offsets_b.data();
-        break;
-      case BrgemmBatch::addresses:
-        args.addresses_a = addresses_a.data();
-        args.addresses_b = addresses_b.data();
-        break;
-    }
+    set_batch(args, d.batch, stride_a, stride_b, offsets_a, offsets_b, addresses_a, addresses_b);
   }
   // Batch entry e's A and B.
   const std::uint8_t* entry_a(const BrgemmDesc& d, std::int64_t e) const {
