@@ -4,10 +4,12 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 
 #include "op_properties.hpp"
+#include "sve_activation_emit.hpp"
 #include "weft/jit/data_type.hpp"
 #include "weft/jit/error.hpp"
 #include "weft/jit/isa_traits.hpp"
@@ -19,7 +21,10 @@ using namespace jit::a64;
 using jit::DataType;
 
 // The operations of both families, as the kernel computes them.
-enum class Op { add, sub, mul, div, min, max, zero, copy, relu, square, reciprocal, sqrt, increment, decrement, scale };
+enum class Op {
+  add, sub, mul, div, min, max, zero, copy, relu, square, reciprocal, sqrt, increment, decrement, scale,
+  exp, sigmoid, tanh, gelu  // the transcendentals: sve_activation_emit.hpp's sequences
+};
 
 // Where an input comes from: absent; a matrix (streams down each column, the next column ld
 // elements on); a column (streams, the same for every column); a row (one element per column,
@@ -65,6 +70,13 @@ constexpr PReg kAll = p0, kTail = p1, kCompare = p2, kExpZero = p3, kOrdered = p
 constexpr ZReg kZero = z19, kExpMask = z20, kOne = z21, kRoundBias = z22, kQuiet = z23, kSign = z28;
 constexpr std::array<ZReg, 3> kRounded{z24, z25, z26};
 constexpr int kUnroll = 4;  // vectors per step
+// The transcendentals: x12 the word pool's base; scratch registers (none of z0-z3, the values; none
+// of z8-z15) for a group of four f32 vectors, or (bf16 data: the rounding's registers kept) for one
+// chunk of two; p8-p11 the per-vector predicates.
+constexpr XReg kPoolBase = x12;
+constexpr std::array<ZReg, 16> kActScratch{z4, z5, z6, z7, z16, z17, z18, z19, z20, z21, z22, z23, z24, z25, z26, z27};
+constexpr std::array<ZReg, 8> kActChunkScratch{z4, z5, z6, z7, z16, z17, z18, z27};
+constexpr std::array<PReg, 4> kActPreds{p8, p9, p10, p11};
 
 ZReg a_reg(int u) { return ZReg(static_cast<unsigned>(u)); }
 ZReg b_reg(int u) { return ZReg(static_cast<unsigned>(4 + u)); }
@@ -76,10 +88,22 @@ class EltwiseKernel : public CodeBuffer {
   explicit EltwiseKernel(const Spec& s)
       : s_(s), bytes_(L == Lane::d ? 8 : 4), chunks_(L == Lane::s && (s.in_bytes == 2 || s.out_bytes == 2)) {
     kernel();
+    if (transcendental()) pool_.emit(*this);
   }
 
  private:
   static ZVec<L> z(ZReg r) { return {r.index}; }
+  bool transcendental() const {
+    return s_.op == Op::exp || s_.op == Op::sigmoid || s_.op == Op::tanh || s_.op == Op::gelu;
+  }
+  UnaryOp unary_of() const {
+    return s_.op == Op::exp ? UnaryOp::exp : s_.op == Op::sigmoid ? UnaryOp::sigmoid
+                                                 : s_.op == Op::tanh ? UnaryOp::tanh : UnaryOp::gelu;
+  }
+  // xs = op(xs) in place (the transcendentals), scratch: kActScratch or kActChunkScratch.
+  void activation(std::span<const ZReg> xs, std::span<const ZReg> scratch) {
+    ActivationEmitter(*this, pool_, kPoolBase, kAll).emit(unary_of(), xs, scratch, kActPreds);
+  }
   static PVec<L> pv(PReg p) { return {p.index}; }
   bool streams(std::size_t i) const {
     return s_.in[i].source == Source::matrix || s_.in[i].source == Source::column;
@@ -152,6 +176,7 @@ class EltwiseKernel : public CodeBuffer {
         ldr(kBases[i], ptr(kArgs, static_cast<std::int64_t>(s_.in[i].pointer_field)));
     ldr(kBases[kOut], ptr(kArgs, static_cast<std::int64_t>(s_.out.pointer_field)));
     ptrue(pv(kAll));
+    if (transcendental()) pool_.load_base(*this, kPoolBase);
     if (chunks_) {
       chunk_setup();
     } else if (s_.tail > 0) {
@@ -215,6 +240,12 @@ class EltwiseKernel : public CodeBuffer {
   // stores (the output may alias an input: each element is read before it is written).
   void group(std::int64_t first, int vectors, PReg g) {
     std::array<ZReg, kUnroll> results{z0, z1, z2, z3};
+    if (transcendental()) {  // the loads, then the sequence on all of them, interleaved
+      for (int u = 0; u < vectors; ++u) results[static_cast<std::size_t>(u)] = operand(0, first + u, a_reg(u), g);
+      activation(std::span<const ZReg>(results.data(), static_cast<std::size_t>(vectors)), kActScratch);
+      for (int u = 0; u < vectors; ++u) store(results[static_cast<std::size_t>(u)], g, cursors_[kOut], first + u);
+      return;
+    }
     for (int u = 0; u < vectors; ++u) {
       const ZReg x = operand(0, first + u, a_reg(u), g);
       const ZReg y = operand(1, first + u, b_reg(u), g);
@@ -301,6 +332,12 @@ class EltwiseKernel : public CodeBuffer {
       const int u = 2 * c;
       const auto [x0, x1] = chunk_operand(0, first + c, a_reg(u), a_reg(u + 1), tail);
       const auto [y0, y1] = chunk_operand(1, first + c, b_reg(u), b_reg(u + 1), tail);
+      if (transcendental()) {  // a chunk's two vectors at once (the rounding's registers stay free)
+        results[static_cast<std::size_t>(u)] = x0;
+        results[static_cast<std::size_t>(u + 1)] = x1;
+        activation(std::span<const ZReg>(results.data() + u, 2), kActChunkScratch);
+        continue;
+      }
       results[static_cast<std::size_t>(u)] = op(u, x0, y0);
       results[static_cast<std::size_t>(u + 1)] = op(u + 1, x1, y1);
     }
@@ -410,6 +447,10 @@ class EltwiseKernel : public CodeBuffer {
       case Op::increment: fadd(z(d), z(x), z(kConstant)); return d;
       case Op::decrement: fsub(z(d), z(x), z(kConstant)); return d;
       case Op::scale: fmul(z(d), z(x), z(kConstant)); return d;
+      case Op::exp:
+      case Op::sigmoid:
+      case Op::tanh:
+      case Op::gelu: break;  // group() / chunk_group() run their sequences
     }
     return d;
   }
@@ -418,6 +459,7 @@ class EltwiseKernel : public CodeBuffer {
   int bytes_;
   bool chunks_;  // bf16 data: the chunk path
   std::array<XReg, 3> cursors_ = kBases;
+  WordPool pool_;
 };
 
 // f32 arithmetic on f32 or bf16 data (each of in, out), or f64 throughout.
@@ -438,6 +480,10 @@ Op unary_op(UnaryOp op) {
     case UnaryOp::increment: return Op::increment;
     case UnaryOp::decrement: return Op::decrement;
     case UnaryOp::scale: return Op::scale;
+    case UnaryOp::exp: return Op::exp;
+    case UnaryOp::sigmoid: return Op::sigmoid;
+    case UnaryOp::tanh: return Op::tanh;
+    case UnaryOp::gelu: return Op::gelu;
     default: throw Error("sve unary: no SVE kernel for " + to_string(op));
   }
 }
@@ -484,6 +530,10 @@ bool supports(const UnaryDesc& d) {
     case UnaryOp::increment:
     case UnaryOp::decrement:
     case UnaryOp::scale: return true;
+    case UnaryOp::exp:  // f32 arithmetic only (no f64 kernels)
+    case UnaryOp::sigmoid:
+    case UnaryOp::tanh:
+    case UnaryOp::gelu: return d.types.compute == DataType::f32;
     default: return false;
   }
 }

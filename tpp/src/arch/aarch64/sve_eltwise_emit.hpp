@@ -9,7 +9,8 @@
 //   of min_max_relu.hpp as the Neon emitter does;
 // - unary zero, copy, relu without a mask (fcmle #0 into a predicate, +0 selected there: -0 and
 //   -inf give +0, NaN kept with its bits), square, reciprocal (IEEE division), sqrt, increment,
-//   decrement, scale, not transpose_out. Leading dimensions from the descriptor or, where it has
+//   decrement, scale, and the transcendentals exp, sigmoid, tanh, gelu (f32 arithmetic: the
+//   sequences of sve_activation_emit.hpp, the Neon kernels' bits), not transpose_out. Leading dimensions from the descriptor or, where it has
 //   0, from UnaryArgs (0 there: every column reads A's first);
 // - types: f32 throughout; bf16 in and / or out with f32 arithmetic (widened on load: the bits
 //   shifted up 16; rounded on store exactly as jit::to_bfloat16 in integer steps, ties to even,
