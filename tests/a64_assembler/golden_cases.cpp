@@ -1492,6 +1492,16 @@ void sve_brgemm_forms(Cases& c) {
   }
 }
 
+// The SVE activation emitter's forms (issue 28, sve-activation): fscale.
+void sve_activation_forms(Cases& c) {
+  for_each_lane<Lane::h, Lane::s, Lane::d>([&]<Lane L>() {
+    for (SveRegs r : kSveRegs) {
+      c.add(cat("fscale ", zn(r.d, L), ", p", r.g, "/m, ", zn(r.d, L), ", ", zn(r.m, L)),
+            [=](Assembler& a) { a.fscale(ZVec<L>{r.d}, PReg(r.g).m(), ZVec<L>{r.d}, ZVec<L>{r.m}); });
+    }
+  });
+}
+
 std::vector<GoldenCase> golden_cases() {
   Cases c;
   integer_arithmetic(c);
@@ -1513,6 +1523,7 @@ std::vector<GoldenCase> golden_cases() {
   sve_bf16(c);
   bf16_neon(c);
   sve_brgemm_forms(c);
+  sve_activation_forms(c);
   return std::move(c.list);
 }
 

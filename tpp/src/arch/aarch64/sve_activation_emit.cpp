@@ -98,13 +98,11 @@ class Sequences {
     horner(x, c, t0, p);
     each(t0, {t1}, [&](int i) { a_.asr(s(t0[i]), s(t1[i]), 1); });
     sub(t1, t1, t0);
-    splat(k, 1.0);
-    shl23(t0);
-    add(t0, t0, k);
-    fmul(x, x, t0);
-    shl23(t1);
-    add(t1, t1, k);
-    fmul(x, x, t1);
+    // Neon multiplies by 2^(n>>1) and 2^(n - (n>>1)) built as exponent bits (shl #23, add 1.0's
+    // bits): for n + bias in [-150, 129] both are normal floats, so each product is the exact
+    // product rounded once, which is what fscale gives (and x NaN: x quieted; a power 2^0: x).
+    fscale(x, t0);
+    fscale(x, t1);
   }
 
   void sigmoid(Vs x, Vs s0, Vs s1, Vs s2, Vs s3, Ps p) {
@@ -220,7 +218,7 @@ class Sequences {
   void fabs(Vs d, Vs n) { each(d, {n}, [&](int i) { a_.fabs(s(d[i]), all_.m(), s(n[i])); }); }
   void add(Vs d, Vs n, Vs m) { each(d, {n, m}, [&](int i) { a_.add(s(d[i]), s(n[i]), s(m[i])); }); }
   void sub(Vs d, Vs n, Vs m) { each(d, {n, m}, [&](int i) { a_.sub(s(d[i]), s(n[i]), s(m[i])); }); }
-  void shl23(Vs x) { each(x, {x}, [&](int i) { a_.lsl(s(x[i]), s(x[i]), 23); }); }
+  void fscale(Vs x, Vs e) { each(x, {x, e}, [&](int i) { a_.fscale(s(x[i]), all_.m(), s(x[i]), s(e[i])); }); }
   void and_(Vs d, Vs n, Vs m) { each(d, {n, m}, [&](int i) { a_.and_(d[i].d(), n[i].d(), m[i].d()); }); }
   void orr(Vs d, Vs n, Vs m) { each(d, {n, m}, [&](int i) { a_.orr(d[i].d(), n[i].d(), m[i].d()); }); }
   // d = p ? n : m per vector.

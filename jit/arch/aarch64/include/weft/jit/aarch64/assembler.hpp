@@ -782,6 +782,13 @@ class Assembler {
   void bfcvtn2(V8H d, V4S n);
   void bfcvt(HReg d, SReg n);
 
+  // ---- SVE activation (issue 28, sve-activation) --------------------------------------------------
+  // fscale: d = d * 2^m in the active lanes (m's lanes signed integers), rounded once (n must be d).
+  template <Lane L> requires detail::kSveFp<L>
+  void fscale(ZVec<L> d, PMerging g, ZVec<L> n, ZVec<L> m) {
+    sve_destructive(Form::sve_fscale_pred_h, 0x65098000u, L, d.index, g.index, n.index, m.index);
+  }
+
  private:
   void emit(Form form, std::uint32_t word);
   [[noreturn]] void fail(Form form, const std::string& what) const;

@@ -210,7 +210,9 @@
   X(bfcvtn_4h, "bfcvtn.4h") X(bfcvtn2_8h, "bfcvtn2.8h") X(bfcvt_h_s, "bfcvt.h.s")                                      \
   /* SVE BRGEMM (issue 28, sve-brgemm): load and replicate a quadword (4 words / 2 doublewords into every */           \
   /* 128-bit segment), for fmla by element */                                                                          \
-  X(sve_ld1rqw, "sve.ld1rqw") X(sve_ld1rqd, "sve.ld1rqd")
+  X(sve_ld1rqw, "sve.ld1rqw") X(sve_ld1rqd, "sve.ld1rqd")                                                               \
+  /* SVE activation (issue 28, sve-activation): fscale (d = d * 2^m, m's lanes signed integers) */                      \
+  WEFT_A64_SVE_HSD(X, fscale_pred, "fscale.pred")
 
 namespace weft::jit::a64 {
 
