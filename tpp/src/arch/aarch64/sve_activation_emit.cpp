@@ -76,8 +76,11 @@ class Sequences {
 
   void exp(Vs x, Vs t0, Vs t1, Vs c, float lo = coef::kExpLo, float hi = coef::kExpHi, int bias = 0) {
     const Vs k = c.first();
-    splat(k, lo);
-    fmax(t0, x, k);
+    // t0 = max(lo, x): lo in each vector's t0 (a load, not a vector-pipe copy of x for the
+    // destructive fmax). FMAX is commutative here: lo is neither zero nor NaN; a NaN x gives x
+    // quieted either way.
+    splat(t0, lo);
+    fmax(t0, t0, x);
     splat(k, hi);
     fmin(t0, t0, k);
     splat(k, coef::kLog2e);
@@ -106,16 +109,19 @@ class Sequences {
   }
 
   void sigmoid(Vs x, Vs s0, Vs s1, Vs s2, Vs s3, Ps p) {
-    fabs(s0, x);
-    each(s0, {s0}, [&](int i) { a_.fneg(s(s0[i]), all_.m(), s(s0[i])); });
+    splat_bits32(s1.first(), 0x80000000u);
+    orr(s0, x, s1.first());  // -|x| (Neon: fabs, fneg): the sign bit set, NaNs' payloads kept
     exp(s0, s1, s2, s3);
     const Vs one = s3.first();
     splat(one, 1.0);
     fadd(s1, s0, one);
-    fdiv(s2, one, s1);
+    splat(s2, 1.0);  // each vector's dividend: fdiv is destructive
+    fdiv(s2, s2, s1);
     fmul(s1, s0, s2);
-    sign_clear(p, x, x);
-    sel(x, p, s2, s1);  // Neon: bsl(x = sign mask, s1, s2)
+    // Neon: bsl(x = sign mask, s1, s2). fcmlt #0 differs from the sign bit only at -0 (both are
+    // 1/2 there: E = 1) and NaN (both are E's NaN, the input's quieted: the same bits).
+    each_p(p, {x}, [&](int i) { a_.fcmlt(p[static_cast<std::size_t>(i)].s(), all_.z(), s(x[i]), 0.0); });
+    sel(x, p, s1, s2);
   }
 
   void tanh(Vs x, Vs s0, Vs s1, Vs s2, Vs s3, Ps p) {
@@ -131,17 +137,18 @@ class Sequences {
     fmul(s0, x, x);
     horner(s2, s3, s0, coef::kTanhQ);
     fmul(s2, s2, s0);
-    each(s3, {x}, [&](int i) { a_.mov(s3[i].d(), x[i].d()); });
-    fmla(s3, s2, x);
-    const Vs k = s2.first();
+    // Neon: mov s3 = x; fmla s3 += s2 * x. fmad s2 = s2 * x + x is the same fused operation (addend
+    // x, product s2 * x in that order), left in s2: s3 holds the constants from here.
+    each(s2, {s2, x}, [&](int i) { a_.fmad(s(s2[i]), all_.m(), s(x[i]), s(x[i])); });
+    const Vs k = s3.first();
     splat_bits32(k, 0x80000000u);
     and_(s0, x, k);
     orr(s1, s1, s0);
-    orr(s3, s3, s0);
+    orr(s2, s2, s0);
     fabs(x, x);
     splat(k, coef::kTanhSmall);
     each_p(p, {k, x}, [&](int i) { a_.fcmgt(p[static_cast<std::size_t>(i)].s(), all_.z(), s(k[i]), s(x[i])); });
-    sel(x, p, s3, s1);  // Neon: bsl(x = |x| < 0.55 mask, s3, s1)
+    sel(x, p, s2, s1);  // Neon: bsl(x = |x| < 0.55 mask, s3, s1)
   }
 
   void gelu(Vs x, Vs s0, Vs s1, Vs s2, Vs s3, Ps p) {
@@ -159,8 +166,8 @@ class Sequences {
     fmla(s1, s1, s2);
     splat(s3.first(), coef::kGeluShift);
     fadd(s2, s0, s3.first());
-    splat(s3.first(), 1.0);
-    fdiv(s0, s3.first(), s2);
+    splat(s0, 1.0);  // each vector's dividend: fdiv is destructive
+    fdiv(s0, s0, s2);
     horner(s2, s3, s0, coef::kMillsM);
     fmul(s1, s1, s2);
     fabs(s0, x);
@@ -177,8 +184,8 @@ class Sequences {
     fmls(s0, s1, s2.first());
     sign_clear(p, s2, x);
     sel(s1, p, s0, s1);  // Neon: bif(s1, s0, s2 = sign mask)
-    splat(s3.first(), -coef::kGeluClamp);
-    fmax(s0, s3.first(), x);
+    splat(s0, -coef::kGeluClamp);  // each vector's: fmax is destructive (-15 first, as Neon's)
+    fmax(s0, s0, x);
     fmul(x, s0, s1);
     sign_clear(p, s2, x);
     splat(s0.first(), 1.0);
