@@ -8,7 +8,13 @@
 // - Neon's mask selections (bsl / bit / bif on fcmgt or sshr #31 masks) are sel on a predicate:
 //   fcmgt into a predicate, or "sign bit clear" as fcmeq #0.0 of the arithmetic shift by 31 (0 or
 //   all ones: a NaN, never equal);
-// - SVE's destructive forms (fdiv, fmax, fmin) take a copy of the first operand first (mov).
+// - exp's scaling by 2^(n>>1) and 2^(n - (n>>1)) is fscale (Neon's exponent-bits powers are normal
+//   numbers there: each product is rounded once either way);
+// - SVE's destructive forms (fdiv, fmax, fmin): a constant first operand is loaded into each
+//   vector's register, not copied there by a vector-pipe mov (exp's clamp as max(lo, x), FMAX
+//   being commutative for a lo that is neither zero nor NaN); tanh's mov + fmla is one fmad (the
+//   same fused operation); sigmoid's fabs + fneg one orr with the sign bit, its sign choice fcmlt #0
+//   (different from the sign bit at -0 and NaN only, where both candidates hold the same bits).
 // Lanes are computed under an all-true predicate: lanes past a tail compute anything.
 //
 // Contract: emit(op, xs, scratch, preds) transforms xs (1..kMaxVectors registers) in place;
