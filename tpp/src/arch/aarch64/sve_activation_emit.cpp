@@ -187,7 +187,8 @@ class Sequences {
     splat(s0, -coef::kGeluClamp);  // each vector's: fmax is destructive (-15 first, as Neon's)
     fmax(s0, s0, x);
     fmul(x, s0, s1);
-    sign_clear(p, s2, x);
+    // Neon takes the sign of this product; it is the input's (max(-15, x) times s1 >= 0, never NaN
+    // for a non-NaN x; a NaN x: its quieted NaN, the first operand's), so p still holds it.
     splat(s0.first(), 1.0);
     splat(s1.first(), 1.0f / scale);
     each(s2, {s0.first(), s1.first()},
