@@ -19,9 +19,12 @@
 
 #include "activation_bits.hpp"
 #include "guarded_buffer.hpp"
+#include "sve_activation_emit.hpp"
 #include "sve_eltwise_emit.hpp"
 #include "sve_vector_length.hpp"
+#include "weft/jit/aarch64/assembler.hpp"
 #include "weft/jit/data_type.hpp"
+#include "weft/jit/error.hpp"
 #include "weft/tpp/unary.hpp"
 
 namespace {
@@ -174,6 +177,45 @@ TEST(SveActivation, SupportsTheTranscendentalsInF32Arithmetic) {
     EXPECT_FALSE(sve::supports(
         UnaryDesc{.op = op, .m = 4, .n = 1, .types = {.in = DataType::f64, .out = DataType::f64, .compute = DataType::f64}}));
   }
+}
+
+// The word pool: 4-byte entries deduplicated by bits, at most 64 (ld1rw's reach), none after emit().
+TEST(SveActivation, WordPoolEntriesAndLimits) {
+  using namespace weft::jit::a64;
+  Assembler a;
+  sve::WordPool pool;
+  pool.load_base(a, x12);
+  EXPECT_EQ(pool.f32(1.5f), 0);
+  EXPECT_EQ(pool.bits32(0x3fc00000u), 0);  // 1.5f's bits: the same entry
+  for (std::uint32_t i = 1; i < 64; ++i) EXPECT_EQ(pool.bits32(i), static_cast<std::int64_t>(4 * i));
+  EXPECT_THROW(pool.bits32(1000), weft::Error);
+  EXPECT_EQ(pool.bits32(7), 28);  // existing entries are still found
+  a.ret();
+  pool.emit(a);
+  EXPECT_THROW(pool.bits32(2), weft::Error);
+  EXPECT_THROW(pool.emit(a), weft::Error);
+}
+
+TEST(SveActivation, ScratchCountsAndErrors) {
+  using namespace weft::jit::a64;
+  using sve::ActivationEmitter;
+  EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::exp, 1), 3);
+  EXPECT_EQ(ActivationEmitter::scratch_vectors(UnaryOp::exp, 4), 12);
+  for (UnaryOp op : {UnaryOp::sigmoid, UnaryOp::tanh, UnaryOp::gelu}) {
+    EXPECT_EQ(ActivationEmitter::scratch_vectors(op, 2), 8);
+  }
+  EXPECT_THROW(ActivationEmitter::scratch_vectors(UnaryOp::relu, 1), weft::Error);
+  EXPECT_THROW(ActivationEmitter::scratch_vectors(UnaryOp::exp, 0), weft::Error);
+  EXPECT_THROW(ActivationEmitter::scratch_vectors(UnaryOp::exp, 5), weft::Error);
+  Assembler a;
+  sve::WordPool pool;
+  ActivationEmitter act(a, pool, x12, p0);
+  const ZReg xs[] = {z0, z1};
+  const ZReg scratch[] = {z4, z5, z6, z7, z16, z17, z18, z19};
+  const PReg preds[] = {p8, p9};
+  EXPECT_THROW(act.emit(UnaryOp::gelu, xs, std::span<const ZReg>(scratch, 7), preds), weft::Error);
+  EXPECT_THROW(act.emit(UnaryOp::gelu, xs, scratch, std::span<const PReg>(preds, 1)), weft::Error);
+  EXPECT_NO_THROW(act.emit(UnaryOp::gelu, xs, scratch, preds));
 }
 
 }  // namespace
