@@ -1,5 +1,6 @@
-// The Neon BRGEMM's bf16 path on FEAT_BF16's bfmmla (neon::BrgemmEmitter(d, true),
-// NeonBrgemmMath::bf16_mmla): every element within tests/support/bf16_dot_bound.hpp's bound of an
+// The Neon BRGEMM's bf16 paths on FEAT_BF16's bfmmla (neon::BrgemmEmitter(d, true),
+// NeonBrgemmMath::bf16_mmla) and bfdot by element (NeonBrgemmMath::bf16_dot, NeonBrgemmBfdot.*,
+// the same checks on both paths and random shapes): every element within tests/support/bf16_dot_bound.hpp's bound of an
 // exact (double) sum, NaN and infinities exactly where that sum has them, C's padding rows
 // untouched, for m 1..25, n 1..17, k 2..18 around the 12 x 8 tile's edges (and k % 4 == 2, the
 // half-filled last step), every batch kind, beta 0 and 1, counts 0..3, bias per row / column,
@@ -13,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -150,18 +152,23 @@ BrgemmKernelFn finalize(std::unique_ptr<neon::BrgemmEmitter>& code, const Brgemm
   return code->finalize<BrgemmKernelFn>(to_string(d) + " bfmmla");
 }
 
-// Runs the bfmmla kernel of d and checks every element of C against the exact sum and the bound.
-// packing: the plan's choice (automatic), packed B wherever it fits (always), or the in-register
-// tiling only (never: the kernel's path for calls of many entries).
 // Runs `kernel` (a bf16 kernel of d on the BFDotAdd instructions) and checks every element of C
-// against the exact sum and the bound.
+// against the exact sum and the bound. steps_per_entry: BFDotAdd steps of an element per batch
+// entry (bfmmla: k / 4 rounded up, times 2, the zero pair of padding counted; bfdot: k / 2).
 void check_kernel(const BrgemmDesc& d, BrgemmKernelFn kernel, std::int64_t count, std::uint32_t seed,
-                  int special_every = 0, bool flush_front = false) {
+                  int special_every = 0, bool flush_front = false, std::int64_t steps_per_entry = -1) {
   Operands ops(d, count, seed, special_every, flush_front);
   const DataType out = d.types.out;
   const std::vector<std::uint8_t> before(ops.c->begin(), ops.c->end());
   kernel(&ops.args);
-  const std::int64_t steps = std::max<std::int64_t>(count, 0) * ((d.k + 3) / 4 * 2);
+  if (steps_per_entry < 0) steps_per_entry = (d.k + 3) / 4 * 2;
+  // An empty sum on an f32 C without an epilogue keeps C's bits (-0 included: bfdot's extra partial
+  // sums start at -0). A bf16 C is rounded again on store (to_bfloat16 flushes its denormals).
+  if (count <= 0 && d.beta == 1 && d.bias == BrgemmBias::none && d.activation == BrgemmActivation::none &&
+      out == DataType::f32) {
+    ASSERT_EQ(std::memcmp(ops.c->data(), before.data(), before.size()), 0) << "an empty sum changed C";
+  }
+  const std::int64_t steps = std::max<std::int64_t>(count, 0) * steps_per_entry;
   for (std::int64_t j = 0; j < d.n; ++j) {
     for (std::int64_t i = 0; i < d.ldc && i + j * d.ldc < ops.c_size; ++i) {
       const std::int64_t at = i + j * d.ldc;
@@ -203,13 +210,23 @@ void check_kernel(const BrgemmDesc& d, BrgemmKernelFn kernel, std::int64_t count
   }
 }
 
+// Runs the kernel of d and checks every element of C against the exact sum and the bound.
+// packing: bfmmla with the plan's tiling choice (automatic; with path automatic, bfdot where the
+// plan chooses it), packed B wherever it fits (always), or the in-register tiling only (never: the
+// kernel's path for calls of many entries). path dot: the bfdot kernel.
 void check(const BrgemmDesc& d, std::int64_t count, std::uint32_t seed, int special_every = 0, bool flush_front = false,
-           neon::MmlaPacking packing = neon::MmlaPacking::always) {
+           neon::MmlaPacking packing = neon::MmlaPacking::always, neon::Bf16Path path = neon::Bf16Path::automatic) {
   SCOPED_TRACE(to_string(d) + " count=" + std::to_string(count) + " seed=" + std::to_string(seed) +
-               " packing=" + std::to_string(static_cast<int>(packing)));
-  auto code = std::make_unique<neon::BrgemmEmitter>(d, true, packing);
-  ASSERT_EQ(code->plan().math, neon::NeonBrgemmMath::bf16_mmla);
-  check_kernel(d, finalize(code, d), count, seed, special_every, flush_front);
+               " packing=" + std::to_string(static_cast<int>(packing)) + " path=" + std::to_string(static_cast<int>(path)));
+  auto code = std::make_unique<neon::BrgemmEmitter>(d, true, packing, path);
+  const neon::NeonBrgemmMath math = code->plan().math;
+  if (path == neon::Bf16Path::dot) {
+    ASSERT_EQ(math, neon::NeonBrgemmMath::bf16_dot);
+  } else if (path == neon::Bf16Path::mmla || packing != neon::MmlaPacking::automatic) {
+    ASSERT_EQ(math, neon::NeonBrgemmMath::bf16_mmla);
+  }
+  const std::int64_t steps = math == neon::NeonBrgemmMath::bf16_dot ? d.k / 2 : (d.k + 3) / 4 * 2;
+  check_kernel(d, finalize(code, d), count, seed, special_every, flush_front, steps);
 }
 
 TEST(NeonBrgemmMmla, PlansPacked4By24AndInRegisters12By8) {
@@ -235,6 +252,12 @@ TEST(NeonBrgemmMmla, PlansPacked4By24AndInRegisters12By8) {
   const BrgemmDesc low{.m = 31, .n = 64, .k = 64, .lda = 31, .ldb = 64, .ldc = 31, .types = kBf16F32};
   EXPECT_FALSE(neon::plan_neon_brgemm(low, true).packed_b);
   EXPECT_TRUE(neon::plan_neon_brgemm(low, true, neon::MmlaPacking::always).packed_b);
+  // Fewer than 16 columns: in registers by default (the packed 4-row tile is latency-bound).
+  BrgemmDesc narrow = d;
+  narrow.n = 15;
+  EXPECT_FALSE(neon::plan_neon_brgemm(narrow, true).packed_b);
+  narrow.n = 16;
+  EXPECT_TRUE(neon::plan_neon_brgemm(narrow, true).packed_b);
   const neon::NeonBrgemmPlan plan = neon::plan_neon_brgemm(d, true, neon::MmlaPacking::never);
   EXPECT_EQ(plan.math, neon::NeonBrgemmMath::bf16_mmla);
   EXPECT_FALSE(plan.packed_b);
@@ -251,7 +274,8 @@ TEST(NeonBrgemmMmla, PlansPacked4By24AndInRegisters12By8) {
             neon::NeonBrgemmMath::fma);  // f32 ignores it
 }
 
-void every_shape(const DataTypes& types, std::uint32_t seed0, neon::MmlaPacking packing) {
+void every_shape(const DataTypes& types, std::uint32_t seed0, neon::MmlaPacking packing,
+                 neon::Bf16Path path = neon::Bf16Path::automatic) {
   static constexpr int kMs[] = {1, 2, 3, 4, 5, 8, 11, 12, 13, 16, 23, 25};
   static constexpr int kNs[] = {1, 2, 3, 7, 8, 9, 16, 17};
   static constexpr int kKs[] = {2, 4, 6, 8, 10, 18};
@@ -267,7 +291,8 @@ void every_shape(const DataTypes& types, std::uint32_t seed0, neon::MmlaPacking 
                            .activation = index % 4 == 1 ? BrgemmActivation::relu : BrgemmActivation::none,
                            .types = types};
         const std::int64_t count = index / 7 % 4 == 3 ? 0 : 1 + index / 7 % 4;
-        check(d, count, seed0 + static_cast<std::uint32_t>(index), index % 3 == 0 ? 9 : 0, index % 2 == 1, packing);
+        check(d, count, seed0 + static_cast<std::uint32_t>(index), index % 3 == 0 ? 9 : 0, index % 2 == 1, packing,
+              path);
         if (::testing::Test::HasFailure()) return;
       }
     }
@@ -333,19 +358,25 @@ TEST(NeonBrgemmMmla, LargeShapesLongSumsAndLeadingDimensions) {
 }
 
 // Specials everywhere (one input in 3): NaN and infinities exactly where the exact sum has them.
-TEST(NeonBrgemmMmla, SpecialValues) {
-  SKIP_WITHOUT_BF16();
+void special_values(neon::Bf16Path path) {
   int index = 0;
   for (const DataTypes& types : {kBf16F32, kBf16}) {
     for (int beta : {0, 1}) {
       for (BrgemmBias bias : kBiases) {
         ++index;
-        check({.m = 13, .n = 9, .k = 6, .lda = 13, .ldb = 6, .ldc = 14, .beta = beta, .bias = bias,
-               .activation = index % 2 ? BrgemmActivation::relu : BrgemmActivation::none, .types = types},
-              2, 40 + static_cast<std::uint32_t>(index), 3);
+        check({.m = 13, .n = path == neon::Bf16Path::dot ? 1 + index % 9 : 9, .k = 6, .lda = 13, .ldb = 6, .ldc = 14,
+               .beta = beta, .bias = bias, .activation = index % 2 ? BrgemmActivation::relu : BrgemmActivation::none,
+               .types = types},
+              2, 40 + static_cast<std::uint32_t>(index), 3, false,
+              path == neon::Bf16Path::dot ? neon::MmlaPacking::automatic : neon::MmlaPacking::always, path);
       }
     }
   }
+}
+
+TEST(NeonBrgemmMmla, SpecialValues) {
+  SKIP_WITHOUT_BF16();
+  special_values(neon::Bf16Path::mmla);
 }
 
 // The unary epilogue: the fused kernel's C is the plain kernel's (f32 C, no activation) passed
@@ -387,9 +418,14 @@ TEST(NeonBrgemmMmla, UnaryEpilogueIsThePlainKernelThenTheUnaryTpp) {
       };
       widen(*fused.c, *plain.c);
       widen(*fused.bias, *plain.bias);
-      const auto packing = index % 2 ? neon::MmlaPacking::always : neon::MmlaPacking::never;
-      auto fused_code = std::make_unique<neon::BrgemmEmitter>(d, true, packing);
-      auto plain_code = std::make_unique<neon::BrgemmEmitter>(plain_d, true, packing);
+      // bfmmla's two tilings and bfdot in turn.
+      const auto packing = index % 3 == 2 ? neon::MmlaPacking::automatic
+                           : index % 3 == 1 ? neon::MmlaPacking::always : neon::MmlaPacking::never;
+      const auto path = index % 3 == 2 ? neon::Bf16Path::dot : neon::Bf16Path::mmla;
+      auto fused_code = std::make_unique<neon::BrgemmEmitter>(d, true, packing, path);
+      auto plain_code = std::make_unique<neon::BrgemmEmitter>(plain_d, true, packing, path);
+      ASSERT_EQ(fused_code->plan().math, path == neon::Bf16Path::dot ? neon::NeonBrgemmMath::bf16_dot
+                                                                     : neon::NeonBrgemmMath::bf16_mmla);
       finalize(fused_code, d)(&fused.args);
       finalize(plain_code, plain_d)(&plain.args);
       const UnaryDesc ud{.op = op, .m = m, .n = n, .ld_in = d.ldc, .ld_out = d.ldc, .alpha = d.unary_alpha};
@@ -416,7 +452,7 @@ TEST(NeonBrgemmMmla, UnaryEpilogueIsThePlainKernelThenTheUnaryTpp) {
 }
 
 // The library's kernels of every ISA with BF16 this CPU runs (neon_bf16, and sve*_bf16 at its
-// vector length) keep the bound: the dispatcher gives them the bfmmla path.
+// vector length) keep the bound: the dispatcher gives them the Neon bf16 paths (n = 1: bfdot).
 TEST(NeonBrgemmMmla, EveryBf16IsaThroughTheLibraryWithinTheBound) {
   const std::vector<weft::jit::Isa> isas = weft::test::runnable_bf16_bound_isas();
   if (isas.empty()) GTEST_SKIP() << "this CPU has no BF16 (HWCAP2_BF16)";
@@ -424,10 +460,177 @@ TEST(NeonBrgemmMmla, EveryBf16IsaThroughTheLibraryWithinTheBound) {
   for (weft::jit::Isa isa : isas)
     for (const DataTypes& types : {kBf16F32, kBf16})
       for (int m : {7, 40}) {
-        BrgemmDesc d{.m = m, .n = 9, .k = 18, .lda = m + 1, .ldb = 20, .ldc = m + 2, .beta = 1, .types = types};
+        for (int n : {1, 9}) {
+        BrgemmDesc d{.m = m, .n = n, .k = 18, .lda = m + 1, .ldb = 20, .ldc = m + 2, .beta = 1, .types = types};
         SCOPED_TRACE(std::string(weft::jit::to_string(isa)) + " " + to_string(d));
         check_kernel(d, brgemm_kernel(d, isa).fn(), 3, seed++);
+        }
       }
+}
+
+// --- bfdot (NeonBrgemmMath::bf16_dot) ---
+
+TEST(NeonBrgemmBfdot, PlanChoosesBfdotForNarrowShapes) {
+  const auto desc = [](int m, int n, int k) {
+    return BrgemmDesc{.m = m, .n = n, .k = k, .lda = m, .ldb = k, .ldc = m, .types = kBf16F32};
+  };
+  // n <= 3 or m <= 4 (the llvm-mca table in neon_brgemm_plan.cpp).
+  EXPECT_TRUE(neon::bfdot_pays(desc(64, 1, 64)));
+  EXPECT_TRUE(neon::bfdot_pays(desc(1, 1, 2)));
+  EXPECT_TRUE(neon::bfdot_pays(desc(16, 2, 64)));
+  EXPECT_TRUE(neon::bfdot_pays(desc(64, 3, 64)));
+  EXPECT_TRUE(neon::bfdot_pays(desc(4, 64, 64)));
+  EXPECT_TRUE(neon::bfdot_pays(desc(1, 17, 8)));
+  EXPECT_FALSE(neon::bfdot_pays(desc(64, 64, 64)));
+  EXPECT_FALSE(neon::bfdot_pays(desc(64, 4, 64)));
+  EXPECT_FALSE(neon::bfdot_pays(desc(5, 64, 64)));
+  EXPECT_FALSE(neon::bfdot_pays(desc(8, 8, 64)));
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(4, 64, 64), true).math, neon::NeonBrgemmMath::bf16_dot);
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(5, 64, 64), true).math, neon::NeonBrgemmMath::bf16_mmla);
+  // n = 1: one column, panels of up to 24 vectors, near-equal (100 rows: 13 + 12 vectors).
+  const neon::NeonBrgemmPlan gemv = neon::plan_neon_brgemm(desc(100, 1, 34), true);
+  EXPECT_EQ(gemv.math, neon::NeonBrgemmMath::bf16_dot);
+  EXPECT_EQ(gemv.panel_vectors, 24);
+  const std::vector<neon::NeonPanel> panels{{.row0 = 0, .vectors = 13, .tail = 0}, {.row0 = 52, .vectors = 12, .tail = 0}};
+  EXPECT_EQ(gemv.panels, panels);
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(64, 1, 64), true).panels.size(), 1u);
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(97, 1, 64), true).panels.back().tail, 1);
+  // Forced bfdot elsewhere: fma's 6-column blocks, panels of 24 / the widest block, at least 4.
+  const neon::NeonBrgemmPlan wide = neon::plan_neon_brgemm(desc(64, 64, 64), true, neon::MmlaPacking::automatic,
+                                                           neon::Bf16Path::dot);
+  EXPECT_EQ(wide.math, neon::NeonBrgemmMath::bf16_dot);
+  EXPECT_EQ(wide.panel_vectors, 4);
+  EXPECT_EQ(wide.blocks.size(), 11u);
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(64, 2, 64), true, neon::MmlaPacking::automatic, neon::Bf16Path::dot)
+                .panel_vectors, 12);
+  for (int n : {1, 2, 3, 5, 7, 13}) {
+    const neon::NeonBrgemmPlan p =
+        neon::plan_neon_brgemm(desc(200, n, 8), true, neon::MmlaPacking::automatic, neon::Bf16Path::dot);
+    for (const neon::NeonColumnBlock& b : p.blocks)
+      for (const neon::NeonPanel& panel : p.panels)
+        EXPECT_LE(panel.vectors * b.cols * p.k_split, 24) << "n=" << n;  // v8..v31
+  }
+  // Partial sums up to 16 chains in the widest tile: 64x1 has 16 vectors, 16x1 4 x 4 partials,
+  // 8x8 2 x 6 x 2, 4x64 1 x 6 x 4, 8x1 2 x 1 x 4 (at most 4), 16x2 4 x 2 x 2.
+  const auto split = [&](int m, int n) {
+    return neon::plan_neon_brgemm(desc(m, n, 64), true, neon::MmlaPacking::automatic, neon::Bf16Path::dot).k_split;
+  };
+  EXPECT_EQ(split(64, 1), 1);
+  EXPECT_EQ(split(16, 1), 4);
+  EXPECT_EQ(split(8, 8), 2);
+  EXPECT_EQ(split(4, 64), 4);
+  EXPECT_EQ(split(8, 1), 4);
+  EXPECT_EQ(split(32, 2), 1);  // 8 x 2
+  EXPECT_EQ(split(16, 2), 2);
+  EXPECT_EQ(neon::tile_registers(neon::NeonBrgemmMath::bf16_dot, 4, 1, 6, 4), 32);
+  // A packing asked for, or bfmmla asked for, is bfmmla even for n = 1; without bf16 instructions
+  // the widening kernel.
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(64, 1, 64), true, neon::MmlaPacking::never).math,
+            neon::NeonBrgemmMath::bf16_mmla);
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(64, 1, 64), true, neon::MmlaPacking::automatic, neon::Bf16Path::mmla).math,
+            neon::NeonBrgemmMath::bf16_mmla);
+  EXPECT_EQ(neon::plan_neon_brgemm(desc(64, 1, 64)).math, neon::NeonBrgemmMath::bf16_widen);
+}
+
+TEST(NeonBrgemmBfdot, F32OutputEveryShapeWithinTheBound) {
+  SKIP_WITHOUT_BF16();
+  every_shape(kBf16F32, 9500, neon::MmlaPacking::automatic, neon::Bf16Path::dot);
+}
+
+TEST(NeonBrgemmBfdot, Bf16OutputEveryShapeWithinTheBound) {
+  SKIP_WITHOUT_BF16();
+  every_shape(kBf16, 9600, neon::MmlaPacking::automatic, neon::Bf16Path::dot);
+}
+
+TEST(NeonBrgemmBfdot, SpecialValues) {
+  SKIP_WITHOUT_BF16();
+  special_values(neon::Bf16Path::dot);
+}
+
+// n = 1 (GEMV-like): tall panels, near-equal, m's tail; long sums, large leading dimensions.
+TEST(NeonBrgemmBfdot, NarrowAndLargeShapes) {
+  SKIP_WITHOUT_BF16();
+  const auto dot = neon::Bf16Path::dot;
+  const auto automatic = neon::MmlaPacking::automatic;
+  check({.m = 64, .n = 1, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 1, .types = kBf16F32}, 2, 1000, 0, false,
+        automatic, dot);
+  check({.m = 97, .n = 1, .k = 34, .lda = 99, .ldb = 35, .ldc = 97, .beta = 1, .bias = BrgemmBias::per_row,
+         .activation = BrgemmActivation::relu, .types = kBf16},
+        3, 1001, 0, true, automatic, dot);
+  check({.m = 100, .n = 1, .k = 258, .lda = 100, .ldb = 258, .ldc = 100, .beta = 0, .batch = BrgemmBatch::offsets,
+         .bias = BrgemmBias::per_col, .types = kBf16F32},
+        2, 1002, 0, false, automatic, dot);
+  check({.m = 37, .n = 21, .k = 34, .lda = 5000, .ldb = 7001, .ldc = 4099, .beta = 1, .types = kBf16F32}, 3, 1003, 0,
+        false, automatic, dot);
+  check({.m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64, .beta = 1, .batch = BrgemmBatch::addresses,
+         .types = kBf16},
+        2, 1004, 0, false, automatic, dot);
+  check({.m = 26, .n = 2, .k = 6, .lda = 26, .ldb = 6, .ldc = 27, .beta = 1, .prefetch = BrgemmPrefetch::next_c,
+         .types = kBf16F32},
+        2, 1005, 0, true, automatic, dot);
+  for (std::int64_t count : {-1, 0}) {  // C with specials, -0 among them (4 partial sums)
+    check({.m = 9, .n = 1, .k = 10, .lda = 9, .ldb = 10, .ldc = 9, .beta = 1, .types = kBf16F32}, count, 1006, 2, false,
+          automatic, dot);
+  }
+}
+
+// Random shapes with fixed seeds, each on both paths (bfmmla in its two tilings, bfdot) and on the
+// plan's choice: the same bound.
+TEST(NeonBrgemmBfdot, RandomShapesBothPathsWithinTheBound) {
+  SKIP_WITHOUT_BF16();
+  std::mt19937 rng(2811);
+  for (int shape = 0; shape < 24; ++shape) {
+    const int m = 1 + static_cast<int>(rng() % 40);
+    const int n = shape % 4 == 0 ? 1 : 1 + static_cast<int>(rng() % 20);
+    const int k = 2 * (1 + static_cast<int>(rng() % 20));  // k % 4 == 2 about half the time
+    const int pad = static_cast<int>(rng() % 3);
+    const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m + pad, .ldb = k + pad, .ldc = m + 2 * pad,
+                       .beta = static_cast<int>(rng() % 2), .batch = kBatches[rng() % 3], .bias = kBiases[rng() % 3],
+                       .activation = rng() % 3 == 0 ? BrgemmActivation::relu : BrgemmActivation::none,
+                       .types = rng() % 2 ? kBf16 : kBf16F32};
+    const std::int64_t count = static_cast<std::int64_t>(rng() % 4);
+    const auto seed = 3000 + 10 * static_cast<std::uint32_t>(shape);
+    check(d, count, seed, shape % 5 == 0 ? 7 : 0, shape % 2 == 1, neon::MmlaPacking::automatic, neon::Bf16Path::dot);
+    check(d, count, seed + 1, 0, false, neon::MmlaPacking::always);
+    check(d, count, seed + 2, 0, false, neon::MmlaPacking::never);
+    check(d, count, seed + 3, 0, true, neon::MmlaPacking::automatic);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// The forms each path uses (bfdot by element and no bfmmla, or the reverse; each form is checked
+// against GNU as in tests/a64_assembler), on the shapes whose llvm-mca figures bfdot_pays and
+// docs/tpp_brgemm.md quote; with WEFT_BF16_CODE_DUMP=dir, their code goes to
+// dir/bf16_<dot|mmla|mmlareg>_<m>x<n>x<k>.bin (f32 C, beta 1; mmla: the plan's tiling, mmlareg:
+// in registers) for scripts/mca_kernels.py ("file PATH"; a packed kernel's packed loop: "file PATH 1").
+TEST(NeonBrgemmBfdot, FormsUsedAndCodeDump) {
+  using weft::jit::a64::Form;
+  static constexpr int kShapes[][3] = {{64, 64, 64}, {64, 1, 64}, {64, 2, 64}, {64, 3, 64}, {64, 4, 64},
+                                       {16, 1, 64}, {4, 1, 64},   {8, 8, 64},  {16, 2, 64}, {4, 64, 64},
+                                       {256, 1, 64}, {8, 1, 64}, {12, 1, 64}, {32, 2, 64}, {16, 3, 64},
+                                       {64, 6, 64}, {64, 8, 64}, {64, 12, 64}, {64, 16, 64}, {16, 4, 64},
+                                       {2, 64, 64}, {64, 5, 64}};
+  for (const auto& [m, n, k] : kShapes) {
+    const BrgemmDesc d{.m = m, .n = n, .k = k, .lda = m, .ldb = k, .ldc = m, .beta = 1, .types = kBf16F32};
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool dot = variant == 0;
+      // bfdot, bfmmla with the plan's tiling, bfmmla in registers
+      neon::BrgemmEmitter code(d, true, variant == 2 ? neon::MmlaPacking::never : neon::MmlaPacking::automatic,
+                               dot ? neon::Bf16Path::dot : neon::Bf16Path::mmla);
+      EXPECT_EQ(code.used(Form::bfdot_4s_elem), dot) << to_string(d);
+      EXPECT_EQ(code.used(Form::bfmmla_4s), !dot) << to_string(d);
+      const std::vector<std::uint8_t> bytes = code.bytes();
+      if (const char* dir = std::getenv("WEFT_BF16_CODE_DUMP")) {
+        const char* name = variant == 0 ? "dot_" : variant == 1 ? "mmla_" : "mmlareg_";
+        const std::string file = std::string(dir) + "/bf16_" + name + std::to_string(m) + "x" +
+                                 std::to_string(n) + "x" + std::to_string(k) + ".bin";
+        std::FILE* f = std::fopen(file.c_str(), "wb");
+        ASSERT_NE(f, nullptr) << file;
+        std::fwrite(bytes.data(), 1, bytes.size(), f);
+        std::fclose(f);
+      }
+    }
+  }
 }
 
 }  // namespace

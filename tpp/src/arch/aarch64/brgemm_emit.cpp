@@ -39,6 +39,8 @@ constexpr VReg kIoScratch[] = {v24, v25, v26};
 // zip1 of them (rows 0, 1; the zip2 goes to v6). x19..x22 the column pairs' first columns in B,
 // x23 A at pair p + 1. A bf16 C moves through ElementIo with its constants in v4, v5 and scratch
 // v0, v2, v3, set up again before each use (the k loop and the unary op clobber them).
+// bf16_dot: fma's registers (v0..v5 the B columns' 4 pairs, v6 and v7 A's 4 rows x a pair, v8..v31
+// up to 24 accumulators: v29, v30 are not free), so a bf16 C moves as in bf16_mmla.
 constexpr unsigned kMmlaFirstB = 0, kMmlaTemp = 4, kMmlaA0 = 5, kMmlaA1 = 6, kMmlaZip = 7;
 constexpr XReg kAPtr2 = x23;
 // packed_b: x24 the packed B (the tile's batch entries one after the other); while packing x19 the
@@ -55,26 +57,30 @@ VReg acc(int v, int j, int cols) { return VReg(kFirstAcc + static_cast<unsigned>
 
 void check_neon_brgemm_scope(const BrgemmDesc& d) { validate(d); }
 
-BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, MmlaPacking packing) : d_(d) {
+BrgemmEmitter::BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions, MmlaPacking packing,
+                             Bf16Path bf16_path)
+    : d_(d) {
   check_neon_brgemm_scope(d);
-  plan_ = plan_neon_brgemm(d, bf16_instructions, packing);
+  plan_ = plan_neon_brgemm(d, bf16_instructions, packing, bf16_path);
   lanes_ = plan_.lanes;
   mmla_ = plan_.math == NeonBrgemmMath::bf16_mmla;
+  dot_ = plan_.math == NeonBrgemmMath::bf16_dot;
+  reload_io_ = mmla_ || dot_;
   in_bytes_ = static_cast<int>(jit::size_of(d.types.in));
   out_bytes_ = static_cast<int>(jit::size_of(d.types.out));
-  a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * in_bytes_ : in_bytes_;
+  a_row_bytes_ = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ || dot_ ? 2 * in_bytes_ : in_bytes_;
   if (d.types.out == DataType::bf16) {
-    if (mmla_) {
+    if (reload_io_) {
       io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kMmlaIoConstants, kMmlaIoScratch);
     } else {
       io_ = std::make_unique<ElementIo>(*this, DataType::bf16, DataType::f32, kT0, kIoConstants, kIoScratch);
     }
   }
-  if (plan_.packed_b) fallback_plan_ = plan_neon_brgemm(d, bf16_instructions, MmlaPacking::never);
+  if (plan_.packed_b) fallback_plan_ = plan_neon_brgemm(d, bf16_instructions, MmlaPacking::never, Bf16Path::mmla);
   for (const NeonBrgemmPlan* plan : {&plan_, &fallback_plan_}) {
     for (const NeonColumnBlock& block : plan->blocks) {
       for (const NeonPanel& panel : plan->panels) {
-        if (tile_registers(plan->math, lanes_, panel.vectors, block.cols) > kVectorRegisters) {
+        if (tile_registers(plan->math, lanes_, panel.vectors, block.cols, plan->k_split) > kVectorRegisters) {
           throw Error("neon brgemm: a tile of " + std::to_string(panel.vectors) + " x " + std::to_string(block.cols) +
                       " needs more than 32 vector registers");
         }
@@ -222,11 +228,11 @@ void BrgemmEmitter::prologue() {
   save_registers(*this, d_.activation == BrgemmActivation::unary);
   load_args(*this, d_.batch, in_bytes_);
   // A k step of A is a column (lda elements); in VNNI-2 a pair of k is one block of 2 lda.
-  const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ ? 2 * d_.lda : d_.lda;
+  const std::int64_t a_step = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ || dot_ ? 2 * d_.lda : d_.lda;
   mov_imm(kLda, static_cast<std::uint64_t>(a_step * in_bytes_));
   mov_imm(kLdb, static_cast<std::uint64_t>(d_.ldb * in_bytes_));
   mov_imm(kLdc, static_cast<std::uint64_t>(d_.ldc * out_bytes_));
-  if (io_ && !mmla_) io_->setup();  // bf16_mmla: before each use (its registers are the k loop's)
+  if (io_ && !reload_io_) io_->setup();  // bf16_mmla, bf16_dot: before each use (the k loop's registers)
 }
 
 void BrgemmEmitter::epilogue() {
@@ -247,12 +253,16 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
     for (int v = 0; v < panel.vectors; ++v)
       for (int j = 0; j < acc_cols; ++j) movi(acc(v, j, acc_cols).d2(), 0);
   } else {
-    if (io_ && mmla_) io_->setup();
+    if (io_ && reload_io_) io_->setup();
     c_access(true, panel, block);
     if (mmla_) mmla_layout(true, panel, cols);
     if (d_.prefetch == BrgemmPrefetch::next_c) prefetch_next_c(panel, block);
   }
   if (plan_.math == NeonBrgemmMath::bf16_widen) movi(VReg(kBf16Mask).d2(), 0xffff0000ffff0000u);
+  // k_split: the other partial sums start at -0 (x + -0 is x, -0 included: a count of 0 keeps C).
+  for (int s = 1; s < plan_.k_split; ++s)
+    for (int v = 0; v < panel.vectors; ++v)
+      for (int j = 0; j < cols; ++j) movi(partial(s, v, j, panel, cols).s4(), 0x80, jit::a64::lsl(24));
   Label store, batch;
   // count 0 (or negative, as on x86): C stays (beta 1) or becomes 0 (beta 0).
   begin_batch(*this, d_.batch, store);
@@ -263,13 +273,35 @@ void BrgemmEmitter::tile(const NeonPanel& panel, const NeonColumnBlock& block) {
   subs(kLeft, kLeft, 1);
   b(Cond::ne, batch);
   bind(store);
-  if (mmla_) {
-    mmla_layout(false, panel, cols);
-    if (io_) io_->setup();
-  }
+  add_partials(panel, cols);
+  if (mmla_) mmla_layout(false, panel, cols);
+  if (reload_io_ && io_) io_->setup();
   tile_epilogue(panel, block);
-  if (mmla_ && io_ && d_.activation == BrgemmActivation::unary) io_->setup();
+  if (reload_io_ && io_ && d_.activation == BrgemmActivation::unary) io_->setup();
   c_access(false, panel, block);
+}
+
+// Partial sum s of accumulator (v, j) (k_split): the tile's accumulators s times over; 0 is acc(v, j).
+VReg BrgemmEmitter::partial(int s, int v, int j, const NeonPanel& panel, int cols) const {
+  return VReg(kFirstAcc + static_cast<unsigned>((s * panel.vectors + v) * cols + j));
+}
+
+// k_split: the partial sums into partial 0, (0 + 1) + (2 + 3) (fp32 additions: the accumulators
+// hold fp32 values, whichever instruction made them).
+void BrgemmEmitter::add_partials(const NeonPanel& panel, int cols) {
+  for (int v = 0; v < panel.vectors; ++v) {
+    for (int j = 0; j < cols; ++j) {
+      const VReg p0 = partial(0, v, j, panel, cols);
+      if (plan_.k_split == 4) {
+        const VReg p2 = partial(2, v, j, panel, cols);
+        fadd(p2.s4(), p2.s4(), partial(3, v, j, panel, cols).s4());
+        fadd(p0.s4(), p0.s4(), partial(1, v, j, panel, cols).s4());
+        fadd(p0.s4(), p0.s4(), p2.s4());
+      } else if (plan_.k_split == 2) {
+        fadd(p0.s4(), p0.s4(), partial(1, v, j, panel, cols).s4());
+      }
+    }
+  }
 }
 
 // bf16_mmla: accumulator (v, j) of a tile with `cols` columns (its registers hold an even count).
@@ -313,12 +345,13 @@ void BrgemmEmitter::entry_pointers(const NeonColumnBlock& block) {
 // One batch entry's k: a loop over groups of steps (fma: `lanes` k, one q of each B column;
 // fma_transposed: 4 k; bf16: 4 pairs of k, one q of each B column), then the rest.
 void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
-  const bool bf16 = plan_.math == NeonBrgemmMath::bf16_widen || mmla_;
+  const bool bf16 = plan_.math == NeonBrgemmMath::bf16_widen || mmla_ || dot_;
   const int steps = bf16 ? d_.k / 2 : d_.k;
   const int group = plan_.math == NeonBrgemmMath::fma ? lanes_ : 4;
   auto emit_steps = [&](int count) {
     switch (plan_.math) {
-      case NeonBrgemmMath::fma: k_steps(panel, cols, count); break;
+      case NeonBrgemmMath::fma:
+      case NeonBrgemmMath::bf16_dot: k_steps(panel, cols, count); break;
       case NeonBrgemmMath::fma_transposed: k_steps_transposed(panel, cols, count); break;
       case NeonBrgemmMath::bf16_widen: k_pairs_bf16(panel, cols, count); break;
       case NeonBrgemmMath::bf16_mmla:
@@ -340,8 +373,11 @@ void BrgemmEmitter::k_loop(const NeonPanel& panel, int cols) {
   if (rest > 0) emit_steps(rest);
 }
 
+// acc += a * b[lane]; bf16_dot: acc (4 fp32 lanes) += a's row pairs . b's pair `lane` (bfdot).
 void BrgemmEmitter::fma(unsigned acc_reg, unsigned a, unsigned b, int lane) {
-  if (lanes_ == 2) {
+  if (dot_) {
+    bfdot(VReg(acc_reg).s4(), VReg(a).h8(), VReg(b).h2(static_cast<unsigned>(lane)));
+  } else if (lanes_ == 2) {
     fmla(VReg(acc_reg).d2(), VReg(a).d2(), VReg(b).d(static_cast<unsigned>(lane)));
   } else {
     fmla(VReg(acc_reg).s4(), VReg(a).s4(), VReg(b).s(static_cast<unsigned>(lane)));
@@ -351,11 +387,13 @@ void BrgemmEmitter::fma(unsigned acc_reg, unsigned a, unsigned b, int lane) {
 // `steps` consecutive k (`lanes`, or the k tail's 1..lanes-1): B(k.., j) of every column in one
 // register each (B is column-major: the k of a column are contiguous), then for each k the A
 // column's vectors, each multiplied by the B lane of every column. The B pointers advance past these
-// k; so does kAPtr, one column of A per k.
+// k; so does kAPtr, one column of A per k. bf16_dot: a step is a pair of k (4 bytes of a column, 4
+// rows x 4 bytes of VNNI-2 A).
 void BrgemmEmitter::k_steps(const NeonPanel& panel, int cols, int steps) {
+  const int step_bytes = dot_ ? 2 * in_bytes_ : in_bytes_;
   for (int j = 0; j < cols; ++j) {
     const auto bj = static_cast<unsigned>(j);
-    switch (steps * in_bytes_) {
+    switch (steps * step_bytes) {
       case 16: ldr(QReg(bj), post_ptr(b_column(j), 16)); break;
       case 8: ldr(DReg(bj), post_ptr(b_column(j), 8)); break;
       case 4: ldr(SReg(bj), ptr(b_column(j))); break;  // only in the tail: no advance needed
@@ -370,7 +408,10 @@ void BrgemmEmitter::k_steps(const NeonPanel& panel, int cols, int steps) {
       const unsigned a = kFirstA + next_a_;
       next_a_ ^= 1;  // two A registers alternated: the next load need not wait for this one's FMAs
       load_a(a, panel, v);
-      for (int j = 0; j < cols; ++j) fma(acc(v, j, cols).index, a, static_cast<unsigned>(j), kk);
+      // k_split (bf16_dot): step kk of a group of 4 into partial kk % k_split (4 % k_split == 0: the
+      // same partial for the same pair of every group; a tail's pairs continue the pattern).
+      const int s = kk % plan_.k_split;
+      for (int j = 0; j < cols; ++j) fma(partial(s, v, j, panel, cols).index, a, static_cast<unsigned>(j), kk);
     }
     add(kAPtr, kAPtr, kLda);
   }
@@ -437,13 +478,32 @@ void BrgemmEmitter::k_pairs_bf16(const NeonPanel& panel, int cols, int pairs) {
   }
 }
 
+// bf16_mmla: A vector v's (4 rows) pairs p (kAPtr) and p + 1 (kAPtr2; zero when `single`, the
+// entry's last pair alone) zipped into bfmmla's operands, rows (0, 1) in v7 and (2, 3) in v6.
+// Returns whether there are rows 2, 3: a vector of 1 or 2 rows (m's tail) has none, and their
+// blocks are never stored.
+bool BrgemmEmitter::mmla_a_operands(const NeonPanel& panel, int v, bool single) {
+  const VReg a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  const int bytes = rows_of(panel, v) * a_row_bytes_;
+  load_bytes(a0.index, kAPtr, v * 16, bytes);
+  if (single) {
+    movi(a1.d2(), 0);
+  } else {
+    load_bytes(a1.index, kAPtr2, v * 16, bytes);
+  }
+  const bool upper = rows_of(panel, v) > 2;
+  zip1(z.s4(), a0.s4(), a1.s4());
+  if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
+  return upper;
+}
+
 // bf16_mmla, `pairs` pairs of k (4, or the tail's 1-3), two at a time (4 k: a bfmmla step; a last
 // single pair with zero k + 2, k + 3): per column pair its 4 k (two d loads, zip1 .2d; a lone last
 // column: one d load, its neighbour zero), then per A vector (4 rows) the pairs p and p + 1 (q loads
 // at kAPtr and kAPtr2), zip1 / zip2 into rows (0, 1) and (2, 3), and one bfmmla per block.
 // kAPtr, kAPtr2 and the B pointers move past the 4 k (the single pair is the entry's last).
 void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
-  const VReg t(kMmlaTemp), a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  const VReg t(kMmlaTemp), a1(kMmlaA1), z(kMmlaZip);
   for (int q = 0; 2 * q < pairs; ++q) {
     const bool single = 2 * q + 1 == pairs;
     for (int c = 0; 2 * c < cols; ++c) {
@@ -459,17 +519,7 @@ void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
       if (two) zip1(bc.d2(), bc.d2(), t.d2());
     }
     for (int v = 0; v < panel.vectors; ++v) {
-      const int bytes = rows_of(panel, v) * a_row_bytes_;
-      load_bytes(a0.index, kAPtr, v * 16, bytes);
-      if (single) {
-        movi(a1.d2(), 0);
-      } else {
-        load_bytes(a1.index, kAPtr2, v * 16, bytes);
-      }
-      // A vector of 1 or 2 rows (m's tail) has no rows 2, 3: their blocks are never stored.
-      const bool upper = rows_of(panel, v) > 2;
-      zip1(z.s4(), a0.s4(), a1.s4());
-      if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
+      const bool upper = mmla_a_operands(panel, v, single);
       for (int c = 0; 2 * c < cols; ++c) {
         const VReg bc(kMmlaFirstB + static_cast<unsigned>(c));
         bfmmla(acc_of(v, 2 * c, cols).s4(), z.h8(), bc.h8());
@@ -488,21 +538,12 @@ void BrgemmEmitter::k_quads_mmla(const NeonPanel& panel, int cols, int pairs) {
 // (a q load at an offset from kPacked, which moves past them at the end: post-indexed loads would
 // chain on the pointer, one a cycle; four registers in turn) and its two bfmmla.
 void BrgemmEmitter::k_quads_packed(const NeonPanel& panel, int cols, int pairs) {
-  const VReg a0(kMmlaA0), a1(kMmlaA1), z(kMmlaZip);
+  const VReg a1(kMmlaA1), z(kMmlaZip);
   const int pairs_of_cols = (cols + 1) / 2;
   for (int q = 0; 2 * q < pairs; ++q) {
     const bool single = 2 * q + 1 == pairs;
     for (int v = 0; v < panel.vectors; ++v) {  // one (plan: panel_vectors 1)
-      const int bytes = rows_of(panel, v) * a_row_bytes_;
-      load_bytes(a0.index, kAPtr, v * 16, bytes);
-      if (single) {
-        movi(a1.d2(), 0);
-      } else {
-        load_bytes(a1.index, kAPtr2, v * 16, bytes);
-      }
-      const bool upper = rows_of(panel, v) > 2;  // as in k_quads_mmla
-      zip1(z.s4(), a0.s4(), a1.s4());
-      if (upper) zip2(a1.s4(), a0.s4(), a1.s4());
+      const bool upper = mmla_a_operands(panel, v, single);
       for (int c = 0; 2 * c < cols; ++c) {
         const VReg bc(kMmlaFirstB + static_cast<unsigned>(c % 4));
         ldr(QReg(bc.index), ptr(kPacked, (q * pairs_of_cols + c) * 16));

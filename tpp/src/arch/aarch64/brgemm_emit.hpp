@@ -63,8 +63,9 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
  public:
   // Emits (does not finalize) the kernel; works on any AArch64 host.
   // packing (tests): bf16_mmla's tiling choice (neon_brgemm_plan.hpp).
+  // bf16_path (tests): bfdot or bfmmla (neon_brgemm_plan.hpp).
   explicit BrgemmEmitter(const BrgemmDesc& d, bool bf16_instructions = false,
-                         MmlaPacking packing = MmlaPacking::automatic);
+                         MmlaPacking packing = MmlaPacking::automatic, Bf16Path bf16_path = Bf16Path::automatic);
 
   const NeonBrgemmPlan& plan() const { return plan_; }
 
@@ -79,11 +80,14 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   void k_pairs_bf16(const NeonPanel& panel, int cols, int pairs);
   void k_quads_mmla(const NeonPanel& panel, int cols, int pairs);
   void k_quads_packed(const NeonPanel& panel, int cols, int pairs);
+  bool mmla_a_operands(const NeonPanel& panel, int v, bool single);
   void body(const NeonBrgemmPlan& plan);
   void pack_b(const NeonColumnBlock& block);
   void entry_b(jit::a64::XReg dst);
   void mmla_layout(bool to_blocks, const NeonPanel& panel, int cols);
   jit::a64::VReg acc_of(int v, int j, int cols) const;
+  jit::a64::VReg partial(int s, int v, int j, const NeonPanel& panel, int cols) const;
+  void add_partials(const NeonPanel& panel, int cols);
   void load_a(unsigned reg, const NeonPanel& panel, int v);
   void load_bytes(unsigned reg, jit::a64::XReg base, std::int64_t offset, int bytes);
   void c_access(bool load, const NeonPanel& panel, const NeonColumnBlock& block);
@@ -100,6 +104,8 @@ class BrgemmEmitter : public jit::a64::CodeBuffer {
   int lanes_ = 4;
   int in_bytes_ = 4, out_bytes_ = 4;
   bool mmla_ = false;    // NeonBrgemmMath::bf16_mmla
+  bool dot_ = false;     // NeonBrgemmMath::bf16_dot
+  bool reload_io_ = false;  // a bf16 C's ElementIo registers are the k loop's: set up before each use
   int a_row_bytes_ = 4;  // bytes of one row of A within a k step (bf16 VNNI-2: a pair, 4)
   unsigned next_a_ = 0;  // which of the two A registers (sets) the next A load uses
   unsigned next_b_ = 0;  // b_transposed: which of the two B register sets the next k step uses

@@ -25,6 +25,13 @@
 //                                      column block into a stack buffer): 1 vector (4 rows) x 24
 //                                      columns, 24 + 8 = 32; in registers (both operands zipped in
 //                                      the k loop): 3 vectors (12 rows) x 8 columns, 24 + 8 = 32
+//                     bf16_dot:        fma's: one B register per column (4 pairs of k of the column,
+//                                      one ldr q; bfdot by element takes one pair), two A registers
+//                                      (4 rows x a pair: VNNI-2 as it is); taller panels for narrow
+//                                      blocks (24 accumulators: n = 1 24 vectors x 1, n = 2 12 x 2),
+//                                      and k_split partial sums per accumulator where a tile has
+//                                      fewer than 16 (bfdot's latency, 4 cycles on Neoverse V1's
+//                                      model, times its 4 pipes): vectors x cols x k_split <= 24
 #pragma once
 
 #include <vector>
@@ -41,6 +48,7 @@ enum class NeonBrgemmMath : unsigned char {
   fma_transposed,  // f32 or f64, b_transposed: a q of B holds `lanes` columns of one k
   bf16_widen,      // bf16 A (VNNI-2) and B, widened to f32 in registers (bits << 16), fp32 FMAs
   bf16_mmla,       // bf16 A (VNNI-2) and B with bfmmla (FEAT_BF16): 2x2 fp32 blocks, 4 k per step
+  bf16_dot,        // bf16 A (VNNI-2) and B with bfdot by element (FEAT_BF16): 4 rows x 1 column, a pair
 };
 
 struct NeonPanel {
@@ -61,21 +69,26 @@ struct NeonBrgemmPlan {
   NeonBrgemmMath math = NeonBrgemmMath::fma;
   int lanes = 4;
   int max_cols = 6;
-  int panel_vectors = kPanelVectors;    // vectors of a full row panel (bf16_mmla: 1 packed_b, else 3)
+  int panel_vectors = kPanelVectors;    // vectors of a full row panel (bf16_mmla: 1 packed_b, else 3;
+                                        // bf16_dot: 24 / the widest block, at least 4)
   // bf16_mmla: B's column pairs zipped once per batch entry and column block into a stack buffer
   // of packed_entry_bytes per entry (brgemm_emit.hpp), for calls of at most packed_max_count entries.
   bool packed_b = false;
   std::int64_t packed_entry_bytes = 0;
   std::int64_t packed_max_count = 0;
+  // bf16_dot: pair p of each entry's k goes to partial sum p % k_split (1, 2 or 4), added
+  // after the batch ((0 + 1) + (2 + 3)); the extra partials start at -0, the sum's identity.
+  int k_split = 1;
   std::vector<NeonPanel> panels;        // cover rows 0..m-1 in order
   std::vector<NeonColumnBlock> blocks;  // cover columns 0..n-1 in order
   bool operator==(const NeonBrgemmPlan&) const = default;
 };
 
 // Vector registers of a tile: accumulators and one step's operands (see the top of this header).
-constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int cols) {
+constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int cols, int k_split = 1) {
   switch (math) {
     case NeonBrgemmMath::fma: return vectors * cols + cols + 2;
+    case NeonBrgemmMath::bf16_dot: return vectors * cols * k_split + cols + 2;
     case NeonBrgemmMath::fma_transposed: return vectors * cols + 2 * ((cols + lanes - 1) / lanes) + 2;
     case NeonBrgemmMath::bf16_widen: break;
     case NeonBrgemmMath::bf16_mmla: return vectors * ((cols + 1) / 2 * 2) + 8;
@@ -84,18 +97,31 @@ constexpr int tile_registers(NeonBrgemmMath math, int lanes, int vectors, int co
 }
 
 // Validates the descriptor (weft::Error for an invalid one). bf16_instructions: bf16 inputs use
-// bfmmla (bf16_mmla) instead of widening (the CPU must have FEAT_BF16); other types ignore it.
-// bf16_mmla's tilings: packed_b where it pays (automatic: m >= kMinPackedRows, and an entry's
-// packed B within kMaxPackedEntryBytes), or always (where it fits: tests), or never (the
-// in-register tiling; also the kernel's path for calls of more entries than packed_max_count).
+// FEAT_BF16's instructions instead of widening (the CPU must have FEAT_BF16); other types ignore it.
+// Which instruction: bf16_path (automatic: bfdot where bfdot_pays, else bfmmla; a packing other than
+// automatic asks for bfmmla). bf16_mmla's tilings: packed_b where it pays (automatic: m >=
+// kMinPackedRows, n >= kMinPackedCols, and an entry's packed B within kMaxPackedEntryBytes), or
+// always (where it fits: tests), or never (the in-register tiling; also the kernel's path for calls
+// of more entries than packed_max_count).
 enum class MmlaPacking : unsigned char { automatic, always, never };
+enum class Bf16Path : unsigned char { automatic, mmla, dot };
 NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions = false,
-                                MmlaPacking packing = MmlaPacking::automatic);
+                                MmlaPacking packing = MmlaPacking::automatic, Bf16Path bf16_path = Bf16Path::automatic);
+
+// Whether bfdot (NeonBrgemmMath::bf16_dot) is predicted faster than bfmmla for d's shape (a bf16
+// descriptor; pure). The figures it comes from are in neon_brgemm_plan.cpp and docs/tpp_brgemm.md
+// ("bf16 with bfdot and bfmmla").
+bool bfdot_pays(const BrgemmDesc& d);
 
 // Packing costs about one cycle per column pair and 4 k (llvm-mca, -noalias), once per entry and
 // column block; each 4-row panel of the block saves 8 zips per 4 k against the in-register tiles:
 // from 32 rows on the packed kernel is ahead (docs/tpp_brgemm.md, "bf16 with bfmmla").
 inline constexpr int kMinPackedRows = 32;
+// The packed tile is 4 rows x the block's columns: below 16 columns its few accumulators wait on
+// bfmmla's latency. llvm-mca 19, useful flops per cycle on Neoverse V1 / V2, packed against in
+// registers: 64x8 51.0 / 63.7 against 90.1, 64x12 76.6 / 95.5 against 85.1, 64x16 102.0 / 113.2
+// against 90.1 (neon_brgemm_plan.cpp has the rest).
+inline constexpr int kMinPackedCols = 16;
 
 inline constexpr std::int64_t kMaxPackedEntryBytes = 48 * 1024;  // one entry of one block
 inline constexpr std::int64_t kMaxPackedBytes = 64 * 1024;       // the stack buffer of one call
