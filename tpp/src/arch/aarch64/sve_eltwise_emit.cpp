@@ -516,6 +516,21 @@ std::unique_ptr<CodeBuffer> make(const Spec& s) {
   return std::make_unique<EltwiseKernel<Lane::s>>(s);
 }
 
+// What a unary and a binary kernel's spec take alike from the descriptor (types) and the plan
+// (vector length, layout), then the kernel. family: "unary" or "binary", for errors.
+template <class Desc, class Plan>
+std::unique_ptr<CodeBuffer> make(Spec& s, const Desc& d, const Plan& p, const char* family) {
+  s.in_bytes = static_cast<int>(jit::size_of(d.types.in));
+  s.out_bytes = static_cast<int>(jit::size_of(d.types.out));
+  s.keep_bits = detail::keeps_bf16_bits(d);
+  s.vector_bytes = vector_bytes_of(p.isa, p.lanes, s.f64, std::string(family) + " " + to_string(d));
+  s.rows = p.rows;
+  s.cols = p.cols;
+  s.full_vectors = p.full_vectors;
+  s.tail = p.tail;
+  return make(s);
+}
+
 }  // namespace
 
 bool supports(const UnaryDesc& d) {
@@ -553,15 +568,7 @@ std::unique_ptr<CodeBuffer> emit_unary(const UnaryDesc& d, const UnaryPlan& p) {
   }
   s.out = {.source = Source::matrix, .pointer_field = offsetof(UnaryArgs, out), .ld = d.ld_out,
            .ld_field = offsetof(UnaryArgs, ld_out)};
-  s.in_bytes = static_cast<int>(jit::size_of(d.types.in));
-  s.out_bytes = static_cast<int>(jit::size_of(d.types.out));
-  s.keep_bits = detail::keeps_bf16_bits(d);
-  s.vector_bytes = vector_bytes_of(p.isa, p.lanes, s.f64, "unary " + to_string(d));
-  s.rows = p.rows;
-  s.cols = p.cols;
-  s.full_vectors = p.full_vectors;
-  s.tail = p.tail;
-  return make(s);
+  return make(s, d, p, "unary");
 }
 
 std::unique_ptr<CodeBuffer> emit_binary(const BinaryDesc& d, const BinaryPlan& p) {
@@ -584,15 +591,7 @@ std::unique_ptr<CodeBuffer> emit_binary(const BinaryDesc& d, const BinaryPlan& p
     s.in[i] = {.source = source, .pointer_field = fields[i], .ld = lds[i], .ld_field = 0};
   }
   s.out = {.source = Source::matrix, .pointer_field = offsetof(BinaryArgs, out), .ld = d.ld_out, .ld_field = 0};
-  s.in_bytes = static_cast<int>(jit::size_of(d.types.in));
-  s.out_bytes = static_cast<int>(jit::size_of(d.types.out));
-  s.keep_bits = detail::keeps_bf16_bits(d);
-  s.vector_bytes = vector_bytes_of(p.isa, p.lanes, s.f64, "binary " + to_string(d));
-  s.rows = p.rows;
-  s.cols = p.cols;
-  s.full_vectors = p.full_vectors;
-  s.tail = p.tail;
-  return make(s);
+  return make(s, d, p, "binary");
 }
 
 }  // namespace weft::tpp::sve
