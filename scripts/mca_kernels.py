@@ -44,7 +44,8 @@ bfmmla) by flops: a multiply-add is 2 flops, a bfmmla 32 (2x2 results of 4 produ
 fp32 lane; the shares are of the model's flops per cycle for independent bfmmla (4s) and fmla (4s).
 
 A kernel "file PATH" is code a test wrote (e.g. tests/tpp/arch/aarch64/neon_brgemm_mmla_test.cpp with
-WEFT_MMLA_CODE_OUT=PATH: the bfmmla BRGEMM with a packing option of its own); SVE code goes to
+WEFT_BF16_CODE_DUMP=DIR: the bf16 BRGEMM on bfdot, on bfmmla with the plan's tiling and on bfmmla in
+registers, for the shapes of docs/tpp_brgemm.md's "Which path" table); SVE code goes to
 llvm-mca with -mattr=+sve. "file PATH N" analyses its N-th innermost loop with FMAs in code order instead of the hottest (the
 bfmmla kernel's packed-B path comes first, its in-register path after it):
 

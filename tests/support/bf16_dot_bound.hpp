@@ -1,6 +1,6 @@
 // The error bound of weft's bf16 kernels built on the BFDotAdd instructions (FEAT_BF16 bfdot and
 // bfmmla, Neon and SVE), against an exact sum: the one bound every such kernel's tests check
-// (docs/tpp_brgemm.md, "bf16 with bfmmla"). The widening kernels and bfmlalb / bfmlalt need none:
+// (docs/tpp_brgemm.md, "bf16 with bfdot and bfmmla"). The widening kernels and bfmlalb / bfmlalt need none:
 // they are brgemm_reference bit for bit.
 //
 // The instruction (Arm ARM BFDotAdd, FPCR.EBF = 0; tests/tpp/arch/aarch64/
@@ -10,9 +10,12 @@
 // 2^-23 |x|), a result below 2^-126 flushed to a zero, a denormal input (bf16 operand or fp32
 // accumulator) read as a zero, any NaN the default NaN. The products of two bf16 are exact in fp32
 // unless below 2^-126 (then flushed). bfmmla is two BFDotAdd per accumulator lane (k pair 0, then
-// pair 1); bfdot one. A kernel's element is a chain of P = BFDotAdd steps (count x pairs of k, a
-// zero pair of padding included) on the initial C (beta 1) or 0. Unrolling the chain (Higham's
-// recursive summation, each term with at most P + 1 roundings of relative size < u = 2^-23):
+// pair 1); bfdot one. A kernel's element is a chain of P = BFDotAdd steps (count x pairs of k; for
+// bfmmla a zero pair of padding included) on the initial C (beta 1) or 0. Unrolling the chain
+// (Higham's recursive summation, each term with at most P + 1 roundings of relative size < u =
+// 2^-23). The bfdot kernel's k_split partial chains (2 or 4, the extra ones from -0, added after the
+// batch by IEEE fp32 additions: relative error 2^-24 each, no flush) leave each term fewer roundings
+// (ceil(P / k_split) + log2(k_split) at most; adding an empty chain is exact): the same bound:
 //
 //   |acc - S| <= gamma(P + 1) * M + (4 P + 2) * 2^-126,      gamma(n) = n u / (1 - n u),
 //

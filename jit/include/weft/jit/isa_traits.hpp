@@ -69,7 +69,7 @@ struct IsaTraits {
   // Whether the bf16 BRGEMM gives brgemm_reference's bits. The reference models vdpbf16ps (each
   // product exact, the odd k added first, each sum rounded) and the widening paths; Arm's bfmmla /
   // bfdot (BFDotAdd) round to odd within a step and flush denormals: they keep the error bound of
-  // docs/tpp_brgemm.md ("bf16 with bfmmla") instead.
+  // docs/tpp_brgemm.md ("bf16 with bfdot and bfmmla") instead.
   bool bf16_bit_exact = true;
   // The ISA whose element-wise (unary, binary) kernels this one runs: itself, or another's.
   // sve128 / sve128_bf16 run Neon's (at 128 bits Neon is as fast: llvm-mca, Neoverse V2); sve256 /

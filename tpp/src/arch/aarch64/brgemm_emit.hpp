@@ -22,13 +22,18 @@
 //   prefetch   next_c: prfm pldl1keep on the next column block's C (brgemm.hpp)
 //
 // bf16_instructions (FEAT_BF16; the dispatcher passes true for Isa::neon_bf16 and the sve*_bf16
-// ones) makes bf16 inputs use bfmmla (NeonBrgemmMath::bf16_mmla) instead of widening, for every
-// descriptor above (the same batch kinds, beta, bias, epilogues and C types; nothing falls back):
+// ones) makes bf16 inputs use bfdot by element (NeonBrgemmMath::bf16_dot, where neon::bfdot_pays:
+// n <= 3 or m <= 4) or bfmmla (NeonBrgemmMath::bf16_mmla) instead of widening, for every
+// descriptor above (the same batch kinds, beta, bias, epilogues and C types; nothing falls back).
+// bf16_dot is fma's scheme with a pair of k per step: A's q load is 4 rows x a pair (VNNI-2 as it
+// is), B's q load 4 pairs of a column, `bfdot acc.4s, a.8h, b.2h[pair]`; k_split partial sums
+// (the extra ones from -0) are added after the batch; a bf16 C moves as in bf16_mmla. bf16_mmla:
 //   - per 4 k (two VNNI-2 pairs p, p + 1) and 4 rows of A: the q loads of pair p and of pair p + 1,
 //     zip1 / zip2 (.4s) = rows (0, 1) and (2, 3), 4 k each: bfmmla's 2x4 operand; per 2 columns of
 //     B: their 4 k (two d loads, zip1 .2d): the other operand; the accumulators hold 2x2 blocks
 //     (rows r, r + 1 by columns c, c + 1).
-//   - packed_b (the plan's choice when an entry's packed B fits 48 KiB): per column block, each
+//   - packed_b (the plan's choice from 32 rows and 16 columns on, when an entry's packed B fits
+//     48 KiB): per column block, each
 //     batch entry's B column pairs are zipped once into a stack buffer (count x the entry's bytes,
 //     at most 64 KiB: calls of more entries take the in-register path below, also in the kernel),
 //     then tiles of 4 rows x 24 columns read them with q loads: 24 bfmmla and 2 zips per 4 k.
@@ -39,9 +44,9 @@
 //   - k % 4 == 2: the last pair with zero k + 2, k + 3 (A zipped with a zero register, B's pairs
 //     loaded as s); m % 4: A's partial loads (the other rows' lanes are never stored); an odd column
 //     count: the last column pair's second column is zero (one d load).
-//   - numbers: bfmmla's BFDotAdd (round to odd, denormal inputs and results flushed, default NaN),
+//   - numbers (both paths): BFDotAdd (round to odd, denormal inputs and results flushed, default NaN),
 //     not brgemm_reference's bits: the bound in tests/support/bf16_dot_bound.hpp and
-//     docs/tpp_brgemm.md ("bf16 with bfmmla").
+//     docs/tpp_brgemm.md ("bf16 with bfdot and bfmmla").
 #pragma once
 
 #include <memory>

@@ -46,7 +46,8 @@ std::unique_ptr<jit::GeneratedCode> emit_kernel(const BrgemmDesc& desc, const Br
   if (!offered(plan.isa)) no_emitter("brgemm", plan.isa);
   const jit::IsaTraits& traits = jit::isa_traits(plan.isa);
   // SVE at the ISA's vector length for f32 and f64 (sve::supports); bf16 runs the Neon kernel, on
-  // bfmmla where the ISA has BF16 (neon_bf16, sve*_bf16), else widened to fp32.
+  // bfdot or bfmmla (the Neon plan's choice per shape) where the ISA has BF16 (neon_bf16,
+  // sve*_bf16: SVE's own bfmmla / bfdot model no faster, docs/tpp_brgemm.md), else widened to fp32.
   if (traits.tail == jit::TailPolicy::predicate && sve::supports(desc))
     return std::make_unique<sve::BrgemmEmitter>(desc, traits.vector_bytes);
   return std::make_unique<neon::BrgemmEmitter>(desc, traits.bf16_dot);

@@ -84,7 +84,7 @@ NeonBrgemmPlan plan_neon_brgemm(const BrgemmDesc& d, bool bf16_instructions, Mml
     // The llvm-mca models of Neoverse V1 and V2 run bfmmla and zip on the same four vector pipes.
     // In registers, a tile of 2a rows x 2b columns takes a x b bfmmla and a + b zips per 4 k: at
     // most 24 / 34 (12 x 8; 8 x 8 16 / 24, 16 x 6 24 / 35). With B zipped once per entry and block
-    // (packed_b), 4 x 24 takes 24 bfmmla and 2 zips (docs/tpp_brgemm.md, "bf16 with bfmmla").
+    // (packed_b), 4 x 24 takes 24 bfmmla and 2 zips (docs/tpp_brgemm.md, "bf16 with bfdot and bfmmla").
     plan.math = NeonBrgemmMath::bf16_mmla;
     plan.max_cols = 8;
     plan.panel_vectors = 3;

@@ -115,7 +115,7 @@ bool bfdot_pays(const BrgemmDesc& d);
 
 // Packing costs about one cycle per column pair and 4 k (llvm-mca, -noalias), once per entry and
 // column block; each 4-row panel of the block saves 8 zips per 4 k against the in-register tiles:
-// from 32 rows on the packed kernel is ahead (docs/tpp_brgemm.md, "bf16 with bfmmla").
+// from 32 rows on the packed kernel is ahead (docs/tpp_brgemm.md, "bf16 with bfdot and bfmmla").
 inline constexpr int kMinPackedRows = 32;
 // The packed tile is 4 rows x the block's columns: below 16 columns its few accumulators wait on
 // bfmmla's latency. llvm-mca 19, useful flops per cycle on Neoverse V1 / V2, packed against in
