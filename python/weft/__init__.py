@@ -10,7 +10,7 @@ PyTorch is optional: torch tensors are read through DLPack when given. See docs/
 """
 from . import _weft
 from . import tpp
-from .einsum import einsum, einsum_tree
+from ._einsum import einsum, einsum_tree
 
 __all__ = ["isa", "cpu", "set_num_threads", "get_num_threads", "explain", "trace", "einsum", "einsum_tree", "tpp"]
 
