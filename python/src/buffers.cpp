@@ -40,8 +40,10 @@ constexpr std::uint8_t kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4;
 
 std::string quoted(std::string_view name) { return "argument '" + std::string(name) + "'"; }
 
+// `describe` names the element type for the error message, built only when there is one.
+template <class Describe>
 DataType element_type(bool is_float, bool is_uint16_or_bf16_bits, int bits, bool is_bfloat,
-                      std::string_view name, Uint16As uint16_as, const std::string& described) {
+                      std::string_view name, Uint16As uint16_as, Describe describe) {
   if (is_float && bits == 32) return DataType::f32;
   if (is_float && bits == 64) return DataType::f64;
   if (is_bfloat && bits == 16) return DataType::bf16;
@@ -49,21 +51,35 @@ DataType element_type(bool is_float, bool is_uint16_or_bf16_bits, int bits, bool
     if (uint16_as == Uint16As::bf16) return DataType::bf16;
     throw_type_error(quoted(name) + " is a uint16 array: pass dtype='bf16' to read it as bfloat16");
   }
-  throw_type_error(quoted(name) + " has element type " + described +
+  throw_type_error(quoted(name) + " has element type " + describe() +
                    "; weft takes float32, float64 and bfloat16 (torch.bfloat16, or uint16 with dtype='bf16')");
 }
 
-// Strides in elements; dimensions of extent 1 may have any stride (NumPy gives them odd ones).
-void require_c_contiguous(const std::vector<std::int64_t>& shape, const std::int64_t* strides,
+// Strides in units of `unit` (bytes per element for a Py_buffer's byte strides, 1 for DLPack's
+// element strides); dimensions of extent 1 may have any stride (NumPy gives them odd ones).
+template <class Stride>
+void require_c_contiguous(const std::vector<std::int64_t>& shape, const Stride* strides, std::int64_t unit,
                           std::string_view name) {
   if (strides == nullptr) return;
-  std::int64_t expected = 1;
+  std::int64_t expected = unit;
   for (std::size_t i = shape.size(); i-- > 0;) {
-    if (shape[i] != 1 && strides[i] != expected) {
+    if (shape[i] != 1 && static_cast<std::int64_t>(strides[i]) != expected) {
       throw_value_error(quoted(name) + " is not C-contiguous (shape " + shape_text(shape) +
                         "); pass numpy.ascontiguousarray(...) or tensor.contiguous()");
     }
     expected *= shape[i];
+  }
+}
+
+// Runs `release` with the GIL, taking it only when this thread does not hold it already (taking
+// it costs as much as a small kernel call, and views are mostly let go with the GIL held).
+template <class Release>
+void with_gil(Release release) {
+  if (PyGILState_Check()) {
+    release();
+  } else {
+    py::gil_scoped_acquire gil;
+    release();
   }
 }
 
@@ -77,25 +93,18 @@ ArrayView view_buffer(py::handle object, std::string_view name, Access access, U
   }
   // From here on the buffer is released by the keeper, whatever is thrown.
   std::shared_ptr<void> keeper(buffer.release(), [](void* p) {
-    py::gil_scoped_acquire gil;
     auto* b = static_cast<Py_buffer*>(p);
-    PyBuffer_Release(b);
+    with_gil([b] { PyBuffer_Release(b); });
     delete b;
   });
   const auto* b = static_cast<const Py_buffer*>(keeper.get());
   ArrayView view;
   view.shape.assign(b->shape, b->shape + b->ndim);
-  std::string format = b->format == nullptr ? "B" : b->format;
-  if (!format.empty() && (format[0] == '<' || format[0] == '=' || format[0] == '@')) format.erase(0, 1);
-  const bool is_float = format == "f" || format == "d";
-  view.dtype = element_type(is_float, format == "H", static_cast<int>(b->itemsize) * 8, false, name,
-                            uint16_as, "'" + format + "' (buffer format)");
-  std::vector<std::int64_t> strides;
-  for (int i = 0; i < b->ndim; ++i) {
-    // A byte stride that is no whole number of elements can never be contiguous.
-    strides.push_back(b->strides[i] % b->itemsize == 0 ? b->strides[i] / b->itemsize : -1);
-  }
-  require_c_contiguous(view.shape, strides.data(), name);
+  std::string_view format = b->format == nullptr ? "B" : b->format;
+  if (!format.empty() && (format[0] == '<' || format[0] == '=' || format[0] == '@')) format.remove_prefix(1);
+  view.dtype = element_type(format == "f" || format == "d", format == "H", static_cast<int>(b->itemsize) * 8, false,
+                            name, uint16_as, [&] { return "'" + std::string(format) + "' (buffer format)"; });
+  require_c_contiguous(view.shape, b->strides, b->itemsize, name);
   view.data = b->buf;
   view.keeper = std::move(keeper);
   return view;
@@ -112,10 +121,7 @@ ArrayView view_dlpack(py::handle object, std::string_view name, Uint16As uint16_
   PyCapsule_SetName(capsule.ptr(), "used_dltensor");
   std::shared_ptr<void> keeper(managed, [](void* p) {
     auto* m = static_cast<DLManagedTensor*>(p);
-    if (m->deleter != nullptr) {
-      py::gil_scoped_acquire gil;
-      m->deleter(m);
-    }
+    if (m->deleter != nullptr) with_gil([m] { m->deleter(m); });
   });
   const DLTensor& t = managed->dl_tensor;
   if (t.device.device_type != kDLCPU) {
@@ -124,12 +130,13 @@ ArrayView view_dlpack(py::handle object, std::string_view name, Uint16As uint16_
   }
   ArrayView view;
   view.shape.assign(t.shape, t.shape + t.ndim);
-  const std::string described = "DLPack code " + std::to_string(t.dtype.code) + " with " +
-                                std::to_string(t.dtype.bits) + " bits";
-  if (t.dtype.lanes != 1) throw_type_error(quoted(name) + " has vector elements (" + described + ")");
+  const auto describe = [&] {
+    return "DLPack code " + std::to_string(t.dtype.code) + " with " + std::to_string(t.dtype.bits) + " bits";
+  };
+  if (t.dtype.lanes != 1) throw_type_error(quoted(name) + " has vector elements (" + describe() + ")");
   view.dtype = element_type(t.dtype.code == kDLFloat, t.dtype.code == kDLUInt && t.dtype.bits == 16,
-                            t.dtype.bits, t.dtype.code == kDLBfloat, name, uint16_as, described);
-  require_c_contiguous(view.shape, t.strides, name);
+                            t.dtype.bits, t.dtype.code == kDLBfloat, name, uint16_as, describe);
+  require_c_contiguous(view.shape, t.strides, 1, name);
   view.data = static_cast<char*>(t.data) + t.byte_offset;
   view.keeper = std::move(keeper);
   return view;

@@ -4,9 +4,11 @@
 // (python/weft/tpp.py documents the row-major meaning users see).
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "bindings.hpp"
 #include "buffers.hpp"
@@ -45,12 +47,18 @@ Uint16As uint16_as(std::optional<DataType> declared) {
 // sum_i b[i]^T a[i]^T: the library's A_i is b[i] (m = N rows, lda = N), its B_i is a[i] (k = K,
 // ldb = K). In bf16 the library's A is VNNI-2, which for b means shape (K / 2, N, 2):
 // b_vnni[k / 2, n, k % 2] = b[k, n] (weft.tpp.vnni2 packs it).
-void brgemm(py::handle a_obj, py::handle b_obj, py::handle c_obj, int beta, const std::string& activation,
-            py::handle dtype_obj) {
+struct BrgemmCall {
+  ArrayView a, b, c;  // held for the call
+  tpp::Brgemm kernel;
+  tpp::BrgemmArgs args;
+};
+
+BrgemmCall prepare_brgemm(py::handle a_obj, py::handle b_obj, py::handle c_obj, int beta, const std::string& activation,
+                          py::handle dtype_obj) {
   const std::optional<DataType> declared = parse_dtype(dtype_obj);
-  const ArrayView a = view_array(a_obj, "a", Access::read, uint16_as(declared));
-  const ArrayView b = view_array(b_obj, "b", Access::read, uint16_as(declared));
-  const ArrayView c = view_array(c_obj, "c", Access::write, uint16_as(declared));
+  ArrayView a = view_array(a_obj, "a", Access::read, uint16_as(declared));
+  ArrayView b = view_array(b_obj, "b", Access::read, uint16_as(declared));
+  ArrayView c = view_array(c_obj, "c", Access::write, uint16_as(declared));
   require_dtype(a, "a", declared);
   require_same_dtype(b, "b", a, "a");
   if (a.shape.size() != 2 && a.shape.size() != 3) {
@@ -83,10 +91,27 @@ void brgemm(py::handle a_obj, py::handle b_obj, py::handle c_obj, int beta, cons
     throw_value_error("argument 'activation': '" + activation + "' is none of None, 'relu'");
   }
   desc.types = {.in = a.dtype, .out = c.dtype, .compute = compute_type(a.dtype)};
-  const tpp::Brgemm kernel(desc);  // validates; generated once per descriptor, then from the cache
   const tpp::BrgemmArgs args{.a = b.data, .b = a.data, .c = c.data, .count = count, .stride_a = k * n, .stride_b = m * k};
+  // The kernel validates the descriptor; it is generated once per descriptor, then from the cache.
+  return BrgemmCall{std::move(a), std::move(b), std::move(c), tpp::Brgemm(desc), args};
+}
+
+void brgemm(py::handle a, py::handle b, py::handle c, int beta, const std::string& activation, py::handle dtype) {
+  const BrgemmCall call = prepare_brgemm(a, b, c, beta, activation, dtype);
   py::gil_scoped_release release;
-  kernel(args);
+  call.kernel(call.args);
+}
+
+// Seconds per call of the C++ kernel alone, `calls` calls in a row: what bench/python subtracts
+// from a Python call's time to find the binding's overhead.
+double brgemm_kernel_seconds(py::handle a, py::handle b, py::handle c, int beta, std::int64_t calls) {
+  if (calls < 1) throw_value_error("argument 'calls' must be >= 1");
+  const BrgemmCall call = prepare_brgemm(a, b, c, beta, "none", py::none());
+  py::gil_scoped_release release;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::int64_t i = 0; i < calls; ++i) call.kernel(call.args);
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  return elapsed.count() / static_cast<double>(calls);
 }
 
 tpp::UnaryOp unary_op(const std::string& name) {
@@ -201,6 +226,8 @@ void binary(const std::string& op_name, py::handle a_obj, py::handle b_obj, py::
 void bind_tpp(py::module_& m) {
   m.def("brgemm", &brgemm, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"), py::arg("activation"),
         py::arg("dtype"));
+  m.def("brgemm_kernel_seconds", &brgemm_kernel_seconds, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("beta"),
+        py::arg("calls"));
   m.def("unary", &unary, py::arg("op"), py::arg("x"), py::arg("out"), py::arg("alpha"), py::arg("dtype"));
   m.def("binary", &binary, py::arg("op"), py::arg("a"), py::arg("b"), py::arg("out"), py::arg("broadcast_a"),
         py::arg("broadcast_b"), py::arg("dtype"));
