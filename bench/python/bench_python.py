@@ -12,10 +12,12 @@
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_python.py [--rounds 5] [--quick]
 
---quick divides every einsum dimension by 2 (a smoke run). Threads: OpenMP's, OpenBLAS's and
-PyTorch's defaults (all cores), unless OMP_NUM_THREADS says otherwise.
+--quick divides every einsum dimension by 2 (a smoke run). --threads (default: every core) is given
+to weft.set_num_threads and torch.set_num_threads (importing torch sets the calling thread's
+OpenMP count to PyTorch's own default); OpenBLAS keeps its default, all cores.
 """
 import argparse
+import os
 import statistics
 import subprocess
 import time
@@ -143,7 +145,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
     args = parser.parse_args()
+    weft.set_num_threads(args.threads)
+    if torch is not None:
+        torch.set_num_threads(args.threads)
     print(f"CPU: {cpu_name()}; weft ISA {weft.isa()}, {weft.get_num_threads()} threads; NumPy {np.__version__}"
           + (f"; PyTorch {torch.__version__} ({torch.get_num_threads()} threads)" if torch else "; no PyTorch"))
 

@@ -1,12 +1,14 @@
 """weft.einsum (NumPy's subscripts) and weft.einsum_tree (the seed's bracketed trees).
 
 Both run an einsum tree through the library's tree pass (optimize_einsum_tree) and its execution
-(EinsumTreeOperation) in float32 or float64. weft.einsum picks the tree itself, pairwise and
-greedily: of all pairs of the remaining tensors it contracts first the pair whose contraction
-touches the fewest index combinations (the product of the sizes of the two tensors' indices,
-which is its count of multiply-adds), keeping the indices later tensors or the output need; ties
-go to the pair met first. Intermediate index orders are left to the tree pass.
+(EinsumTreeOperation) in float32 or float64. weft.einsum picks the tree itself: the pairwise
+contraction tree with the fewest multiply-adds (a contraction of two tensors costs the product of
+the sizes of all their indices), found exhaustively by dynamic programming over the subsets of
+operands for up to EXHAUSTIVE_OPERANDS operands, greedily beyond (of the pairs that share an
+index, the cheapest first). Each contraction keeps the indices later tensors or the output need;
+intermediate index orders are left to the tree pass.
 """
+import functools
 import math
 
 import numpy as np
@@ -71,38 +73,96 @@ def _lone_indices(inputs, output):
     return lone
 
 
-def contraction_tree(inputs, output, sizes, first_pairs=()):
-    """(tree text, the operands' order as its leaves, the size of every id) for the letters of
-    `inputs` -> `output`: the pairs `first_pairs` contracted first, then greedily (module doc)."""
-    id_of = {}
-    for letter in "".join(inputs) + output:
-        id_of.setdefault(letter, len(id_of))
-    # (letters, text as an operand, operand indices in leaf order)
-    nodes = [(term, _ids_text(id_of[c] for c in term), [i]) for i, term in enumerate(inputs)]
+EXHAUSTIVE_OPERANDS = 8
 
-    def merge(i, j):
-        """Contracts nodes i and j into one, keeping what the others or the output need."""
-        nonlocal nodes, root_text
-        union = nodes[i][0] + "".join(c for c in nodes[j][0] if c not in nodes[i][0])
-        rest = [node for k, node in enumerate(nodes) if k not in (i, j)]
-        needed = output + "".join(node[0] for node in rest)
-        kept = "".join(c for c in union if c in needed) if rest else output
-        root_text = f"{nodes[i][1]},{nodes[j][1]}->{_ids_text(id_of[c] for c in kept)}"
-        nodes = rest + [(kept, f"[{root_text}]", nodes[i][2] + nodes[j][2])]
 
-    root_text = None
-    for first, second in first_pairs:
-        positions = [k for k, node in enumerate(nodes) if node[2][0] in (first, second) and len(node[2]) == 1]
-        merge(*positions)
+def _kept_letters(letters, needed):
+    return "".join(c for c in letters if c in needed)
+
+
+@functools.lru_cache(maxsize=256)
+def _cheapest_pairing(terms, output, sizes):
+    """The cheapest binary tree over `terms` (nested pairs of term positions), exhaustively."""
+    count = len(terms)
+    full = (1 << count) - 1
+    letters_in = {}
+    for mask in range(1, full + 1):
+        letters_in[mask] = set("".join(t for k, t in enumerate(terms) if mask >> k & 1))
+    size_of = dict(sizes)
+    kept = {mask: (set(output) if mask == full else letters_in[mask] & (set(output) | letters_in[full ^ mask]))
+            for mask in range(1, full + 1)}
+    best = {1 << k: (0, k) for k in range(count)}
+    for mask in sorted(range(1, full + 1), key=lambda m: bin(m).count("1")):
+        if mask in best:
+            continue
+        choice = None
+        part = (mask - 1) & mask
+        while part:
+            other = mask ^ part
+            if part < other:  # each split once
+                cost = best[part][0] + best[other][0] + math.prod(size_of[c] for c in kept[part] | kept[other])
+                if choice is None or cost < choice[0]:
+                    choice = (cost, (best[part][1], best[other][1]))
+            part = (part - 1) & mask
+        best[mask] = choice
+    return best[full][1]
+
+
+def _greedy_pairing(terms, output, sizes):
+    """Nested pairs of term positions, cheapest pair sharing an index first (any pair if none)."""
+    size_of = dict(sizes)
+    nodes = [(term, k) for k, term in enumerate(terms)]
     while len(nodes) > 1:
         best = None
         for i in range(len(nodes)):
             for j in range(i + 1, len(nodes)):
-                cost = math.prod(sizes[c] for c in set(nodes[i][0] + nodes[j][0]))
+                shared = bool(set(nodes[i][0]) & set(nodes[j][0]))
+                cost = (not shared, math.prod(size_of[c] for c in set(nodes[i][0] + nodes[j][0])))
                 if best is None or cost < best[0]:
                     best = (cost, i, j)
-        merge(best[1], best[2])
-    return root_text, nodes[0][2], [sizes[c] for c in sorted(id_of, key=id_of.get)]
+        _, i, j = best
+        rest = [node for k, node in enumerate(nodes) if k not in (i, j)]
+        needed = output + "".join(node[0] for node in rest)
+        nodes = rest + [(_kept_letters(nodes[i][0] + nodes[j][0], needed), (nodes[i][1], nodes[j][1]))]
+    return nodes[0][1]
+
+
+def contraction_tree(inputs, output, sizes, first_pairs=()):
+    """(tree text, the operands' order as its leaves, the size of every id) for the letters of
+    `inputs` -> `output`: the pairs `first_pairs` contracted first, then the rest as the module
+    doc says."""
+    id_of = {}
+    for letter in "".join(inputs) + output:
+        id_of.setdefault(letter, len(id_of))
+    # The tensors not yet contracted: (letters, text as an operand, operand positions in leaf order)
+    nodes = {k: (term, _ids_text(id_of[c] for c in term), [k]) for k, term in enumerate(inputs)}
+    root_text = None
+
+    def merge(i, j):
+        """Contracts tensors i and j into one (under key i), keeping what the others or the output need."""
+        nonlocal root_text
+        left, right = nodes.pop(i), nodes.pop(j)
+        union = left[0] + "".join(c for c in right[0] if c not in left[0])
+        kept = _kept_letters(union, output + "".join(node[0] for node in nodes.values())) if nodes else output
+        root_text = f"{left[1]},{right[1]}->{_ids_text(id_of[c] for c in kept)}"
+        nodes[i] = (kept, f"[{root_text}]", left[2] + right[2])
+        return i
+
+    for first, second in first_pairs:
+        merge(first, second)
+    keys = list(nodes)
+    terms = tuple(nodes[k][0] for k in keys)
+    sorted_sizes = tuple(sorted(sizes.items()))
+    pairing = (_cheapest_pairing if len(keys) <= EXHAUSTIVE_OPERANDS else _greedy_pairing)(terms, output, sorted_sizes)
+
+    def contract(pair):
+        if isinstance(pair, int):
+            return keys[pair]
+        return merge(contract(pair[0]), contract(pair[1]))
+
+    if len(keys) > 1:
+        contract(pairing)
+    return root_text, next(iter(nodes.values()))[2], [sizes[c] for c in sorted(id_of, key=id_of.get)]
 
 
 def einsum(subscripts, *operands, out=None):

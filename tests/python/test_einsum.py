@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import weft
-from weft._einsum import contraction_tree
+from weft._einsum import _greedy_pairing, contraction_tree
 
 # The seed's einsum trees (bench/tensor/einsum_trees.cpp), on smaller sizes; and NumPy's notation
 # of each.
@@ -85,13 +85,27 @@ def test_einsum_writes_into_out(rng):
     np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("sizes, tree, order", [
-    # a-b-c-d chain: ab,bc costs 2*100*50 multiply-adds, bc,cd 100*50*100, ab,cd 2*100*50*100
-    ({"a": 2, "b": 100, "c": 50, "d": 100}, "[2,3],[[0,1],[1,2]->[0,2]]->[0,3]", [2, 0, 1]),
-    ({"a": 100, "b": 50, "c": 100, "d": 2}, "[0,1],[[1,2],[2,3]->[1,3]]->[0,3]", [0, 1, 2]),
+@pytest.mark.parametrize("sizes, tree", [
+    # a-b-c-d chain: (ab,bc),cd costs 2*100*50 + 2*50*100 multiply-adds, ab,(bc,cd) 100*50*100 + 2*100*100
+    ({"a": 2, "b": 100, "c": 50, "d": 100}, "[[0,1],[1,2]->[0,2]],[2,3]->[0,3]"),
+    ({"a": 100, "b": 50, "c": 100, "d": 2}, "[0,1],[[1,2],[2,3]->[1,3]]->[0,3]"),
 ])
-def test_the_greedy_tree_contracts_the_cheapest_pair_first(sizes, tree, order):
-    assert contraction_tree(["ab", "bc", "cd"], "ad", sizes)[:2] == (tree, order)
+def test_the_tree_with_the_fewest_multiply_adds_is_chosen(sizes, tree):
+    assert contraction_tree(["ab", "bc", "cd"], "ad", sizes)[:2] == (tree, [0, 1, 2])
+
+
+def test_the_first_seed_tree_is_found_from_numpy_notation():
+    sizes = dict(zip("abcdefghi", [100, 72, 128, 128, 3, 71, 305, 32, 3]))
+    text, order, _ = contraction_tree(["ie", "hdi", "cgh", "bfg", "af"], "abcde", sizes)
+    # the seed's pairing: (ie, hdi), ((cgh, bfg), af), then the root
+    assert text == "[[0,1],[2,3,0]->[1,2,3]],[[[4,5,2],[6,7,5]->[4,2,6,7]],[8,7]->[4,2,6,8]]->[8,6,4,3,1]"
+    assert order == [0, 1, 2, 3, 4]
+
+
+def test_beyond_the_exhaustive_search_pairs_sharing_an_index_go_first():
+    sizes = tuple(sorted({"a": 1, "b": 2, "c": 50, "d": 2, "e": 1}.items()))
+    # ab,de (an outer product, 4 multiply-adds) would be cheapest, but they share no index
+    assert _greedy_pairing(("ab", "bc", "cd", "de"), "ae", sizes) == ((0, 1), (2, 3))
 
 
 @pytest.mark.parametrize("subscripts, shapes, error, match", [
