@@ -4,11 +4,12 @@
 1. the per-call overhead of weft.tpp.brgemm on one 32x32x32 fp32 block: the median time of a
    Python call minus the median time of the C++ kernel alone (_weft.brgemm_kernel_seconds, the same
    kernel called in a C++ loop), each per call over batches of calls, the batches interleaved;
-2. weft.einsum (and weft.einsum_tree) next to numpy.einsum(optimize=True) and torch.einsum, in one
-   process, the calls interleaved round by round, on the seed's einsum trees and a matrix chain.
-   torch.einsum (1.13) contracts its operands left to right, so it is given the tree's nodes one
-   by one (a torch.einsum per node), as weft is; on the matrix chain it gets the plain expression
-   (left to right, as its users would call it); NumPy finds its own path.
+2. weft.einsum (NumPy's notation: weft picks the tree) and weft.einsum_tree (the tree as written)
+   next to numpy.einsum(optimize=True) and torch.einsum, in one process, the calls interleaved
+   round by round, on the seed's einsum trees and a matrix chain. On the trees the peers evaluate
+   the tree node by node, one two-operand einsum per node (bench/tensor/einsum_peers.py's
+   evaluation: the contractions weft performs; NumPy on a whole tree took minutes there); on the
+   chain they get the whole expression (NumPy picks its path, torch 1.13 goes left to right).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_python.py [--rounds 5] [--quick]
 
@@ -20,6 +21,7 @@ import argparse
 import os
 import statistics
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -27,21 +29,16 @@ import numpy as np
 import weft
 from weft import _weft
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tensor"))
+import einsum_peers  # noqa: E402  (the seed's trees, their parser and the node-by-node peers)
+
 try:
     import torch
 except ImportError:  # the torch column is left out
     torch = None
 
-SEED_TREES = [
-    ("[[8,4],[7,3,8]->[7,3,4]],[[[2,6,7],[1,5,6]->[1,2,5,7]],[0,5]->[0,1,2,7]]->[0,1,2,3,4]",
-     [100, 72, 128, 128, 3, 71, 305, 32, 3]),
-    ("[1,4,7,8],[[0,4,5,6],[[2,5,7,9],[3,6,8,9]->[2,5,7,3,6,8]]->[0,4,2,7,3,8]]->[0,1,2,3]",
-     [60, 60, 20, 20, 8, 8, 8, 8, 8, 8]),
-    ("[[2,7,3],[3,8,4]->[2,7,8,4]],[[4,9,0],[[0,5,1],[1,6,2]->[0,5,6,2]]->[4,9,5,6,2]]->[5,6,7,8,9]",
-     [40, 40, 40, 40, 40, 25, 25, 25, 25, 25]),
-]
-# A chain whose cheap order (middle first) differs from left to right.
-MATRIX_CHAIN = ("ab,bc,cd,de->ae", {"a": 1024, "b": 64, "c": 1024, "d": 64, "e": 1024})
+# A chain whose cheapest order (b-c-d first: 2.7 GFLOP) is not left to right (6.4 GFLOP).
+MATRIX_CHAIN = ("ab,bc,cd,de->ae", {"a": 2048, "b": 256, "c": 2048, "d": 256, "e": 2048})
 
 
 def cpu_name():
@@ -68,44 +65,6 @@ def brgemm_overhead(batches=41, calls=2000):
     return python, kernel
 
 
-def tree_signature(tree):
-    return _weft.einsum_tree_signature(tree)
-
-
-def letters(ids):
-    return "".join(chr(ord("a") + i) for i in ids)
-
-
-def run_torch_tree(tree, operands):
-    """Evaluates the tree with one torch.einsum per contraction, in the tree's post order."""
-    def parse(text, position):
-        # An operand at text[position] == '[': a leaf '[ids]' or a subtree '[expression]'.
-        if text[position + 1] == "[":  # a subtree: '[' subtree ']'
-            value, ids, position = parse_expression(text, position + 1)
-            assert text[position] == "]"
-            return value, ids, position + 1
-        end = text.index("]", position)
-        ids = [int(i) for i in text[position + 1:end].split(",")]
-        return next(leaves), ids, end + 1
-
-    def parse_expression(text, position):
-        left, left_ids, position = parse(text, position)
-        if text.startswith("->", position):
-            end = text.index("]", position)
-            ids = [int(i) for i in text[position + 3:end].split(",")]
-            return torch.einsum(f"{letters(left_ids)}->{letters(ids)}", left), ids, end + 1
-        assert text[position] == ","
-        right, right_ids, position = parse(text, position + 1)
-        assert text.startswith("->", position)
-        end = text.index("]", position)
-        ids = [int(i) for i in text[position + 3:end].split(",")]
-        return torch.einsum(f"{letters(left_ids)},{letters(right_ids)}->{letters(ids)}", left, right), ids, end + 1
-
-    leaves = iter(operands)
-    value, _, _ = parse_expression(tree, 0)
-    return value
-
-
 def interleaved(functions, rounds):
     """Median seconds per call of each function, called in turn round by round (after a warm-up)."""
     for function in functions.values():
@@ -120,25 +79,28 @@ def interleaved(functions, rounds):
 
 
 def einsum_cases(quick):
+    """(name, tree text, its parsed root, NumPy subscripts, operand shapes, GFLOP): on the trees the
+    GFLOP of the tree as written (einsum_peers.flops, the C++ benchmark's count)."""
     scale = 2 if quick else 1
-    for tree, sizes in SEED_TREES:
+    for index, (tree, sizes) in enumerate(einsum_peers.TREES):
         sizes = [max(1, s // scale) for s in sizes]
-        leaves, root = tree_signature(tree)
-        subscripts = ",".join(letters(ids) for ids in leaves) + "->" + letters(root)
-        yield tree, subscripts, [[sizes[i] for i in ids] for ids in leaves]
+        root, _ = einsum_peers.parse(tree)
+        leaves = sorted(einsum_peers.leaves_of(root, []), key=lambda leaf: leaf[2])
+        subscripts = ",".join(einsum_peers.subscript(leaf[1]) for leaf in leaves) + "->" + \
+            einsum_peers.subscript(einsum_peers.node_ids(root))
+        yield (f"seed tree {index}", tree, root, subscripts, [[sizes[d] for d in leaf[1]] for leaf in leaves],
+               einsum_peers.flops(root, sizes) / 1e9)
     subscripts, extents = MATRIX_CHAIN
     terms = subscripts.split("->")[0].split(",")
-    yield None, subscripts, [[max(1, extents[c] // scale) for c in term] for term in terms]
+    shapes = [[max(1, extents[c] // scale) for c in term] for term in terms]
+    yield ("matrix chain " + ",".join(f"{r}x{c}" for r, c in shapes), None, None, subscripts, shapes,
+           cheapest_flops(subscripts, shapes) / 1e9)
 
 
-def flops_of(subscripts, shapes):
-    """2 * multiply-adds of NumPy's optimal path (its own report)."""
-    operands = [np.empty(shape, np.float32) for shape in shapes]
-    info = np.einsum_path(subscripts, *operands, optimize="optimal")[1]
-    for line in info.splitlines():
-        if "Optimized FLOP count" in line:
-            return float(line.split(":")[1])
-    return float("nan")
+def cheapest_flops(subscripts, shapes):
+    """NumPy's count for its optimal order (numpy.einsum_path)."""
+    report = np.einsum_path(subscripts, *[np.empty(shape, np.float32) for shape in shapes], optimize="optimal")[1]
+    return next(float(line.split(":")[1]) for line in report.splitlines() if "Optimized FLOP count" in line)
 
 
 def main():
@@ -158,27 +120,27 @@ def main():
           f"overhead {(python - kernel) * 1e6:.2f} us per call (medians)")
 
     rng = np.random.default_rng(2)
-    header = f"{'case':<44} {'GFLOP':>7} {'weft.einsum':>12} {'einsum_tree':>12} {'numpy':>10} {'torch':>10} {'vs best peer':>12}"
-    print(header)
-    for tree, subscripts, shapes in einsum_cases(args.quick):
-        operands = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    print(f"{'case':<40} {'GFLOP':>7} {'weft.einsum':>12} {'einsum_tree':>12} {'numpy':>10} {'torch':>10} {'best peer / weft':>16}")
+    for name, tree, root, subscripts, shapes, gflop in einsum_cases(args.quick):
+        operands = [rng.uniform(-1, 1, shape).astype(np.float32) for shape in shapes]
         functions = {"weft": lambda: weft.einsum(subscripts, *operands)}
         if tree:
             functions["weft_tree"] = lambda: weft.einsum_tree(tree, *operands)
-        functions["numpy"] = lambda: np.einsum(subscripts, *operands, optimize=True)
+            functions["numpy"] = lambda: einsum_peers.evaluate(
+                root, operands, lambda expr, *ops: np.einsum(expr, *ops, optimize=True))
+        else:
+            functions["numpy"] = lambda: np.einsum(subscripts, *operands, optimize=True)
         if torch is not None:
             tensors = [torch.from_numpy(o) for o in operands]
             if tree:
-                functions["torch"] = lambda: run_torch_tree(tree, tensors)
+                functions["torch"] = lambda: einsum_peers.evaluate(root, tensors, torch.einsum)
             else:
                 functions["torch"] = lambda: torch.einsum(subscripts, *tensors)
         medians = interleaved(functions, args.rounds)
-        peers = [medians[name] for name in ("numpy", "torch") if name in medians]
-        ours = min(medians[name] for name in ("weft", "weft_tree") if name in medians)
-        name = (subscripts if len(subscripts) <= 44 else subscripts[:41] + "...")
+        peers = min(medians[key] for key in ("numpy", "torch") if key in medians)
         fmt = lambda key: f"{medians[key] * 1e3:.1f} ms" if key in medians else "-"  # noqa: E731
-        print(f"{name:<44} {flops_of(subscripts, shapes) / 1e9:>7.2f} {fmt('weft'):>12} {fmt('weft_tree'):>12} "
-              f"{fmt('numpy'):>10} {fmt('torch'):>10} {min(peers) / ours:>11.2f}x")
+        print(f"{name:<40} {gflop:>7.2f} {fmt('weft'):>12} {fmt('weft_tree'):>12} {fmt('numpy'):>10} {fmt('torch'):>10} "
+              f"{peers / medians['weft']:>8.2f}x" + (f" / {peers / medians['weft_tree']:.2f}x" if tree else ""))
         del operands, functions
 
 

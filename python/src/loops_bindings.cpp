@@ -4,13 +4,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
 #include "buffers.hpp"
+#include "weft/parlooper/nest_trace.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 
 namespace weft::python {
@@ -20,6 +19,7 @@ namespace {
 namespace py = pybind11;
 using parlooper::DynamicThreadedLoop;
 using parlooper::LoopSpecs;
+using parlooper::NestTrace;
 
 long spec_integer(py::handle value, const std::string& where) {
   if (!py::isinstance<py::int_>(value)) throw_type_error(where + " must be an int");
@@ -49,7 +49,7 @@ LoopSpecs loop_specs_of(py::handle item, std::size_t loop) {
   return spec;
 }
 
-DynamicThreadedLoop make_loop(const std::string& loop_string, py::handle specs) {
+std::vector<LoopSpecs> specs_of(py::handle specs) {
   if (!py::isinstance<py::sequence>(specs) || py::isinstance<py::str>(specs)) {
     throw_type_error("argument 'specs' must be a list of (start, end, step[, block sizes]), one per loop");
   }
@@ -60,29 +60,16 @@ DynamicThreadedLoop make_loop(const std::string& loop_string, py::handle specs) 
   }
   std::vector<LoopSpecs> loop_specs;
   for (std::size_t i = 0; i < items.size(); ++i) loop_specs.push_back(loop_specs_of(items[i], i));
-  return DynamicThreadedLoop(loop_specs, loop_string, parlooper::default_engine_kind());
+  return loop_specs;
 }
 
-struct Trace {
-  std::vector<std::vector<int>> per_thread;  // flattened index tuples, in the order each thread ran them
-  int loops = 0;
-  std::atomic<bool> out_of_memory{false};
-};
-
-// Called from generated code inside a parallel region: nothing may be thrown out of it.
-void record(void* ctx, int* ind) noexcept {
-  auto& trace = *static_cast<Trace*>(ctx);
-  if (trace.out_of_memory.load(std::memory_order_relaxed)) return;
-  auto& out = trace.per_thread[static_cast<std::size_t>(DynamicThreadedLoop::get_tid(ind))];
-  try {
-    out.insert(out.end(), ind, ind + trace.loops);
-  } catch (const std::bad_alloc&) {
-    trace.out_of_memory.store(true, std::memory_order_relaxed);
-  }
+DynamicThreadedLoop make_loop(const std::string& loop_string, const std::vector<LoopSpecs>& specs) {
+  return DynamicThreadedLoop(specs, loop_string, parlooper::default_engine_kind());
 }
 
 py::list trace(const std::string& loop_string, py::handle specs, py::handle threads_arg) {
-  const DynamicThreadedLoop loop = make_loop(loop_string, specs);
+  const std::vector<LoopSpecs> loop_specs = specs_of(specs);
+  const DynamicThreadedLoop loop = make_loop(loop_string, loop_specs);
   int threads = requested_threads() > 0 ? requested_threads() : omp_get_max_threads();
   if (!threads_arg.is_none()) {
     if (!py::isinstance<py::int_>(threads_arg)) throw_type_error("argument 'threads' must be an int");
@@ -90,24 +77,11 @@ py::list trace(const std::string& loop_string, py::handle specs, py::handle thre
     if (value < 1 || value > 1 << 16) throw_value_error("argument 'threads' must be >= 1, got " + std::to_string(value));
     threads = static_cast<int>(value);
   }
-  Trace result;
-  result.loops = loop.num_loops();
-  result.per_thread.resize(static_cast<std::size_t>(threads));
+  NestTrace result;
   {
     py::gil_scoped_release release;
-    // As weft-explain: the call opens its own team, of the calling thread's OpenMP thread count,
-    // set for this call and restored after it (the setting is per calling thread).
-    const int previous = omp_get_max_threads();
-    omp_set_num_threads(threads);
-    try {
-      loop.run(&record, &result);
-    } catch (...) {
-      omp_set_num_threads(previous);
-      throw;
-    }
-    omp_set_num_threads(previous);
+    result = parlooper::trace_nest(loop, loop_specs, threads);
   }
-  if (result.out_of_memory) throw std::bad_alloc();
   py::list out;
   for (const std::vector<int>& values : result.per_thread) {
     py::list visits;
@@ -124,7 +98,7 @@ py::list trace(const std::string& loop_string, py::handle specs, py::handle thre
 }  // namespace
 
 void bind_loops(py::module_& m) {
-  m.def("explain", [](const std::string& loop_string, py::handle specs) { return make_loop(loop_string, specs).render(); },
+  m.def("explain", [](const std::string& loop_string, py::handle specs) { return make_loop(loop_string, specs_of(specs)).render(); },
         py::arg("loop_string"), py::arg("specs"));
   m.def("trace", &trace, py::arg("loop_string"), py::arg("specs"), py::arg("threads") = py::none());
 }

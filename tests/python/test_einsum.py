@@ -1,20 +1,19 @@
 """weft.einsum and weft.einsum_tree against numpy.einsum, float32 and float64, and their errors."""
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
 import weft
 from weft._einsum import _greedy_pairing, contraction_tree
 
-# The seed's einsum trees (bench/tensor/einsum_trees.cpp), on smaller sizes; and NumPy's notation
-# of each.
-SEED_TREES = [
-    ("[[8,4],[7,3,8]->[7,3,4]],[[[2,6,7],[1,5,6]->[1,2,5,7]],[0,5]->[0,1,2,7]]->[0,1,2,3,4]",
-     [6, 5, 7, 8, 3, 9, 10, 4, 3]),
-    ("[1,4,7,8],[[0,4,5,6],[[2,5,7,9],[3,6,8,9]->[2,5,7,3,6,8]]->[0,4,2,7,3,8]]->[0,1,2,3]",
-     [6, 7, 5, 4, 3, 3, 3, 3, 3, 3]),
-    ("[[2,7,3],[3,8,4]->[2,7,8,4]],[[4,9,0],[[0,5,1],[1,6,2]->[0,5,6,2]]->[4,9,5,6,2]]->[5,6,7,8,9]",
-     [5, 6, 7, 4, 5, 3, 4, 5, 6, 3]),
-]
+# The seed's einsum trees (bench/tensor/einsum_peers.py, as bench/tensor/einsum_trees.cpp runs
+# them), every size divided by 12 (at least 2) to keep the tests quick.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench" / "tensor"))
+from einsum_peers import TREES  # noqa: E402
+
+SEED_TREES = [(tree, [max(2, size // 12) for size in sizes]) for tree, sizes in TREES]
 
 
 def leaves_of(tree):
