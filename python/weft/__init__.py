@@ -2,7 +2,7 @@
 
     import numpy as np, weft
     weft.isa()                                   # 'avx512', 'avx2', ...
-    print(weft.explain("bcaBCb", [(0, 8, 1), (0, 16, 1, [4]), (0, 8, 1, [2])]))
+    print(weft.explain("bcaBCb", [(0, 4, 1), (0, 8, 1, [4, 2]), (0, 4, 1, [2])]))
     c = weft.einsum("ik,kj->ij", a, b)           # a, b float32 or float64 arrays
     weft.tpp.brgemm(a_blocks, b_blocks, c, beta=1)
 
