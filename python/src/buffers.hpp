@@ -33,7 +33,8 @@ struct ArrayView {
   jit::DataType dtype = jit::DataType::f32;
   std::vector<std::int64_t> shape;  // C-contiguous (row-major), checked
   // Holds the producer's memory (the Py_buffer, or the DLPack tensor until its deleter runs); it
-  // takes the GIL when it lets go, so a view may outlive a released GIL.
+  // lets go with the GIL, taking it if this thread does not hold it, so a view may outlive a
+  // released GIL.
   std::shared_ptr<void> keeper;
 
   std::int64_t elements() const;

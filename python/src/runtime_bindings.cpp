@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "bindings.hpp"
