@@ -45,5 +45,10 @@ def empty_like_kind(model, shape, dtype):
     return np.empty(tuple(shape), dtype=_NUMPY_DTYPES[dtype])
 
 
-def shape_of(array):
-    return tuple(int(extent) for extent in array.shape)
+def shape_of(array, name):
+    """The shape of the array of argument `name`; TypeError for what is no array."""
+    shape = getattr(array, "shape", None)
+    if shape is None or isinstance(array, type):
+        raise TypeError(f"argument '{name}' must be a NumPy array or a DLPack tensor (torch.Tensor), "
+                        f"not {type(array).__name__}")
+    return tuple(int(extent) for extent in shape)

@@ -50,7 +50,7 @@ def _sizes_of(terms, operands, names):
     letters or a list of ids."""
     sizes = {}
     for term, operand, name in zip(terms, operands, names):
-        shape = _arrays.shape_of(operand)
+        shape = _arrays.shape_of(operand, name)
         if len(shape) != len(term):
             raise ValueError(f"argument '{name}' has {len(shape)} dimensions, its subscripts {term!r} {len(term)}")
         for index, extent in zip(term, shape):

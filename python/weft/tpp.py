@@ -37,7 +37,7 @@ def brgemm(a, b, c=None, beta=1, activation=None, dtype=None):
         if beta != 0:
             raise ValueError("argument 'c' is needed with beta=1 (pass beta=0 for a new c)")
         kind = _arrays.dtype_name(a, "a", dtype)
-        a_shape, b_shape = _arrays.shape_of(a), _arrays.shape_of(b)
+        a_shape, b_shape = _arrays.shape_of(a, "a"), _arrays.shape_of(b, "b")
         n = b_shape[-2] if kind == "bf16" else b_shape[-1]
         c = _arrays.empty_like_kind(a, (a_shape[-2], n), "f32" if kind == "bf16" else kind)
     _weft.brgemm(a, b, c, int(beta), activation or "none", dtype)
@@ -59,7 +59,7 @@ def unary(op, x, out=None, alpha=None, dtype=None):
     if alpha is None and op in _OPS_WITH_ALPHA:
         raise ValueError(f"argument 'alpha': op {op!r} needs one")
     if out is None:
-        shape = _arrays.shape_of(x)
+        shape = _arrays.shape_of(x, "x")
         if op == "transpose":
             if len(shape) != 2:
                 raise ValueError(f"argument 'x' of a transpose must be 2-D, got shape {shape}")
@@ -96,13 +96,13 @@ def binary(op, a, b, out=None, broadcast=None, dtype=None):
     """
     if op not in BINARY_OPS:
         raise ValueError(f"argument 'op': {op!r} is none of {', '.join(BINARY_OPS)}")
-    a_shape, b_shape = _arrays.shape_of(a), _arrays.shape_of(b)
+    a_shape, b_shape = _arrays.shape_of(a, "a"), _arrays.shape_of(b, "b")
     if isinstance(broadcast, str):
         kinds = ("none", broadcast)
     elif broadcast is None:
         full = a_shape if len(a_shape) >= len(b_shape) and math.prod(a_shape) >= math.prod(b_shape) else b_shape
         if out is not None:
-            full = _arrays.shape_of(out)
+            full = _arrays.shape_of(out, "out")
         try:
             kinds = (_infer_broadcast(a_shape, full), _infer_broadcast(b_shape, full))
         except ValueError as error:
@@ -123,7 +123,7 @@ def binary(op, a, b, out=None, broadcast=None, dtype=None):
 def vnni2(b):
     """B (..., K, N) -> its VNNI-2 packing (..., K/2, N, 2), the layout bf16 brgemm reads b in:
     packed[..., k // 2, n, k % 2] = b[..., k, n]. A copy; works on NumPy arrays and torch tensors."""
-    shape = _arrays.shape_of(b)
+    shape = _arrays.shape_of(b, "b")
     if len(shape) < 2 or shape[-2] % 2 != 0:
         raise ValueError(f"argument 'b' must be (..., K, N) with K even, got shape {shape}")
     pairs = b.reshape(shape[:-2] + (shape[-2] // 2, 2, shape[-1]))

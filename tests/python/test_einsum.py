@@ -121,6 +121,15 @@ def test_einsum_errors_say_what_is_wrong(subscripts, shapes, error, match):
         weft.einsum(subscripts, *[np.ones(shape, np.float32) for shape in shapes])
 
 
+def test_einsum_and_the_tpps_reject_what_is_no_array():
+    with pytest.raises(TypeError, match="argument 'operands\\[1\\]' must be a NumPy array"):
+        weft.einsum("ij,jk->ik", np.ones((2, 3), np.float32), [[1.0], [2.0], [3.0]])
+    with pytest.raises(TypeError, match="argument 'x' must be a NumPy array"):
+        weft.tpp.unary("relu", [1.0, 2.0])
+    with pytest.raises(TypeError, match="argument 'b' must be a NumPy array"):
+        weft.tpp.binary("add", np.ones(3, np.float32), 2.0)
+
+
 def test_einsum_rejects_mixed_types_and_bf16():
     with pytest.raises(TypeError, match="operands\\[1\\]"):
         weft.einsum("ij,jk->ik", np.ones((2, 3), np.float32), np.ones((3, 4), np.float64))
