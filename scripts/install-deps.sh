@@ -13,6 +13,9 @@ packages=(
   binutils-aarch64-linux-gnu
   # peers, measured side by side in the benchmarks
   libopenblas-dev libdnnl-dev
+  # the Python package (python/) for Debian's /usr/bin/python3, its tests, and PyTorch for the
+  # bfloat16 / DLPack tests and the benchmark's peer
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
 )
 # x86-64 code is generated with Xbyak; libxsmm is a peer on x86-64 only.
 if [[ $host == amd64 ]]; then packages+=(libxbyak-dev libxsmm-dev); fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything and runs all tests (ctest). One line per phase.
+# Installs what is missing, builds everything and runs all tests (ctest, then the Python package's
+# pytest suites under Debian's /usr/bin/python3). One line per phase.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "test: installing missing Debian packages"
@@ -8,3 +9,13 @@ WEFT_BUILD_TARGETS= bash scripts/build.sh
 build_dir=${WEFT_BUILD_DIR:-build}
 echo "test: running the tests (ctest, $(nproc) at a time)"
 ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" --timeout 600
+
+# The Python package is built when pybind11 and Debian's Python are found (WEFT_PYTHON=AUTO); with
+# WEFT_PYTHON=ON missing pieces fail the configure step instead. pytest's exit status 5 (no test
+# collected) stays a failure.
+if grep -q "weft_python_extension" "$build_dir/build.ninja"; then
+  echo "test: running the Python tests (pytest, /usr/bin/python3)"
+  PYTHONPATH="$build_dir/python" /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
+else
+  echo "test: the Python package was not built (WEFT_PYTHON off, or pybind11-dev / python3-dev missing)"
+fi

@@ -9,14 +9,9 @@
 // Exit status (weft/cli/run_tool.hpp): 0 success; 2 invalid input (an unknown, repeated or
 // malformed option, a bad SPEC or loop_string, a trace this machine cannot hold), the message on
 // stderr; 1 a run-time failure.
-#include <omp.h>
-
-#include <atomic>
-#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <limits>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -24,6 +19,7 @@
 #include <weft/cli/run_tool.hpp>
 
 #include "weft/jit/error.hpp"
+#include "weft/parlooper/nest_trace.hpp"
 #include "weft/parlooper/threaded_loop.hpp"
 
 namespace {
@@ -31,6 +27,8 @@ namespace {
 using weft::cli::UsageError;
 using weft::parlooper::DynamicThreadedLoop;
 using weft::parlooper::LoopSpecs;
+using weft::parlooper::NestTrace;
+using weft::parlooper::trace_nest;
 
 const weft::cli::Tool kTool{
     "weft-explain",
@@ -51,36 +49,8 @@ LoopSpecs parse_spec(const std::string& text, std::size_t loop) {
   return spec;
 }
 
-struct Trace {
-  std::vector<std::vector<int>> per_thread;  // flattened index tuples
-  int loops = 0;
-  std::atomic<bool> out_of_memory{false};
-};
-
-// Called from generated code inside a parallel region: an exception must not leave it.
-void record(void* ctx, int* ind) noexcept {
-  auto& trace = *static_cast<Trace*>(ctx);
-  if (trace.out_of_memory.load(std::memory_order_relaxed)) return;
-  auto& out = trace.per_thread[static_cast<std::size_t>(DynamicThreadedLoop::get_tid(ind))];
-  try {
-    out.insert(out.end(), ind, ind + trace.loops);
-  } catch (const std::bad_alloc&) {
-    trace.out_of_memory.store(true, std::memory_order_relaxed);
-  }
-}
-
-// Bytes the recorded indices of a trace take at least: every index tuple of the loops' ranges once.
-std::uint64_t trace_bytes(const std::vector<LoopSpecs>& specs) {
-  std::uint64_t bytes = weft::bytes_needed({static_cast<std::int64_t>(specs.size())}, sizeof(int));
-  for (const LoopSpecs& s : specs) {
-    const std::int64_t trips = s.end > s.start ? (static_cast<std::int64_t>(s.end) - s.start + s.step - 1) / s.step : 0;
-    bytes = weft::bytes_needed({trips}, bytes);
-  }
-  return bytes;
-}
-
 // Writes the lines in pieces: a trace can be far larger than one string should be.
-void print_trace(const Trace& trace) {
+void print_trace(const NestTrace& trace) {
   std::string out;
   const auto loops = static_cast<std::size_t>(trace.loops);
   for (std::size_t tid = 0; tid < trace.per_thread.size(); ++tid) {
@@ -119,15 +89,7 @@ int explain(int argc, char** argv) {
     std::cout << loop.render();
     return 0;
   }
-  const std::uint64_t bytes = trace_bytes(specs);
-  const std::string what = "the trace (one line per body call, " + std::to_string(loops) + " indices each)";
-  weft::require_memory(what, bytes);
-  if (threads > 0) omp_set_num_threads(threads);
-  Trace result;
-  result.loops = static_cast<int>(loops);
-  result.per_thread.resize(static_cast<std::size_t>(omp_get_max_threads()));
-  loop.run(&record, &result);
-  if (result.out_of_memory) throw weft::MemoryError(what, bytes, weft::MemoryError::Reason::allocation_failed);
+  const NestTrace result = trace_nest(loop, specs, threads);
   print_trace(result);
   return 0;
 }

@@ -1,0 +1,18 @@
+// The parts of the extension module weft._weft, each bound by its own file (module.cpp calls them).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace weft::python {
+
+void bind_runtime(pybind11::module_& m);  // runtime_bindings.cpp: isa, cpu, threads, data pointers
+void bind_loops(pybind11::module_& m);    // loops_bindings.cpp: explain, trace
+void bind_tpp(pybind11::module_& m);      // tpp_bindings.cpp: brgemm, unary, binary
+void bind_einsum(pybind11::module_& m);   // einsum_bindings.cpp: einsum trees
+
+// Threads of weft's parallel work as set by weft.set_num_threads, process-wide (OpenMP's
+// omp_set_num_threads only sets the calling thread's, and every Python thread is another one);
+// 0 until set: OpenMP's default.
+int requested_threads();
+
+}  // namespace weft::python
