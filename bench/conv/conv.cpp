@@ -58,7 +58,8 @@
 #include "dnnl_conv.hpp"
 #include "resnet50_layers.hpp"
 #include "take_flag.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 #include "weft_conv.hpp"
 
 namespace {

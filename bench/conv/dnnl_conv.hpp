@@ -19,7 +19,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "conv_pass.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 
 namespace weft::bench {
 

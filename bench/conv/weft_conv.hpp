@@ -38,7 +38,8 @@
 #include "conv_layout.hpp"
 #include "conv_pass.hpp"
 #include "conv_upd.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 #if defined(WEFT_HAVE_TUNER)
 #include "best_conv_config.hpp"
 #endif

@@ -35,8 +35,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
-#include "gemm_defaults.hpp"
-#include "gemm_fwd.hpp"
+#include <weft/ops/gemm_defaults.hpp>
+#include "ops_names.hpp"
+#include <weft/ops/gemm_fwd.hpp>
 #include "gemm_fwd_data.hpp"
 #include "interleaved.hpp"
 #include "gemm_override_flags.hpp"

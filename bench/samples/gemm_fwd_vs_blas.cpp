@@ -46,10 +46,11 @@ extern "C" char* openblas_get_corename(void);
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
-#include "blocked_layout.hpp"
-#include "gemm_defaults.hpp"
-#include "gemm_fwd.hpp"
-#include "gemm_reference.hpp"
+#include <weft/ops/blocked_layout.hpp>
+#include "ops_names.hpp"
+#include <weft/ops/gemm_defaults.hpp>
+#include <weft/ops/gemm_fwd.hpp>
+#include <weft/ops/gemm_reference.hpp>
 #include "interleaved.hpp"
 #include "ratio_reporter.hpp"
 #include "gemm_override_flags.hpp"

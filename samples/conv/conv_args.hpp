@@ -11,7 +11,8 @@
 #include <weft/jit/data_type.hpp>
 #include <weft/tpp/data_types.hpp>
 
-#include "blocked_layout.hpp"
+#include <weft/ops/blocked_layout.hpp>
+#include "ops_names.hpp"
 #include "conv_shape.hpp"
 #include "sample_args.hpp"
 

@@ -65,10 +65,11 @@
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
-#include "pass_code.hpp"
+#include <weft/ops/pass_code.hpp>
+#include "ops_names.hpp"
 #include "rim_taps.hpp"
 #include "sample_args.hpp"
-#include "tile_transpose.hpp"
+#include <weft/ops/tile_transpose.hpp>
 
 namespace weft::samples {
 

@@ -11,9 +11,10 @@
 #include <weft/jit/error.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
-#include "block_loops.hpp"
+#include <weft/ops/block_loops.hpp>
+#include "ops_names.hpp"
 #include "rim_taps.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
 
 namespace weft::samples {
 namespace {

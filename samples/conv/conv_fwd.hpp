@@ -49,7 +49,8 @@
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
-#include "pass_code.hpp"
+#include <weft/ops/pass_code.hpp>
+#include "ops_names.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {

@@ -22,7 +22,8 @@
 
 #include <weft/jit/bfloat16.hpp>
 
-#include "blocked_layout.hpp"
+#include <weft/ops/blocked_layout.hpp>
+#include "ops_names.hpp"
 
 namespace weft::samples {
 

@@ -9,8 +9,9 @@
 #include <weft/jit/error.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
-#include "block_loops.hpp"
-#include "verification.hpp"
+#include <weft/ops/block_loops.hpp>
+#include "ops_names.hpp"
+#include <weft/ops/verification.hpp>
 
 namespace weft::samples {
 namespace {

@@ -46,7 +46,8 @@
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
-#include "partial_sums.hpp"
+#include <weft/ops/partial_sums.hpp>
+#include "ops_names.hpp"
 #include "upd_operands.hpp"
 
 namespace weft::samples {

@@ -12,11 +12,12 @@
 
 #include <weft/jit/error.hpp>
 
-#include "block_loops.hpp"
+#include <weft/ops/block_loops.hpp>
+#include "ops_names.hpp"
 #include "conv_model.hpp"
 #include "conv_layout.hpp"
 #include "conv_reference.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
 
 namespace weft::samples {
 

@@ -38,7 +38,8 @@
 
 #include "conv_layout.hpp"
 #include "conv_shape.hpp"
-#include "pass_code.hpp"
+#include <weft/ops/pass_code.hpp>
+#include "ops_names.hpp"
 
 namespace weft::samples {
 

@@ -15,7 +15,8 @@
 #include "conv_reference.hpp"
 #include "pass_buffer.hpp"
 #include "sample_driver.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 
 namespace {
 

@@ -2,7 +2,8 @@
 
 #include <weft/cli/command_line.hpp>
 
-#include "element_type.hpp"
+#include <weft/ops/element_type.hpp>
+#include "ops_names.hpp"
 
 namespace weft::samples {
 namespace {

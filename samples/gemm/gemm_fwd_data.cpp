@@ -7,7 +7,8 @@
 
 #include <weft/jit/error.hpp>
 
-#include "gemm_reference.hpp"
+#include <weft/ops/gemm_reference.hpp>
+#include "ops_names.hpp"
 
 namespace weft::samples {
 namespace {

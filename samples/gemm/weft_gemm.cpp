@@ -11,7 +11,8 @@
 
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
-#include "gemm_fwd.hpp"
+#include <weft/ops/gemm_fwd.hpp>
+#include "ops_names.hpp"
 #include "gemm_fwd_data.hpp"
 
 namespace {

@@ -7,7 +7,8 @@
 
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
-#include "gemm_bwd.hpp"
+#include <weft/ops/gemm_bwd.hpp>
+#include "ops_names.hpp"
 #include "gemm_pass.hpp"
 
 namespace {

@@ -8,7 +8,8 @@
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
 #include "gemm_pass.hpp"
-#include "gemm_upd.hpp"
+#include <weft/ops/gemm_upd.hpp>
+#include "ops_names.hpp"
 
 namespace {
 

@@ -5,7 +5,8 @@
 
 #include <weft/cli/command_line.hpp>
 
-#include "gemm_workload.hpp"
+#include <weft/ops/gemm_workload.hpp>
+#include "ops_names.hpp"
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 

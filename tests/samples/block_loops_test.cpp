@@ -1,6 +1,7 @@
 // The loops of the blocked samples (samples/common/block_loops.hpp): PARLOOPER's default blocks,
 // the output prefetch hint, the sequential-reduction check, loops of any count.
-#include "block_loops.hpp"
+#include <weft/ops/block_loops.hpp>
+#include "ops_names.hpp"
 
 #include <atomic>
 #include <string>

@@ -1,6 +1,7 @@
 // Plain <-> blocked matrices (samples/common/blocked_layout.hpp), in f32 and bf16, column-major and
 // VNNI-2 tiles.
-#include "blocked_layout.hpp"
+#include <weft/ops/blocked_layout.hpp>
+#include "ops_names.hpp"
 
 #include <vector>
 

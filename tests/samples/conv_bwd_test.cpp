@@ -22,7 +22,8 @@
 #include "conv_model.hpp"
 #include "conv_reference.hpp"
 #include "run_program.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 #include "conv_test_support.hpp"
 
 namespace {

@@ -17,7 +17,8 @@
 #include "conv_shape.hpp"
 #include "conv_test_support.hpp"
 #include "rim_taps.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 
 namespace {
 

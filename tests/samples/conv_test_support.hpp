@@ -10,7 +10,8 @@
 #include "conv_model.hpp"
 #include "conv_shape.hpp"
 #include "resnet50_layers.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 
 namespace weft::samples::test {
 

@@ -16,7 +16,8 @@
 #include "conv_test_support.hpp"
 #include "conv_upd.hpp"
 #include "run_program.hpp"
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 
 namespace {
 

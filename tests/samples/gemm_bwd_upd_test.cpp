@@ -11,9 +11,10 @@
 
 #include <weft/jit/error.hpp>
 
-#include "gemm_bwd.hpp"
+#include <weft/ops/gemm_bwd.hpp>
+#include "ops_names.hpp"
 #include "gemm_pass.hpp"
-#include "gemm_upd.hpp"
+#include <weft/ops/gemm_upd.hpp>
 
 namespace {
 

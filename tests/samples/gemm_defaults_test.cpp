@@ -1,6 +1,7 @@
 // The GEMM samples' untuned configuration (gemm_defaults.hpp) and the hand-given overrides the
 // benchmarks put over it.
-#include "gemm_defaults.hpp"
+#include <weft/ops/gemm_defaults.hpp>
+#include "ops_names.hpp"
 
 #include <omp.h>
 

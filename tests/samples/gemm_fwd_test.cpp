@@ -1,4 +1,5 @@
-#include "gemm_fwd.hpp"
+#include <weft/ops/gemm_fwd.hpp>
+#include "ops_names.hpp"
 
 #include <omp.h>
 

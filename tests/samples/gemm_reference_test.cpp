@@ -1,6 +1,7 @@
 // The GEMM samples' reference (samples/gemm/gemm_reference.hpp) reads transposed operands as
 // their transposes: the same result as transposing them first.
-#include "gemm_reference.hpp"
+#include <weft/ops/gemm_reference.hpp>
+#include "ops_names.hpp"
 
 #include <vector>
 

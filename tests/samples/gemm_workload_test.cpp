@@ -19,9 +19,10 @@
 #include <weft/parlooper/loop_string.hpp>
 #include <weft/tuner/tuner.hpp>
 
-#include "best_gemm_config.hpp"
+#include <weft/ops/best_gemm_config.hpp>
+#include "ops_names.hpp"
 #include "temporary_tuning_database.hpp"
-#include "gemm_workload.hpp"
+#include <weft/ops/gemm_workload.hpp>
 #endif
 
 namespace weft::samples {

@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "partial_sums.hpp"
+#include <weft/ops/partial_sums.hpp>
+#include "ops_names.hpp"
 
 namespace {
 

@@ -16,15 +16,16 @@
 #include "conv_fwd.hpp"
 #include "conv_test_support.hpp"
 #include "conv_upd.hpp"
-#include "gemm_bwd.hpp"
-#include "gemm_fwd.hpp"
-#include "gemm_upd.hpp"
+#include <weft/ops/gemm_bwd.hpp>
+#include "ops_names.hpp"
+#include <weft/ops/gemm_fwd.hpp>
+#include <weft/ops/gemm_upd.hpp>
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
 #include "best_conv_config.hpp"
-#include "best_gemm_config.hpp"
+#include <weft/ops/best_gemm_config.hpp>
 #include "conv_workload.hpp"
-#include "gemm_workload.hpp"
+#include <weft/ops/gemm_workload.hpp>
 #include "temporary_tuning_database.hpp"
 #endif
 

@@ -1,7 +1,8 @@
 // Transposed tiles (samples/common/transposed_tiles.hpp): the up-front shared copy and the
 // per-thread copies made on first use hold the same transposes (or, in bf16, VNNI-2 repacks), in
 // either slot order, run after run.
-#include "transposed_tiles.hpp"
+#include <weft/ops/transposed_tiles.hpp>
+#include "ops_names.hpp"
 
 #include <omp.h>
 
@@ -13,9 +14,9 @@
 #include <weft/jit/bfloat16.hpp>
 #include <weft/jit/error.hpp>
 
-#include "blocked_layout.hpp"
-#include "tile_transpose.hpp"
-#include "verification.hpp"
+#include <weft/ops/blocked_layout.hpp>
+#include <weft/ops/tile_transpose.hpp>
+#include <weft/ops/verification.hpp>
 
 namespace {
 

@@ -2,7 +2,8 @@
 // computed the way the bf16 kernels compute them (exact products of bf16 values, fp32 additions,
 // the running sum rounded to bf16 after every call), whatever the chunking and the cancellation;
 // it is tight (sums reach a good part of it); and compare_within reports the elements beyond it.
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+#include "ops_names.hpp"
 
 #include <algorithm>
 #include <cmath>
