@@ -17,7 +17,8 @@ void require_even_pairs(const Blocking& cols_b, TileOrder order) {
   }
 }
 
-// Offset of element (r, c) of the plain matrix inside the blocked buffer.
+}  // namespace
+
 std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const Blocking& rows_b, const Blocking& cols_b,
                             bool row_block_major, TileOrder order) {
   const std::int64_t ir = r / rows_b.block, ic = c / cols_b.block;
@@ -25,8 +26,6 @@ std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const Blocking& rows
   const std::int64_t block_index = row_block_major ? ir * cols_b.blocks() + ic : ic * rows_b.blocks() + ir;
   return block_index * tile + tile_offset(r % rows_b.block, c % cols_b.block, rows_b.block, order);
 }
-
-}  // namespace
 
 template <class T>
 std::vector<T> to_blocked(const float* plain, const Blocking& rows_b, const Blocking& cols_b, bool row_block_major,

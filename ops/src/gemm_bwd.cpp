@@ -38,7 +38,7 @@ GemmBwd::GemmBwd(GemmBwdConfig config, PassCode code)
 template <class T>
 void GemmBwd::run_typed(const T* weight, const T* grad_out, T* grad_in) const {
   require_buffers_of<T>(config_.dtype, "GemmBwd::run");
-  if (weight == nullptr || grad_out == nullptr || grad_in == nullptr) throw Error("GemmBwd::run: null buffer");
+  require_buffers("GemmBwd::run", {{"weight", weight}, {"grad_out", grad_out}, {"grad_in", grad_in}});
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   weight_t_.start(weight);

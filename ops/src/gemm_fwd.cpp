@@ -67,11 +67,16 @@ void GemmFwd::run_typed(std::span<T* const> activations, std::span<const T* cons
     throw Error("GemmFwd::run: needs n_layers + 1 activations, n_layers weights and (with fused "
                 "bias) n_layers biases");
   }
+  const auto require = [](const void* buffer, const char* name, std::size_t index) {
+    if (buffer == nullptr) throw Error("GemmFwd::run: " + std::string(name) + "[" + std::to_string(index) + "] is null");
+  };
   for (std::size_t l = 0; l < layers; ++l) {
-    if (activations[l] == nullptr || activations[l + 1] == nullptr || weights[l] == nullptr ||
-        (config_.fuse_bias && biases[l] == nullptr)) {
-      throw Error("GemmFwd::run: null buffer for layer " + std::to_string(l));
-    }
+    require(activations[l], "activations", l);
+    require(activations[l + 1], "activations", l + 1);
+    require(weights[l], "weights", l);
+    if (config_.fuse_bias) require(biases[l], "biases", l);
+  }
+  for (std::size_t l = 0; l < layers; ++l) {
     run_layer(activations[l], weights[l], config_.fuse_bias ? biases[l] : nullptr, activations[l + 1]);
   }
 }

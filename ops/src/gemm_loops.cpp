@@ -18,8 +18,8 @@ tpp::DataTypes GemmLoops::brgemm_types() const {
 std::int64_t GemmLoops::validated_step(const char* chunks_name, std::int64_t chunks, const Blocking& reduction) const {
   require_positive({{"M", M}, {"N", N}, {"K", K}, {"bm", bm}, {"bn", bn}, {"bk", bk}, {chunks_name, chunks}});
   if (dtype != jit::DataType::f32 && dtype != jit::DataType::bf16) {
-    throw Error("data type " + std::string(jit::to_string(dtype)) +
-                ": the GEMM samples compute in f32 or in bf16 (with f32 accumulation)");
+    throw Error("dtype: data type " + std::string(jit::to_string(dtype)) +
+                ": the GEMM operators compute in f32 or in bf16 (with f32 accumulation)");
   }
   return chunk_step(reduction.blocks(), chunks);
 }

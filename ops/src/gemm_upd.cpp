@@ -151,7 +151,7 @@ void GemmUpd::reduce_partial_filters(bfloat16* grad_weight) const {
 template <class T>
 void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const {
   require_buffers_of<T>(config_.dtype, "GemmUpd::run");
-  if (grad_out == nullptr || input == nullptr || grad_weight == nullptr) throw Error("GemmUpd::run: null buffer");
+  require_buffers("GemmUpd::run", {{"grad_out", grad_out}, {"input", input}, {"grad_weight", grad_weight}});
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   constexpr bool bf16 = std::is_same_v<T, bfloat16>;

@@ -52,6 +52,11 @@ inline std::int64_t tile_offset(std::int64_t r, std::int64_t c, std::int64_t row
   return order == TileOrder::vnni2 ? (c / 2) * 2 * rows + 2 * r + c % 2 : c * rows + r;
 }
 
+// Offset of element (r, c) of a plain `rows_b.size x cols_b.size` matrix inside its blocked copy
+// (the order of the blocks and of the elements inside each tile as to_blocked below).
+std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const Blocking& rows_b, const Blocking& cols_b,
+                            bool row_block_major, TileOrder order);
+
 // Plain column-major `rows x cols` (ld = rows) -> tiles of `rows_b.block x cols_b.block`, zero
 // padded. `row_block_major`: true gives [row blocks][col blocks][bc][br] (A's layout above), false
 // gives [col blocks][row blocks][bc][br] (B's and C's). The tiles hold T, float or bfloat16 (the

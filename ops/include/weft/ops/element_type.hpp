@@ -11,8 +11,10 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <weft/jit/bfloat16.hpp>
@@ -62,6 +64,13 @@ inline std::string precision_name(jit::DataType type) {
   if (type == jit::DataType::f32) return "FP32";
   if (type == jit::DataType::bf16) return "BF16";
   return std::string(jit::to_string(type));
+}
+
+// Throws weft::Error "<where>: <name> is null" for the first null buffer of `buffers` (name, pointer),
+// in their order: what a pass's run says of its arguments.
+inline void require_buffers(const char* where, std::initializer_list<std::pair<const char*, const void*>> buffers) {
+  for (const auto& [name, pointer] : buffers)
+    if (pointer == nullptr) throw Error(std::string(where) + ": " + name + " is null");
 }
 
 // Throws weft::Error when `where` (a pass's run) gets buffers of T while it was built for
