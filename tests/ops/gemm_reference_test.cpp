@@ -1,7 +1,6 @@
-// The GEMM samples' reference (samples/gemm/gemm_reference.hpp) reads transposed operands as
+// The GEMM operators' reference (ops/include/weft/ops/gemm_reference.hpp) reads transposed operands as
 // their transposes: the same result as transposing them first.
 #include <weft/ops/gemm_reference.hpp>
-#include "ops_names.hpp"
 
 #include <vector>
 
@@ -9,7 +8,7 @@
 
 namespace {
 
-using namespace weft::samples;
+using namespace weft::ops;
 
 std::vector<float> transposed(const std::vector<float>& m, std::int64_t rows, std::int64_t cols) {
   std::vector<float> t(m.size());

@@ -1,7 +1,6 @@
-// Plain <-> blocked matrices (samples/common/blocked_layout.hpp), in f32 and bf16, column-major and
+// Plain <-> blocked matrices (ops/include/weft/ops/blocked_layout.hpp), in f32 and bf16, column-major and
 // VNNI-2 tiles.
 #include <weft/ops/blocked_layout.hpp>
-#include "ops_names.hpp"
 
 #include <vector>
 
@@ -12,7 +11,7 @@
 
 namespace {
 
-using namespace weft::samples;
+using namespace weft::ops;
 
 TEST(BlockedLayout, RoundTripsWithPadding) {
   const Blocking rows{13, 4}, cols{7, 3};

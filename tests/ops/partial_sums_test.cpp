@@ -5,11 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <weft/ops/partial_sums.hpp>
-#include "ops_names.hpp"
 
 namespace {
 
-using weft::samples::PartialSums;
+using weft::ops::PartialSums;
 
 constexpr std::int64_t kTile = 20;  // not a multiple of a vector: the kernels' tails too
 

@@ -1,9 +1,8 @@
-// The bf16 error bound of the samples' checks (samples/common/verification.hpp): it holds for sums
+// The bf16 error bound of the passes' checks (ops/include/weft/ops/verification.hpp): it holds for sums
 // computed the way the bf16 kernels compute them (exact products of bf16 values, fp32 additions,
 // the running sum rounded to bf16 after every call), whatever the chunking and the cancellation;
 // it is tight (sums reach a good part of it); and compare_within reports the elements beyond it.
 #include <weft/ops/verification.hpp>
-#include "ops_names.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +17,7 @@ namespace {
 
 using weft::jit::to_bfloat16;
 using weft::jit::to_float;
-using weft::samples::Bf16Sum;
+using weft::ops::Bf16Sum;
 
 float bf16_value(std::mt19937_64& rng) {
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -61,8 +60,8 @@ TEST(Bf16ErrorBound, HoldsForChunkedFp32SumsAndIsTight) {
     const auto ref = static_cast<float>(exact);
     const double error = std::fabs(static_cast<double>(stored) - ref);
     // With the exact partial sums, and with the fallback that bounds each by the terms' magnitude.
-    const double bound = weft::samples::bf16_error_bound(ref, magnitude, partials, how);
-    const double loose = weft::samples::bf16_error_bound(ref, magnitude, (calls - 1) * magnitude, how);
+    const double bound = weft::ops::bf16_error_bound(ref, magnitude, partials, how);
+    const double loose = weft::ops::bf16_error_bound(ref, magnitude, (calls - 1) * magnitude, how);
     ASSERT_LE(error, bound) << "trial " << trial << ": " << terms << " terms in " << calls << " calls";
     ASSERT_LE(bound, loose);
     if (magnitude > 0) worst[calls == 1 ? 0 : 1] = std::max(worst[calls == 1 ? 0 : 1], error / bound);
@@ -76,17 +75,17 @@ TEST(Bf16ErrorBound, HoldsForChunkedFp32SumsAndIsTight) {
 TEST(Bf16ErrorBound, CompareWithinCountsWhatIsBeyondIt) {
   const Bf16Sum how{.terms = 4, .additions = 5, .roundings = 1};
   const float ref[] = {1.0f, 2.0f, 0.0f, 1.0f};
-  const weft::samples::Bf16Magnitudes magnitude{.terms = {1.0, 2.0, 4.0, 1.0}, .partials = {}};
-  const double b0 = weft::samples::bf16_error_bound(1.0, 1.0, 0.0, how);
+  const weft::ops::Bf16Magnitudes magnitude{.terms = {1.0, 2.0, 4.0, 1.0}, .partials = {}};
+  const double b0 = weft::ops::bf16_error_bound(1.0, 1.0, 0.0, how);
   EXPECT_GT(b0, std::ldexp(1.0, -8));  // the final rounding of 1.0, and a little more
   EXPECT_LT(b0, std::ldexp(1.0, -7));
   const float c[] = {1.0f + std::ldexp(1.0f, -8), 2.5f, 0.0f, NAN};
-  const auto e = weft::samples::compare_within(c, ref, magnitude, 4, how);
+  const auto e = weft::ops::compare_within(c, ref, magnitude, 4, how);
   EXPECT_TRUE(e.bounded);
   EXPECT_EQ(e.beyond_bound, 1);  // 2.5 against 2
   EXPECT_EQ(e.non_finite, 1);
   EXPECT_FALSE(e.passed(1.0));  // the L2 tolerance does not apply to a bounded comparison
-  const auto good = weft::samples::compare_within(c, ref, magnitude, 1, how);
+  const auto good = weft::ops::compare_within(c, ref, magnitude, 1, how);
   EXPECT_TRUE(good.passed(0.0));
   EXPECT_NEAR(good.worst_error_to_bound, std::ldexp(1.0, -8) / b0, 1e-12);
 }

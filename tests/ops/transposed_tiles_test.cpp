@@ -1,8 +1,7 @@
-// Transposed tiles (samples/common/transposed_tiles.hpp): the up-front shared copy and the
+// Transposed tiles (ops/include/weft/ops/transposed_tiles.hpp): the up-front shared copy and the
 // per-thread copies made on first use hold the same transposes (or, in bf16, VNNI-2 repacks), in
 // either slot order, run after run.
 #include <weft/ops/transposed_tiles.hpp>
-#include "ops_names.hpp"
 
 #include <omp.h>
 
@@ -22,9 +21,9 @@ namespace {
 
 using weft::jit::bfloat16;
 using weft::jit::DataType;
-using weft::samples::TileOrder;
-using weft::samples::TileTransform;
-using weft::samples::TransposedTiles;
+using weft::ops::TileOrder;
+using weft::ops::TileTransform;
+using weft::ops::TransposedTiles;
 
 // Tile (o, i) of a [outer][inner] grid of rows x cols tiles, transposed, read from `copy`.
 void expect_transposed(const TransposedTiles& t, const float* copy, const std::vector<float>& source,
@@ -39,7 +38,7 @@ void expect_transposed(const TransposedTiles& t, const float* copy, const std::v
 TEST(TransposedTiles, SharedAndPerThreadCopiesHoldTheSameTransposes) {
   const std::int64_t rows = 5, cols = 3, outer = 4, inner = 2;
   std::vector<float> source(static_cast<std::size_t>(outer * inner * rows * cols));
-  weft::samples::fill_random(source.data(), static_cast<std::int64_t>(source.size()), 5);
+  weft::ops::fill_random(source.data(), static_cast<std::int64_t>(source.size()), 5);
   omp_set_num_threads(2);
   for (bool swap : {false, true}) {
     for (bool per_thread : {false, true}) {
@@ -93,9 +92,9 @@ TEST_P(Bf16Tiles, TransformsPermuteEachTile) {
           const bfloat16* out = copy + t.offset(o, i);
           for (std::int64_t r = 0; r < rows; ++r) {
             for (std::int64_t c = 0; c < cols; ++c) {
-              const std::int64_t at = k.transposed ? weft::samples::tile_offset(c, r, cols, k.to)
-                                                   : weft::samples::tile_offset(r, c, rows, k.to);
-              ASSERT_EQ(out[at], in[weft::samples::tile_offset(r, c, rows, k.from)])
+              const std::int64_t at = k.transposed ? weft::ops::tile_offset(c, r, cols, k.to)
+                                                   : weft::ops::tile_offset(r, c, rows, k.to);
+              ASSERT_EQ(out[at], in[weft::ops::tile_offset(r, c, rows, k.from)])
                   << static_cast<int>(k.transform) << " per_thread " << per_thread << " tile (" << o << ", " << i
                   << ") element (" << r << ", " << c << ")";
             }
@@ -118,7 +117,7 @@ TEST(TransposedTiles, VnniNeedsBf16AndPairs) {
 }
 
 TEST(TileTranspose, RefusesWhatItCannotDo) {
-  using weft::samples::TileTranspose;
+  using weft::ops::TileTranspose;
   EXPECT_THROW(TileTranspose(4, 4, DataType::f32, true), weft::Error);   // VNNI-2 is bf16
   EXPECT_THROW(TileTranspose(4, 3, DataType::bf16, true), weft::Error);  // odd columns: half a pair
   EXPECT_THROW(TileTranspose(3, 4, DataType::bf16, true), weft::Error);  // odd rows

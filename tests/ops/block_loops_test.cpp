@@ -1,7 +1,6 @@
-// The loops of the blocked samples (samples/common/block_loops.hpp): PARLOOPER's default blocks,
+// The loops of the blocked passes (ops/include/weft/ops/block_loops.hpp): PARLOOPER's default blocks,
 // the output prefetch hint, the sequential-reduction check, loops of any count.
 #include <weft/ops/block_loops.hpp>
-#include "ops_names.hpp"
 
 #include <atomic>
 #include <string>
@@ -14,7 +13,7 @@
 
 namespace {
 
-using namespace weft::samples;
+using namespace weft::ops;
 
 const std::vector<long> kDefault;  // PARLOOPER's default blocks
 
