@@ -6,8 +6,8 @@
 #include <vector>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/element_type.hpp>
+#include <weft/ops/gemm.hpp>
 #include <weft/ops/gemm_defaults.hpp>
 #include <weft/ops/gemm_workload.hpp>
 
@@ -49,15 +49,16 @@ std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tun
   }
 }
 
-// The samples' defaults for the problem's shape.
+// The plain loops (gemm_config) for what the problem computes.
 template <class Config>
 Config default_config(const Config& problem) {
-  Config c;
-  c.M = problem.M;
-  c.N = problem.N;
-  c.K = problem.K;
-  c.dtype = problem.dtype;
-  return c;
+  GemmDesc desc{.M = problem.M, .N = problem.N, .K = problem.K, .dtype = problem.dtype};
+  if constexpr (std::is_same_v<Config, GemmFwdConfig>) {
+    desc.layers = problem.n_layers;
+    desc.bias = problem.fuse_bias;
+    desc.relu = problem.fuse_relu;
+  }
+  return gemm_config<Config>(desc);
 }
 
 // The keys of the problem's pass and shape in `dtype`: an MLP's own, then a single layer's.
@@ -117,9 +118,6 @@ GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads) {
     GemmFwd::check(c);
   } catch (const Error&) {
     c = default_config(problem);
-    c.n_layers = problem.n_layers;
-    c.fuse_bias = problem.fuse_bias;
-    c.fuse_relu = problem.fuse_relu;
   }
   return c;
 }
