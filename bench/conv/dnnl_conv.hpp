@@ -17,9 +17,9 @@
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <weft/ops/verification.hpp>
 
 #include "conv_pass.hpp"
-#include <weft/ops/verification.hpp>
 #include "ops_names.hpp"
 
 namespace weft::bench {

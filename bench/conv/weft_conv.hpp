@@ -38,10 +38,11 @@
 #include "conv_layout.hpp"
 #include "conv_pass.hpp"
 #include "conv_upd.hpp"
-#include <weft/ops/verification.hpp>
-#include "ops_names.hpp"
 #if defined(WEFT_HAVE_TUNER)
+#include <weft/ops/verification.hpp>
+
 #include "best_conv_config.hpp"
+#include "ops_names.hpp"
 #endif
 
 namespace weft::bench {

@@ -36,11 +36,12 @@
 #endif
 
 #include <weft/ops/gemm_defaults.hpp>
-#include "ops_names.hpp"
 #include <weft/ops/gemm_fwd.hpp>
+
 #include "gemm_fwd_data.hpp"
-#include "interleaved.hpp"
 #include "gemm_override_flags.hpp"
+#include "interleaved.hpp"
+#include "ops_names.hpp"
 #include "take_flag.hpp"
 
 namespace {

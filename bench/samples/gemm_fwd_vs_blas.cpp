@@ -47,13 +47,14 @@ extern "C" char* openblas_get_corename(void);
 #endif
 
 #include <weft/ops/blocked_layout.hpp>
-#include "ops_names.hpp"
 #include <weft/ops/gemm_defaults.hpp>
 #include <weft/ops/gemm_fwd.hpp>
 #include <weft/ops/gemm_reference.hpp>
-#include "interleaved.hpp"
-#include "ratio_reporter.hpp"
+
 #include "gemm_override_flags.hpp"
+#include "interleaved.hpp"
+#include "ops_names.hpp"
+#include "ratio_reporter.hpp"
 #include "take_flag.hpp"
 
 namespace {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <weft/ops/gemm_defaults.hpp>
+
 #include "ops_names.hpp"
 #include "take_flag.hpp"
 

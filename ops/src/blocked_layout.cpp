@@ -4,7 +4,6 @@
 #include <string>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/element_type.hpp>
 
 namespace weft::ops {

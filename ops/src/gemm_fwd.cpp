@@ -5,7 +5,6 @@
 #include <utility>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/block_loops.hpp>
 
 namespace weft::ops {

@@ -1,7 +1,6 @@
 #include <weft/ops/gemm_loops.hpp>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/block_loops.hpp>
 
 namespace weft::ops {

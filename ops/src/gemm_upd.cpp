@@ -6,7 +6,6 @@
 #include <utility>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/block_loops.hpp>
 
 namespace weft::ops {

@@ -15,14 +15,13 @@
 #include <utility>
 
 #include <weft/jit/error.hpp>
-#include <weft/parlooper/loop_string.hpp>
-
 #include <weft/ops/block_loops.hpp>
 #include <weft/ops/blocked_layout.hpp>
 #include <weft/ops/element_type.hpp>
 #include <weft/ops/gemm_layout.hpp>
 #include <weft/ops/gemm_reference.hpp>
 #include <weft/ops/verification.hpp>
+#include <weft/parlooper/loop_string.hpp>
 
 namespace weft::ops {
 

@@ -19,6 +19,7 @@
 #include <string>
 
 #include <weft/ops/verification.hpp>
+
 #include "ops_names.hpp"
 
 namespace weft::samples {

@@ -9,11 +9,11 @@
 #include <string>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/ops/blocked_layout.hpp>
 #include <weft/tpp/data_types.hpp>
 
-#include <weft/ops/blocked_layout.hpp>
-#include "ops_names.hpp"
 #include "conv_shape.hpp"
+#include "ops_names.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {

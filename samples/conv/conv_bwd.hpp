@@ -59,17 +59,17 @@
 #include <string>
 #include <vector>
 
+#include <weft/ops/pass_code.hpp>
+#include <weft/ops/tile_transpose.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
 #include <weft/tpp/unary.hpp>
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
-#include <weft/ops/pass_code.hpp>
 #include "ops_names.hpp"
 #include "rim_taps.hpp"
 #include "sample_args.hpp"
-#include <weft/ops/tile_transpose.hpp>
 
 namespace weft::samples {
 

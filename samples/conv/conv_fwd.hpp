@@ -43,13 +43,13 @@
 #include <string>
 #include <vector>
 
+#include <weft/ops/pass_code.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
 #include <weft/tpp/unary.hpp>
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
-#include <weft/ops/pass_code.hpp>
 #include "ops_names.hpp"
 #include "sample_args.hpp"
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include <weft/jit/bfloat16.hpp>
-
 #include <weft/ops/blocked_layout.hpp>
+
 #include "ops_names.hpp"
 
 namespace weft::samples {

@@ -7,11 +7,11 @@
 #include <optional>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/block_loops.hpp>
+#include <weft/ops/verification.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
-#include <weft/ops/block_loops.hpp>
 #include "ops_names.hpp"
-#include <weft/ops/verification.hpp>
 
 namespace weft::samples {
 namespace {

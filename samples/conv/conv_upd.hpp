@@ -40,13 +40,13 @@
 #include <optional>
 #include <string>
 
-#include <weft/parlooper/threaded_loop.hpp>
 #include <weft/jit/error.hpp>
+#include <weft/ops/partial_sums.hpp>
+#include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
 
 #include "conv_args.hpp"
 #include "conv_layout.hpp"
-#include <weft/ops/partial_sums.hpp>
 #include "ops_names.hpp"
 #include "upd_operands.hpp"
 

@@ -11,13 +11,13 @@
 #include <utility>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/block_loops.hpp>
-#include "ops_names.hpp"
-#include "conv_model.hpp"
-#include "conv_layout.hpp"
-#include "conv_reference.hpp"
 #include <weft/ops/verification.hpp>
+
+#include "conv_layout.hpp"
+#include "conv_model.hpp"
+#include "conv_reference.hpp"
+#include "ops_names.hpp"
 
 namespace weft::samples {
 

@@ -33,12 +33,12 @@
 #include <vector>
 
 #include <weft/jit/bfloat16.hpp>
+#include <weft/ops/pass_code.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/unary.hpp>
 
 #include "conv_layout.hpp"
 #include "conv_shape.hpp"
-#include <weft/ops/pass_code.hpp>
 #include "ops_names.hpp"
 
 namespace weft::samples {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <weft/ops/gemm_loops.hpp>
+
 #include "ops_names.hpp"
 #include "sample_args.hpp"
 

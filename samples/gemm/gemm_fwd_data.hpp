@@ -25,8 +25,9 @@
 #include <vector>
 
 #include <weft/ops/element_type.hpp>
-#include "ops_names.hpp"
 #include <weft/ops/gemm_fwd.hpp>
+
+#include "ops_names.hpp"
 #include "sample_driver.hpp"
 
 namespace weft::samples {

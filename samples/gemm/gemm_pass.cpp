@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include <weft/ops/gemm_reference.hpp>
+
 #include "ops_names.hpp"
 
 namespace weft::samples {

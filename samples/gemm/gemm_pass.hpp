@@ -20,7 +20,6 @@
 #include <vector>
 
 #include <weft/jit/data_type.hpp>
-
 #include <weft/ops/element_type.hpp>
 #include <weft/ops/gemm_layout.hpp>
 #include <weft/ops/verification.hpp>

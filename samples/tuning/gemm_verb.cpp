@@ -4,8 +4,8 @@
 #include <vector>
 
 #include <weft/cli/command_line.hpp>
-
 #include <weft/ops/gemm_workload.hpp>
+
 #include "ops_names.hpp"
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"

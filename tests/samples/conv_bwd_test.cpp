@@ -16,15 +16,15 @@
 #include <gtest/gtest.h>
 #include <weft/cli/values.hpp>
 #include <weft/jit/error.hpp>
+#include <weft/ops/verification.hpp>
 
 #include "conv_bwd.hpp"
 #include "conv_layout.hpp"
 #include "conv_model.hpp"
 #include "conv_reference.hpp"
-#include "run_program.hpp"
-#include <weft/ops/verification.hpp>
-#include "ops_names.hpp"
 #include "conv_test_support.hpp"
+#include "ops_names.hpp"
+#include "run_program.hpp"
 
 namespace {
 

@@ -6,12 +6,13 @@
 #include <cstdint>
 #include <vector>
 
+#include <weft/ops/verification.hpp>
+
 #include "conv_layout.hpp"
 #include "conv_model.hpp"
 #include "conv_shape.hpp"
-#include "resnet50_layers.hpp"
-#include <weft/ops/verification.hpp>
 #include "ops_names.hpp"
+#include "resnet50_layers.hpp"
 
 namespace weft::samples::test {
 

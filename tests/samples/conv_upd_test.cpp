@@ -10,14 +10,15 @@
 
 #include <gtest/gtest.h>
 
+#include <weft/ops/verification.hpp>
+
 #include "conv_layout.hpp"
 #include "conv_model.hpp"
 #include "conv_reference.hpp"
 #include "conv_test_support.hpp"
 #include "conv_upd.hpp"
-#include "run_program.hpp"
-#include <weft/ops/verification.hpp>
 #include "ops_names.hpp"
+#include "run_program.hpp"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <weft/jit/error.hpp>
-
 #include <weft/ops/gemm_bwd.hpp>
-#include "ops_names.hpp"
-#include "gemm_pass.hpp"
 #include <weft/ops/gemm_upd.hpp>
+
+#include "gemm_pass.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

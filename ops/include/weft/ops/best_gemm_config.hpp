@@ -1,7 +1,7 @@
-// The configuration the GEMM samples' `auto` mode runs (weft-gemm, weft-gemm-bwd, weft-gemm-upd):
+// The tuned configuration of a GEMM operator (what `auto` runs in weft-gemm, -bwd, -upd):
 // the tuning database's best for this pass and shape on this machine (exact shape), else the best
 // of the nearest tuned shape, else a heuristic. The lookup is the tuner's (tuned_lookup.hpp);
-// this file applies its result to the samples' configurations.
+// this file applies its result to the operators' configurations.
 //
 //   ops::GemmBwdConfig problem;                  // the shape
 //   problem.M = problem.N = problem.K = 2048;
@@ -12,14 +12,13 @@
 
 #include <string>
 
-#include <weft/tuner/tuned_lookup.hpp>
-#include <weft/tuner/tuning_database.hpp>
-
 #include <weft/ops/gemm_bwd.hpp>
 #include <weft/ops/gemm_fwd.hpp>
 #include <weft/ops/gemm_upd.hpp>
+#include <weft/tuner/tuned_lookup.hpp>
+#include <weft/tuner/tuning_database.hpp>
 
-// The tuner prints a choice through TunedChoice<Config>::describe(), which each sample specializes
+// The tuner prints a choice through TunedChoice<Config>::describe(), which each operator specializes
 // for its configurations: an explicit specialization belongs to the template's namespace.
 namespace weft::tuner {
 template <>
@@ -55,7 +54,7 @@ GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads,
                                const tuner::TuningDatabase& database = tuner::TuningDatabase());
 
 // The forward heuristic alone: ops::recommended_gemm_config (gemm_defaults.hpp), else the
-// samples' default ("aBC", 32-cubed tiles, one chunk) where that does not fit the problem. The
+// plain loops ("aBC", 32-cubed tiles, one chunk) where that does not fit the problem. The
 // backward passes' heuristic is that default.
 GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads);
 

@@ -1,5 +1,5 @@
-// The logical loops of a blocked sample: one loop per blocked dimension, in block units (for the
-// GEMM samples a = K blocks, b = M blocks, c = N blocks), a reduction loop stepping by a
+// The logical loops of a blocked pass: one loop per blocked dimension, in block units (for the
+// GEMM passes a = K blocks, b = M blocks, c = N blocks), a reduction loop stepping by a
 // batch-reduce chunk, PARLOOPER's default block sizes for repeated letters unless the user gives
 // them, and the checks and names that go with them.
 //

@@ -1,6 +1,6 @@
-// Blocked layouts of plain matrices, as the samples (and PARLOOPER's) keep their operands: a plain
+// Blocked layouts of plain matrices, as the operators (and PARLOOPER's) keep their operands: a plain
 // column-major `rows x cols` matrix becomes a grid of tiles, each contiguous, e.g. for the GEMM
-// samples' C = A x B:
+// GEMM's C = A x B:
 //
 //   A [Mb][Kb][bk][bm]   block (im, ik) is a bm x bk tile    (rows M, cols K, row-block-major)
 //   B [Nb][Kb][bn][bk]   block (in, ik) is a bk x bn tile    (rows K, cols N)

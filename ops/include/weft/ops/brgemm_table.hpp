@@ -1,4 +1,4 @@
-// The BRGEMM kernels a blocked sample needs for one output tiling: for every combination of (remainder block along M?,
+// The BRGEMM kernels a blocked pass needs for one output tiling: for every combination of (remainder block along M?,
 // remainder block along N?, first chunk of the reduction?, last chunk?). The first chunk is the
 // output block's first touch (beta = 0, unless the table accumulates into existing data); the
 // last chunk carries the fused epilogue (its last touch).
@@ -13,10 +13,9 @@
 #include <cstdint>
 #include <vector>
 
-#include <weft/tpp/brgemm.hpp>
-
 #include <weft/ops/blocked_layout.hpp>
 #include <weft/ops/pass_code.hpp>
+#include <weft/tpp/brgemm.hpp>
 
 namespace weft::ops {
 

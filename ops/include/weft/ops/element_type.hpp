@@ -1,5 +1,5 @@
-// The element types a sample computes in (FP32, or bf16 with fp32 accumulation) and the few things
-// generic sample code needs of them: the jit::DataType of a C++ type, conversions from the float
+// The element types a pass computes in (FP32, or bf16 with fp32 accumulation) and the few things
+// generic pass code needs of them: the jit::DataType of a C++ type, conversions from the float
 // values the random inputs start as, and PARLOOPER's names for printing.
 //
 //   template <class T> void run(...) {
@@ -27,7 +27,7 @@ using jit::bfloat16;
 
 template <class T>
 constexpr jit::DataType data_type_of() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16>, "the samples compute in float or bf16");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16>, "the passes compute in float or bf16");
   return std::is_same_v<T, float> ? jit::DataType::f32 : jit::DataType::bf16;
 }
 

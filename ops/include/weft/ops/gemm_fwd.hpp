@@ -1,4 +1,4 @@
-// The forward GEMM / MLP of the samples, built the way a weft user builds it: a ThreadedLoop over
+// The forward GEMM / MLP operator, built the way a weft user builds it: a ThreadedLoop over
 // block indices (a = K blocks, b = M blocks, c = N blocks) whose body calls BRGEMM kernels.
 //
 //   GemmFwdConfig cfg;
@@ -24,14 +24,13 @@
 #include <string>
 #include <utility>
 
-#include <weft/parlooper/threaded_loop.hpp>
-
 #include <weft/ops/brgemm_table.hpp>
 #include <weft/ops/element_type.hpp>
-#include <weft/ops/gemm_loops.hpp>
 #include <weft/ops/gemm_layout.hpp>
-#include <weft/ops/verification.hpp>
+#include <weft/ops/gemm_loops.hpp>
 #include <weft/ops/pass_code.hpp>
+#include <weft/ops/verification.hpp>
+#include <weft/parlooper/threaded_loop.hpp>
 
 namespace weft::ops {
 

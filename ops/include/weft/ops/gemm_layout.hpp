@@ -2,6 +2,11 @@
 // the pass reads or writes in a blocked layout (blocked_layout.hpp). A pass's layout() says, per
 // operand, how to convert between the two (to_blocked / from_blocked), and the references and
 // checks read it to compute op(left) x op(right) on the plain matrices.
+//
+//   const GemmPassLayout l = GemmBwd(config).layout();   // left = W (read transposed), right = dY, out = dX
+//   std::vector<float> w(blocked_size(l.left));          // matrix_packing.hpp
+//   pack(w_plain, MatrixOrder::column_major, l.left, w.data());
+//   std::int64_t terms = l.reduction();                  // M: the sums behind each dX element
 #pragma once
 
 #include <cstdint>

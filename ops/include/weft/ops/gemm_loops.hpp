@@ -1,6 +1,12 @@
-// What the GEMM samples (forward, backward by data, backward by weights) have in common: the
+// What the GEMM passes (forward, backward by data, backward by weights) have in common: the
 // configuration of their loops a = K blocks, b = M blocks, c = N blocks, and the accessors every
 // pass offers on it.
+//
+//   GemmBwdConfig c;                    // a GemmLoops and the pass's own knobs
+//   c.M = c.N = c.K = 512;
+//   c.loop_string = "bcaBC";
+//   c.m_blocks = {4};                   // the outer occurrence of b, in blocks of bm
+//   std::string tag = c.measure_tag(c.mbf, 2);   // "bcaBC_512_512_512_32_32_32_bf1_threads2"
 #pragma once
 
 #include <array>
@@ -10,14 +16,13 @@
 #include <vector>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/ops/blocked_layout.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/data_types.hpp>
 
-#include <weft/ops/blocked_layout.hpp>
-
 namespace weft::ops {
 
-// The base of every GEMM sample's configuration.
+// The base of every GEMM pass's configuration.
 struct GemmLoops {
   std::string loop_string = "aBC";
   std::int64_t M = 0, N = 0, K = 0;

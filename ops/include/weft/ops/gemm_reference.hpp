@@ -1,5 +1,8 @@
-// The straightforward reference of the GEMM samples: plain column-major matrices, double
+// The straightforward reference of the GEMM operators: plain column-major matrices, double
 // accumulation. The checks against it are verification.hpp's.
+//
+//   gemm_reference(M, N, K, a.data(), b.data(), bias.data(), /*relu=*/true, c.data());
+//   gemm_reference(K, N, M, {w.data(), /*transposed=*/true}, dy.data(), nullptr, false, dx.data());
 #pragma once
 
 #include <cstdint>

@@ -30,15 +30,14 @@
 #include <utility>
 #include <vector>
 
-#include <weft/parlooper/threaded_loop.hpp>
-#include <weft/tpp/unary.hpp>
-
 #include <weft/ops/brgemm_table.hpp>
 #include <weft/ops/element_type.hpp>
-#include <weft/ops/gemm_loops.hpp>
 #include <weft/ops/gemm_layout.hpp>
-#include <weft/ops/verification.hpp>
+#include <weft/ops/gemm_loops.hpp>
 #include <weft/ops/transposed_tiles.hpp>
+#include <weft/ops/verification.hpp>
+#include <weft/parlooper/threaded_loop.hpp>
+#include <weft/tpp/unary.hpp>
 
 namespace weft::ops {
 

@@ -1,4 +1,4 @@
-// The samples' GEMM passes (samples/gemm/) as tuner workloads: the forward GEMM and its MLP
+// The GEMM operators' passes (ops/) as tuner workloads: the forward GEMM and its MLP
 // (gemm_fwd.hpp), backward by data (gemm_bwd.hpp) and backward by weights (gemm_upd.hpp). All
 // three compute out = op(left) x op(right) over loops a = K blocks, b = M blocks, c = N blocks;
 // they differ in which loop is the reduction (fwd: a, bwd: b, upd: c), whose batch-reduce chunks
@@ -33,11 +33,10 @@
 #include <vector>
 
 #include <weft/jit/data_type.hpp>
-#include <weft/tuner/workload.hpp>
-
 #include <weft/ops/gemm_bwd.hpp>
 #include <weft/ops/gemm_fwd.hpp>
 #include <weft/ops/gemm_upd.hpp>
+#include <weft/tuner/workload.hpp>
 
 namespace weft::ops {
 

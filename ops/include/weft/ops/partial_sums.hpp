@@ -1,4 +1,4 @@
-// Partial sums of a tiled output that several threads add into (the backward-by-weights samples'
+// Partial sums of a tiled output that several threads add into (the backward-by-weights passes'
 // partial filters): copy 0 is the output itself, copies 1 .. P-1 are private buffers; each copy is
 // written by one thread at a time, and a parallel reduction adds the copies into the output.
 //
@@ -22,11 +22,10 @@
 #include <optional>
 #include <vector>
 
+#include <weft/ops/pass_code.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/binary.hpp>
 #include <weft/tpp/unary.hpp>
-
-#include <weft/ops/pass_code.hpp>
 
 namespace weft::ops {
 

@@ -1,4 +1,4 @@
-// Checking a sample pass's configuration without generating its code. A pass (ConvFwd, GemmFwd,
+// Checking a pass's configuration without generating its code. A pass (ConvFwd, GemmFwd,
 // ...) is set up by one private constructor that takes a PassCode: with PassCode::build it
 // generates its kernels and loop nests, with PassCode::check it goes through the very same steps
 // (configuration rules, loop_string and nest rules, the list of kernel descriptors) but only plans

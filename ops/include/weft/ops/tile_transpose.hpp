@@ -13,9 +13,8 @@
 #include <optional>
 
 #include <weft/jit/data_type.hpp>
-#include <weft/tpp/unary.hpp>
-
 #include <weft/ops/pass_code.hpp>
+#include <weft/tpp/unary.hpp>
 
 namespace weft::ops {
 

@@ -1,5 +1,5 @@
 // Tiles of a blocked operand, transposed for BRGEMM (which reads its operands untransposed), as
-// the backward samples need them. The source is a grid of [outer][inner] tiles, each `rows x cols`
+// the backward passes need them. The source is a grid of [outer][inner] tiles, each `rows x cols`
 // column-major; tile (o, i), transposed to `cols x rows`, goes to slot (o, i) of the copy, or with
 // `swap` to slot (i, o) of an [inner][outer] grid.
 //
@@ -27,10 +27,9 @@
 #include <vector>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/ops/tile_transpose.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/unary.hpp>
-
-#include <weft/ops/tile_transpose.hpp>
 
 namespace weft::ops {
 

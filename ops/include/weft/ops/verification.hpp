@@ -1,6 +1,11 @@
-// Checking a sample's result against a double-precision reference: the error norms every sample
+// Checking a pass's result against a double-precision reference: the error norms every sample
 // prints, the FP32 tolerance of a sum, the element-wise bound of a bf16 result, and the random
-// inputs (fixed seeds) the samples compute on.
+// inputs (fixed seeds) the tests and samples compute on.
+//
+//   fill_random(a.data(), M * K, /*seed=*/1);
+//   ErrorNorms e = compare(c.data(), ref.data(), M * N);
+//   bool ok = e.passed(sum_tolerance(K));                          // f32
+//   ok = compare_within(c.data(), ref.data(), magnitudes, M * N, pass.bf16_sum()).passed(0);  // bf16
 #pragma once
 
 #include <cstdint>
