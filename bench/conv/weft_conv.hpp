@@ -33,15 +33,15 @@
 #include <string>
 #include <vector>
 
-#include "conv_bwd.hpp"
-#include "conv_fwd.hpp"
-#include "conv_layout.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_layout.hpp>
 #include "conv_pass.hpp"
-#include "conv_upd.hpp"
+#include <weft/ops/conv_upd.hpp>
 #if defined(WEFT_HAVE_TUNER)
 #include <weft/ops/verification.hpp>
 
-#include "best_conv_config.hpp"
+#include <weft/ops/best_conv_config.hpp>
 #include "ops_names.hpp"
 #endif
 

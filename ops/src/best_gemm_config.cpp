@@ -110,8 +110,6 @@ std::string describe_choice(const tuner::TunedChoice<Config>& choice) {
 
 }  // namespace
 
-
-
 GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads) {
   GemmFwdConfig c = recommended_gemm_config(problem, threads);
   try {

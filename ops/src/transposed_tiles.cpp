@@ -7,7 +7,6 @@
 #include <weft/jit/bfloat16.hpp>
 #include <weft/jit/error.hpp>  // bytes_needed, add_bytes
 
-
 namespace weft::ops {
 namespace {
 

@@ -18,10 +18,11 @@
 #include <weft/jit/error.hpp>
 #include <weft/ops/verification.hpp>
 
-#include "conv_bwd.hpp"
-#include "conv_layout.hpp"
-#include "conv_model.hpp"
-#include "conv_reference.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include "conv_args.hpp"
 #include "conv_test_support.hpp"
 #include "ops_names.hpp"
 #include "run_program.hpp"

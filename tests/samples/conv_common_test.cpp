@@ -13,12 +13,12 @@
 #include <weft/ops/verification.hpp>
 
 #include "conv_args.hpp"
-#include "conv_layout.hpp"
-#include "conv_reference.hpp"
-#include "conv_shape.hpp"
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include <weft/ops/conv_shape.hpp>
 #include "conv_test_support.hpp"
 #include "ops_names.hpp"
-#include "rim_taps.hpp"
+#include <weft/ops/rim_taps.hpp>
 
 namespace {
 

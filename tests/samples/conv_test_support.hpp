@@ -8,9 +8,9 @@
 
 #include <weft/ops/verification.hpp>
 
-#include "conv_layout.hpp"
-#include "conv_model.hpp"
-#include "conv_shape.hpp"
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_shape.hpp>
 #include "ops_names.hpp"
 #include "resnet50_layers.hpp"
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace weft::samples {
+namespace weft::ops {
 
 using TapRange = std::pair<std::int64_t, std::int64_t>;  // taps [first, second)
 
@@ -83,4 +83,4 @@ std::vector<std::int32_t> edge_chunks(std::int64_t rows, std::int64_t max_rows, 
 inline constexpr double kEdgeColumnsMinSavedShare = 0.02;
 inline constexpr std::int64_t kEdgeColumnsMaxRows = 8;
 
-}  // namespace weft::samples
+}  // namespace weft::ops

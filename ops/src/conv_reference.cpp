@@ -1,11 +1,11 @@
-#include "conv_reference.hpp"
+#include <weft/ops/conv_reference.hpp>
 
 #include <cstdint>
 #include <vector>
 
 #include "weft/tpp/min_max_relu.hpp"
 
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 // The taps of one output pixel along one dimension: the filter indices t in [first, last) whose
@@ -115,4 +115,4 @@ void conv_bwd_weights_reference(const ConvShape& sh, const float* input, const f
   }
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops

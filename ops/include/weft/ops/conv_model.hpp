@@ -19,11 +19,11 @@
 
 #include <cstddef>
 
-#include "conv_bwd.hpp"
-#include "conv_fwd.hpp"
-#include "conv_upd.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_upd.hpp>
 
-namespace weft::samples {
+namespace weft::ops {
 
 // What the model needs to know of the machine.
 struct ConvMachine {
@@ -46,4 +46,4 @@ ConvBwdConfig model_conv_bwd_config(const ConvBwdConfig& problem, int threads, c
 // is large, else the C and K blocks (no partial filters).
 ConvUpdConfig model_conv_upd_config(const ConvUpdConfig& problem, int threads, const ConvMachine& machine);
 
-}  // namespace weft::samples
+}  // namespace weft::ops

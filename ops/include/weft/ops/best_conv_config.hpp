@@ -6,34 +6,33 @@
 // the sample refuses it, default_conv_config: "Abcdefg", bc = bk = 32 or the channels if fewer). The lookup is the tuner's (tuned_lookup.hpp);
 // this file applies its result to the samples' configurations.
 //
-//   samples::ConvFwdConfig problem;
+//   ops::ConvFwdConfig problem;
 //   problem.shape = {.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
 //   ConvFwdChoice choice = best_conv_config(problem, /*threads=*/1);
-//   samples::ConvFwd conv(choice.config);
+//   ops::ConvFwd conv(choice.config);
 //   std::puts(choice.describe().c_str());   // "exact hit: Afgbdced bc=64 bk=64 h_in_gemm=1 ... (<db>: ...)"
 #pragma once
 
 #include <string>
 
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_upd.hpp>
 #include <weft/tuner/tuned_lookup.hpp>
 #include <weft/tuner/tuning_database.hpp>
-
-#include "conv_bwd.hpp"
-#include "conv_fwd.hpp"
-#include "conv_upd.hpp"
 
 // The tuner prints a choice through TunedChoice<Config>::describe(), which each sample specializes
 // for its configurations: an explicit specialization belongs to the template's namespace.
 namespace weft::tuner {
 template <>
-std::string TunedChoice<samples::ConvFwdConfig>::describe() const;
+std::string TunedChoice<ops::ConvFwdConfig>::describe() const;
 template <>
-std::string TunedChoice<samples::ConvBwdConfig>::describe() const;
+std::string TunedChoice<ops::ConvBwdConfig>::describe() const;
 template <>
-std::string TunedChoice<samples::ConvUpdConfig>::describe() const;
+std::string TunedChoice<ops::ConvUpdConfig>::describe() const;
 }  // namespace weft::tuner
 
-namespace weft::samples {
+namespace weft::ops {
 
 template <class Config>
 using ConvPassChoice = tuner::TunedChoice<Config>;
@@ -52,4 +51,4 @@ ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads,
 ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads,
                                const tuner::TuningDatabase& database = tuner::TuningDatabase());
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -1,13 +1,12 @@
-#include "best_conv_config.hpp"
+#include <weft/ops/best_conv_config.hpp>
 
 #include <optional>
 #include <type_traits>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/conv_workload.hpp>
 
-#include "conv_workload.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 template <class Config>
@@ -86,8 +85,6 @@ std::string describe_choice(const tuner::TunedChoice<Config>& choice) {
 
 }  // namespace
 
-
-
 ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
   return best_config(problem, threads, database);
 }
@@ -98,19 +95,19 @@ ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads, const 
   return best_config(problem, threads, database);
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops
 
 namespace weft::tuner {
 template <>
-std::string TunedChoice<samples::ConvFwdConfig>::describe() const {
-  return samples::describe_choice(*this);
+std::string TunedChoice<ops::ConvFwdConfig>::describe() const {
+  return ops::describe_choice(*this);
 }
 template <>
-std::string TunedChoice<samples::ConvBwdConfig>::describe() const {
-  return samples::describe_choice(*this);
+std::string TunedChoice<ops::ConvBwdConfig>::describe() const {
+  return ops::describe_choice(*this);
 }
 template <>
-std::string TunedChoice<samples::ConvUpdConfig>::describe() const {
-  return samples::describe_choice(*this);
+std::string TunedChoice<ops::ConvUpdConfig>::describe() const {
+  return ops::describe_choice(*this);
 }
 }  // namespace weft::tuner

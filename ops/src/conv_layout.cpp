@@ -1,9 +1,9 @@
-#include "conv_layout.hpp"
+#include <weft/ops/conv_layout.hpp>
 
 #include <algorithm>
 #include <cstddef>
 
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 std::size_t index(std::int64_t i) { return static_cast<std::size_t>(i); }
@@ -135,4 +135,4 @@ std::vector<float> to_floats(const jit::bfloat16* values, std::int64_t count) {
   return out;
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace weft::samples {
+namespace weft::ops {
 
 struct ConvShape {
   std::int64_t N = 0, H = 0, W = 0, C = 0, K = 0, R = 1, S = 1;
@@ -28,4 +28,4 @@ struct ConvShape {
 
 inline constexpr std::int64_t kMaxExtent = 1 << 20;
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -43,17 +43,14 @@
 #include <string>
 #include <vector>
 
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_loops.hpp>
 #include <weft/ops/pass_code.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
 #include <weft/tpp/unary.hpp>
 
-#include "conv_args.hpp"
-#include "conv_layout.hpp"
-#include "ops_names.hpp"
-#include "sample_args.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 // PARLOOPER's forward arguments after bk, with its defaults.
 struct ConvFwdConfig : ConvLoops {
@@ -193,16 +190,4 @@ class ConvFwd {
   mutable std::vector<float> scratch_buffer_;  // scratch_bytes(), whatever the element type
 };
 
-// Reads weft-conv-fwd's command line into `config` (parse_conv_arguments, then PARLOOPER's
-// positions 14-29: h_block w_block c_block k_block h_in_gemm pack_input n_iters logical_padding
-// input_padding_copy pad_h_in pad_w_in pad_h_out pad_w_out zero_output_rims with_bias with_relu)
-// and returns the index of n_iters. Throws UsageError. "auto N H W C K R S stride_h stride_w pad_h pad_w
-// [n_iters]" reads the shape only (conv_auto.hpp resolves the rest) and returns 12.
-std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& config, int argc, char** argv);
-
-inline constexpr const char* kConvFwdForm =
-    "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [h_block] [w_block] [c_block] [k_block] "
-    "[h_in_gemm] [pack_input] [n_iters] [logical_padding] [input_padding_copy] [pad_h_in] [pad_w_in] "
-    "[pad_h_out] [pad_w_out] [zero_output_rims] [with_bias] [with_relu]";
-
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -33,15 +33,13 @@
 #include <vector>
 
 #include <weft/jit/bfloat16.hpp>
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_shape.hpp>
 #include <weft/ops/pass_code.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/unary.hpp>
 
-#include "conv_layout.hpp"
-#include "conv_shape.hpp"
-#include "ops_names.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 class UpdOperands {
  public:
@@ -96,4 +94,4 @@ class UpdOperands {
   mutable std::vector<float> accumulator_;
 };
 
-}  // namespace weft::samples
+}  // namespace weft::ops

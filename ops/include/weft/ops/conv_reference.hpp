@@ -10,9 +10,9 @@
 // grad_out(n, k, p, q) in(n, c, p stride_h + r - pad_h, q stride_w + s - pad_w).
 #pragma once
 
-#include "conv_shape.hpp"
+#include <weft/ops/conv_shape.hpp>
 
-namespace weft::samples {
+namespace weft::ops {
 
 // out = relu?(conv(in, w) + bias) with bias a vector of K (nullptr: none).
 void conv_fwd_reference(const ConvShape& shape, const float* input, const float* filter, const float* bias,
@@ -24,4 +24,4 @@ void conv_bwd_data_reference(const ConvShape& shape, const float* grad_output, c
 void conv_bwd_weights_reference(const ConvShape& shape, const float* input, const float* grad_output,
                                 float* grad_filter);
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -1,11 +1,11 @@
-#include "conv_shape.hpp"
+#include <weft/ops/conv_shape.hpp>
 
 #include <initializer_list>
 #include <utility>
 
 #include <weft/jit/error.hpp>
 
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 void require_range(std::initializer_list<std::pair<const char*, std::int64_t>> values, std::int64_t min) {
@@ -45,4 +45,4 @@ std::string ConvShape::to_string() const {
          " stride " + s(stride_h) + " " + s(stride_w) + " pad " + s(pad_h) + " " + s(pad_w);
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -1,6 +1,4 @@
-#include "conv_fwd.hpp"
-
-#include "conv_auto.hpp"
+#include <weft/ops/conv_fwd.hpp>
 
 #include <algorithm>
 #include <array>
@@ -10,13 +8,11 @@
 
 #include <weft/jit/error.hpp>
 #include <weft/ops/block_loops.hpp>
+#include <weft/ops/rim_taps.hpp>
 #include <weft/ops/verification.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
-#include "ops_names.hpp"
-#include "rim_taps.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 using parlooper::LoopNest;
@@ -178,7 +174,6 @@ void require_fixed_owner(const LoopNest& nest, std::initializer_list<std::pair<i
 }
 
 std::int64_t padded_plane(const ActivationLayout& l) { return l.padded_h() * l.padded_w() * l.channels.block; }
-
 
 // The taps of one axis (rows or columns) that read the image, for output position i whose window
 // starts at padded input position i * step (the image at [pad, pad + extent)).
@@ -555,28 +550,4 @@ void ConvFwd::zero_rims(T* output, std::int64_t n, std::int64_t kb, std::int64_t
   }
 }
 
-std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& c, int argc, char** argv) {
-  parse_conv_arguments(args, c, argc, argv, 30, kConvFwdForm);
-  if (c.loop_string == "auto") {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
-    args.require_at_most(kConvAutoIters + 1, kConvAutoForm);
-    return kConvAutoIters;
-  }
-  c.h_block = args.integer(14, "h_block", 1);
-  c.w_block = args.integer(15, "w_block", 1);
-  c.c_block = args.integer(16, "c_block", 1);
-  c.k_block = args.integer(17, "k_block", 1);
-  c.h_in_gemm = args.integer(18, "h_in_gemm", 1);
-  c.pack_input = args.switch_at(19, "pack_input");
-  c.logical_padding = args.switch_at(21, "logical_padding");
-  c.input_padding_copy = args.switch_at(22, "input_padding_copy");
-  c.pad_h_in = args.integer(23, "pad_h_in", ConvFwdConfig::kFollowPadding, 0, kMaxExtent);
-  c.pad_w_in = args.integer(24, "pad_w_in", ConvFwdConfig::kFollowPadding, 0, kMaxExtent);
-  c.pad_h_out = args.integer(25, "pad_h_out", ConvFwdConfig::kFollowPadding, 0, kMaxExtent);
-  c.pad_w_out = args.integer(26, "pad_w_out", ConvFwdConfig::kFollowPadding, 0, kMaxExtent);
-  c.zero_output_rims = args.switch_at(27, "zero_output_rims");
-  c.with_bias = args.switch_at(28, "with_bias");
-  c.with_relu = args.switch_at(29, "with_relu");
-  return 20;
-}
-
-}  // namespace weft::samples
+}  // namespace weft::ops

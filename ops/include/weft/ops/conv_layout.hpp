@@ -23,9 +23,7 @@
 #include <weft/jit/bfloat16.hpp>
 #include <weft/ops/blocked_layout.hpp>
 
-#include "ops_names.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 struct ActivationLayout {
   std::int64_t images = 0;
@@ -88,4 +86,4 @@ void round_to_bf16(std::vector<float>& values);
 // bf16 -> float, exactly.
 std::vector<float> to_floats(const jit::bfloat16* values, std::int64_t count);
 
-}  // namespace weft::samples
+}  // namespace weft::ops

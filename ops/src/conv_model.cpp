@@ -1,4 +1,4 @@
-#include "conv_model.hpp"
+#include <weft/ops/conv_model.hpp>
 
 #include <algorithm>
 #include <array>
@@ -9,7 +9,7 @@
 #include <weft/jit/cpu.hpp>
 #include <weft/jit/data_type.hpp>
 
-namespace weft::samples {
+namespace weft::ops {
 
 namespace {
 
@@ -191,4 +191,4 @@ ConvUpdConfig model_conv_upd_config(const ConvUpdConfig& problem, int threads, c
   return c;
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops

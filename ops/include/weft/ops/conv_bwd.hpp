@@ -59,19 +59,16 @@
 #include <string>
 #include <vector>
 
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_loops.hpp>
 #include <weft/ops/pass_code.hpp>
+#include <weft/ops/rim_taps.hpp>
 #include <weft/ops/tile_transpose.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
 #include <weft/tpp/unary.hpp>
 
-#include "conv_args.hpp"
-#include "conv_layout.hpp"
-#include "ops_names.hpp"
-#include "rim_taps.hpp"
-#include "sample_args.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 // The filter as the backward BRGEMMs read it: [Cb][R][S][Kb][bk][bc], the forward filter's tiles
 // transposed, so that the K blocks of one tap, which a batch-reduce runs over, are contiguous.
@@ -237,13 +234,4 @@ class ConvBwd {
   std::optional<parlooper::ThreadedLoop<2>> zero_loop_;
 };
 
-// weft-conv-bwd's command line: PARLOOPER's `loop_string N H W C K R S stride_h stride_w pad_h pad_w
-// bc bk [h_block w_block c_block k_block h_in_gemm [n_iters]]` into `config`; returns the position
-// of n_iters. "auto" reads the shape only (conv_auto.hpp resolves the rest) and returns 12.
-std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv);
-
-inline constexpr const char* kConvBwdForm =
-    "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [h_block w_block c_block k_block h_in_gemm "
-    "[n_iters]]";
-
-}  // namespace weft::samples
+}  // namespace weft::ops

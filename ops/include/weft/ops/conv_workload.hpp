@@ -9,10 +9,10 @@
 //   bwd   bc bk h_in_gemm w_block k_block                          b (c_block), d (h_block)
 //   upd   bc bk h_in_gemm                                          none
 //
-//   const samples::ConvShape shape{.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
+//   const ops::ConvShape shape{.N = 1, .H = 56, .W = 56, .C = 64, .K = 64, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1};
 //   ConvWorkload fwd(shape, ConvPassKind::fwd);
 //   TuningResult r = tune(fwd, {.threads = 1, .budget_seconds = 60});
-//   samples::ConvFwdConfig cfg = to_conv_fwd_config(r.best.config, shape);
+//   ops::ConvFwdConfig cfg = to_conv_fwd_config(r.best.config, shape);
 //
 // Inputs are random (fixed seeds), kept plain (NCHW / KCRS); each candidate converts them to the
 // blocked layouts its pass wants. Every candidate is checked once, on outputs poisoned with NaN,
@@ -26,14 +26,13 @@
 #include <string_view>
 #include <vector>
 
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_shape.hpp>
+#include <weft/ops/conv_upd.hpp>
 #include <weft/tuner/workload.hpp>
 
-#include "conv_bwd.hpp"
-#include "conv_fwd.hpp"
-#include "conv_shape.hpp"
-#include "conv_upd.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 enum class ConvPassKind { fwd, bwd, upd };
 std::string_view to_string(ConvPassKind pass);  // "fwd", "bwd", "upd"
@@ -107,4 +106,4 @@ class ConvWorkload : public tuner::Workload {
   std::unique_ptr<Data> data_;
 };
 
-}  // namespace weft::samples
+}  // namespace weft::ops

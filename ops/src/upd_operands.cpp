@@ -1,11 +1,11 @@
-#include "upd_operands.hpp"
+#include <weft/ops/upd_operands.hpp>
 
 #include <algorithm>
 #include <string>
 
 #include <weft/jit/error.hpp>
 
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 constexpr tpp::DataTypes kBf16{.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
@@ -111,4 +111,4 @@ std::uint64_t UpdOperands::memory_bytes() const {
                    bytes_needed({filter_.size()}, sizeof(float)));
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -1,4 +1,4 @@
-#include "conv_upd.hpp"
+#include <weft/ops/conv_upd.hpp>
 
 #include <omp.h>
 
@@ -11,9 +11,7 @@
 #include <weft/ops/verification.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
-#include "ops_names.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 constexpr int kLoops = 7;
@@ -260,4 +258,4 @@ std::string ConvUpd::measure_tag(int threads) const {
          "_threads" + std::to_string(threads) + (config_.bf16() ? "_bf16" : "");
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -1,6 +1,4 @@
-#include "conv_bwd.hpp"
-
-#include "conv_auto.hpp"
+#include <weft/ops/conv_bwd.hpp>
 
 #include <omp.h>
 
@@ -11,13 +9,11 @@
 
 #include <weft/jit/error.hpp>
 #include <weft/ops/block_loops.hpp>
+#include <weft/ops/rim_taps.hpp>
 #include <weft/ops/verification.hpp>
 #include <weft/parlooper/loop_string.hpp>
 
-#include "ops_names.hpp"
-#include "rim_taps.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 namespace {
 
 using parlooper::LoopNest;
@@ -592,18 +588,4 @@ void ConvBwd::run_scatter_taps(const T* filter, const T* shared, const T* grad_o
   });
 }
 
-std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv) {
-  parse_conv_arguments(args, config, argc, argv, 20, kConvBwdForm);
-  if (config.loop_string == "auto") {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
-    args.require_at_most(kConvAutoIters + 1, kConvAutoForm);
-    return kConvAutoIters;
-  }
-  config.h_block = args.integer(14, "h_block", 1, 1, kMaxExtent);
-  config.w_block = args.integer(15, "w_block", 1, 1, kMaxExtent);
-  config.c_block = args.integer(16, "c_block", 1, 1, kMaxExtent);
-  config.k_block = args.integer(17, "k_block", 1, 1, kMaxExtent);
-  config.h_in_gemm = args.integer(18, "h_in_gemm", 1, 1, kMaxExtent);
-  return 19;
-}
-
-}  // namespace weft::samples
+}  // namespace weft::ops

@@ -41,16 +41,14 @@
 #include <string>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_loops.hpp>
 #include <weft/ops/partial_sums.hpp>
+#include <weft/ops/upd_operands.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
 #include <weft/tpp/brgemm.hpp>
 
-#include "conv_args.hpp"
-#include "conv_layout.hpp"
-#include "ops_names.hpp"
-#include "upd_operands.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 struct ConvUpdConfig : ConvLoops {
   // PARLOOPER's argument 16: 1 lets a loop string split the reduction among threads, with partial
@@ -120,4 +118,4 @@ class ConvUpd {
   void accumulate(const Operands& operands, float* grad_filter) const;
 };
 
-}  // namespace weft::samples
+}  // namespace weft::ops

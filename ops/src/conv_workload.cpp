@@ -1,4 +1,4 @@
-#include "conv_workload.hpp"
+#include <weft/ops/conv_workload.hpp>
 
 #include <omp.h>
 
@@ -12,14 +12,12 @@
 
 #include <weft/jit/error.hpp>
 #include <weft/ops/block_loops.hpp>
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_reference.hpp>
 #include <weft/ops/verification.hpp>
 
-#include "conv_layout.hpp"
-#include "conv_model.hpp"
-#include "conv_reference.hpp"
-#include "ops_names.hpp"
-
-namespace weft::samples {
+namespace weft::ops {
 
 namespace {
 
@@ -600,4 +598,4 @@ std::unique_ptr<tuner::Runner> ConvWorkload::prepare(const tuner::TunedConfig& c
   return std::make_unique<ConvRunner>(std::move(binding), data, std::move(reference));
 }
 
-}  // namespace weft::samples
+}  // namespace weft::ops
