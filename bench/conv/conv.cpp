@@ -54,11 +54,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <weft/ops/verification.hpp>
+
 #include "conv_pass.hpp"
 #include "dnnl_conv.hpp"
+#include "ops_names.hpp"
 #include "resnet50_layers.hpp"
 #include "take_flag.hpp"
-#include "verification.hpp"
 #include "weft_conv.hpp"
 
 namespace {

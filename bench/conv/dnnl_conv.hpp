@@ -17,9 +17,10 @@
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <weft/ops/verification.hpp>
 
 #include "conv_pass.hpp"
-#include "verification.hpp"
+#include "ops_names.hpp"
 
 namespace weft::bench {
 

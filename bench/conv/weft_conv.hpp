@@ -33,14 +33,16 @@
 #include <string>
 #include <vector>
 
-#include "conv_bwd.hpp"
-#include "conv_fwd.hpp"
-#include "conv_layout.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_layout.hpp>
 #include "conv_pass.hpp"
-#include "conv_upd.hpp"
-#include "verification.hpp"
+#include <weft/ops/conv_upd.hpp>
 #if defined(WEFT_HAVE_TUNER)
-#include "best_conv_config.hpp"
+#include <weft/ops/verification.hpp>
+
+#include <weft/ops/best_conv_config.hpp>
+#include "ops_names.hpp"
 #endif
 
 namespace weft::bench {

@@ -35,11 +35,13 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
-#include "gemm_defaults.hpp"
-#include "gemm_fwd.hpp"
+#include <weft/ops/gemm_defaults.hpp>
+#include <weft/ops/gemm_fwd.hpp>
+
 #include "gemm_fwd_data.hpp"
-#include "interleaved.hpp"
 #include "gemm_override_flags.hpp"
+#include "interleaved.hpp"
+#include "ops_names.hpp"
 #include "take_flag.hpp"
 
 namespace {

@@ -46,13 +46,15 @@ extern "C" char* openblas_get_corename(void);
 #include <oneapi/dnnl/dnnl.h>
 #endif
 
-#include "blocked_layout.hpp"
-#include "gemm_defaults.hpp"
-#include "gemm_fwd.hpp"
-#include "gemm_reference.hpp"
-#include "interleaved.hpp"
-#include "ratio_reporter.hpp"
+#include <weft/ops/blocked_layout.hpp>
+#include <weft/ops/gemm_defaults.hpp>
+#include <weft/ops/gemm_fwd.hpp>
+#include <weft/ops/gemm_reference.hpp>
+
 #include "gemm_override_flags.hpp"
+#include "interleaved.hpp"
+#include "ops_names.hpp"
+#include "ratio_reporter.hpp"
 #include "take_flag.hpp"
 
 namespace {

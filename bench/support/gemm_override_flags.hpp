@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "gemm_defaults.hpp"
+#include <weft/ops/gemm_defaults.hpp>
+
+#include "ops_names.hpp"
 #include "take_flag.hpp"
 
 namespace weft::bench {

@@ -18,7 +18,9 @@
 #include <initializer_list>
 #include <string>
 
-#include "verification.hpp"
+#include <weft/ops/verification.hpp>
+
+#include "ops_names.hpp"
 
 namespace weft::samples {
 

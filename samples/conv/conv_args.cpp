@@ -4,19 +4,6 @@
 
 namespace weft::samples {
 
-void ConvLoops::validate() const {
-  shape.validate();
-  for (const auto& [name, value] : {std::pair{"bc", bc}, std::pair{"bk", bk}}) {
-    if (value < 1 || value > 4096) {
-      throw Error(std::string(name) + " must be in [1, 4096], got " + std::to_string(value));
-    }
-  }
-  if (dtype != jit::DataType::f32 && dtype != jit::DataType::bf16)
-    throw Error("data type " + std::string(jit::to_string(dtype)) + ": the convolution samples run f32 or bf16");
-  if (bf16() && bc % 2 != 0)
-    throw Error("bc = " + std::to_string(bc) + " with bf16: the filter's VNNI-2 pairs run along C, so bc must be even");
-}
-
 void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form) {
   // USE_BF16 (PARLOOPER's switch): bf16 tensors; a pass without bf16 kernels refuses it by name.

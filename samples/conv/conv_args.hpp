@@ -9,37 +9,15 @@
 #include <string>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_loops.hpp>
 #include <weft/tpp/data_types.hpp>
 
-#include "blocked_layout.hpp"
-#include "conv_shape.hpp"
+#include "ops_names.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {
-
-// The base of every convolution sample's configuration. The logical loops are PARLOOPER's:
-// a = images, b = C blocks, c = K blocks, d = output rows, e = output columns, f = R, g = S.
-struct ConvLoops {
-  std::string loop_string = "Abcdefg";
-  ConvShape shape;
-  std::int64_t bc = 32, bk = 32;
-  // The element type of activations, filters and bias: f32, or bf16 (PARLOOPER's USE_BF16: bf16
-  // tensors, filters in VNNI-2 blocks (conv_layout.hpp), fp32 accumulation in the BRGEMM).
-  jit::DataType dtype = jit::DataType::f32;
-
-  Blocking c_blocking() const { return {shape.C, bc}; }
-  Blocking k_blocking() const { return {shape.K, bk}; }
-  bool bf16() const { return dtype == jit::DataType::bf16; }
-  // The TPPs' data types: fp32 throughout, or bf16 tensors with fp32 arithmetic.
-  tpp::DataTypes tpp_types() const {
-    if (!bf16()) return {};
-    return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
-  }
-  std::int64_t element_bytes() const { return static_cast<std::int64_t>(jit::size_of(dtype)); }
-  // Throws weft::Error for a bad shape (ConvShape::validate), block size (1..4096) or data type
-  // (f32 or bf16; bf16 needs an even bc: the filter's VNNI-2 pairs run along C).
-  void validate() const;
-};
 
 // Reads USE_BF16 into `loops.dtype` (bf16_requested), parses argv into `args`, allows at most `max` positional arguments
 // (`form` lists them) and reads the common prefix into `loops`. With "auto" as the first argument
@@ -53,5 +31,26 @@ std::string conv_header(const char* program, const ConvLoops& loops);
 
 // "<program> with N 1 H 56 ... (<buffers>[ and the check's reference])": what a memory message names.
 std::string conv_buffers(const char* program, const ConvLoops& loops, const std::string& buffers, bool check);
+
+// Reads weft-conv-fwd's command line into `config` (parse_conv_arguments, then PARLOOPER's
+// positions 14-29: h_block w_block c_block k_block h_in_gemm pack_input n_iters logical_padding
+// input_padding_copy pad_h_in pad_w_in pad_h_out pad_w_out zero_output_rims with_bias with_relu)
+// and returns the index of n_iters. Throws UsageError. "auto N H W C K R S stride_h stride_w pad_h pad_w
+// [n_iters]" reads the shape only (conv_auto.hpp resolves the rest) and returns 12.
+std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& config, int argc, char** argv);
+
+inline constexpr const char* kConvFwdForm =
+    "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [h_block] [w_block] [c_block] [k_block] "
+    "[h_in_gemm] [pack_input] [n_iters] [logical_padding] [input_padding_copy] [pad_h_in] [pad_w_in] "
+    "[pad_h_out] [pad_w_out] [zero_output_rims] [with_bias] [with_relu]";
+
+// weft-conv-bwd's command line: PARLOOPER's `loop_string N H W C K R S stride_h stride_w pad_h pad_w
+// bc bk [h_block w_block c_block k_block h_in_gemm [n_iters]]` into `config`; returns the position
+// of n_iters. "auto" reads the shape only (conv_auto.hpp resolves the rest) and returns 12.
+std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv);
+
+inline constexpr const char* kConvBwdForm =
+    "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [h_block w_block c_block k_block h_in_gemm "
+    "[n_iters]]";
 
 }  // namespace weft::samples

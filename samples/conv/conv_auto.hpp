@@ -1,6 +1,5 @@
 // `auto` in the convolution samples: `weft-conv-<pass> auto N H W C K R S stride_h stride_w pad_h
-// pad_w [n_iters]` runs the tuned configuration for the shape (best_conv_config.hpp) when the
-// sample is built with the tuner (WEFT_HAVE_TUNER); without it, `auto` is bad usage.
+// pad_w [n_iters]` runs the tuned configuration for the shape (ops' best_conv_config.hpp).
 //
 //   const std::size_t n_iters = parse_conv_fwd_arguments(args, config, argc, argv);  // "auto": 12
 //   resolve_conv_auto(config, settings.threads, "weft-conv-fwd");
@@ -8,11 +7,10 @@
 
 #include <cstddef>
 
+#include <weft/ops/best_conv_config.hpp>
+
 #include "sample_args.hpp"
 #include "tuned_auto.hpp"
-#if defined(WEFT_HAVE_TUNER)
-#include "best_conv_config.hpp"
-#endif
 
 namespace weft::samples {
 
@@ -27,13 +25,7 @@ inline bool is_conv_auto(const SampleArgs& args) { return !args.positional().emp
 // "<program> auto: <choice>".
 template <class Config>
 void resolve_conv_auto(Config& config, int threads, const char* program) {
-#if defined(WEFT_HAVE_TUNER)
-  resolve_auto(config, threads, program, [](const Config& c, int t) { return weft::samples::best_conv_config(c, t); });
-#else
-  (void)threads;
-  (void)program;
-  refuse_auto_without_tuner(config);
-#endif
+  resolve_auto(config, threads, program, [](const Config& c, int t) { return ops::best_conv_config(c, t); });
 }
 
 }  // namespace weft::samples

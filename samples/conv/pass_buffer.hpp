@@ -12,9 +12,10 @@
 #include <vector>
 
 #include <weft/jit/bfloat16.hpp>
+#include <weft/ops/conv_layout.hpp>
 
 #include "conv_args.hpp"
-#include "conv_layout.hpp"
+#include "ops_names.hpp"
 
 namespace weft::samples {
 

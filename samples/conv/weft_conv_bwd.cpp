@@ -9,13 +9,14 @@
 #include <weft/cli/command_line.hpp>
 #include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
+#include <weft/ops/verification.hpp>
 
 #include "conv_auto.hpp"
-#include "conv_bwd.hpp"
-#include "conv_reference.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include "ops_names.hpp"
 #include "pass_buffer.hpp"
 #include "sample_driver.hpp"
-#include "verification.hpp"
 
 namespace {
 

@@ -11,10 +11,11 @@
 
 #include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
+#include <weft/ops/conv_fwd.hpp>
+#include <weft/ops/conv_reference.hpp>
 
 #include "conv_auto.hpp"
-#include "conv_fwd.hpp"
-#include "conv_reference.hpp"
+#include "ops_names.hpp"
 #include "pass_buffer.hpp"
 
 namespace {

@@ -8,12 +8,13 @@
 #include <weft/cli/command_line.hpp>
 #include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include <weft/ops/conv_upd.hpp>
 
 #include "conv_args.hpp"
-#include "conv_layout.hpp"
-#include "conv_reference.hpp"
 #include "conv_auto.hpp"
-#include "conv_upd.hpp"
+#include "ops_names.hpp"
 #include "pass_buffer.hpp"
 #include "sample_driver.hpp"
 

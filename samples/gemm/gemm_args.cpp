@@ -1,8 +1,9 @@
 #include "gemm_args.hpp"
 
 #include <weft/cli/command_line.hpp>
+#include <weft/ops/element_type.hpp>
 
-#include "element_type.hpp"
+#include "ops_names.hpp"
 
 namespace weft::samples {
 namespace {

@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <string>
 
-#include "gemm_loops.hpp"
+#include <weft/ops/gemm_loops.hpp>
+
+#include "ops_names.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {

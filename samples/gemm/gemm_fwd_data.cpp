@@ -6,8 +6,9 @@
 #include <type_traits>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/gemm_reference.hpp>
 
-#include "gemm_reference.hpp"
+#include "ops_names.hpp"
 
 namespace weft::samples {
 namespace {

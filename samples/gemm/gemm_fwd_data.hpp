@@ -24,8 +24,10 @@
 #include <span>
 #include <vector>
 
-#include "element_type.hpp"
-#include "gemm_fwd.hpp"
+#include <weft/ops/element_type.hpp>
+#include <weft/ops/gemm_fwd.hpp>
+
+#include "ops_names.hpp"
 #include "sample_driver.hpp"
 
 namespace weft::samples {

@@ -2,7 +2,9 @@
 
 #include <type_traits>
 
-#include "gemm_reference.hpp"
+#include <weft/ops/gemm_reference.hpp>
+
+#include "ops_names.hpp"
 
 namespace weft::samples {
 namespace {

@@ -20,28 +20,13 @@
 #include <vector>
 
 #include <weft/jit/data_type.hpp>
+#include <weft/ops/element_type.hpp>
+#include <weft/ops/gemm_layout.hpp>
+#include <weft/ops/verification.hpp>
 
-#include "blocked_layout.hpp"
-#include "element_type.hpp"
 #include "sample_driver.hpp"
-#include "verification.hpp"
 
 namespace weft::samples {
-
-// A plain column-major `rows.size x cols.size` matrix and its blocked copy's layout.
-struct PassMatrix {
-  Blocking rows, cols;
-  bool row_block_major = false;  // to_blocked's order
-  bool transposed = false;       // the product reads its transpose
-  TileOrder order = TileOrder::column_major;  // inside each tile (vnni2: a bf16 weight or weight gradient)
-};
-
-struct GemmPassLayout {
-  PassMatrix left, right, out;
-  jit::DataType dtype = jit::DataType::f32;  // every operand's element type
-  // Terms of each output sum: the columns of op(left).
-  std::int64_t reduction() const { return left.transposed ? left.rows.size : left.cols.size; }
-};
 
 // T: float for an f32 layout, bfloat16 for a bf16 one (weft::Error otherwise).
 template <class T>

@@ -8,11 +8,12 @@
 #include <weft/cli/run_tool.hpp>
 #include <weft/jit/cpu.hpp>
 #include <weft/jit/error.hpp>
+#include <weft/ops/gemm_fwd.hpp>
 
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
-#include "gemm_fwd.hpp"
 #include "gemm_fwd_data.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

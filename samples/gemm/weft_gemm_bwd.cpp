@@ -4,11 +4,12 @@
 #include <string>
 
 #include <weft/cli/run_tool.hpp>
+#include <weft/ops/gemm_bwd.hpp>
 
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
-#include "gemm_bwd.hpp"
 #include "gemm_pass.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

@@ -4,11 +4,12 @@
 #include <string>
 
 #include <weft/cli/run_tool.hpp>
+#include <weft/ops/gemm_upd.hpp>
 
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
 #include "gemm_pass.hpp"
-#include "gemm_upd.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

@@ -6,8 +6,9 @@
 #include <vector>
 
 #include <weft/cli/command_line.hpp>
+#include <weft/ops/conv_workload.hpp>
 
-#include "conv_workload.hpp"
+#include "ops_names.hpp"
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 

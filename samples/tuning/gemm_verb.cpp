@@ -4,8 +4,9 @@
 #include <vector>
 
 #include <weft/cli/command_line.hpp>
+#include <weft/ops/gemm_workload.hpp>
 
-#include "gemm_workload.hpp"
+#include "ops_names.hpp"
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 

@@ -16,14 +16,16 @@
 #include <gtest/gtest.h>
 #include <weft/cli/values.hpp>
 #include <weft/jit/error.hpp>
+#include <weft/ops/verification.hpp>
 
-#include "conv_bwd.hpp"
-#include "conv_layout.hpp"
-#include "conv_model.hpp"
-#include "conv_reference.hpp"
-#include "run_program.hpp"
-#include "verification.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include "conv_args.hpp"
 #include "conv_test_support.hpp"
+#include "ops_names.hpp"
+#include "run_program.hpp"
 
 namespace {
 

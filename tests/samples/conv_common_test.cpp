@@ -10,14 +10,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <weft/jit/error.hpp>
+#include <weft/ops/verification.hpp>
 
 #include "conv_args.hpp"
-#include "conv_layout.hpp"
-#include "conv_reference.hpp"
-#include "conv_shape.hpp"
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include <weft/ops/conv_shape.hpp>
 #include "conv_test_support.hpp"
-#include "rim_taps.hpp"
-#include "verification.hpp"
+#include "ops_names.hpp"
+#include <weft/ops/rim_taps.hpp>
 
 namespace {
 

@@ -3,7 +3,7 @@
 // filters 1x1 to 7x7, a C = 3 first layer, remainders of every blocking, packing, several rows per
 // GEMM, bias and ReLU, the output rims, collapse and grid strings on 1-4 threads; and every refusal.
 // Then the untuned machine model's choices (conv_model.hpp).
-#include "conv_fwd.hpp"
+#include <weft/ops/conv_fwd.hpp>
 
 #include <omp.h>
 
@@ -17,12 +17,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <weft/jit/error.hpp>
+#include <weft/ops/verification.hpp>
 
-#include "conv_model.hpp"
-#include "conv_reference.hpp"
-#include "run_program.hpp"
-#include "verification.hpp"
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include "conv_args.hpp"
 #include "conv_test_support.hpp"
+#include "ops_names.hpp"
+#include "run_program.hpp"
 
 namespace {
 

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "conv_layout.hpp"
-#include "conv_model.hpp"
-#include "conv_shape.hpp"
+#include <weft/ops/verification.hpp>
+
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_shape.hpp>
+#include "ops_names.hpp"
 #include "resnet50_layers.hpp"
-#include "verification.hpp"
 
 namespace weft::samples::test {
 

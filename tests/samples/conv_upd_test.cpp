@@ -10,13 +10,16 @@
 
 #include <gtest/gtest.h>
 
-#include "conv_layout.hpp"
-#include "conv_model.hpp"
-#include "conv_reference.hpp"
+#include <weft/ops/verification.hpp>
+
+#include <weft/ops/conv_layout.hpp>
+#include <weft/ops/conv_model.hpp>
+#include <weft/ops/conv_reference.hpp>
 #include "conv_test_support.hpp"
-#include "conv_upd.hpp"
+#include <weft/ops/conv_upd.hpp>
+#include "ops_names.hpp"
+#include "sample_driver.hpp"
 #include "run_program.hpp"
-#include "verification.hpp"
 
 namespace {
 

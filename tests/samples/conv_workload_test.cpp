@@ -14,13 +14,14 @@
 #include <weft/jit/error.hpp>
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
+#include <weft/ops/best_conv_config.hpp>
+#include <weft/ops/conv_workload.hpp>
 #include <weft/parlooper/loop_string.hpp>
 #include <weft/tuner/tuner.hpp>
 
-#include "best_conv_config.hpp"
-#include "temporary_tuning_database.hpp"
 #include "conv_test_support.hpp"
-#include "conv_workload.hpp"
+#include "ops_names.hpp"
+#include "temporary_tuning_database.hpp"
 #endif
 
 namespace weft::samples {

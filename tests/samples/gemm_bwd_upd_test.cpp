@@ -10,10 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/gemm_bwd.hpp>
+#include <weft/ops/gemm_upd.hpp>
 
-#include "gemm_bwd.hpp"
 #include "gemm_pass.hpp"
-#include "gemm_upd.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

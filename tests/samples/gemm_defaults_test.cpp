@@ -1,6 +1,5 @@
 // The GEMM samples' untuned configuration (gemm_defaults.hpp) and the hand-given overrides the
 // benchmarks put over it.
-#include "gemm_defaults.hpp"
 
 #include <omp.h>
 
@@ -9,7 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <weft/ops/gemm_defaults.hpp>
+
 #include "gemm_fwd_data.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

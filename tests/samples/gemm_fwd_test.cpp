@@ -1,5 +1,3 @@
-#include "gemm_fwd.hpp"
-
 #include <omp.h>
 
 #include <cmath>
@@ -10,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/gemm_fwd.hpp>
 
 #include "gemm_fwd_data.hpp"
+#include "ops_names.hpp"
 
 namespace {
 

@@ -16,12 +16,13 @@
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the GEMM workload is built with the tuner
 #include <weft/jit/data_type.hpp>
+#include <weft/ops/best_gemm_config.hpp>
+#include <weft/ops/gemm_workload.hpp>
 #include <weft/parlooper/loop_string.hpp>
 #include <weft/tuner/tuner.hpp>
 
-#include "best_gemm_config.hpp"
+#include "ops_names.hpp"
 #include "temporary_tuning_database.hpp"
-#include "gemm_workload.hpp"
 #endif
 
 namespace weft::samples {

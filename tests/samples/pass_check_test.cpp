@@ -11,20 +11,22 @@
 
 #include <weft/jit/code_arena.hpp>
 #include <weft/jit/error.hpp>
+#include <weft/ops/gemm_bwd.hpp>
+#include <weft/ops/gemm_fwd.hpp>
+#include <weft/ops/gemm_upd.hpp>
 
-#include "conv_bwd.hpp"
-#include "conv_fwd.hpp"
+#include <weft/ops/conv_bwd.hpp>
+#include <weft/ops/conv_fwd.hpp>
 #include "conv_test_support.hpp"
-#include "conv_upd.hpp"
-#include "gemm_bwd.hpp"
-#include "gemm_fwd.hpp"
-#include "gemm_upd.hpp"
+#include <weft/ops/conv_upd.hpp>
+#include "ops_names.hpp"
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
-#include "best_conv_config.hpp"
-#include "best_gemm_config.hpp"
-#include "conv_workload.hpp"
-#include "gemm_workload.hpp"
+#include <weft/ops/best_gemm_config.hpp>
+#include <weft/ops/gemm_workload.hpp>
+
+#include <weft/ops/best_conv_config.hpp>
+#include <weft/ops/conv_workload.hpp>
 #include "temporary_tuning_database.hpp"
 #endif
 

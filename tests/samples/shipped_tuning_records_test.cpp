@@ -11,10 +11,11 @@
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
 #include <weft/jit/error.hpp>
+#include <weft/ops/conv_workload.hpp>
 #include <weft/tuner/shipped_tuning.hpp>
 #include <weft/tuner/tuning_database.hpp>
 
-#include "conv_workload.hpp"
+#include "ops_names.hpp"
 #endif
 
 namespace weft::samples {

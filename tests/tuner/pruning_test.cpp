@@ -5,8 +5,8 @@
 
 #include <weft/parlooper/loop_string.hpp>
 
-#if __has_include("gemm_workload.hpp")  // the GEMM adapter is built with the samples
-#include "gemm_workload.hpp"
+#if __has_include(<weft/ops/gemm_workload.hpp>)  // the GEMM operators, when ops/ is built
+#include <weft/ops/gemm_workload.hpp>
 #define WEFT_TUNER_HAVE_GEMM 1
 #endif
 
@@ -14,7 +14,7 @@ namespace weft::tuner {
 namespace {
 
 // The GEMM sample's workload, a real one to prune.
-using samples::GemmWorkload;
+using ops::GemmWorkload;
 
 using parlooper::parse_loop_string;
 

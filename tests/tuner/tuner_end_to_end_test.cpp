@@ -11,9 +11,9 @@
 
 #include <gtest/gtest.h>
 
-#if __has_include("gemm_workload.hpp")  // the GEMM adapter is built with the samples
-#include "best_gemm_config.hpp"
-#include "gemm_workload.hpp"
+#if __has_include(<weft/ops/gemm_workload.hpp>)  // the GEMM operators, when ops/ is built
+#include <weft/ops/best_gemm_config.hpp>
+#include <weft/ops/gemm_workload.hpp>
 #define WEFT_TUNER_HAVE_GEMM 1
 #endif
 
@@ -21,11 +21,11 @@ namespace weft::tuner {
 namespace {
 
 // The GEMM sample's workload and its tuned lookup, tuned end to end.
-using samples::best_gemm_config;
-using samples::GemmChoice;
-using samples::GemmSearchOptions;
-using samples::GemmShape;
-using samples::GemmWorkload;
+using ops::best_gemm_config;
+using ops::GemmChoice;
+using ops::GemmSearchOptions;
+using ops::GemmShape;
+using ops::GemmWorkload;
 
 namespace fs = std::filesystem;
 
@@ -58,17 +58,17 @@ TEST(TunerEndToEnd, TunesATinyGemmWithinItsBudgetAndFeedsWeftGemmAuto) {
 
   // The winner, through the database, is what `weft-gemm auto` runs.
   db.append(result.record());
-  samples::GemmFwdConfig problem;
+  ops::GemmFwdConfig problem;
   problem.M = shape.M, problem.N = shape.N, problem.K = shape.K;
   const GemmChoice exact = best_gemm_config(problem, 2, db);
   EXPECT_EQ(exact.source, ConfigSource::exact) << exact.detail;
   EXPECT_EQ(exact.config.loop_string, result.best.config.loop_string);
   EXPECT_EQ(exact.config.bm, result.best.config.knob("bm", 0));
-  samples::GemmFwdConfig nearby;
+  ops::GemmFwdConfig nearby;
   nearby.M = 128, nearby.N = 80, nearby.K = 64;
   EXPECT_EQ(best_gemm_config(nearby, 2, db).source, ConfigSource::nearest);
   EXPECT_EQ(best_gemm_config(problem, 1, db).source, ConfigSource::heuristic);
-  samples::GemmFwd runs(best_gemm_config(nearby, 2, db).config);  // valid for the other shape
+  ops::GemmFwd runs(best_gemm_config(nearby, 2, db).config);  // valid for the other shape
 
   const fs::path svg = db_path.string() + ".svg";
   write_plot(result, svg);

@@ -3,7 +3,7 @@
 // model's order (quick runs with early abort, early stopping, a time budget), measure the best few
 // thoroughly, and report the winner with the default configuration measured in the same run.
 //
-//   GemmWorkload gemm({.M = 1024, .N = 1024, .K = 1024});          // samples/gemm/gemm_workload.hpp
+//   GemmWorkload gemm({.M = 1024, .N = 1024, .K = 1024});          // weft/ops/gemm_workload.hpp
 //   TuningResult r = tune(gemm, {.threads = 2, .budget_seconds = 30});
 //   r.best.config.loop_string;  r.best.gflops;  r.speedup_over_default();
 //   TuningDatabase().append(r.record(gemm));

@@ -1,6 +1,6 @@
 // What the tuner tunes: a workload describes its logical loops (per knob setting), how they use
 // memory (for the cost model), its default configuration, and how to run and check one
-// configuration. The GEMM samples' adapter (samples/gemm/gemm_workload.hpp) and the contraction
+// configuration. The GEMM operators' adapter (weft/ops/gemm_workload.hpp) and the contraction
 // workload (contraction_workload.hpp) implement it; a user's own ThreadedLoop kernel can too.
 //
 //   class MyWorkload : public weft::tuner::Workload { ... };

@@ -1,0 +1,246 @@
+#include <weft/ops/gemm_upd.hpp>
+
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <utility>
+
+#include <weft/jit/error.hpp>
+#include <weft/ops/block_loops.hpp>
+
+namespace weft::ops {
+namespace {
+
+// Floats per reduction task: large enough to amortize a call, small enough to balance.
+constexpr std::int64_t kReduceChunk = 4096;
+// The largest leading dimension a unary TPP takes: the stride between partial filters.
+constexpr std::int64_t kMaxReduceStride = std::int64_t{1} << 28;
+
+std::int64_t blocked_size(const GemmUpdConfig& c);
+
+std::int64_t validated_n_step(const GemmUpdConfig& c) {
+  const std::int64_t step = c.validated_step("nbf", c.nbf, c.n_blocking());
+  c.require_even_in_bf16("bn", c.bn, "the dY tiles are repacked in VNNI-2 along N, this pass's reduction");
+  c.require_even_in_bf16("bk", c.bk, "dW is written in the weights' VNNI-2 tiles, pairs along K");
+  if (c.n_partial_filters < 0) throw Error("n_partial_filters must be >= 0");
+  if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
+    throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
+                std::to_string(c.M) + " x " + std::to_string(c.K) + ": the copies of dW (" +
+                std::to_string(blocked_size(c)) + " floats each, padding included) are summed by a "
+                "reduction TPP, whose stride between copies is at most 2^28 floats; use "
+                "n_partial_filters 0 for this size");
+  }
+  return step;
+}
+
+tpp::UnaryDesc desc(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_in,
+                    std::int64_t ld_out) {
+  tpp::UnaryDesc d;
+  d.op = op;
+  d.m = m;
+  d.n = n;
+  d.ld_in = ld_in;
+  d.ld_out = ld_out;
+  return d;
+}
+
+std::int64_t blocked_size(const GemmUpdConfig& c) {
+  return (c.M + c.bm - 1) / c.bm * c.bm * ((c.K + c.bk - 1) / c.bk) * c.bk;
+}
+
+long chunks_of(std::int64_t size) { return static_cast<long>((size + kReduceChunk - 1) / kReduceChunk); }
+
+}  // namespace
+
+GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
+    : GemmPass(std::move(config)),
+      n_step_(validated_n_step(config_)),
+      filter_size_(blocked_size(config_)),
+      reduce_chunk_(std::min(kReduceChunk, filter_size_)),
+      input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans,
+               config_.dtype, TileTransform::transpose, code),
+      zero_chunk_(make_kernel<tpp::Unary>(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_), code)),
+      // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
+      // whose columns are the copies, filter_size_ apart.
+      // Without partial filters these kernels never run; their stride then only has to be valid.
+      reduce_chunk_full_(make_kernel<tpp::Unary>(desc(tpp::UnaryOp::reduce_rows_sum, reduce_chunk_,
+                                                      std::max<std::int64_t>(1, config_.n_partial_filters),
+                                                      config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0),
+                                                 code)),
+      reduce_chunk_tail_(make_kernel<tpp::Unary>(
+          desc(tpp::UnaryOp::reduce_rows_sum,
+               filter_size_ % reduce_chunk_ == 0 ? reduce_chunk_ : filter_size_ % reduce_chunk_,
+               std::max<std::int64_t>(1, config_.n_partial_filters),
+               config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0),
+          code)),
+      // dW block (im, ik) = sum over in of dY tile (bm x bn) * X^T tile (bn x bk). The N padding
+      // of dY and X is zero, so every tile reduces over a full bn.
+      kernels_(m_blocking(), k_blocking(), config_.bn,
+               {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}, config_.brgemm_types(), code),
+      accumulate_(m_blocking(), k_blocking(), config_.bn,
+                  {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {.accumulate = true},
+                  {.in = config_.brgemm_types().in}, code),  // f32 copies, in bf16 too
+      partial_loop_(make_loop<2>({parlooper::LoopSpecs{0L, std::max(1L, static_cast<long>(config_.n_partial_filters))},
+                                  parlooper::LoopSpecs{0L, chunks_of(filter_size_)}},
+                                 "AB", code)),
+      reduce_loop_(make_loop<1>({parlooper::LoopSpecs{0L, chunks_of(filter_size_)}}, "A", code)) {
+  const std::array<parlooper::LoopSpecs, 3> specs = config_.loop_specs({1, 1, n_step_});
+  const parlooper::LoopNest nest = checked_nest(config_.loop_string, specs);
+  reduction_parallel_ = std::any_of(nest.levels.begin(), nest.levels.end(), [](const parlooper::LoopLevel& level) {
+    return level.loop == 2 && level.par != parlooper::ParKind::none;
+  });
+  if (config_.n_partial_filters == 0)
+    require_sequential_reduction(nest, 2, reduction_chunks(), ", or partial filters");
+  if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
+  if (!config_.bf16()) return;
+  grad_out_v_.emplace(config_.bm, config_.bn, n_blocking().blocks(), m_blocking().blocks(), false,
+                      config_.private_trans, config_.dtype, TileTransform::vnni2_pack, code);
+  const auto pack = [&](jit::DataType in) {
+    return tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = config_.bm, .n = config_.bk, .ld_in = config_.bm,
+                          .ld_out = config_.bm, .types = {.in = in, .out = jit::DataType::bf16}};
+  };
+  pack_tile_ = make_kernel<tpp::Unary>(pack(jit::DataType::bf16), code);
+  pack_sums_ = make_kernel<tpp::Unary>(pack(jit::DataType::f32), code);
+  if (!uses_partial_filters()) return;
+  reduce_tile_ = make_kernel<tpp::Unary>(
+      desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk, config_.n_partial_filters, filter_size_, 0), code);
+  tile_loop_ = make_loop<1>(
+      {parlooper::LoopSpecs{0L, static_cast<long>(m_blocking().blocks() * k_blocking().blocks())}}, "A", code);
+}
+
+bool GemmUpd::uses_partial_filters() const {
+  return config_.n_partial_filters > 0 && reduction_parallel_;
+}
+
+void GemmUpd::zero_partial_filters() const {
+  partial_filters_.resize(static_cast<std::size_t>(config_.n_partial_filters * filter_size_));
+  float* copies = partial_filters_.data();
+  (*partial_loop_)([&](int* ind) {
+    const std::int64_t begin = ind[1] * reduce_chunk_;
+    const std::int64_t count = std::min(reduce_chunk_, filter_size_ - begin);
+    float* out = copies + ind[0] * filter_size_ + begin;
+    if (count == reduce_chunk_) {
+      (*zero_chunk_)(nullptr, out);
+    } else {
+      std::fill(out, out + count, 0.0f);  // one short tail per copy
+    }
+  });
+}
+
+void GemmUpd::reduce_partial_filters(float* grad_weight) const {
+  const float* copies = partial_filters_.data();
+  (*reduce_loop_)([&](int* ind) {
+    const std::int64_t begin = ind[0] * reduce_chunk_;
+    const bool tail = begin + reduce_chunk_ > filter_size_;
+    (tail ? *reduce_chunk_tail_ : *reduce_chunk_full_)(copies + begin, grad_weight + begin);
+  });
+}
+
+void GemmUpd::reduce_partial_filters(bfloat16* grad_weight) const {
+  const float* copies = partial_filters_.data();
+  const std::int64_t tile = config_.bm * config_.bk;
+  (*tile_loop_)([&](int* ind) {
+    thread_local std::vector<float> sum;
+    sum.resize(static_cast<std::size_t>(tile));
+    (*reduce_tile_)(copies + ind[0] * tile, sum.data());
+    (*pack_sums_)(tpp::UnaryArgs{.in = sum.data(), .out = grad_weight + ind[0] * tile});
+  });
+}
+
+template <class T>
+void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const {
+  require_buffers_of<T>(config_.dtype, "GemmUpd::run");
+  require_buffers("GemmUpd::run", {{"grad_out", grad_out}, {"input", input}, {"grad_weight", grad_weight}});
+  const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
+  const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
+  constexpr bool bf16 = std::is_same_v<T, bfloat16>;
+  input_t_.start(input);
+  if constexpr (bf16) grad_out_v_->start(grad_out);
+  const bool partial = uses_partial_filters();
+  if (partial) zero_partial_filters();
+  float* copies = partial_filters_.data();
+  const std::int64_t copies_count = config_.n_partial_filters;
+
+  (*loop_)([&](int* ind) {
+    const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
+    const std::int64_t count = std::min(n_step_, Nb - in);
+    const int tid = parlooper::ThreadedLoop<3>::get_tid(ind);
+    tpp::BrgemmArgs args;
+    // dY tiles: read in place in f32, from their VNNI-2 copies in bf16 (the same [Nb][Mb] slots).
+    args.a = bf16 ? grad_out_v_->tiles<T>(tid, in, count, im) + grad_out_v_->offset(in, im)
+                  : grad_out + (in * Mb + im) * bn * bm;
+    args.b = input_t_.tiles<T>(tid, in, count, ik) + input_t_.offset(in, ik);
+    args.count = count;
+    args.stride_a = Mb * bn * bm;
+    args.stride_b = Kb * bk * bn;
+    const std::int64_t c_offset = (im * Kb + ik) * bk * bm;
+    if (partial) {
+      const int copy = loop_->get_tid_in_parallel_dim('c', ind);
+      if (copy < 0 || copy >= copies_count) {
+        throw Error("n_partial_filters (" + std::to_string(copies_count) +
+                    ") is smaller than the parallel degree of loop c (" +
+                    std::to_string(loop_->get_loop_parallel_degree('c', ind)) + ")");
+      }
+      args.c = copies + copy * filter_size_ + c_offset;
+      accumulate_.get(im == Mb - 1, ik == Kb - 1, false, false)(args);
+    } else {
+      T* const c = grad_weight + c_offset;
+      args.c = c;
+      const bool last = in + n_step_ >= Nb;
+      kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, last)(args);
+      // The block is complete: into the weights' VNNI-2 tile (BRGEMM writes C column-major), through
+      // a tile of scratch (a TPP does not pack in place).
+      if constexpr (bf16) {
+        if (last) {
+          thread_local std::vector<bfloat16> packed;
+          packed.resize(static_cast<std::size_t>(bm * bk));
+          (*pack_tile_)(tpp::UnaryArgs{.in = c, .out = packed.data()});
+          std::copy(packed.begin(), packed.end(), c);
+        }
+      }
+    }
+  });
+  if (partial) reduce_partial_filters(grad_weight);
+}
+
+void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight) const {
+  run_typed(grad_out, input, grad_weight);
+}
+
+void GemmUpd::run(const bfloat16* grad_out, const bfloat16* input, bfloat16* grad_weight) const {
+  run_typed(grad_out, input, grad_weight);
+}
+
+GemmPassLayout GemmUpd::layout() const {
+  // dW in the weights' layout: VNNI-2 tiles in bf16.
+  const TileOrder dw_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
+  return {.left = {m_blocking(), n_blocking(), false, false},
+          .right = {k_blocking(), n_blocking(), false, true},
+          .out = {m_blocking(), k_blocking(), true, false, dw_order},
+          .dtype = config_.dtype};
+}
+
+Bf16Sum GemmUpd::bf16_sum() const {
+  const std::int64_t N = config_.N, chunks = reduction_chunks();
+  // Partial filters: f32 copies, each re-read by its calls, summed (P - 1 additions), rounded once.
+  if (uses_partial_filters())
+    return {.terms = N, .additions = N + chunks + config_.n_partial_filters, .roundings = 1};
+  // Otherwise each chunk's call re-reads dW and rounds it to bf16 on store.
+  return {.terms = N, .additions = N + chunks, .roundings = chunks, .chunk_terms = n_step_ * config_.bn};
+}
+
+std::string GemmUpd::measure_tag(int threads) const {
+  const auto& c = config_;
+  return c.measure_tag(c.nbf, threads) + "_private_act_trans" + std::to_string(c.private_trans ? 1 : 0) +
+         "_npartialFilters" + std::to_string(c.n_partial_filters) + c.precision_tag();
+}
+
+std::uint64_t GemmUpd::run_memory_bytes(int threads) const {
+  std::uint64_t bytes = input_t_.memory_bytes(threads);
+  if (grad_out_v_) bytes = weft::add_bytes(bytes, grad_out_v_->memory_bytes(threads));
+  if (uses_partial_filters())
+    bytes = weft::add_bytes(bytes, weft::bytes_needed({config_.n_partial_filters, filter_size_}, sizeof(float)));
+  return bytes;
+}
+
+}  // namespace weft::ops

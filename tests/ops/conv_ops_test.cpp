@@ -1,0 +1,182 @@
+// The convolution operators through their public API (weft/ops/conv.hpp): descriptor ->
+// configuration -> prepare -> convert from NCHW / KCRS -> execute -> convert back, against the
+// double-precision references, within each pass's own tolerance (tolerance(): the f32 sums', plus a
+// bf16 rounding per rounded step in bf16), and what bad input is told.
+#include <weft/ops/conv.hpp>
+
+#include <omp.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <weft/jit/error.hpp>
+#include <weft/ops/conv_reference.hpp>
+#include <weft/ops/verification.hpp>
+
+namespace weft::ops {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+std::vector<float> random_values(std::int64_t count, std::uint64_t seed, bool bf16) {
+  std::vector<float> v(static_cast<std::size_t>(count));
+  fill_random(v.data(), count, seed);
+  if (bf16) round_to_bf16(v);
+  return v;
+}
+
+std::int64_t activations(const ConvShape& s, std::int64_t channels, bool output) {
+  return s.N * channels * (output ? s.ofh() * s.ofw() : s.H * s.W);
+}
+
+// A blocked f32 tensor as the operator takes it: the same floats, or bf16 (VNNI-2 for a filter).
+struct Operand {
+  std::vector<float> f32;
+  std::vector<jit::bfloat16> bf16;
+  const void* data() const { return bf16.empty() ? static_cast<const void*>(f32.data()) : bf16.data(); }
+};
+
+Operand operand(std::vector<float> blocked, bool bf16, const FilterLayout* filter = nullptr) {
+  Operand o{.f32 = std::move(blocked), .bf16 = {}};
+  if (bf16) o.bf16 = filter != nullptr ? filter_to_vnni2(o.f32, *filter) : to_bf16(o.f32);
+  return o;
+}
+
+// An output buffer of `size` elements in the dtype, and its values as floats.
+struct Output {
+  Output(std::int64_t size, bool in_bf16) : f32(in_bf16 ? 0 : size), bf16(in_bf16 ? size : 0) {}
+  void* data() { return bf16.empty() ? static_cast<void*>(f32.data()) : bf16.data(); }
+  std::vector<float> floats() const {
+    return bf16.empty() ? f32 : to_floats(bf16.data(), static_cast<std::int64_t>(bf16.size()));
+  }
+  std::vector<float> f32;
+  std::vector<jit::bfloat16> bf16;
+};
+
+void expect_close(const std::vector<float>& result, const std::vector<float>& ref, double tolerance) {
+  const ErrorNorms e = compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size()));
+  EXPECT_TRUE(e.passed(tolerance)) << e.to_string() << " (tolerance " << tolerance << ")";
+}
+
+class ConvOps : public ::testing::TestWithParam<std::tuple<ConvShape, jit::DataType>> {
+ protected:
+  static constexpr int kThreads = 2;
+  void SetUp() override { omp_set_num_threads(kThreads); }
+  ConvDesc desc() const { return {.shape = std::get<0>(GetParam()), .dtype = std::get<1>(GetParam())}; }
+  bool bf16() const { return desc().dtype == jit::DataType::bf16; }
+};
+
+TEST_P(ConvOps, ForwardWithFusedBiasAndReluMatchesTheReference) {
+  ConvDesc d = desc();
+  d.bias = d.relu = true;
+  const ConvShape& s = d.shape;
+  const ConvFwd conv(default_conv_config<ConvFwdConfig>(d, kThreads));
+  const std::vector<float> x = random_values(activations(s, s.C, false), 1, bf16());
+  const std::vector<float> w = random_values(s.K * s.C * s.R * s.S, 2, bf16());
+  const std::vector<float> b = random_values(s.K, 3, bf16());
+  const Operand xb = operand(nchw_to_blocked(x.data(), conv.input_layout()), bf16());
+  const FilterLayout& fl = conv.filter_layout();
+  const Operand wb = operand(kcrs_to_blocked(w.data(), fl), bf16(), &fl);
+  const Operand bb = operand(blocked_bias(b.data(), conv.config().k_blocking()), bf16());
+  Output y(conv.output_layout().size(), bf16());
+  conv.run(xb.data(), wb.data(), bb.data(), y.data());
+
+  std::vector<float> ref(static_cast<std::size_t>(activations(s, s.K, true))), got(ref.size());
+  conv_fwd_reference(s, x.data(), w.data(), b.data(), true, ref.data());
+  blocked_to_nchw(y.floats().data(), got.data(), conv.output_layout());
+  expect_close(got, ref, conv.tolerance());
+}
+
+TEST_P(ConvOps, BackwardByDataMatchesTheReference) {
+  const ConvShape& s = desc().shape;
+  const ConvBwd bwd(default_conv_config<ConvBwdConfig>(desc(), kThreads));
+  const std::vector<float> dy = random_values(activations(s, s.K, true), 4, bf16());
+  const std::vector<float> w = random_values(s.K * s.C * s.R * s.S, 5, bf16());
+  const FilterLayout fl = bwd.filter_layout();
+  const Operand wb = operand(kcrs_to_blocked(w.data(), fl), bf16(), &fl);
+  const Operand dyb = operand(nchw_to_blocked(dy.data(), bwd.grad_output_layout()), bf16());
+  Output dx(bwd.grad_input_layout().size(), bf16());
+  bwd.run(wb.data(), dyb.data(), dx.data());
+
+  std::vector<float> ref(static_cast<std::size_t>(activations(s, s.C, false))), got(ref.size());
+  conv_bwd_data_reference(s, dy.data(), w.data(), ref.data());
+  blocked_to_nchw(dx.floats().data(), got.data(), bwd.grad_input_layout());
+  expect_close(got, ref, bwd.tolerance());
+}
+
+TEST_P(ConvOps, BackwardByWeightsMatchesTheReference) {
+  const ConvShape& s = desc().shape;
+  const ConvUpd upd(default_conv_config<ConvUpdConfig>(desc(), kThreads));
+  const std::vector<float> x = random_values(activations(s, s.C, false), 6, bf16());
+  const std::vector<float> dy = random_values(activations(s, s.K, true), 7, bf16());
+  const Operand xb = operand(nchw_to_blocked(x.data(), upd.input_layout()), bf16());
+  const Operand dyb = operand(nchw_to_blocked(dy.data(), upd.grad_output_layout()), bf16());
+  const FilterLayout fl = upd.filter_layout();
+  Output dw(fl.size(), bf16());
+  upd.run(xb.data(), dyb.data(), dw.data());
+
+  std::vector<float> ref(static_cast<std::size_t>(s.K * s.C * s.R * s.S)), got(ref.size());
+  conv_bwd_weights_reference(s, x.data(), dy.data(), ref.data());
+  const std::vector<float> blocked = bf16() ? vnni2_to_filter(dw.bf16.data(), fl) : dw.f32;
+  blocked_to_kcrs(blocked.data(), got.data(), fl);
+  expect_close(got, ref, upd.tolerance());
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<ConvShape, jit::DataType>>& info) {
+  const ConvShape& s = std::get<0>(info.param);
+  return "C" + std::to_string(s.C) + "_K" + std::to_string(s.K) + "_R" + std::to_string(s.R) + "_stride" +
+         std::to_string(s.stride_h) + "_" + std::string(jit::to_string(std::get<1>(info.param)));
+}
+
+// A 3x3 padded layer with partial channel blocks, and a strided 1x1 one.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ConvOps,
+    ::testing::Combine(::testing::Values(ConvShape{.N = 2, .H = 8, .W = 8, .C = 20, .K = 36, .R = 3, .S = 3,
+                                                   .pad_h = 1, .pad_w = 1},
+                                         ConvShape{.N = 2, .H = 10, .W = 10, .C = 32, .K = 16, .stride_h = 2,
+                                                   .stride_w = 2}),
+                       ::testing::Values(jit::DataType::f32, jit::DataType::bf16)),
+    case_name);
+
+const ConvDesc kDesc{.shape = {.N = 1, .H = 8, .W = 8, .C = 16, .K = 16, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1}};
+
+TEST(ConvOpsConfig, ExplicitTunedAndDefaultConfigurationsKeepTheDescriptor) {
+  ConvDesc d = kDesc;
+  d.dtype = jit::DataType::bf16;
+  d.bias = true;
+  for (const ConvFwdConfig& c : {conv_config<ConvFwdConfig>(d), tuned_conv_config<ConvFwdConfig>(d, 2),
+                                 default_conv_config<ConvFwdConfig>(d, 2)}) {
+    EXPECT_EQ(c.shape.to_string(), d.shape.to_string());
+    EXPECT_EQ(c.dtype, jit::DataType::bf16);
+    EXPECT_TRUE(c.with_bias);
+    EXPECT_FALSE(c.with_relu);
+    EXPECT_NO_THROW(ConvFwd::check(c)) << c.loop_string;
+  }
+  EXPECT_EQ(conv_config<ConvUpdConfig>(kDesc).loop_string, "Abcdefg");
+}
+
+TEST(ConvOpsErrors, EachClassOfBadInputIsNamed) {
+  std::vector<float> buffer(1 << 16);
+  const ConvFwd conv(conv_config<ConvFwdConfig>(kDesc));
+  EXPECT_THAT([&] { conv.run(nullptr, buffer.data(), nullptr, buffer.data()); },
+              ThrowsMessage<Error>(HasSubstr("ConvFwd::run: null input")));
+  ConvDesc bad = kDesc;
+  bad.shape.stride_h = 0;
+  EXPECT_THAT([&] { ConvBwd{conv_config<ConvBwdConfig>(bad)}; }, ThrowsMessage<Error>(HasSubstr("stride_h")));
+  ConvUpdConfig f64 = conv_config<ConvUpdConfig>(kDesc);
+  f64.dtype = jit::DataType::f64;
+  EXPECT_THAT([&] { ConvUpd{f64}; }, ThrowsMessage<Error>(AllOf(HasSubstr("dtype"), HasSubstr("f64"))));
+  ConvFwdConfig loops = conv_config<ConvFwdConfig>(kDesc);
+  loops.loop_string = "Abcdefz";
+  EXPECT_THAT([&] { ConvFwd{loops}; }, ThrowsMessage<Error>(AllOf(HasSubstr("loop_string"), HasSubstr("^"))));
+}
+
+}  // namespace
+}  // namespace weft::ops

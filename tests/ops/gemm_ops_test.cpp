@@ -1,0 +1,206 @@
+// The GEMM operators through their public API (weft/ops/gemm.hpp): descriptor -> configuration ->
+// prepare -> pack -> execute -> unpack, against the double-precision reference, in f32 (the
+// samples' relative L2 tolerance) and bf16 (every element within the samples' bf16 bound).
+#include <weft/ops/gemm.hpp>
+
+#include <omp.h>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <weft/ops/element_type.hpp>
+#include <weft/ops/gemm_reference.hpp>
+#include <weft/ops/verification.hpp>
+
+namespace weft::ops {
+namespace {
+
+struct Shape {
+  std::int64_t M, N, K;
+};
+
+// Random plain column-major values of `m` in [-1, 1), rounded to T (the values the operator sees).
+template <class T>
+std::vector<float> random_plain(const PassMatrix& m, std::uint64_t seed) {
+  std::vector<float> plain(static_cast<std::size_t>(m.rows.size * m.cols.size));
+  fill_random(plain.data(), static_cast<std::int64_t>(plain.size()), seed);
+  round_to_element_type<T>(plain);
+  return plain;
+}
+
+template <class T>
+std::vector<T> packed(const std::vector<float>& plain, const PassMatrix& m) {
+  const std::vector<T> typed = converted<T>(plain);
+  std::vector<T> blocked(static_cast<std::size_t>(blocked_size(m)));
+  pack(typed.data(), MatrixOrder::column_major, m, blocked.data());
+  return blocked;
+}
+
+template <class T>
+std::vector<float> unpacked(const std::vector<T>& blocked, const PassMatrix& m) {
+  std::vector<T> plain(static_cast<std::size_t>(m.rows.size * m.cols.size));
+  unpack(blocked.data(), m, plain.data(), MatrixOrder::column_major);
+  std::vector<float> out(plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) out[i] = to_float(plain[i]);
+  return out;
+}
+
+// The operator's output against op(left) x op(right) (+ bias, ReLU): the samples' checks.
+template <class T>
+void expect_matches_reference(const std::vector<float>& result, const GemmPassLayout& l, const std::vector<float>& left,
+                              const std::vector<float>& right, const float* bias, bool relu, const Bf16Sum& sum) {
+  const PassMatrix& o = l.out;
+  const std::int64_t count = o.rows.size * o.cols.size;
+  std::vector<float> ref(static_cast<std::size_t>(count));
+  Bf16Magnitudes magnitudes;
+  constexpr bool f32 = std::is_same_v<T, float>;
+  gemm_reference(o.rows.size, o.cols.size, l.reduction(), {left.data(), l.left.transposed},
+                 {right.data(), l.right.transposed}, bias, relu, ref.data(), f32 ? nullptr : &magnitudes,
+                 sum.chunk_terms);
+  if constexpr (f32) {
+    const ErrorNorms e = compare(result.data(), ref.data(), count);
+    EXPECT_TRUE(e.passed(sum_tolerance(l.reduction()))) << e.to_string();
+  } else {
+    const ErrorNorms e = compare_within(result.data(), ref.data(), magnitudes, count, sum);
+    EXPECT_TRUE(e.passed(0)) << e.to_string();
+  }
+}
+
+// "M70_N50_K90_bf16"
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Shape, jit::DataType>>& info) {
+  const Shape& s = std::get<0>(info.param);
+  return "M" + std::to_string(s.M) + "_N" + std::to_string(s.N) + "_K" + std::to_string(s.K) + "_" +
+         std::string(jit::to_string(std::get<1>(info.param)));
+}
+
+class GemmOps : public ::testing::TestWithParam<std::tuple<Shape, jit::DataType>> {
+ protected:
+  GemmDesc desc() const {
+    const auto [shape, dtype] = GetParam();
+    return {.M = shape.M, .N = shape.N, .K = shape.K, .dtype = dtype};
+  }
+  static constexpr int kThreads = 2;
+  void SetUp() override { omp_set_num_threads(kThreads); }
+
+  template <class T>
+  void forward(GemmDesc d) {
+    d.bias = d.relu = true;
+    const GemmFwd gemm(default_gemm_config<GemmFwdConfig>(d, kThreads));
+    const GemmPassLayout l = gemm.layout();
+    const std::vector<float> a = random_plain<T>(l.left, 1), b = random_plain<T>(l.right, 2);
+    std::vector<float> bias(static_cast<std::size_t>(gemm.m_blocking().padded()), 0.0f);
+    fill_random(bias.data(), d.M, 3);
+    round_to_element_type<T>(bias);
+    const std::vector<T> a_b = packed<T>(a, l.left), bias_t = converted<T>(bias);
+    std::vector<T> b_b = packed<T>(b, l.right);
+    std::vector<T> c_b(static_cast<std::size_t>(blocked_size(l.out)), from_float<T>(777.0f));
+    T* acts[] = {b_b.data(), c_b.data()};
+    const T* weights[] = {a_b.data()};
+    const T* biases[] = {bias_t.data()};
+    gemm.run(acts, weights, biases);
+    gemm.run(acts, weights, biases);  // prepared once, run many times
+    expect_matches_reference<T>(unpacked(c_b, l.out), l, a, b, bias.data(), true, gemm.bf16_sum());
+  }
+
+  template <class T, class Pass, class Config>
+  void backward() {
+    const Pass pass(default_gemm_config<Config>(desc(), kThreads));
+    const GemmPassLayout l = pass.layout();
+    const std::vector<float> left = random_plain<T>(l.left, 4), right = random_plain<T>(l.right, 5);
+    const std::vector<T> left_b = packed<T>(left, l.left), right_b = packed<T>(right, l.right);
+    std::vector<T> out_b(static_cast<std::size_t>(blocked_size(l.out)));
+    pass.run(left_b.data(), right_b.data(), out_b.data());
+    expect_matches_reference<T>(unpacked(out_b, l.out), l, left, right, nullptr, false, pass.bf16_sum());
+  }
+};
+
+TEST_P(GemmOps, ForwardWithFusedBiasAndReluMatchesTheReference) {
+  if (desc().dtype == jit::DataType::bf16) {
+    forward<bfloat16>(desc());
+  } else {
+    forward<float>(desc());
+  }
+}
+
+TEST_P(GemmOps, BackwardByDataMatchesTheReference) {
+  if (desc().dtype == jit::DataType::bf16) {
+    backward<bfloat16, GemmBwd, GemmBwdConfig>();
+  } else {
+    backward<float, GemmBwd, GemmBwdConfig>();
+  }
+}
+
+TEST_P(GemmOps, BackwardByWeightsMatchesTheReference) {
+  if (desc().dtype == jit::DataType::bf16) {
+    backward<bfloat16, GemmUpd, GemmUpdConfig>();
+  } else {
+    backward<float, GemmUpd, GemmUpdConfig>();
+  }
+}
+
+// Exact multiples of the default tiles and shapes with partial tiles in every dimension.
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmOps,
+                         ::testing::Combine(::testing::Values(Shape{64, 96, 128}, Shape{70, 50, 90}, Shape{8, 8, 8}),
+                                            ::testing::Values(jit::DataType::f32, jit::DataType::bf16)),
+                         case_name);
+
+// An MLP of three layers with explicit loops: the output of one layer is the next one's input,
+// checked against the chain of references (each layer's relative error adds up).
+TEST(GemmOpsMlp, ThreeLayersWithExplicitLoopsMatchTheChainedReference) {
+  omp_set_num_threads(2);
+  GemmFwdConfig config = gemm_config<GemmFwdConfig>({.M = 64, .N = 40, .K = 64, .layers = 3, .bias = true, .relu = true});
+  config.loop_string = "aCb";
+  config.bm = config.bk = 16;
+  config.bn = 8;
+  config.kbf = 2;
+  const GemmFwd mlp(config);
+  const GemmPassLayout l = mlp.layout();
+  const std::vector<float> x = random_plain<float>(l.right, 7);
+  std::vector<std::vector<float>> w, bias, blocked_w, blocked_act{packed<float>(x, l.right)};
+  for (int layer = 0; layer < 3; ++layer) {
+    w.push_back(random_plain<float>(l.left, 10 + static_cast<std::uint64_t>(layer)));
+    blocked_w.push_back(packed<float>(w.back(), l.left));
+    bias.emplace_back(64);
+    fill_random(bias.back().data(), 64, 20 + static_cast<std::uint64_t>(layer));
+    blocked_act.emplace_back(static_cast<std::size_t>(blocked_size(l.out)));
+  }
+  std::vector<float*> acts;
+  std::vector<const float*> weights, biases;
+  for (auto& a : blocked_act) acts.push_back(a.data());
+  for (int layer = 0; layer < 3; ++layer) weights.push_back(blocked_w[layer].data()), biases.push_back(bias[layer].data());
+  mlp.run(acts, weights, biases);
+
+  std::vector<float> in = x, ref(64 * 40);
+  for (int layer = 0; layer < 3; ++layer) {
+    gemm_reference(64, 40, 64, w[layer].data(), in.data(), bias[layer].data(), true, ref.data());
+    in = ref;
+  }
+  const std::vector<float> result = unpacked(blocked_act.back(), l.out);
+  const ErrorNorms e = compare(result.data(), ref.data(), 64 * 40);
+  EXPECT_TRUE(e.passed(3 * sum_tolerance(64))) << e.to_string();
+}
+
+// The three ways to a configuration keep the descriptor and give the operator something it takes.
+TEST(GemmOpsConfig, ExplicitTunedAndDefaultConfigurationsKeepTheDescriptor) {
+  const GemmDesc desc{.M = 96, .N = 64, .K = 32, .dtype = jit::DataType::bf16, .layers = 1, .bias = true, .relu = false};
+  for (const GemmFwdConfig& c : {gemm_config<GemmFwdConfig>(desc), tuned_gemm_config<GemmFwdConfig>(desc, 2),
+                                 default_gemm_config<GemmFwdConfig>(desc, 2)}) {
+    EXPECT_EQ(c.M, 96);
+    EXPECT_EQ(c.N, 64);
+    EXPECT_EQ(c.K, 32);
+    EXPECT_EQ(c.dtype, jit::DataType::bf16);
+    EXPECT_TRUE(c.fuse_bias);
+    EXPECT_FALSE(c.fuse_relu);
+    EXPECT_NO_THROW(GemmFwd::check(c)) << c.loop_string;
+  }
+  EXPECT_EQ(gemm_config<GemmBwdConfig>(desc).loop_string, "aBC");
+  EXPECT_NO_THROW(GemmUpd::check(tuned_gemm_config<GemmUpdConfig>(desc, 2)));
+}
+
+}  // namespace
+}  // namespace weft::ops

@@ -1,0 +1,90 @@
+// The layout conversions of the operators (weft/ops/matrix_packing.hpp): plain row- and
+// column-major matrices to and from every blocked layout a GEMM operand takes.
+#include <weft/ops/matrix_packing.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <weft/jit/error.hpp>
+#include <weft/ops/element_type.hpp>
+
+namespace weft::ops {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Value of element (r, c): consecutive bf16 values from 1.0, so distinct and exact in both types.
+float value(std::int64_t r, std::int64_t c) {
+  return jit::to_float(jit::bfloat16{static_cast<std::uint16_t>(0x3f80 + r * 64 + c)});
+}
+
+template <class T>
+std::vector<T> plain_matrix(const PassMatrix& m, MatrixOrder order) {
+  std::vector<T> plain(static_cast<std::size_t>(m.rows.size * m.cols.size));
+  for (std::int64_t r = 0; r < m.rows.size; ++r)
+    for (std::int64_t c = 0; c < m.cols.size; ++c) {
+      const std::int64_t at = order == MatrixOrder::column_major ? c * m.rows.size + r : r * m.cols.size + c;
+      plain[static_cast<std::size_t>(at)] = from_float<T>(value(r, c));
+    }
+  return plain;
+}
+
+const PassMatrix kLayouts[] = {
+    {.rows = {37, 8}, .cols = {21, 4}, .row_block_major = true},                         // A, partial tiles
+    {.rows = {32, 16}, .cols = {48, 16}, .row_block_major = false},                     // B / C, exact tiles
+    {.rows = {20, 8}, .cols = {14, 4}, .row_block_major = true, .order = TileOrder::vnni2},  // bf16 weights
+};
+
+template <class T>
+void expect_round_trips_in_both_orders() {
+  for (const PassMatrix& m : kLayouts) {
+    std::vector<T> from_columns(static_cast<std::size_t>(blocked_size(m)), from_float<T>(-1.0f));
+    std::vector<T> from_rows(from_columns.size(), from_float<T>(-1.0f));
+    pack(plain_matrix<T>(m, MatrixOrder::column_major).data(), MatrixOrder::column_major, m, from_columns.data());
+    pack(plain_matrix<T>(m, MatrixOrder::row_major).data(), MatrixOrder::row_major, m, from_rows.data());
+    // Both orders of one matrix give one blocked copy: every element where blocked_offset puts it,
+    // the padding zero.
+    std::int64_t real = 0;
+    for (std::int64_t r = 0; r < m.rows.size; ++r)
+      for (std::int64_t c = 0; c < m.cols.size; ++c, ++real)
+        ASSERT_EQ(to_float(from_columns[static_cast<std::size_t>(
+                      blocked_offset(r, c, m.rows, m.cols, m.row_block_major, m.order))]),
+                  value(r, c));
+    std::int64_t zeros = 0;
+    for (std::size_t i = 0; i < from_columns.size(); ++i) {
+      ASSERT_EQ(to_float(from_columns[i]), to_float(from_rows[i])) << i;
+      if (to_float(from_columns[i]) == 0.0f) ++zeros;
+    }
+    EXPECT_EQ(zeros, blocked_size(m) - real);
+    for (const MatrixOrder order : {MatrixOrder::column_major, MatrixOrder::row_major}) {
+      std::vector<T> back(static_cast<std::size_t>(m.rows.size * m.cols.size));
+      unpack(from_columns.data(), m, back.data(), order);
+      const std::vector<T> expected = plain_matrix<T>(m, order);
+      for (std::size_t i = 0; i < back.size(); ++i)
+        ASSERT_EQ(to_float(back[i]), to_float(expected[i])) << i;
+    }
+  }
+}
+
+TEST(MatrixPacking, Float32RoundTripsFromRowAndColumnMajor) { expect_round_trips_in_both_orders<float>(); }
+
+TEST(MatrixPacking, Bf16RoundTripsFromRowAndColumnMajorWithVnni2Tiles) {
+  expect_round_trips_in_both_orders<jit::bfloat16>();
+}
+
+TEST(MatrixPacking, NullBuffersAreNamed) {
+  const PassMatrix& m = kLayouts[0];
+  std::vector<float> buffer(static_cast<std::size_t>(blocked_size(m)));
+  EXPECT_THAT([&] { pack<float>(nullptr, MatrixOrder::row_major, m, buffer.data()); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("pack: plain is null")));
+  EXPECT_THAT([&] { pack<float>(buffer.data(), MatrixOrder::row_major, m, nullptr); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("pack: blocked is null")));
+  EXPECT_THAT([&] { unpack<float>(nullptr, m, buffer.data(), MatrixOrder::row_major); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("unpack: blocked is null")));
+}
+
+}  // namespace
+}  // namespace weft::ops
