@@ -9,6 +9,7 @@ void bind_runtime(pybind11::module_& m);  // runtime_bindings.cpp: isa, cpu, thr
 void bind_loops(pybind11::module_& m);    // loops_bindings.cpp: explain, trace
 void bind_tpp(pybind11::module_& m);      // tpp_bindings.cpp: brgemm, unary, binary
 void bind_einsum(pybind11::module_& m);   // einsum_bindings.cpp: einsum trees
+void bind_ops(pybind11::module_& m);      // ops_bindings.cpp: the GEMM and convolution operators
 
 // Threads of weft's parallel work as set by weft.set_num_threads, process-wide (OpenMP's
 // omp_set_num_threads only sets the calling thread's, and every Python thread is another one);

@@ -1,18 +1,19 @@
-"""weft from Python: loop nests, TPP kernels and einsum trees on NumPy arrays and torch tensors.
+"""weft from Python: loop nests, TPP kernels, einsum trees and operators on NumPy arrays and torch tensors.
 
     import numpy as np, weft
     weft.isa()                                   # 'avx512', 'avx2', ...
     print(weft.explain("bcaBCb", [(0, 4, 1), (0, 8, 1, [4, 2]), (0, 4, 1, [2])]))
     c = weft.einsum("ik,kj->ij", a, b)           # a, b float32 or float64 arrays
     weft.tpp.brgemm(a_blocks, b_blocks, c, beta=1)
+    y = weft.ops.gemm(x, w, b, relu=True)        # y = relu(x @ w.T + b), prepared once and cached
 
 PyTorch is optional: torch tensors are read through DLPack when given. See docs/python.md.
 """
 from . import _weft
-from . import tpp
+from . import ops, tpp
 from ._einsum import einsum, einsum_tree
 
-__all__ = ["isa", "cpu", "set_num_threads", "get_num_threads", "explain", "trace", "einsum", "einsum_tree", "tpp"]
+__all__ = ["isa", "cpu", "set_num_threads", "get_num_threads", "explain", "trace", "einsum", "einsum_tree", "tpp", "ops"]
 
 
 def isa():

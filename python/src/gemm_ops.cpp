@@ -1,0 +1,214 @@
+// The GEMM passes of weft::ops as PreparedOps, in torch.nn.functional.linear's convention: the
+// library's column-major C (M x N) = A (M x K) B (K x N) is, for row-major NumPy arrays,
+// y (N, M) = x (N, K) @ w (M, K).T + b: A is w as given (row-major), B is x read column-major,
+// and y is C written column-major. The backward passes follow from the same reading.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "ops_factories.hpp"
+#include "weft/ops/best_gemm_config.hpp"
+
+namespace weft::python {
+
+namespace {
+
+using ops::bfloat16;
+using ops::GemmPassKind;
+using ops::MatrixOrder;
+using ops::PassMatrix;
+
+// One operand of a GEMM pass: a matrix of the pass's layout read in `order`, or a bias vector of
+// `bias_size` values padded to `bias_padded`.
+struct GemmOperand {
+  PassMatrix matrix;
+  MatrixOrder order = MatrixOrder::row_major;
+  std::int64_t bias_size = 0, bias_padded = 0;  // bias_padded > 0: a bias
+};
+
+template <class F>
+void on_element_type(jit::DataType dtype, F&& f) {
+  if (dtype == jit::DataType::bf16) {
+    f(bfloat16{});
+  } else {
+    f(float{});
+  }
+}
+
+template <class Pass>
+class GemmOp : public PreparedOp {
+ public:
+  void to_blocked(std::size_t i, const void* plain, void* blocked) const override {
+    const GemmOperand& o = codecs_.at(i);
+    on_element_type(dtype_, [&]<class T>(T) {
+      if (o.bias_padded > 0) {
+        T* out = static_cast<T*>(blocked);
+        std::memcpy(out, plain, static_cast<std::size_t>(o.bias_size) * sizeof(T));
+        std::fill(out + o.bias_size, out + o.bias_padded, T{});
+      } else {
+        ops::pack(static_cast<const T*>(plain), o.order, o.matrix, static_cast<T*>(blocked));
+      }
+    });
+  }
+
+  void from_blocked(std::size_t i, const void* blocked, void* plain) const override {
+    const GemmOperand& o = codecs_.at(i);
+    on_element_type(dtype_, [&]<class T>(T) {
+      if (o.bias_padded > 0) {
+        std::memcpy(plain, blocked, static_cast<std::size_t>(o.bias_size) * sizeof(T));
+      } else {
+        ops::unpack(static_cast<const T*>(blocked), o.matrix, static_cast<T*>(plain), o.order);
+      }
+    });
+  }
+
+ protected:
+  template <class Config>
+  void prepare(const Config& config, std::string source, std::string description, int threads) {
+    dtype_ = config.dtype;
+    threads_ = threads;
+    source_ = std::move(source);
+    description_ = std::move(description);
+    omp_set_num_threads(threads);  // the team the loop nests are built for
+    pass_.emplace(config);
+  }
+
+  void add(std::string name, std::vector<std::int64_t> shape, bool output, GemmOperand codec) {
+    const std::int64_t elements = codec.bias_padded > 0 ? codec.bias_padded : ops::blocked_size(codec.matrix);
+    operands_.push_back({std::move(name), std::move(shape), elements, output});
+    codecs_.push_back(codec);
+  }
+
+  std::optional<Pass> pass_;
+  std::vector<GemmOperand> codecs_;
+};
+
+// Forward and MLP: operands x, w (per layer), b (per layer, with bias), y.
+class GemmForwardOp : public GemmOp<ops::GemmFwd> {
+ public:
+  GemmForwardOp(const ops::GemmFwdConfig& config, std::string source, std::string description, int threads) {
+    prepare(config, std::move(source), std::move(description), threads);
+    const ops::GemmPassLayout l = pass_->layout();
+    layers_ = config.n_layers;
+    const std::int64_t M = config.M, N = config.N, K = config.K;
+    const auto named = [&](const char* base, int layer) {
+      return layers_ == 1 ? std::string(base) : base + std::to_string(layer);
+    };
+    add("x", {N, K}, false, {l.right, MatrixOrder::column_major});
+    for (int layer = 0; layer < layers_; ++layer) add(named("w", layer), {M, K}, false, {l.left, MatrixOrder::row_major});
+    if (config.fuse_bias) {
+      for (int layer = 0; layer < layers_; ++layer) {
+        GemmOperand bias;
+        bias.bias_size = M;
+        bias.bias_padded = pass_->m_blocking().padded();
+        add(named("b", layer), {M}, false, bias);
+      }
+    }
+    add("y", {N, M}, true, {l.out, MatrixOrder::column_major});
+    // An MLP's inner layers write blocked activations that nobody outside sees.
+    hidden_.resize(static_cast<std::size_t>(layers_ - 1),
+                   std::vector<std::byte>(static_cast<std::size_t>(ops::blocked_size(l.out)) * jit::size_of(dtype_)));
+  }
+
+  void run(std::span<void* const> blocked) const override {
+    const bool bias = pass_->config().fuse_bias;
+    on_element_type(dtype_, [&]<class T>(T) {
+      const auto typed = [&](std::size_t i) { return static_cast<T*>(blocked[i]); };
+      std::vector<T*> activations{typed(0)};
+      for (auto& h : hidden_) activations.push_back(reinterpret_cast<T*>(h.data()));
+      activations.push_back(typed(blocked.size() - 1));
+      std::vector<const T*> weights, biases;
+      for (int layer = 0; layer < layers_; ++layer) {
+        weights.push_back(typed(1 + static_cast<std::size_t>(layer)));
+        biases.push_back(bias ? typed(1 + static_cast<std::size_t>(layers_ + layer)) : nullptr);
+      }
+      pass_->run(std::span<T* const>(activations), std::span<const T* const>(weights), std::span<const T* const>(biases));
+    });
+  }
+
+ private:
+  int layers_ = 1;
+  mutable std::vector<std::vector<std::byte>> hidden_;
+};
+
+// Backward by data: operands dy, w, dx.
+class GemmBackwardDataOp : public GemmOp<ops::GemmBwd> {
+ public:
+  GemmBackwardDataOp(const ops::GemmBwdConfig& config, std::string source, std::string description, int threads) {
+    prepare(config, std::move(source), std::move(description), threads);
+    const ops::GemmPassLayout l = pass_->layout();
+    add("dy", {config.N, config.M}, false, {l.right, MatrixOrder::column_major});
+    add("w", {config.M, config.K}, false, {l.left, MatrixOrder::row_major});
+    add("dx", {config.N, config.K}, true, {l.out, MatrixOrder::column_major});
+  }
+
+  void run(std::span<void* const> b) const override {
+    on_element_type(dtype_, [&]<class T>(T) { pass_->run(static_cast<const T*>(b[1]), static_cast<const T*>(b[0]), static_cast<T*>(b[2])); });
+  }
+};
+
+// Backward by weights: operands dy, x, dw.
+class GemmBackwardWeightsOp : public GemmOp<ops::GemmUpd> {
+ public:
+  GemmBackwardWeightsOp(const ops::GemmUpdConfig& config, std::string source, std::string description, int threads) {
+    prepare(config, std::move(source), std::move(description), threads);
+    const ops::GemmPassLayout l = pass_->layout();
+    add("dy", {config.N, config.M}, false, {l.left, MatrixOrder::column_major});
+    add("x", {config.N, config.K}, false, {l.right, MatrixOrder::column_major});
+    add("dw", {config.M, config.K}, true, {l.out, MatrixOrder::row_major});
+  }
+
+  void run(std::span<void* const> b) const override {
+    on_element_type(dtype_, [&]<class T>(T) { pass_->run(static_cast<const T*>(b[0]), static_cast<const T*>(b[1]), static_cast<T*>(b[2])); });
+  }
+};
+
+// The pass's configuration as `config` asks, with where it came from and its one-line description.
+template <class Config>
+tuner::TunedChoice<Config> choose_gemm_config(const ops::GemmDesc& desc, const OpConfig& config, int threads) {
+  switch (config.kind) {
+    case OpConfig::Kind::explicit_config: {
+      Config c = ops::to_gemm_pass_config<Config>(config.explicit_config, {desc.M, desc.N, desc.K, desc.layers}, threads);
+      const Config described = ops::gemm_config<Config>(desc);  // dtype and fusions from the descriptor
+      c.dtype = described.dtype;
+      if constexpr (std::is_same_v<Config, ops::GemmFwdConfig>) {
+        c.fuse_bias = described.fuse_bias;
+        c.fuse_relu = described.fuse_relu;
+      }
+      return {c, tuner::ConfigSource::heuristic, "explicit"};
+    }
+    case OpConfig::Kind::tuned: return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads);
+    case OpConfig::Kind::machine_default: break;
+  }
+  return {ops::default_gemm_config<Config>(desc, threads), tuner::ConfigSource::heuristic, "the machine's default"};
+}
+
+template <class Op, class Config>
+std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& request, int threads) {
+  const tuner::TunedChoice<Config> choice = choose_gemm_config<Config>(desc, request, threads);
+  return std::make_shared<Op>(choice.config, source_name(request, choice.source), description(request, choice), threads);
+}
+
+}  // namespace
+
+std::shared_ptr<PreparedOp> make_gemm_op(GemmPassKind pass, const ops::GemmDesc& desc, const OpConfig& config,
+                                         int threads) {
+  switch (pass) {
+    case GemmPassKind::fwd: return make<GemmForwardOp, ops::GemmFwdConfig>(desc, config, threads);
+    case GemmPassKind::bwd: return make<GemmBackwardDataOp, ops::GemmBwdConfig>(desc, config, threads);
+    case GemmPassKind::upd: break;
+  }
+  return make<GemmBackwardWeightsOp, ops::GemmUpdConfig>(desc, config, threads);
+}
+
+std::vector<std::string> gemm_knob_names(GemmPassKind pass) {
+  std::vector<std::string> names{"bm", "bn", "bk", ops::chunks_knob(pass)};
+  if (pass != GemmPassKind::fwd) names.emplace_back("private_trans");
+  return names;
+}
+
+}  // namespace weft::python

@@ -1,0 +1,50 @@
+// The `config=` argument of weft.ops' operators, and the configuration weft.tune returns: "auto"
+// (the tuning database, else the machine's default), "default" (the machine's untuned default),
+// or a dict in the tuner's terms (tuner::TunedConfig, what weft-tune stores):
+//
+//   {"loop_string": "aCB", "bm": 64, "bn": 32, "bk": 64, "kbf": 2, "blocks": [[], [], [4]]}
+//
+// loop_string is required; the knobs are the pass's (GEMM: bm bn bk and its chunks kbf / mbf /
+// nbf, the backward passes' private_trans; convolution: bc bk and the pass's knobs); a knob left
+// out keeps the operator's default; "blocks" gives the outer occurrences' block sizes per loop
+// letter a, b, ... (empty: PARLOOPER's rule).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "weft/tuner/tuned_config.hpp"
+#include "weft/tuner/tuned_lookup.hpp"
+
+namespace weft::python {
+
+struct OpConfig {
+  enum class Kind { explicit_config, tuned, machine_default };
+  Kind kind = Kind::tuned;
+  tuner::TunedConfig explicit_config;  // with Kind::explicit_config
+};
+
+// TypeError / ValueError naming 'config' (and the key) for anything else than the above; a knob
+// not in `knob_names` is refused with the list of those taken.
+OpConfig parse_op_config(pybind11::handle config, const std::vector<std::string>& knob_names);
+
+// The dict form of a tuned configuration (what parse_op_config takes back).
+pybind11::dict config_dict(const tuner::TunedConfig& config);
+
+// The knob names of a configuration, in order.
+std::vector<std::string> knob_names_of(const tuner::Knobs& knobs);
+
+// What PreparedOp::source() says: "explicit", "default" (asked for, or "auto" without a record),
+// "tuned (exact hit)" or "tuned (nearest tuned shape)".
+std::string source_name(const OpConfig& request, tuner::ConfigSource found);
+
+// PreparedOp::description(): the lookup's own description of its choice, or an explicit
+// configuration in the tuner's one-line form (it was looked up nowhere).
+template <class Config>
+std::string description(const OpConfig& request, const tuner::TunedChoice<Config>& choice) {
+  return request.kind == OpConfig::Kind::explicit_config ? request.explicit_config.to_string() : choice.describe();
+}
+
+}  // namespace weft::python

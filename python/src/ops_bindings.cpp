@@ -1,0 +1,230 @@
+// weft._weft's operators: prepare_gemm / prepare_conv make a PreparedOp (ops_factories.hpp), and
+// its methods run it on plain arrays (converted into blocked scratch the op keeps) or on blocked
+// ones, check every array first (type, shape, contiguity: errors naming the argument), and run
+// with the GIL released. python/weft/ops.py caches prepared ops and offers the functions.
+#include <omp.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "buffers.hpp"
+#include "op_config.hpp"
+#include "ops_factories.hpp"
+
+namespace weft::python {
+
+namespace {
+
+namespace py = pybind11;
+using jit::DataType;
+
+// Blocked scratch on 64-byte boundaries (the kernels' vector loads), kept between calls.
+struct AlignedBuffer {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> data;
+  std::size_t bytes = 0;
+
+  void* reserve(std::size_t needed) {
+    if (needed > bytes) {
+      data.reset(std::aligned_alloc(64, (needed + 63) / 64 * 64));
+      if (!data) throw std::bad_alloc();
+      bytes = needed;
+    }
+    return data.get();
+  }
+};
+
+// A PreparedOp and the blocked copies its plain calls convert into (guarded by its run_lock).
+struct BoundOp {
+  std::shared_ptr<PreparedOp> op;
+  mutable std::vector<AlignedBuffer> scratch;
+};
+
+DataType op_dtype(py::handle dtype) {
+  const std::optional<DataType> parsed = parse_dtype(dtype);
+  if (parsed == DataType::f64) {
+    throw_type_error("argument 'dtype': weft.ops computes in float32 and bfloat16; the C++ operators offer no "
+                     "float64 (their tile transposes, VNNI packing and fused bias are f32 / bf16 only)");
+  }
+  return parsed.value_or(DataType::f32);
+}
+
+std::string dtype_words(DataType dtype) { return dtype == DataType::bf16 ? "bfloat16" : "float32"; }
+
+ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string& name, Access access,
+                       const std::vector<std::int64_t>* shape, std::int64_t elements) {
+  ArrayView view = view_array(array, name, access, op.dtype() == DataType::bf16 ? Uint16As::bf16 : Uint16As::error);
+  if (view.dtype != op.dtype()) {
+    throw_type_error("argument '" + name + "' holds " + std::string(jit::to_string(view.dtype)) +
+                     ", but the operator computes in " + dtype_words(op.dtype()) +
+                     (view.dtype == DataType::f64 ? " (weft.ops offers no float64)" : ""));
+  }
+  if (shape != nullptr && view.shape != *shape) {
+    throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ", expected " + shape_text(*shape));
+  }
+  if (shape == nullptr && view.elements() != elements) {
+    throw_value_error("argument '" + name + "' has " + std::to_string(view.elements()) +
+                      " elements, the blocked layout holds " + std::to_string(elements) +
+                      " (op.blocked_size('" + name + "'))");
+  }
+  return view;
+}
+
+std::size_t operand_index(const PreparedOp& op, const std::string& name) {
+  for (std::size_t i = 0; i < op.operands().size(); ++i) {
+    if (op.operands()[i].name == name) return i;
+  }
+  std::string names;
+  for (const Operand& o : op.operands()) names += (names.empty() ? "" : ", ") + o.name;
+  throw_value_error("argument 'name': the operator has no operand '" + name + "' (it has " + names + ")");
+}
+
+// inputs: the plain input arrays in operand order; out: the plain output.
+void run_plain(const BoundOp& bound, const py::sequence& inputs, py::handle out) {
+  const PreparedOp& op = *bound.op;
+  const std::vector<Operand>& operands = op.operands();
+  std::vector<ArrayView> views;
+  std::size_t next_input = 0;
+  for (const Operand& o : operands) {
+    if (o.output) {
+      views.push_back(checked_view(op, out, "out", Access::write, &o.shape, 0));
+    } else {
+      if (next_input >= inputs.size()) throw_value_error("argument '" + o.name + "' is missing");
+      views.push_back(checked_view(op, inputs[next_input++], o.name, Access::read, &o.shape, 0));
+    }
+  }
+  if (next_input != inputs.size()) {
+    throw_value_error("the operator takes " + std::to_string(next_input) + " arrays, " + std::to_string(inputs.size()) +
+                      " were given");
+  }
+  py::gil_scoped_release release;
+  std::lock_guard lock(op.run_lock());
+  omp_set_num_threads(op.threads());
+  bound.scratch.resize(operands.size());
+  std::vector<void*> blocked;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    blocked.push_back(bound.scratch[i].reserve(static_cast<std::size_t>(operands[i].blocked_elements) *
+                                               jit::size_of(op.dtype())));
+    if (!operands[i].output) op.to_blocked(i, views[i].data, blocked[i]);
+  }
+  op.run(blocked);
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (operands[i].output) op.from_blocked(i, blocked[i], views[i].data);
+  }
+}
+
+// arrays: one blocked array per operand, the output's included, in operand order.
+void run_blocked(const BoundOp& bound, const py::sequence& arrays) {
+  const PreparedOp& op = *bound.op;
+  const std::vector<Operand>& operands = op.operands();
+  if (arrays.size() != operands.size()) {
+    throw_value_error("the operator takes " + std::to_string(operands.size()) + " blocked arrays, " +
+                      std::to_string(arrays.size()) + " were given");
+  }
+  std::vector<ArrayView> views;
+  std::vector<void*> blocked;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const Operand& o = operands[i];
+    views.push_back(checked_view(op, arrays[i], o.name, o.output ? Access::write : Access::read, nullptr,
+                                 o.blocked_elements));
+    blocked.push_back(views.back().data);
+  }
+  py::gil_scoped_release release;
+  std::lock_guard lock(op.run_lock());
+  omp_set_num_threads(op.threads());
+  op.run(blocked);
+}
+
+void convert(const BoundOp& bound, const std::string& name, py::handle from, py::handle to, bool into_blocked) {
+  const PreparedOp& op = *bound.op;
+  const std::size_t i = operand_index(op, name);
+  const Operand& o = op.operands()[i];
+  const ArrayView source = into_blocked ? checked_view(op, from, name, Access::read, &o.shape, 0)
+                                        : checked_view(op, from, name, Access::read, nullptr, o.blocked_elements);
+  const ArrayView target = into_blocked ? checked_view(op, to, "out", Access::write, nullptr, o.blocked_elements)
+                                        : checked_view(op, to, "out", Access::write, &o.shape, 0);
+  py::gil_scoped_release release;
+  if (into_blocked) {
+    op.to_blocked(i, source.data, target.data);
+  } else {
+    op.from_blocked(i, source.data, target.data);
+  }
+}
+
+int team(py::handle threads) {
+  if (threads.is_none()) {
+    const int requested = requested_threads();
+    return requested > 0 ? requested : omp_get_max_threads();
+  }
+  const long long n = threads.cast<long long>();
+  if (n < 1 || n > (1 << 16)) throw_value_error("argument 'threads' must be in 1..65536, got " + std::to_string(n));
+  return static_cast<int>(n);
+}
+
+template <class Prepare>
+std::shared_ptr<BoundOp> prepared(Prepare&& prepare) {
+  py::gil_scoped_release release;  // generating the kernels takes a while
+  return std::make_shared<BoundOp>(BoundOp{prepare(), {}});
+}
+
+std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N, std::int64_t K, py::handle dtype,
+                     int layers, bool bias, bool relu, py::handle config, py::handle threads) {
+  const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
+  const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype), .layers = layers, .bias = bias, .relu = relu};
+  const OpConfig request = parse_op_config(config, gemm_knob_names(pass));
+  const int t = team(threads);
+  return prepared([&] { return make_gemm_op(pass, desc, request, t); });
+}
+
+std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::vector<std::int64_t>& sizes, py::handle dtype,
+                     bool bias, bool relu, py::handle config, py::handle threads) {
+  const ops::ConvPassKind pass = ops::parse_conv_pass(pass_name);
+  if (sizes.size() != 11) throw_value_error("prepare_conv: sizes are N H W C K R S stride_h stride_w pad_h pad_w");
+  const ops::ConvShape shape{.N = sizes[0], .H = sizes[1], .W = sizes[2], .C = sizes[3], .K = sizes[4], .R = sizes[5],
+                             .S = sizes[6], .stride_h = sizes[7], .stride_w = sizes[8], .pad_h = sizes[9], .pad_w = sizes[10]};
+  const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype), .bias = bias, .relu = relu};
+  shape.validate();  // before the knob names, which are computed from the shape
+  const OpConfig request = parse_op_config(config, conv_knob_names(pass, desc));
+  const int t = team(threads);
+  return prepared([&] { return make_conv_op(pass, desc, request, t); });
+}
+
+}  // namespace
+
+void bind_ops(py::module_& m) {
+  py::class_<BoundOp, std::shared_ptr<BoundOp>>(m, "PreparedOp", "A weft::ops operator, prepared once (kernels generated) and run many times.")
+      .def_property_readonly("operands", [](const BoundOp& b) {
+        py::list list;
+        for (const Operand& o : b.op->operands()) {
+          list.append(py::dict(py::arg("name") = o.name, py::arg("shape") = py::tuple(py::cast(o.shape)),
+                               py::arg("blocked_size") = o.blocked_elements, py::arg("output") = o.output));
+        }
+        return list;
+      })
+      .def_property_readonly("dtype", [](const BoundOp& b) { return std::string(jit::to_string(b.op->dtype())); })
+      .def_property_readonly("source", [](const BoundOp& b) { return b.op->source(); })
+      .def_property_readonly("description", [](const BoundOp& b) { return b.op->description(); })
+      .def_property_readonly("threads", [](const BoundOp& b) { return b.op->threads(); })
+      .def("run_plain", &run_plain, py::arg("inputs"), py::arg("out"))
+      .def("run_blocked", &run_blocked, py::arg("arrays"))
+      .def("to_blocked", [](const BoundOp& b, const std::string& name, py::handle plain, py::handle out) {
+        convert(b, name, plain, out, true);
+      }, py::arg("name"), py::arg("plain"), py::arg("out"))
+      .def("from_blocked", [](const BoundOp& b, const std::string& name, py::handle blocked, py::handle out) {
+        convert(b, name, blocked, out, false);
+      }, py::arg("name"), py::arg("blocked"), py::arg("out"));
+  m.def("prepare_gemm", &prepare_gemm, py::arg("pass_name"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"),
+        py::arg("layers"), py::arg("bias"), py::arg("relu"), py::arg("config"), py::arg("threads"));
+  m.def("prepare_conv", &prepare_conv, py::arg("pass_name"), py::arg("sizes"), py::arg("dtype"), py::arg("bias"),
+        py::arg("relu"), py::arg("config"), py::arg("threads"));
+}
+
+}  // namespace weft::python

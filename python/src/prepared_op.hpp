@@ -1,0 +1,65 @@
+// A prepared operator of weft::ops as the Python package sees it: named operands, each with its
+// plain shape (row-major, what NumPy and torch users hold) and the element count of its blocked
+// copy (the layout the C++ operator runs on), the conversions between the two, and one run on
+// blocked buffers. gemm_ops.cpp and conv_ops.cpp make the six passes into such objects;
+// ops_bindings.cpp binds them once for all, so the array checks, the GIL and the locking are
+// written once.
+//
+//   std::shared_ptr<PreparedOp> op = make_gemm_forward(desc, config);
+//   op->operands();                    // x, w, b (inputs), y (the output), with shapes
+//   op->to_blocked(0, x_plain, x_blocked);
+//   op->run({x_blocked, w_blocked, b_blocked, y_blocked});
+//   op->from_blocked(3, y_blocked, y_plain);
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "weft/jit/data_type.hpp"
+
+namespace weft::python {
+
+struct Operand {
+  std::string name;                  // the Python argument's name: "x", "w", "dy", ...
+  std::vector<std::int64_t> shape;   // plain, row-major
+  std::int64_t blocked_elements = 0; // of the blocked copy, padding and rims included
+  bool output = false;               // written by run(); the others are read
+};
+
+class PreparedOp {
+ public:
+  virtual ~PreparedOp() = default;
+
+  const std::vector<Operand>& operands() const { return operands_; }
+  jit::DataType dtype() const { return dtype_; }
+  // Where the configuration came from ("explicit", "default", "exact hit", "nearest tuned shape",
+  // "heuristic") and the configuration in one line (loop string, tiles, knobs).
+  const std::string& source() const { return source_; }
+  const std::string& description() const { return description_; }
+  // The OpenMP team the operator was prepared for (and runs with).
+  int threads() const { return threads_; }
+
+  // plain (operands()[i].shape, dtype()) -> blocked (blocked_elements), rims and padding zero.
+  virtual void to_blocked(std::size_t i, const void* plain, void* blocked) const = 0;
+  // blocked -> plain: the real elements.
+  virtual void from_blocked(std::size_t i, const void* blocked, void* plain) const = 0;
+  // One run on blocked buffers, one per operand in operands()' order. The operators keep scratch
+  // between runs, so runs of one PreparedOp take turns (run_lock()).
+  virtual void run(std::span<void* const> blocked) const = 0;
+
+  std::mutex& run_lock() const { return run_mutex_; }
+
+ protected:
+  std::vector<Operand> operands_;
+  jit::DataType dtype_ = jit::DataType::f32;
+  std::string source_, description_;
+  int threads_ = 1;
+
+ private:
+  mutable std::mutex run_mutex_;
+};
+
+}  // namespace weft::python

@@ -1,0 +1,345 @@
+"""weft's operators (the C++ weft::ops layer) on NumPy arrays and torch tensors: GEMM forward with
+fused bias and ReLU, the MLP, convolution forward, and their backward passes, in float32 and
+bfloat16 (torch.bfloat16, or uint16 bit patterns with dtype='bf16').
+
+Conventions, as torch.nn.functional: a GEMM is a linear layer, y = x @ w.T + b with x (N, K),
+w (M, K), b (M,) and y (N, M); a convolution takes NCHW activations and KCRS filters.
+
+    y = weft.ops.gemm(x, w, b, relu=True)                  # prepared once, cached, then run
+    op = weft.ops.Gemm(M=256, N=64, K=512, bias=True)      # the prepared operator itself
+    y = op(x, w, b)
+    op.source, op.description                              # 'tuned (exact hit)' or 'default', ...
+    y = weft.ops.conv2d(x, w, b, stride=1, padding=1, relu=True)
+
+Arrays are plain (row-major, converted into weft's blocked layouts and back on every call) or,
+with layout="blocked", flat arrays already in the operator's blocked layouts (op.to_blocked /
+op.from_blocked convert; op.blocked_size(name) says how many elements), for callers who keep
+tensors blocked between calls. Prepared operators are kept per (descriptor, configuration,
+threads): cache_info() counts builds and hits. See docs/python.md.
+"""
+import threading
+
+from . import _arrays, _weft
+
+__all__ = ["Gemm", "GemmBackwardData", "GemmBackwardWeights", "Conv2d", "Conv2dBackwardData",
+           "Conv2dBackwardWeights", "gemm", "mlp", "gemm_backward_data", "gemm_backward_weights", "conv2d",
+           "conv2d_backward_data", "conv2d_backward_weights", "cache_info", "clear_cache"]
+
+_MAX_CACHED = 64
+_cache = {}
+_stats = {"builds": 0, "hits": 0}
+_lock = threading.Lock()
+
+
+def cache_info():
+    """{'builds': operators prepared (kernels generated), 'hits': calls served by a cached one, 'size': kept}."""
+    with _lock:
+        return dict(_stats, size=len(_cache))
+
+
+def clear_cache():
+    """Forgets the prepared operators (the library's kernel caches keep their kernels)."""
+    with _lock:
+        _cache.clear()
+
+
+def _frozen(value):
+    if isinstance(value, dict):
+        return tuple(sorted((key, _frozen(item)) for key, item in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(item) for item in value)
+    return value
+
+
+def _config_of(config):
+    """'auto', 'default', a dict, or what weft.tune returned (its .config)."""
+    return getattr(config, "config", config)
+
+
+def _threads(threads):
+    return _weft.get_num_threads() if threads is None else threads
+
+
+def _prepared(key, prepare):
+    with _lock:
+        op = _cache.get(key)
+        if op is not None:
+            _stats["hits"] += 1
+            return op
+    op = prepare()  # outside the lock: preparing releases the GIL and may take a while
+    with _lock:
+        if len(_cache) >= _MAX_CACHED:
+            _cache.pop(next(iter(_cache)))  # the oldest
+        _cache.setdefault(key, op)
+        _stats["builds"] += 1
+        return _cache[key]
+
+
+def _weft_dtype(dtype):
+    names = {"float32": "f32", "f32": "f32", "bfloat16": "bf16", "bf16": "bf16", "float64": "f64", "f64": "f64"}
+    if dtype not in names:
+        raise ValueError(f"argument 'dtype': {dtype!r} is none of 'f32', 'bf16'")
+    if names[dtype] == "f64":
+        raise TypeError("argument 'dtype': weft.ops computes in float32 and bfloat16; the C++ operators offer no "
+                        "float64")
+    return names[dtype]
+
+
+class _Operator:
+    """A prepared weft::ops operator: operands named as its call's arguments, plain or blocked."""
+
+    def __init__(self, key, prepare):
+        self._op = _prepared(key, prepare)
+        self._operands = self._op.operands
+
+    source = property(lambda self: self._op.source,
+                      doc="'explicit', 'default', 'tuned (exact hit)' or 'tuned (nearest tuned shape)'")
+    description = property(lambda self: self._op.description, doc="the configuration in one line")
+    dtype = property(lambda self: self._op.dtype)
+    threads = property(lambda self: self._op.threads)
+    operands = property(lambda self: self._operands,
+                        doc="per operand: name, plain shape, blocked_size, output")
+
+    def _operand(self, name):
+        for operand in self._operands:
+            if operand["name"] == name:
+                return operand
+        names = ", ".join(o["name"] for o in self._operands)
+        raise ValueError(f"argument 'name': the operator has no operand {name!r} (it has {names})")
+
+    def blocked_size(self, name):
+        """Elements of operand `name`'s blocked copy (tile padding and image rims included)."""
+        return self._operand(name)["blocked_size"]
+
+    def to_blocked(self, name, plain, out=None):
+        """The plain array of operand `name` in the operator's blocked layout (a flat array)."""
+        if out is None:
+            out = _arrays.empty_like_kind(plain, (self.blocked_size(name),), self.dtype)
+        self._op.to_blocked(name, plain, out)
+        return out
+
+    def from_blocked(self, name, blocked, out=None):
+        """The blocked array of operand `name` back in its plain shape."""
+        if out is None:
+            out = _arrays.empty_like_kind(blocked, self._operand(name)["shape"], self.dtype)
+        self._op.from_blocked(name, blocked, out)
+        return out
+
+    def _call(self, arrays, out, layout):
+        output = next(o for o in self._operands if o["output"])
+        if layout == "plain":
+            if out is None:
+                out = _arrays.empty_like_kind(arrays[0], output["shape"], self.dtype)
+            self._op.run_plain(arrays, out)
+        elif layout == "blocked":
+            if out is None:
+                out = _arrays.empty_like_kind(arrays[0], (output["blocked_size"],), self.dtype)
+            self._op.run_blocked(list(arrays) + [out])
+        else:
+            raise ValueError(f"argument 'layout': {layout!r} is none of 'plain', 'blocked'")
+        return out
+
+
+class Gemm(_Operator):
+    """y (N, M) = relu?(x (N, K) @ w (M, K).T + b (M,)); layers > 1: an MLP of that many such
+    layers (M == K), each with its own w and b. config: 'auto' (the tuning database, else the
+    machine's default; .source says which), 'default', or a dict {'loop_string': ..., 'bm': ...,
+    'bn': ..., 'bk': ..., 'kbf': ..., 'blocks': [...]} as weft.tune.gemm returns."""
+
+    def __init__(self, M, N, K, dtype="f32", bias=False, relu=False, layers=1, config="auto", threads=None):
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        key = ("gemm_fwd", M, N, K, dtype, layers, bool(bias), bool(relu), _frozen(config), threads)
+        super().__init__(key, lambda: _weft.prepare_gemm("fwd", M, N, K, dtype, layers, bool(bias), bool(relu),
+                                                          config, threads))
+        self.layers, self.bias = layers, bool(bias)
+
+    def __call__(self, x, w, b=None, out=None, layout="plain"):
+        """w and b: one array each, or (layers > 1) a sequence of one per layer."""
+        weights = list(w) if self.layers > 1 else [w]
+        if self.layers > 1 and len(weights) != self.layers:
+            raise ValueError(f"argument 'w' must hold {self.layers} weights, one per layer, got {len(weights)}")
+        arrays = [x] + weights
+        if self.bias:
+            if b is None:
+                raise ValueError("argument 'b' is needed: the operator was prepared with bias=True")
+            biases = list(b) if self.layers > 1 else [b]
+            if len(biases) != self.layers:
+                raise ValueError(f"argument 'b' must hold {self.layers} biases, one per layer, got {len(biases)}")
+            arrays += biases
+        elif b is not None:
+            raise ValueError("argument 'b' is given, but the operator was prepared with bias=False")
+        return self._call(arrays, out, layout)
+
+
+class GemmBackwardData(_Operator):
+    """dx (N, K) = dy (N, M) @ w (M, K): the input's gradient of Gemm."""
+
+    def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        super().__init__(("gemm_bwd", M, N, K, dtype, _frozen(config), threads),
+                         lambda: _weft.prepare_gemm("bwd", M, N, K, dtype, 1, False, False, config, threads))
+
+    def __call__(self, dy, w, out=None, layout="plain"):
+        return self._call([dy, w], out, layout)
+
+
+class GemmBackwardWeights(_Operator):
+    """dw (M, K) = dy (N, M).T @ x (N, K): the weights' gradient of Gemm."""
+
+    def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        super().__init__(("gemm_upd", M, N, K, dtype, _frozen(config), threads),
+                         lambda: _weft.prepare_gemm("upd", M, N, K, dtype, 1, False, False, config, threads))
+
+    def __call__(self, dy, x, out=None, layout="plain"):
+        return self._call([dy, x], out, layout)
+
+
+def _pair(value, name):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, value
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    raise TypeError(f"argument '{name}' must be an int or a pair of ints, got {value!r}")
+
+
+class _ConvOperator(_Operator):
+    def __init__(self, pass_name, N, C, H, W, K, R, S, stride, padding, dtype, bias, relu, config, threads):
+        (stride_h, stride_w), (pad_h, pad_w) = _pair(stride, "stride"), _pair(padding, "padding")
+        sizes = [N, H, W, C, K, R, S, stride_h, stride_w, pad_h, pad_w]
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        key = ("conv_" + pass_name, tuple(sizes), dtype, bool(bias), bool(relu), _frozen(config), threads)
+        super().__init__(key, lambda: _weft.prepare_conv(pass_name, sizes, dtype, bool(bias), bool(relu), config,
+                                                          threads))
+        self.bias = bool(bias)
+
+
+class Conv2d(_ConvOperator):
+    """y (N, K, P, Q) = relu?(conv2d(x (N, C, H, W), w (K, C, R, S)) + b (K,)), with stride and
+    zero padding (an int or a (h, w) pair), as torch.nn.functional.conv2d. config: 'auto',
+    'default', or a dict {'loop_string': ..., 'bc': ..., 'bk': ..., ...} as weft.tune.conv2d returns."""
+
+    def __init__(self, N, C, H, W, K, R, S, stride=1, padding=0, dtype="f32", bias=False, relu=False, config="auto",
+                 threads=None):
+        super().__init__("fwd", N, C, H, W, K, R, S, stride, padding, dtype, bias, relu, config, threads)
+
+    def __call__(self, x, w, b=None, out=None, layout="plain"):
+        if self.bias and b is None:
+            raise ValueError("argument 'b' is needed: the operator was prepared with bias=True")
+        if not self.bias and b is not None:
+            raise ValueError("argument 'b' is given, but the operator was prepared with bias=False")
+        return self._call([x, w] + ([b] if self.bias else []), out, layout)
+
+
+class Conv2dBackwardData(_ConvOperator):
+    """dx (N, C, H, W) from dy (N, K, P, Q) and w (K, C, R, S): the input's gradient of Conv2d."""
+
+    def __init__(self, N, C, H, W, K, R, S, stride=1, padding=0, dtype="f32", config="auto", threads=None):
+        super().__init__("bwd", N, C, H, W, K, R, S, stride, padding, dtype, False, False, config, threads)
+
+    def __call__(self, dy, w, out=None, layout="plain"):
+        return self._call([dy, w], out, layout)
+
+
+class Conv2dBackwardWeights(_ConvOperator):
+    """dw (K, C, R, S) from dy (N, K, P, Q) and x (N, C, H, W): the filter's gradient of Conv2d."""
+
+    def __init__(self, N, C, H, W, K, R, S, stride=1, padding=0, dtype="f32", config="auto", threads=None):
+        super().__init__("upd", N, C, H, W, K, R, S, stride, padding, dtype, False, False, config, threads)
+
+    def __call__(self, dy, x, out=None, layout="plain"):
+        return self._call([dy, x], out, layout)
+
+
+def _shape(array, name, rank, meaning):
+    shape = _arrays.shape_of(array, name)
+    if len(shape) != rank:
+        raise ValueError(f"argument '{name}' must be {meaning}, got shape {shape}")
+    return shape
+
+
+def _kind(array, name, dtype):
+    kind = _arrays.dtype_name(array, name, dtype)
+    if kind == "f64":
+        raise TypeError(f"argument '{name}' is float64: weft.ops computes in float32 and bfloat16 (the C++ "
+                        "operators offer no float64); convert it, e.g. x.astype(numpy.float32)")
+    return kind
+
+
+def gemm(x, w, b=None, relu=False, out=None, config="auto", dtype=None, threads=None):
+    """y = relu?(x @ w.T + b): x (N, K), w (M, K), b (M,) or None -> y (N, M), through a cached Gemm."""
+    N, K = _shape(x, "x", 2, "(N, K)")
+    M = _shape(w, "w", 2, "(M, K)")[0]
+    op = Gemm(M, N, K, _kind(x, "x", dtype), bias=b is not None, relu=relu, config=config, threads=threads)
+    return op(x, w, b, out=out)
+
+
+def mlp(x, weights, biases=None, relu=True, out=None, config="auto", dtype=None, threads=None):
+    """The layers y = relu?(y @ w_l.T + b_l) in turn from y = x: x (N, K), each w_l (K, K), b_l (K,);
+    one fused MLP pass of weft (the hidden activations never leave the blocked layout)."""
+    N, K = _shape(x, "x", 2, "(N, K)")
+    weights = list(weights)
+    if not weights:
+        raise ValueError("argument 'weights' holds no layer")
+    if biases is not None:
+        biases = list(biases)
+    op = Gemm(K, N, K, _kind(x, "x", dtype), bias=biases is not None, relu=relu, layers=len(weights), config=config,
+              threads=threads)
+    if len(weights) == 1:
+        return op(x, weights[0], None if biases is None else biases[0], out=out)
+    return op(x, weights, biases, out=out)
+
+
+def gemm_backward_data(dy, w, out=None, config="auto", dtype=None, threads=None):
+    """dx = dy @ w: dy (N, M), w (M, K) -> dx (N, K), the gradient of gemm's x."""
+    N, M = _shape(dy, "dy", 2, "(N, M)")
+    K = _shape(w, "w", 2, "(M, K)")[1]
+    return GemmBackwardData(M, N, K, _kind(dy, "dy", dtype), config, threads)(dy, w, out=out)
+
+
+def gemm_backward_weights(dy, x, out=None, config="auto", dtype=None, threads=None):
+    """dw = dy.T @ x: dy (N, M), x (N, K) -> dw (M, K), the gradient of gemm's w."""
+    N, M = _shape(dy, "dy", 2, "(N, M)")
+    K = _shape(x, "x", 2, "(N, K)")[1]
+    return GemmBackwardWeights(M, N, K, _kind(dy, "dy", dtype), config, threads)(dy, x, out=out)
+
+
+def conv2d(x, w, b=None, stride=1, padding=0, relu=False, out=None, config="auto", dtype=None, threads=None):
+    """y = relu?(conv2d(x, w) + b): x (N, C, H, W), w (K, C, R, S), b (K,) or None, as
+    torch.nn.functional.conv2d(x, w, b, stride, padding), through a cached Conv2d."""
+    N, C, H, W = _shape(x, "x", 4, "(N, C, H, W)")
+    K, _, R, S = _shape(w, "w", 4, "(K, C, R, S)")
+    op = Conv2d(N, C, H, W, K, R, S, stride, padding, _kind(x, "x", dtype), bias=b is not None, relu=relu,
+                config=config, threads=threads)
+    return op(x, w, b, out=out)
+
+
+def conv2d_backward_data(dy, w, input_shape, stride=1, padding=0, out=None, config="auto", dtype=None, threads=None):
+    """dx (input_shape: N, C, H, W) from dy (N, K, P, Q) and w (K, C, R, S), as
+    torch.nn.grad.conv2d_input(input_shape, w, dy, stride, padding)."""
+    _shape(dy, "dy", 4, "(N, K, P, Q)")
+    K, _, R, S = _shape(w, "w", 4, "(K, C, R, S)")
+    N, C, H, W = _shape_tuple(input_shape, "input_shape")
+    op = Conv2dBackwardData(N, C, H, W, K, R, S, stride, padding, _kind(dy, "dy", dtype), config, threads)
+    return op(dy, w, out=out)
+
+
+def conv2d_backward_weights(dy, x, weight_shape, stride=1, padding=0, out=None, config="auto", dtype=None,
+                            threads=None):
+    """dw (weight_shape: K, C, R, S) from dy (N, K, P, Q) and x (N, C, H, W), as
+    torch.nn.grad.conv2d_weight(x, weight_shape, dy, stride, padding)."""
+    _shape(dy, "dy", 4, "(N, K, P, Q)")
+    N, C, H, W = _shape(x, "x", 4, "(N, C, H, W)")
+    K, _, R, S = _shape_tuple(weight_shape, "weight_shape")
+    op = Conv2dBackwardWeights(N, C, H, W, K, R, S, stride, padding, _kind(dy, "dy", dtype), config, threads)
+    return op(dy, x, out=out)
+
+
+def _shape_tuple(shape, name):
+    try:
+        values = tuple(int(v) for v in shape)
+    except TypeError:
+        raise TypeError(f"argument '{name}' must be a sequence of 4 ints, got {shape!r}") from None
+    if len(values) != 4:
+        raise ValueError(f"argument '{name}' must hold 4 sizes, got {values}")
+    return values

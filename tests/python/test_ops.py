@@ -1,0 +1,322 @@
+"""weft.ops: the GEMM and convolution operators against float64 references (NumPy,
+torch.nn.functional), in float32 and bfloat16 within the documented bound, blocked against plain,
+the cache of prepared operators, configurations, errors naming the argument, and the GIL."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import weft
+from conftest import bf16_bits, bf16_values
+
+F32_TOLERANCE = 1e-5
+
+
+def normal(rng, shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def bf16_bound(reference, magnitudes):
+    """docs/python.md: |y - ref| <= 2^-8 |ref| + 2^-7 S, S the sum of the terms' magnitudes (the
+    output's rounding to bf16, and up to two batch-reduce chunks rounded in between)."""
+    return 2.0 ** -8 * np.abs(reference) + 2.0 ** -7 * magnitudes
+
+
+# GEMM: y = x @ w.T + b, dx = dy @ w, dw = dy.T @ x.
+
+@pytest.mark.parametrize("M, N, K", [(48, 64, 96), (33, 17, 40), (64, 64, 64)])
+@pytest.mark.parametrize("bias, relu", [(False, False), (True, True)])
+def test_gemm_is_a_linear_layer(rng, M, N, K, bias, relu):
+    x, w, b = normal(rng, (N, K)), normal(rng, (M, K)), normal(rng, (M,))
+    y = weft.ops.gemm(x, w, b if bias else None, relu=relu)
+    expected = x.astype(np.float64) @ w.T.astype(np.float64) + (b if bias else 0)
+    if relu:
+        expected = np.maximum(expected, 0)
+    assert y.shape == (N, M) and y.dtype == np.float32
+    np.testing.assert_allclose(y, expected, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * K)
+
+
+@pytest.mark.parametrize("M, N, K", [(48, 64, 96), (33, 17, 40)])
+def test_gemm_backward_passes(rng, M, N, K):
+    x, w, dy = normal(rng, (N, K)), normal(rng, (M, K)), normal(rng, (N, M))
+    dx = weft.ops.gemm_backward_data(dy, w)
+    dw = weft.ops.gemm_backward_weights(dy, x)
+    np.testing.assert_allclose(dx, dy.astype(np.float64) @ w, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * M)
+    np.testing.assert_allclose(dw, dy.T.astype(np.float64) @ x, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * N)
+
+
+def test_mlp_runs_the_layers_in_turn(rng):
+    N, K, layers = 32, 64, 3
+    x = normal(rng, (N, K))
+    weights = [normal(rng, (K, K)) / 8 for _ in range(layers)]
+    biases = [normal(rng, (K,)) for _ in range(layers)]
+    expected = x.astype(np.float64)
+    for w, b in zip(weights, biases):
+        expected = np.maximum(expected @ w.T + b, 0)
+    np.testing.assert_allclose(weft.ops.mlp(x, weights, biases), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_gemm_in_bf16_within_the_bound(rng):
+    M, N, K = 48, 40, 64
+    x_bits, w_bits, b_bits = bf16_bits(normal(rng, (N, K))), bf16_bits(normal(rng, (M, K))), bf16_bits(normal(rng, (M,)))
+    y_bits = weft.ops.gemm(x_bits, w_bits, b_bits, dtype="bf16", config="default")
+    assert y_bits.dtype == np.uint16 and y_bits.shape == (N, M)
+    x, w, b = (bf16_values(v).astype(np.float64) for v in (x_bits, w_bits, b_bits))
+    reference = x @ w.T + b
+    error = np.abs(bf16_values(y_bits) - reference)
+    assert np.all(error <= bf16_bound(reference, np.abs(x) @ np.abs(w).T + np.abs(b)))
+    assert error.max() > 0  # it did round: the check compares bf16 results, not float32 ones
+
+
+def test_gemm_backward_passes_in_bf16_within_the_bound(rng):
+    M, N, K = 32, 48, 64
+    x_bits, w_bits, dy_bits = bf16_bits(normal(rng, (N, K))), bf16_bits(normal(rng, (M, K))), bf16_bits(normal(rng, (N, M)))
+    x, w, dy = (bf16_values(v).astype(np.float64) for v in (x_bits, w_bits, dy_bits))
+    dx = bf16_values(weft.ops.gemm_backward_data(dy_bits, w_bits, dtype="bf16", config="default"))
+    dw = bf16_values(weft.ops.gemm_backward_weights(dy_bits, x_bits, dtype="bf16", config="default"))
+    assert np.all(np.abs(dx - dy @ w) <= bf16_bound(dy @ w, np.abs(dy) @ np.abs(w)))
+    assert np.all(np.abs(dw - dy.T @ x) <= bf16_bound(dy.T @ x, np.abs(dy).T @ np.abs(x)))
+
+
+def test_gemm_on_torch_bfloat16_tensors(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.from_numpy(normal(rng, (16, 64))).bfloat16()
+    w = torch.from_numpy(normal(rng, (32, 64))).bfloat16()
+    y = weft.ops.gemm(x, w, config="default")
+    assert y.dtype == torch.bfloat16 and y.shape == (16, 32)
+    reference = torch.nn.functional.linear(x.double(), w.double())
+    bound = bf16_bound(reference.numpy(), (x.double().abs() @ w.double().abs().T).numpy())
+    assert np.all((y.double() - reference).abs().numpy() <= bound)
+
+
+# Convolution: NCHW / KCRS as torch.nn.functional.conv2d.
+
+CONV_CASES = [  # N C H W K R S stride padding
+    (2, 16, 10, 10, 24, 3, 3, 1, 1),
+    (1, 8, 9, 11, 16, 3, 3, 2, 1),
+    (2, 32, 7, 7, 16, 1, 1, 1, 0),
+    (1, 4, 8, 8, 8, 5, 3, 1, (2, 1)),
+]
+
+
+def conv_arrays(rng, case):
+    N, C, H, W, K, R, S, _, _ = case
+    return normal(rng, (N, C, H, W)), normal(rng, (K, C, R, S)), normal(rng, (K,))
+
+
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_conv2d_and_its_backward_passes_match_torch(rng, case):
+    torch = pytest.importorskip("torch")
+    functional = torch.nn.functional
+    stride, padding = case[7], case[8]
+    x, w, b = conv_arrays(rng, case)
+    xd, wd, bd = (torch.from_numpy(v).double() for v in (x, w, b))
+    reference = functional.relu(functional.conv2d(xd, wd, bd, stride=stride, padding=padding))
+    y = weft.ops.conv2d(x, w, b, stride=stride, padding=padding, relu=True)
+    tolerance = F32_TOLERANCE * w[0].size
+    np.testing.assert_allclose(y, reference.numpy(), rtol=F32_TOLERANCE, atol=tolerance)
+    dy = normal(rng, reference.shape)
+    dyd = torch.from_numpy(dy).double()
+    dx = weft.ops.conv2d_backward_data(dy, w, x.shape, stride=stride, padding=padding)
+    dw = weft.ops.conv2d_backward_weights(dy, x, w.shape, stride=stride, padding=padding)
+    np.testing.assert_allclose(dx, torch.nn.grad.conv2d_input(x.shape, wd, dyd, stride=stride, padding=padding).numpy(),
+                               rtol=F32_TOLERANCE, atol=tolerance)
+    np.testing.assert_allclose(dw, torch.nn.grad.conv2d_weight(xd, w.shape, dyd, stride=stride, padding=padding).numpy(),
+                               rtol=F32_TOLERANCE, atol=F32_TOLERANCE * dy[:, 0].size)
+
+
+@pytest.mark.parametrize("case", CONV_CASES[:2])
+def test_conv2d_in_bf16_within_the_bound(rng, case):
+    torch = pytest.importorskip("torch")
+    functional = torch.nn.functional
+    stride, padding = case[7], case[8]
+    x, w, b = (torch.from_numpy(v).bfloat16() for v in conv_arrays(rng, case))
+    y = weft.ops.conv2d(x, w, b, stride=stride, padding=padding, config="default")
+    assert y.dtype == torch.bfloat16
+    reference = functional.conv2d(x.double(), w.double(), b.double(), stride=stride, padding=padding)
+    magnitudes = functional.conv2d(x.double().abs(), w.double().abs(), b.double().abs(), stride=stride, padding=padding)
+    assert np.all((y.double() - reference).abs().numpy() <= bf16_bound(reference.numpy(), magnitudes.numpy()))
+    dy = torch.from_numpy(normal(rng, reference.shape)).bfloat16()
+    dx = weft.ops.conv2d_backward_data(dy, w, x.shape, stride=stride, padding=padding, config="default")
+    dx_reference = torch.nn.grad.conv2d_input(x.shape, w.double(), dy.double(), stride=stride, padding=padding)
+    dx_magnitudes = torch.nn.grad.conv2d_input(x.shape, w.double().abs(), dy.double().abs(), stride=stride, padding=padding)
+    assert np.all((dx.double() - dx_reference).abs().numpy() <= bf16_bound(dx_reference.numpy(), dx_magnitudes.numpy()))
+    dw = weft.ops.conv2d_backward_weights(dy, x, w.shape, stride=stride, padding=padding, config="default")
+    dw_reference = torch.nn.grad.conv2d_weight(x.double(), w.shape, dy.double(), stride=stride, padding=padding)
+    dw_magnitudes = torch.nn.grad.conv2d_weight(x.double().abs(), w.shape, dy.double().abs(), stride=stride, padding=padding)
+    assert np.all((dw.double() - dw_reference).abs().numpy() <= bf16_bound(dw_reference.numpy(), dw_magnitudes.numpy()))
+
+
+# Blocked arrays: the same results, in the operators' own layouts.
+
+def test_gemm_on_blocked_arrays_agrees_with_plain(rng):
+    M, N, K = 40, 24, 72
+    x, w, b = normal(rng, (N, K)), normal(rng, (M, K)), normal(rng, (M,))
+    op = weft.ops.Gemm(M, N, K, bias=True, relu=True)
+    xb, wb, bb = op.to_blocked("x", x), op.to_blocked("w", w), op.to_blocked("b", b)
+    assert xb.ndim == 1 and xb.size == op.blocked_size("x") >= x.size
+    yb = op(xb, wb, bb, layout="blocked")
+    assert yb.size == op.blocked_size("y")
+    np.testing.assert_array_equal(op.from_blocked("y", yb), op(x, w, b))
+    np.testing.assert_array_equal(op.from_blocked("x", xb), x)  # the conversions are inverse
+
+
+def test_conv2d_on_blocked_arrays_agrees_with_plain(rng):
+    case = CONV_CASES[0]
+    N, C, H, W, K, R, S, stride, padding = case
+    x, w, b = conv_arrays(rng, case)
+    op = weft.ops.Conv2d(N, C, H, W, K, R, S, stride, padding, bias=True)
+    yb = op(op.to_blocked("x", x), op.to_blocked("w", w), op.to_blocked("b", b), layout="blocked")
+    np.testing.assert_array_equal(op.from_blocked("y", yb), op(x, w, b))
+
+
+def test_blocked_bf16_gemm_backward_agrees_with_plain(rng):
+    M, N, K = 32, 16, 64
+    dy, w = bf16_bits(normal(rng, (N, M))), bf16_bits(normal(rng, (M, K)))
+    op = weft.ops.GemmBackwardData(M, N, K, dtype="bf16")
+    dxb = op(op.to_blocked("dy", dy), op.to_blocked("w", w), layout="blocked")
+    np.testing.assert_array_equal(op.from_blocked("dx", dxb), op(dy, w))
+
+
+# The cache of prepared operators, and configurations.
+
+def test_a_second_call_reuses_the_prepared_operator(rng):
+    x, w = normal(rng, (8, 24)), normal(rng, (40, 24))
+    weft.ops.clear_cache()
+    before = weft.ops.cache_info()
+    first = weft.ops.gemm(x, w)
+    after_first = weft.ops.cache_info()
+    second = weft.ops.gemm(x, w)
+    after_second = weft.ops.cache_info()
+    assert after_first["builds"] == before["builds"] + 1
+    assert after_second["builds"] == after_first["builds"]
+    assert after_second["hits"] == after_first["hits"] + 1
+    np.testing.assert_array_equal(first, second)
+    weft.ops.gemm(x, w, relu=True)  # another descriptor: another operator
+    assert weft.ops.cache_info()["builds"] == after_second["builds"] + 1
+
+
+def test_explicit_default_and_auto_configurations(rng, monkeypatch, tmp_path):
+    monkeypatch.setenv("WEFT_TUNING_DB", str(tmp_path / "empty.jsonl"))
+    monkeypatch.setenv("WEFT_SHIPPED_TUNING_DIR", "")
+    M, N, K = 64, 32, 128
+    x, w = normal(rng, (N, K)), normal(rng, (M, K))
+    expected = x.astype(np.float64) @ w.T
+    explicit = weft.ops.Gemm(M, N, K, config={"loop_string": "aCb", "bm": 32, "bn": 16, "bk": 64, "kbf": 2})
+    assert explicit.source == "explicit" and explicit.description.startswith("aCb")
+    default = weft.ops.Gemm(M, N, K, config="default")
+    untuned = weft.ops.Gemm(M, N, K, config="auto")
+    assert default.source == "default" and untuned.source == "default"  # no record: the machine's default
+    for op in (explicit, default, untuned):
+        np.testing.assert_allclose(op(x, w), expected, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * K)
+
+
+def test_explicit_convolution_configuration(rng):
+    case = CONV_CASES[2]
+    N, C, H, W, K, R, S, stride, padding = case
+    x, w, _ = conv_arrays(rng, case)
+    op = weft.ops.Conv2d(N, C, H, W, K, R, S, stride, padding, config={"loop_string": "Abcdefg", "bc": 16, "bk": 16})
+    assert op.source == "explicit"
+    np.testing.assert_allclose(op(x, w), weft.ops.Conv2d(N, C, H, W, K, R, S, stride, padding, config="default")(x, w),
+                               rtol=F32_TOLERANCE, atol=F32_TOLERANCE * C)
+
+
+# Errors name the argument.
+
+def test_errors_name_the_argument(rng):
+    x, w = normal(rng, (8, 24)), normal(rng, (40, 24))
+    with pytest.raises(ValueError, match="argument 'w' has shape \\(40, 25\\), expected \\(40, 24\\)"):
+        weft.ops.gemm(x, normal(rng, (40, 25)))
+    with pytest.raises(ValueError, match="argument 'x' must be \\(N, K\\)"):
+        weft.ops.gemm(normal(rng, (8,)), w)
+    with pytest.raises(TypeError, match="argument 'x' is float64: .*no float64"):
+        weft.ops.gemm(x.astype(np.float64), w)
+    with pytest.raises(TypeError, match="'dtype'.*no float64"):
+        weft.ops.Gemm(40, 8, 24, dtype="float64")
+    with pytest.raises(TypeError, match="argument 'w' holds f64, but the operator computes in float32"):
+        weft.ops.gemm(x, w.astype(np.float64))
+    with pytest.raises(ValueError, match="argument 'w' is not C-contiguous"):
+        weft.ops.gemm(x, np.asfortranarray(w))
+    with pytest.raises(TypeError, match="argument 'x' is an array of uint16: .*dtype='bf16'"):
+        weft.ops.gemm(bf16_bits(x), bf16_bits(w))
+    with pytest.raises(ValueError, match="argument 'b' is given"):
+        weft.ops.Gemm(40, 8, 24)(x, w, normal(rng, (40,)))
+    with pytest.raises(TypeError, match="argument 'stride' must be an int or a pair of ints"):
+        weft.ops.conv2d(normal(rng, (1, 4, 8, 8)), normal(rng, (4, 4, 3, 3)), stride="2")
+    with pytest.raises(ValueError, match="argument 'weight_shape' must hold 4 sizes"):
+        weft.ops.conv2d_backward_weights(normal(rng, (1, 4, 6, 6)), normal(rng, (1, 4, 8, 8)), (4, 4, 3))
+    with pytest.raises(ValueError, match="argument 'layout'"):
+        weft.ops.Gemm(40, 8, 24)(x, w, layout="tiled")
+
+
+def test_configuration_errors_name_the_key_and_point_at_the_loop_string(rng):
+    with pytest.raises(ValueError, match="argument 'config': unknown key 'bc'; this operator takes loop_string, blocks, bm"):
+        weft.ops.Gemm(64, 32, 64, config={"loop_string": "aBC", "bc": 4})
+    with pytest.raises(ValueError, match="'loop_string'"):
+        weft.ops.Gemm(64, 32, 64, config={"bm": 32})
+    with pytest.raises(ValueError, match="'config': 'fast' is none of"):
+        weft.ops.Gemm(64, 32, 64, config="fast")
+    with pytest.raises(ValueError) as error:
+        weft.ops.Gemm(64, 32, 64, config={"loop_string": "aBX"})
+    assert "^" in str(error.value) and "X" in str(error.value)
+    with pytest.raises(ValueError, match="stride_h"):
+        weft.ops.Conv2d(1, 4, 8, 8, 4, 3, 3, stride=0)
+
+
+def test_blocked_arrays_of_the_wrong_size_are_refused(rng):
+    op = weft.ops.Gemm(40, 8, 24)
+    x, w = normal(rng, (8, 24)), normal(rng, (40, 24))
+    with pytest.raises(ValueError, match="argument 'x' has 192 elements, the blocked layout holds"):
+        op(x, op.to_blocked("w", w), layout="blocked")
+    with pytest.raises(ValueError, match="no operand 'z'"):
+        op.blocked_size("z")
+
+
+# The GIL is released while an operator runs (the method of test_threads.py).
+
+def test_an_operator_lets_other_python_threads_run(rng):
+    size = 1536
+    x, w = normal(rng, (size, size)), normal(rng, (size, size))
+    op = weft.ops.Gemm(size, size, size, threads=1, config="default")  # leaves a core to this thread
+    op(x, w)
+    finished = threading.Event()
+    call = []
+
+    def operator_thread():
+        begin = time.perf_counter()
+        op(x, w)
+        call.extend([begin, time.perf_counter()])
+        finished.set()
+
+    stamps = []
+    thread = threading.Thread(target=operator_thread)
+    thread.start()
+    while not finished.is_set():
+        stamps.append(time.perf_counter())
+    thread.join()
+    begin, end = call
+    quarter = (end - begin) / 4
+    assert end - begin > 0.05
+    assert sum(begin + quarter < stamp < end - quarter for stamp in stamps) >= 10
+
+
+def test_two_threads_share_one_operator(rng):
+    x, w = normal(rng, (24, 48)), normal(rng, (32, 48))
+    op = weft.ops.Gemm(32, 24, 48)
+    expected = op(x, w)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(100):
+                np.testing.assert_array_equal(op(x, w), expected)
+        except AssertionError as error:
+            errors.append(error)
+
+    pool = [threading.Thread(target=work) for _ in range(2)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    assert errors == []
