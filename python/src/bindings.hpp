@@ -10,6 +10,7 @@ void bind_loops(pybind11::module_& m);    // loops_bindings.cpp: explain, trace
 void bind_tpp(pybind11::module_& m);      // tpp_bindings.cpp: brgemm, unary, binary
 void bind_einsum(pybind11::module_& m);   // einsum_bindings.cpp: einsum trees
 void bind_ops(pybind11::module_& m);      // ops_bindings.cpp: the GEMM and convolution operators
+void bind_tune(pybind11::module_& m);     // tune_bindings.cpp: tuning them
 
 // Threads of weft's parallel work as set by weft.set_num_threads, process-wide (OpenMP's
 // omp_set_num_threads only sets the calling thread's, and every Python thread is another one);

@@ -25,4 +25,5 @@ PYBIND11_MODULE(_weft, m) {
   weft::python::bind_tpp(m);
   weft::python::bind_einsum(m);
   weft::python::bind_ops(m);
+  weft::python::bind_tune(m);
 }

@@ -6,14 +6,15 @@
     c = weft.einsum("ik,kj->ij", a, b)           # a, b float32 or float64 arrays
     weft.tpp.brgemm(a_blocks, b_blocks, c, beta=1)
     y = weft.ops.gemm(x, w, b, relu=True)        # y = relu(x @ w.T + b), prepared once and cached
+    best = weft.tune.gemm(1024, 256, 1024, seconds=30)   # stored: config="auto" now finds it
 
 PyTorch is optional: torch tensors are read through DLPack when given. See docs/python.md.
 """
 from . import _weft
-from . import ops, tpp
+from . import ops, tpp, tune
 from ._einsum import einsum, einsum_tree
 
-__all__ = ["isa", "cpu", "set_num_threads", "get_num_threads", "explain", "trace", "einsum", "einsum_tree", "tpp", "ops"]
+__all__ = ["isa", "cpu", "set_num_threads", "get_num_threads", "explain", "trace", "einsum", "einsum_tree", "tpp", "ops", "tune"]
 
 
 def isa():

@@ -1,0 +1,108 @@
+// weft.tune: the tuner's search (tuner::tune) over the operators' workloads (ops/gemm_workload.hpp,
+// ops/conv_workload.hpp), as weft-tune gemm / conv run it: the winner is appended to the tuning
+// database (the one weft-tune writes: $WEFT_TUNING_DB, else ~/.cache/weft/tuning.jsonl) where the
+// operators' config="auto" finds it. The progress bar is the tuner's, drawn only when stderr is a
+// terminal. python/weft/tune.py documents the functions.
+#include <omp.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "buffers.hpp"
+#include "op_config.hpp"
+#include "weft/ops/conv_workload.hpp"
+#include "weft/ops/gemm_workload.hpp"
+#include "weft/tuner/report.hpp"
+#include "weft/tuner/tuner.hpp"
+#include "weft/tuner/tuning_database.hpp"
+
+namespace weft::python {
+
+namespace {
+
+namespace py = pybind11;
+
+jit::DataType tuned_dtype(const std::string& name) {
+  if (name == "f32" || name == "float32") return jit::DataType::f32;
+  if (name == "bf16" || name == "bfloat16") return jit::DataType::bf16;
+  if (name == "f64" || name == "float64") {
+    throw_type_error("argument 'dtype': the operators compute in float32 and bfloat16, not float64");
+  }
+  throw_value_error("argument 'dtype': '" + name + "' is none of 'f32', 'bf16'");
+}
+
+// Measures for `seconds` on `threads` threads, stores the winner and returns it with its figures.
+py::dict tune_and_store(const tuner::Workload& workload, double seconds, int threads, const std::string& caches,
+                        const std::string& database) {
+  if (caches != "warm" && caches != "cold") throw_value_error("argument 'caches' is 'warm' or 'cold', not '" + caches + "'");
+  if (!(seconds > 0)) throw_value_error("argument 'seconds' must be positive, got " + std::to_string(seconds));
+  if (threads < 1) throw_value_error("argument 'threads' must be at least 1, got " + std::to_string(threads));
+  const tuner::TuningDatabase db = database.empty() ? tuner::TuningDatabase() : tuner::TuningDatabase(database);
+  tuner::TunerOptions options;
+  options.threads = threads;
+  options.budget_seconds = seconds;
+  options.cold_caches = caches == "cold";
+  std::optional<tuner::TuningResult> result;
+  {
+    py::gil_scoped_release release;
+    omp_set_num_threads(threads);
+    // A bar on a terminal; nothing in a log or a captured stream.
+    std::optional<tuner::ProgressPrinter> bar;
+    if (isatty(fileno(stderr)) != 0) bar.emplace(stderr, true);
+    result = tuner::tune(workload, options, bar ? bar->callback() : tuner::ProgressCallback{});
+    if (bar) bar->finish();
+    db.append(result->record());
+  }
+  py::dict d;
+  d["config"] = config_dict(result->best.config);
+  d["gflops"] = result->best.gflops();
+  d["default_gflops"] = result->baseline.gflops();
+  d["measured"] = result->measured.size();
+  d["key"] = result->key.to_string();
+  d["database"] = db.path().string();
+  return d;
+}
+
+int team(int threads) {
+  if (threads > 0) return threads;
+  const int requested = requested_threads();
+  return requested > 0 ? requested : omp_get_max_threads();
+}
+
+py::dict tune_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N, std::int64_t K, int layers,
+                   const std::string& dtype, double seconds, int threads, const std::string& caches,
+                   const std::string& database) {
+  const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
+  const ops::GemmSearchOptions search = ops::default_gemm_search(tuned_dtype(dtype));
+  const ops::GemmWorkload workload({M, N, K, layers}, search, pass);
+  return tune_and_store(workload, seconds, team(threads), caches, database);
+}
+
+py::dict tune_conv(const std::string& pass_name, const std::vector<std::int64_t>& sizes, const std::string& dtype,
+                   double seconds, int threads, const std::string& caches, const std::string& database) {
+  const ops::ConvPassKind pass = ops::parse_conv_pass(pass_name);
+  if (sizes.size() != 11) throw_value_error("tune_conv: sizes are N H W C K R S stride_h stride_w pad_h pad_w");
+  const ops::ConvShape shape{.N = sizes[0], .H = sizes[1], .W = sizes[2], .C = sizes[3], .K = sizes[4], .R = sizes[5],
+                             .S = sizes[6], .stride_h = sizes[7], .stride_w = sizes[8], .pad_h = sizes[9], .pad_w = sizes[10]};
+  ops::ConvSearchOptions search;
+  search.dtype = tuned_dtype(dtype);
+  const ops::ConvWorkload workload(shape, pass, search);
+  return tune_and_store(workload, seconds, team(threads), caches, database);
+}
+
+}  // namespace
+
+void bind_tune(py::module_& m) {
+  m.def("tune_gemm", &tune_gemm, py::arg("pass_name"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("layers"),
+        py::arg("dtype"), py::arg("seconds"), py::arg("threads"), py::arg("caches"), py::arg("database"));
+  m.def("tune_conv", &tune_conv, py::arg("pass_name"), py::arg("sizes"), py::arg("dtype"), py::arg("seconds"),
+        py::arg("threads"), py::arg("caches"), py::arg("database"));
+}
+
+}  // namespace weft::python

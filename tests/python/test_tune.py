@@ -1,0 +1,65 @@
+"""weft.tune: a short tuning run returns a configuration that the operators run, stores it in the
+tuning database (a temporary one, by $WEFT_TUNING_DB), and config="auto" then finds it."""
+import json
+
+import numpy as np
+import pytest
+
+import weft
+
+
+@pytest.fixture
+def database(monkeypatch, tmp_path):
+    path = tmp_path / "tuning.jsonl"
+    monkeypatch.setenv("WEFT_TUNING_DB", str(path))
+    monkeypatch.setenv("WEFT_SHIPPED_TUNING_DIR", "")  # no shipped records: auto finds ours or none
+    return path
+
+
+def stored_keys(path):
+    return [json.loads(line)["key"] for line in path.read_text().splitlines()]
+
+
+def test_tuned_gemm_is_stored_and_found_by_auto(rng, database, capfd):
+    M, N, K = 64, 32, 64
+    assert weft.ops.Gemm(M, N, K, config="auto", threads=1).source == "default"
+    best = weft.tune.gemm(M, N, K, seconds=1, threads=1)
+    assert capfd.readouterr().err == ""  # the progress bar is for terminals; pytest's stderr is none
+    assert set(best.config) >= {"loop_string", "bm", "bn", "bk", "kbf", "blocks"}
+    assert best.gflops > 0 and best.measured >= 1 and best.database == str(database)
+    assert len(stored_keys(database)) == 1
+    x, w = rng.standard_normal((N, K)).astype(np.float32), rng.standard_normal((M, K)).astype(np.float32)
+    expected = x.astype(np.float64) @ w.T
+    explicit = weft.ops.Gemm(M, N, K, config=best, threads=1)
+    assert explicit.source == "explicit"
+    weft.ops.clear_cache()  # the "auto" operator above was prepared before the record existed
+    tuned = weft.ops.Gemm(M, N, K, config="auto", threads=1)
+    assert tuned.source == "tuned (exact hit)"
+    assert tuned.description.split()[2] == best.config["loop_string"]
+    for op in (explicit, tuned):
+        np.testing.assert_allclose(op(x, w), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_tuned_backward_and_convolution_configurations_run(rng, database):
+    best = weft.tune.gemm(32, 32, 64, direction="backward_weights", seconds=1, threads=1)
+    dy, x = rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 64)).astype(np.float32)
+    np.testing.assert_allclose(weft.ops.gemm_backward_weights(dy, x, config=best, threads=1), dy.T.astype(np.float64) @ x,
+                               rtol=1e-5, atol=1e-4)
+    conv = weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, padding=1, seconds=1, threads=1, caches="warm")
+    assert {"loop_string", "bc", "bk"} <= set(conv.config)
+    xc, wc = rng.standard_normal((1, 8, 6, 6)).astype(np.float32), rng.standard_normal((8, 8, 3, 3)).astype(np.float32)
+    reference = weft.ops.conv2d(xc, wc, padding=1, config="default", threads=1)
+    np.testing.assert_allclose(weft.ops.conv2d(xc, wc, padding=1, config=conv, threads=1), reference, rtol=1e-5, atol=1e-4)
+    assert len(stored_keys(database)) == 2
+
+
+def test_tune_errors_name_the_argument(database):
+    with pytest.raises(ValueError, match="argument 'direction'"):
+        weft.tune.gemm(32, 32, 32, direction="sideways")
+    with pytest.raises(ValueError, match="argument 'seconds' must be positive"):
+        weft.tune.gemm(32, 32, 32, seconds=0)
+    with pytest.raises(ValueError, match="argument 'caches' is 'warm' or 'cold'"):
+        weft.tune.gemm(32, 32, 32, caches="hot")
+    with pytest.raises(TypeError, match="argument 'dtype'.*not float64"):
+        weft.tune.gemm(32, 32, 32, dtype="f64")
+    assert not database.exists()
