@@ -6,7 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
+#include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <variant>
@@ -60,6 +61,7 @@ void plain_floats(const ConvOperandLayout& layout, const float* blocked, float* 
   }
 }
 
+template <class Pass>
 class ConvOp : public PreparedOp {
  public:
   void to_blocked(std::size_t i, const void* plain, void* blocked) const override {
@@ -95,12 +97,10 @@ class ConvOp : public PreparedOp {
   }
 
  protected:
-  void describe(jit::DataType dtype, std::string source, std::string description, int threads) {
-    dtype_ = dtype;
-    threads_ = threads;
-    source_ = std::move(source);
-    description_ = std::move(description);
+  template <class Config>
+  ConvOp(const Config& config, ConfigOrigin origin, int threads) : PreparedOp(config.dtype, std::move(origin), threads) {
     omp_set_num_threads(threads);  // the team the loop nests (and the update's partial filters) are built for
+    pass_.emplace(config);
   }
 
   void add(std::string name, std::vector<std::int64_t> shape, bool output, ConvOperandLayout layout) {
@@ -108,96 +108,71 @@ class ConvOp : public PreparedOp {
     layouts_.push_back(std::move(layout));
   }
 
+  std::optional<Pass> pass_;
   std::vector<ConvOperandLayout> layouts_;
 };
 
-std::vector<std::int64_t> nchw(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) { return {n, c, h, w}; }
+// The plain shapes: the input (N, C, H, W), the output (N, K, P, Q), the filter (K, C, R, S).
+std::vector<std::int64_t> input_nchw(const ops::ConvShape& s) { return {s.N, s.C, s.H, s.W}; }
+std::vector<std::int64_t> output_nchw(const ops::ConvShape& s) { return {s.N, s.K, s.ofh(), s.ofw()}; }
+std::vector<std::int64_t> filter_kcrs(const ops::ConvShape& s) { return {s.K, s.C, s.R, s.S}; }
 
 // Forward: operands x, w, b (with bias), y.
-class ConvForwardOp : public ConvOp {
+class ConvForwardOp : public ConvOp<ops::ConvFwd> {
  public:
-  ConvForwardOp(const ops::ConvFwdConfig& config, std::string source, std::string description, int threads) {
-    this->describe(config.dtype, std::move(source), std::move(description), threads);
-    pass_.emplace(config);
-    const ops::ConvShape& s = config.shape;
-    add("x", nchw(s.N, s.C, s.H, s.W), false, pass_->input_layout());
-    add("w", nchw(s.K, s.C, s.R, s.S), false, pass_->filter_layout());
-    if (config.with_bias) add("b", {s.K}, false, BiasLayout{config.k_blocking()});
-    add("y", nchw(s.N, s.K, s.ofh(), s.ofw()), true, pass_->output_layout());
+  ConvForwardOp(const ops::ConvFwdConfig& config, ConfigOrigin origin, int threads)
+      : ConvOp(config, std::move(origin), threads) {
+    add("x", input_nchw(config.shape), false, pass_->input_layout());
+    add("w", filter_kcrs(config.shape), false, pass_->filter_layout());
+    if (config.with_bias) add("b", {config.shape.K}, false, BiasLayout{config.k_blocking()});
+    add("y", output_nchw(config.shape), true, pass_->output_layout());
   }
 
   void run(std::span<void* const> b) const override {
     const bool bias = pass_->config().with_bias;
     pass_->run(b[0], b[1], bias ? b[2] : nullptr, b[bias ? 3 : 2]);
   }
-
- private:
-  std::optional<ops::ConvFwd> pass_;
 };
 
-// Backward by data: operands dy, w, dx.
-class ConvBackwardDataOp : public ConvOp {
+// Backward by data: operands dy, w -> dx; the pass takes (w, dy, dx).
+class ConvBackwardDataOp : public ConvOp<ops::ConvBwd> {
  public:
-  ConvBackwardDataOp(const ops::ConvBwdConfig& config, std::string source, std::string description, int threads) {
-    this->describe(config.dtype, std::move(source), std::move(description), threads);
-    pass_.emplace(config);
-    const ops::ConvShape& s = config.shape;
-    add("dy", nchw(s.N, s.K, s.ofh(), s.ofw()), false, pass_->grad_output_layout());
-    add("w", nchw(s.K, s.C, s.R, s.S), false, pass_->filter_layout());
-    add("dx", nchw(s.N, s.C, s.H, s.W), true, pass_->grad_input_layout());
+  ConvBackwardDataOp(const ops::ConvBwdConfig& c, ConfigOrigin origin, int threads) : ConvOp(c, std::move(origin), threads) {
+    add("dy", output_nchw(c.shape), false, pass_->grad_output_layout());
+    add("w", filter_kcrs(c.shape), false, pass_->filter_layout());
+    add("dx", input_nchw(c.shape), true, pass_->grad_input_layout());
   }
 
   void run(std::span<void* const> b) const override { pass_->run(b[1], b[0], b[2]); }
-
- private:
-  std::optional<ops::ConvBwd> pass_;
 };
 
-// Backward by weights: operands dy, x, dw.
-class ConvBackwardWeightsOp : public ConvOp {
+// Backward by weights: operands dy, x -> dw; the pass takes (x, dy, dw).
+class ConvBackwardWeightsOp : public ConvOp<ops::ConvUpd> {
  public:
-  ConvBackwardWeightsOp(const ops::ConvUpdConfig& config, std::string source, std::string description, int threads) {
-    this->describe(config.dtype, std::move(source), std::move(description), threads);
-    pass_.emplace(config);
-    const ops::ConvShape& s = config.shape;
-    add("dy", nchw(s.N, s.K, s.ofh(), s.ofw()), false, pass_->grad_output_layout());
-    add("x", nchw(s.N, s.C, s.H, s.W), false, pass_->input_layout());
-    add("dw", nchw(s.K, s.C, s.R, s.S), true, pass_->filter_layout());
+  ConvBackwardWeightsOp(const ops::ConvUpdConfig& c, ConfigOrigin origin, int threads) : ConvOp(c, std::move(origin), threads) {
+    add("dy", output_nchw(c.shape), false, pass_->grad_output_layout());
+    add("x", input_nchw(c.shape), false, pass_->input_layout());
+    add("dw", filter_kcrs(c.shape), true, pass_->filter_layout());
   }
 
   void run(std::span<void* const> b) const override { pass_->run(b[1], b[0], b[2]); }
-
- private:
-  std::optional<ops::ConvUpd> pass_;
 };
-
-template <class Config>
-tuner::TunedChoice<Config> choose_conv_config(const ops::ConvDesc& desc, const OpConfig& config, int threads,
-                                              const std::function<Config(const tuner::TunedConfig&)>& from_tuned) {
-  omp_set_num_threads(threads);  // the update's check of a tuned record counts this team
-  switch (config.kind) {
-    case OpConfig::Kind::explicit_config: {
-      Config c = from_tuned(config.explicit_config);
-      const Config described = ops::conv_config<Config>(desc);  // dtype and fusions from the descriptor
-      c.dtype = described.dtype;
-      if constexpr (std::is_same_v<Config, ops::ConvFwdConfig>) {
-        c.with_bias = described.with_bias;
-        c.with_relu = described.with_relu;
-      }
-      return {c, tuner::ConfigSource::heuristic, "explicit"};
-    }
-    case OpConfig::Kind::tuned: return ops::best_conv_config(ops::conv_config<Config>(desc), threads);
-    case OpConfig::Kind::machine_default: break;
-  }
-  return {ops::default_conv_config<Config>(desc, threads), tuner::ConfigSource::heuristic, "the machine's default"};
-}
 
 template <class Op, class Config>
 std::shared_ptr<PreparedOp> make(const ops::ConvDesc& desc, const OpConfig& request, int threads,
                                  Config (*from_tuned)(const tuner::TunedConfig&, const ops::ConvShape&)) {
-  const tuner::TunedChoice<Config> choice = choose_conv_config<Config>(
-      desc, request, threads, [&](const tuner::TunedConfig& c) { return from_tuned(c, desc.shape); });
-  return std::make_shared<Op>(choice.config, source_name(request, choice.source), description(request, choice), threads);
+  omp_set_num_threads(threads);  // the update's check of a tuned record counts this team
+  auto [config, origin] = choose_config(
+      request, ops::conv_config<Config>(desc), [&](const tuner::TunedConfig& tuned) { return from_tuned(tuned, desc.shape); },
+      [](Config& chosen, const Config& described) {
+        if constexpr (std::is_same_v<Config, ops::ConvFwdConfig>) {
+          chosen.with_bias = described.with_bias;
+          chosen.with_relu = described.with_relu;
+        }
+      },
+      [&] { return ops::best_conv_config(ops::conv_config<Config>(desc), threads); },
+      [&] { return ops::default_conv_config<Config>(desc, threads); });
+  return std::make_shared<Op>(config, std::move(origin), threads);
 }
 
 }  // namespace

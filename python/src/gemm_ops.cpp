@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -68,11 +69,7 @@ class GemmOp : public PreparedOp {
 
  protected:
   template <class Config>
-  void prepare(const Config& config, std::string source, std::string description, int threads) {
-    dtype_ = config.dtype;
-    threads_ = threads;
-    source_ = std::move(source);
-    description_ = std::move(description);
+  GemmOp(const Config& config, ConfigOrigin origin, int threads) : PreparedOp(config.dtype, std::move(origin), threads) {
     omp_set_num_threads(threads);  // the team the loop nests are built for
     pass_.emplace(config);
   }
@@ -83,17 +80,21 @@ class GemmOp : public PreparedOp {
     codecs_.push_back(codec);
   }
 
+  // run() of the two backward passes: the blocked operands in the pass's order.
+  template <class T>
+  void run_pass(const void* first, const void* second, void* out) const {
+    pass_->run(static_cast<const T*>(first), static_cast<const T*>(second), static_cast<T*>(out));
+  }
+
   std::optional<Pass> pass_;
   std::vector<GemmOperand> codecs_;
 };
-
 // Forward and MLP: operands x, w (per layer), b (per layer, with bias), y.
 class GemmForwardOp : public GemmOp<ops::GemmFwd> {
  public:
-  GemmForwardOp(const ops::GemmFwdConfig& config, std::string source, std::string description, int threads) {
-    prepare(config, std::move(source), std::move(description), threads);
+  GemmForwardOp(const ops::GemmFwdConfig& config, ConfigOrigin origin, int threads)
+      : GemmOp(config, std::move(origin), threads), layers_(config.n_layers) {
     const ops::GemmPassLayout l = pass_->layout();
-    layers_ = config.n_layers;
     const std::int64_t M = config.M, N = config.N, K = config.K;
     const auto named = [&](const char* base, int layer) {
       return layers_ == 1 ? std::string(base) : base + std::to_string(layer);
@@ -101,12 +102,10 @@ class GemmForwardOp : public GemmOp<ops::GemmFwd> {
     add("x", {N, K}, false, {l.right, MatrixOrder::column_major});
     for (int layer = 0; layer < layers_; ++layer) add(named("w", layer), {M, K}, false, {l.left, MatrixOrder::row_major});
     if (config.fuse_bias) {
-      for (int layer = 0; layer < layers_; ++layer) {
-        GemmOperand bias;
-        bias.bias_size = M;
-        bias.bias_padded = pass_->m_blocking().padded();
-        add(named("b", layer), {M}, false, bias);
-      }
+      GemmOperand bias;
+      bias.bias_size = M;
+      bias.bias_padded = pass_->m_blocking().padded();
+      for (int layer = 0; layer < layers_; ++layer) add(named("b", layer), {M}, false, bias);
     }
     add("y", {N, M}, true, {l.out, MatrixOrder::column_major});
     // An MLP's inner layers write blocked activations that nobody outside sees.
@@ -135,62 +134,52 @@ class GemmForwardOp : public GemmOp<ops::GemmFwd> {
   mutable std::vector<std::vector<std::byte>> hidden_;
 };
 
-// Backward by data: operands dy, w, dx.
+// Backward by data: operands dy, w -> dx; the pass takes (w, dy, dx).
 class GemmBackwardDataOp : public GemmOp<ops::GemmBwd> {
  public:
-  GemmBackwardDataOp(const ops::GemmBwdConfig& config, std::string source, std::string description, int threads) {
-    prepare(config, std::move(source), std::move(description), threads);
+  GemmBackwardDataOp(const ops::GemmBwdConfig& c, ConfigOrigin origin, int threads) : GemmOp(c, std::move(origin), threads) {
     const ops::GemmPassLayout l = pass_->layout();
-    add("dy", {config.N, config.M}, false, {l.right, MatrixOrder::column_major});
-    add("w", {config.M, config.K}, false, {l.left, MatrixOrder::row_major});
-    add("dx", {config.N, config.K}, true, {l.out, MatrixOrder::column_major});
+    add("dy", {c.N, c.M}, false, {l.right, MatrixOrder::column_major});
+    add("w", {c.M, c.K}, false, {l.left, MatrixOrder::row_major});
+    add("dx", {c.N, c.K}, true, {l.out, MatrixOrder::column_major});
   }
 
   void run(std::span<void* const> b) const override {
-    on_element_type(dtype_, [&]<class T>(T) { pass_->run(static_cast<const T*>(b[1]), static_cast<const T*>(b[0]), static_cast<T*>(b[2])); });
+    on_element_type(dtype_, [&]<class T>(T) { run_pass<T>(b[1], b[0], b[2]); });
   }
 };
 
-// Backward by weights: operands dy, x, dw.
+// Backward by weights: operands dy, x -> dw, in the pass's order.
 class GemmBackwardWeightsOp : public GemmOp<ops::GemmUpd> {
  public:
-  GemmBackwardWeightsOp(const ops::GemmUpdConfig& config, std::string source, std::string description, int threads) {
-    prepare(config, std::move(source), std::move(description), threads);
+  GemmBackwardWeightsOp(const ops::GemmUpdConfig& c, ConfigOrigin origin, int threads) : GemmOp(c, std::move(origin), threads) {
     const ops::GemmPassLayout l = pass_->layout();
-    add("dy", {config.N, config.M}, false, {l.left, MatrixOrder::column_major});
-    add("x", {config.N, config.K}, false, {l.right, MatrixOrder::column_major});
-    add("dw", {config.M, config.K}, true, {l.out, MatrixOrder::row_major});
+    add("dy", {c.N, c.M}, false, {l.left, MatrixOrder::column_major});
+    add("x", {c.N, c.K}, false, {l.right, MatrixOrder::column_major});
+    add("dw", {c.M, c.K}, true, {l.out, MatrixOrder::row_major});
   }
 
   void run(std::span<void* const> b) const override {
-    on_element_type(dtype_, [&]<class T>(T) { pass_->run(static_cast<const T*>(b[0]), static_cast<const T*>(b[1]), static_cast<T*>(b[2])); });
+    on_element_type(dtype_, [&]<class T>(T) { run_pass<T>(b[0], b[1], b[2]); });
   }
 };
-
-// The pass's configuration as `config` asks, with where it came from and its one-line description.
-template <class Config>
-tuner::TunedChoice<Config> choose_gemm_config(const ops::GemmDesc& desc, const OpConfig& config, int threads) {
-  switch (config.kind) {
-    case OpConfig::Kind::explicit_config: {
-      Config c = ops::to_gemm_pass_config<Config>(config.explicit_config, {desc.M, desc.N, desc.K, desc.layers}, threads);
-      const Config described = ops::gemm_config<Config>(desc);  // dtype and fusions from the descriptor
-      c.dtype = described.dtype;
-      if constexpr (std::is_same_v<Config, ops::GemmFwdConfig>) {
-        c.fuse_bias = described.fuse_bias;
-        c.fuse_relu = described.fuse_relu;
-      }
-      return {c, tuner::ConfigSource::heuristic, "explicit"};
-    }
-    case OpConfig::Kind::tuned: return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads);
-    case OpConfig::Kind::machine_default: break;
-  }
-  return {ops::default_gemm_config<Config>(desc, threads), tuner::ConfigSource::heuristic, "the machine's default"};
-}
 
 template <class Op, class Config>
 std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& request, int threads) {
-  const tuner::TunedChoice<Config> choice = choose_gemm_config<Config>(desc, request, threads);
-  return std::make_shared<Op>(choice.config, source_name(request, choice.source), description(request, choice), threads);
+  auto [config, origin] = choose_config(
+      request, ops::gemm_config<Config>(desc),
+      [&](const tuner::TunedConfig& tuned) {
+        return ops::to_gemm_pass_config<Config>(tuned, {desc.M, desc.N, desc.K, desc.layers}, threads);
+      },
+      [](Config& chosen, const Config& described) {
+        if constexpr (std::is_same_v<Config, ops::GemmFwdConfig>) {
+          chosen.fuse_bias = described.fuse_bias;
+          chosen.fuse_relu = described.fuse_relu;
+        }
+      },
+      [&] { return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads); },
+      [&] { return ops::default_gemm_config<Config>(desc, threads); });
+  return std::make_shared<Op>(config, std::move(origin), threads);
 }
 
 }  // namespace

@@ -13,8 +13,10 @@
 #include <pybind11/pybind11.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "prepared_op.hpp"
 #include "weft/tuner/tuned_config.hpp"
 #include "weft/tuner/tuned_lookup.hpp"
 
@@ -40,11 +42,25 @@ std::vector<std::string> knob_names_of(const tuner::Knobs& knobs);
 // "tuned (exact hit)" or "tuned (nearest tuned shape)".
 std::string source_name(const OpConfig& request, tuner::ConfigSource found);
 
-// PreparedOp::description(): the lookup's own description of its choice, or an explicit
-// configuration in the tuner's one-line form (it was looked up nowhere).
-template <class Config>
-std::string description(const OpConfig& request, const tuner::TunedChoice<Config>& choice) {
-  return request.kind == OpConfig::Kind::explicit_config ? request.explicit_config.to_string() : choice.describe();
+// A pass's configuration as `request` asks: explicit (from_tuned(request's TunedConfig), keeping
+// what the descriptor says: keep_descriptor(config, described)), tuned (lookup()) or the machine's
+// default (machine_default()); with its origin for PreparedOp: the lookup's own description of
+// its choice, or an explicit configuration in the tuner's one-line form (it was looked up nowhere).
+template <class Config, class FromTuned, class KeepDescriptor, class Lookup, class MachineDefault>
+std::pair<Config, ConfigOrigin> choose_config(const OpConfig& request, const Config& described, FromTuned from_tuned,
+                                              KeepDescriptor keep_descriptor, Lookup lookup,
+                                              MachineDefault machine_default) {
+  if (request.kind == OpConfig::Kind::explicit_config) {
+    Config config = from_tuned(request.explicit_config);
+    config.dtype = described.dtype;
+    keep_descriptor(config, described);
+    return {config, {source_name(request, tuner::ConfigSource::heuristic), request.explicit_config.to_string()}};
+  }
+  const tuner::TunedChoice<Config> choice =
+      request.kind == OpConfig::Kind::tuned
+          ? lookup()
+          : tuner::TunedChoice<Config>{machine_default(), tuner::ConfigSource::heuristic, "the machine's default"};
+  return {choice.config, {source_name(request, choice.source), choice.describe()}};
 }
 
 }  // namespace weft::python

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/jit/data_type.hpp"
@@ -29,16 +30,20 @@ struct Operand {
   bool output = false;               // written by run(); the others are read
 };
 
+// Where a configuration came from ("explicit", "default", "tuned (exact hit)", "tuned (nearest
+// tuned shape)") and the configuration in one line (loop string, tiles, knobs).
+struct ConfigOrigin {
+  std::string source, description;
+};
+
 class PreparedOp {
  public:
   virtual ~PreparedOp() = default;
 
   const std::vector<Operand>& operands() const { return operands_; }
   jit::DataType dtype() const { return dtype_; }
-  // Where the configuration came from ("explicit", "default", "exact hit", "nearest tuned shape",
-  // "heuristic") and the configuration in one line (loop string, tiles, knobs).
-  const std::string& source() const { return source_; }
-  const std::string& description() const { return description_; }
+  const std::string& source() const { return origin_.source; }
+  const std::string& description() const { return origin_.description; }
   // The OpenMP team the operator was prepared for (and runs with).
   int threads() const { return threads_; }
 
@@ -53,10 +58,13 @@ class PreparedOp {
   std::mutex& run_lock() const { return run_mutex_; }
 
  protected:
+  PreparedOp(jit::DataType dtype, ConfigOrigin origin, int threads)
+      : dtype_(dtype), origin_(std::move(origin)), threads_(threads) {}
+
   std::vector<Operand> operands_;
-  jit::DataType dtype_ = jit::DataType::f32;
-  std::string source_, description_;
-  int threads_ = 1;
+  const jit::DataType dtype_;
+  const ConfigOrigin origin_;
+  const int threads_;
 
  private:
   mutable std::mutex run_mutex_;

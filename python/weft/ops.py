@@ -171,25 +171,28 @@ class Gemm(_Operator):
         return self._call(arrays, out, layout)
 
 
-class GemmBackwardData(_Operator):
+class _GemmBackward(_Operator):
+    def __init__(self, pass_name, M, N, K, dtype, config, threads):
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        super().__init__(("gemm_" + pass_name, M, N, K, dtype, _frozen(config), threads),
+                         lambda: _weft.prepare_gemm(pass_name, M, N, K, dtype, 1, False, False, config, threads))
+
+
+class GemmBackwardData(_GemmBackward):
     """dx (N, K) = dy (N, M) @ w (M, K): the input's gradient of Gemm."""
 
     def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
-        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
-        super().__init__(("gemm_bwd", M, N, K, dtype, _frozen(config), threads),
-                         lambda: _weft.prepare_gemm("bwd", M, N, K, dtype, 1, False, False, config, threads))
+        super().__init__("bwd", M, N, K, dtype, config, threads)
 
     def __call__(self, dy, w, out=None, layout="plain"):
         return self._call([dy, w], out, layout)
 
 
-class GemmBackwardWeights(_Operator):
+class GemmBackwardWeights(_GemmBackward):
     """dw (M, K) = dy (N, M).T @ x (N, K): the weights' gradient of Gemm."""
 
     def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
-        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
-        super().__init__(("gemm_upd", M, N, K, dtype, _frozen(config), threads),
-                         lambda: _weft.prepare_gemm("upd", M, N, K, dtype, 1, False, False, config, threads))
+        super().__init__("upd", M, N, K, dtype, config, threads)
 
     def __call__(self, dy, x, out=None, layout="plain"):
         return self._call([dy, x], out, layout)
@@ -317,22 +320,24 @@ def conv2d(x, w, b=None, stride=1, padding=0, relu=False, out=None, config="auto
 def conv2d_backward_data(dy, w, input_shape, stride=1, padding=0, out=None, config="auto", dtype=None, threads=None):
     """dx (input_shape: N, C, H, W) from dy (N, K, P, Q) and w (K, C, R, S), as
     torch.nn.grad.conv2d_input(input_shape, w, dy, stride, padding)."""
-    _shape(dy, "dy", 4, "(N, K, P, Q)")
     K, _, R, S = _shape(w, "w", 4, "(K, C, R, S)")
     N, C, H, W = _shape_tuple(input_shape, "input_shape")
-    op = Conv2dBackwardData(N, C, H, W, K, R, S, stride, padding, _kind(dy, "dy", dtype), config, threads)
-    return op(dy, w, out=out)
+    return _conv_backward(Conv2dBackwardData, dy, w, (N, C, H, W, K, R, S), stride, padding, out, config, dtype, threads)
 
 
 def conv2d_backward_weights(dy, x, weight_shape, stride=1, padding=0, out=None, config="auto", dtype=None,
                             threads=None):
     """dw (weight_shape: K, C, R, S) from dy (N, K, P, Q) and x (N, C, H, W), as
     torch.nn.grad.conv2d_weight(x, weight_shape, dy, stride, padding)."""
-    _shape(dy, "dy", 4, "(N, K, P, Q)")
     N, C, H, W = _shape(x, "x", 4, "(N, C, H, W)")
     K, _, R, S = _shape_tuple(weight_shape, "weight_shape")
-    op = Conv2dBackwardWeights(N, C, H, W, K, R, S, stride, padding, _kind(dy, "dy", dtype), config, threads)
-    return op(dy, x, out=out)
+    return _conv_backward(Conv2dBackwardWeights, dy, x, (N, C, H, W, K, R, S), stride, padding, out, config, dtype, threads)
+
+
+def _conv_backward(operator, dy, other, sizes, stride, padding, out, config, dtype, threads):
+    _shape(dy, "dy", 4, "(N, K, P, Q)")
+    op = operator(*sizes, stride, padding, _kind(dy, "dy", dtype), config, threads)
+    return op(dy, other, out=out)
 
 
 def _shape_tuple(shape, name):

@@ -2,13 +2,12 @@
 torch.nn.functional), in float32 and bfloat16 within the documented bound, blocked against plain,
 the cache of prepared operators, configurations, errors naming the argument, and the GIL."""
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import weft
-from conftest import bf16_bits, bf16_values
+from conftest import assert_call_lets_other_threads_run, bf16_bits, bf16_values
 
 F32_TOLERANCE = 1e-5
 
@@ -280,25 +279,7 @@ def test_an_operator_lets_other_python_threads_run(rng):
     x, w = normal(rng, (size, size)), normal(rng, (size, size))
     op = weft.ops.Gemm(size, size, size, threads=1, config="default")  # leaves a core to this thread
     op(x, w)
-    finished = threading.Event()
-    call = []
-
-    def operator_thread():
-        begin = time.perf_counter()
-        op(x, w)
-        call.extend([begin, time.perf_counter()])
-        finished.set()
-
-    stamps = []
-    thread = threading.Thread(target=operator_thread)
-    thread.start()
-    while not finished.is_set():
-        stamps.append(time.perf_counter())
-    thread.join()
-    begin, end = call
-    quarter = (end - begin) / 4
-    assert end - begin > 0.05
-    assert sum(begin + quarter < stamp < end - quarter for stamp in stamps) >= 10
+    assert_call_lets_other_threads_run(lambda: op(x, w))
 
 
 def test_two_threads_share_one_operator(rng):

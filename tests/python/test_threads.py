@@ -1,11 +1,11 @@
 """Kernels called from several Python threads at once: the GIL is released around every kernel,
 and each call is correct whatever the other threads run."""
 import threading
-import time
 
 import numpy as np
 
 import weft
+from conftest import assert_call_lets_other_threads_run
 
 
 def run_in_threads(work, threads=2):
@@ -57,33 +57,12 @@ def test_two_threads_share_one_einsum_tree():
 
 
 def test_a_kernel_call_lets_other_python_threads_run():
-    # This thread notes the time as often as it can while another runs one long einsum. Had the
-    # kernel kept the GIL, no note could fall in the middle half of the call (the Python around the
-    # kernel takes well under a quarter of it); a loaded machine delays this thread, not for that long.
     rng = np.random.default_rng(9)
     a, b = rng.standard_normal((1280, 1280)), rng.standard_normal((1280, 1280))
     threads = weft.get_num_threads()
     weft.set_num_threads(1)  # leaves a core to this thread
     try:
         weft.einsum("ij,jk->ik", a, b)  # the kernels are generated before the measured call
-        finished = threading.Event()
-        call = []
-
-        def kernel_thread():
-            begin = time.perf_counter()
-            weft.einsum("ij,jk->ik", a, b)
-            call.extend([begin, time.perf_counter()])
-            finished.set()
-
-        stamps = []
-        thread = threading.Thread(target=kernel_thread)
-        thread.start()
-        while not finished.is_set():
-            stamps.append(time.perf_counter())
-        thread.join()
+        assert_call_lets_other_threads_run(lambda: weft.einsum("ij,jk->ik", a, b))
     finally:
         weft.set_num_threads(threads)
-    begin, end = call
-    quarter = (end - begin) / 4
-    assert end - begin > 0.05  # long enough to tell
-    assert sum(begin + quarter < stamp < end - quarter for stamp in stamps) >= 10
