@@ -9,9 +9,15 @@
    round by round, on the seed's einsum trees and a matrix chain. On the trees the peers evaluate
    the tree node by node, one two-operand einsum per node (bench/tensor/einsum_peers.py's
    evaluation: the contractions weft performs; NumPy on a whole tree took minutes there); on the
-   chain they get the whole expression (NumPy picks its path, torch 1.13 goes left to right).
+   chain they get the whole expression (NumPy picks its path, torch 1.13 goes left to right);
+3. weft.ops.gemm (a linear layer, y = x @ w.T) on 1024^3 and 2048^3 next to NumPy (x @ w.T,
+   OpenBLAS) and torch.nn.functional.linear, and weft.ops.conv2d on ResNet-50 layers
+   (samples/conv/resnet50_layers.txt, batch N = the threads) next to torch.nn.functional.conv2d
+   (oneDNN), fp32, interleaved the same way. weft runs twice: on plain arrays ("plain": the
+   conversions into and out of its blocked layouts included, what weft.ops.gemm(x, w) costs) and
+   on blocked ones ("blocked": the prepared operator alone, for callers who keep tensors blocked).
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_python.py [--rounds 5] [--quick]
+    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_python.py [--rounds 5] [--quick] [--only ops]
 
 --quick divides every einsum dimension by 2 (a smoke run). --threads (default: every core) is given
 to weft.set_num_threads and torch.set_num_threads (importing torch sets the calling thread's
@@ -36,6 +42,12 @@ try:
     import torch
 except ImportError:  # the torch column is left out
     torch = None
+
+# ResNet-50 layers of samples/conv/resnet50_layers.txt (by id): a 3x3 and a 1x1 of each stage, and
+# a strided 3x3.
+RESNET_LAYERS = (3, 4, 7, 11, 16, 17, 23)
+RESNET_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "conv",
+                           "resnet50_layers.txt")
 
 # A chain whose cheapest order (b-c-d first: 2.7 GFLOP) is not left to right (6.4 GFLOP).
 MATRIX_CHAIN = ("ab,bc,cd,de->ae", {"a": 2048, "b": 256, "c": 2048, "d": 256, "e": 2048})
@@ -102,11 +114,57 @@ def cheapest_flops(subscripts, shapes):
     return next(float(line.split(":")[1]) for line in report.splitlines() if "Optimized FLOP count" in line)
 
 
+def resnet_layers(ids):
+    """(name, H, W, C, K, R, S, stride, pad) of the listed layers."""
+    with open(RESNET_FILE) as layers:
+        for line in layers:
+            fields = line.split("#")[0].split("|")[0].split()
+            if fields and int(fields[0]) in ids:
+                yield (fields[1], *(int(v) for v in fields[2:10]))
+
+
+def report_ops(rows, rounds):
+    """weft.ops next to NumPy and torch: one line per case, medians of interleaved calls."""
+    print(f"{'case':<44} {'GFLOP':>7} {'weft plain':>11} {'weft blocked':>13} {'numpy':>10} {'torch':>10} "
+          f"{'best peer / weft (plain, blocked)':>34}  weft config")
+    for name, gflop, op, plain_args, peers in rows:
+        blocked_args = [op.to_blocked(o["name"], a) for o, a in zip(op.operands, plain_args)]
+        functions = {"plain": lambda: op(*plain_args), "blocked": lambda: op(*blocked_args, layout="blocked")}
+        functions.update(peers)
+        medians = interleaved(functions, rounds)
+        best = min(medians[key] for key in peers)
+        fmt = lambda key: f"{medians[key] * 1e3:.2f} ms" if key in medians else "-"  # noqa: E731
+        print(f"{name:<44} {gflop:>7.2f} {fmt('plain'):>11} {fmt('blocked'):>13} {fmt('numpy'):>10} {fmt('torch'):>10} "
+              f"{best / medians['plain']:>24.2f}x, {best / medians['blocked']:.2f}x  {op.source}")
+
+
+def ops_rows(threads, rng):
+    for size in (1024, 2048):
+        x, w = (rng.uniform(-1, 1, (size, size)).astype(np.float32) for _ in range(2))
+        peers = {"numpy": lambda x=x, w=w: x @ w.T}
+        if torch is not None:
+            xt, wt = torch.from_numpy(x), torch.from_numpy(w)
+            peers["torch"] = lambda xt=xt, wt=wt: torch.nn.functional.linear(xt, wt)
+        yield (f"ops.gemm {size}^3", 2 * size ** 3 / 1e9, weft.ops.Gemm(size, size, size), [x, w], peers)
+    if torch is None:
+        return
+    for name, H, W, C, K, R, S, stride, pad in resnet_layers(RESNET_LAYERS):
+        x = rng.uniform(-1, 1, (threads, C, H, W)).astype(np.float32)
+        w = rng.uniform(-1, 1, (K, C, R, S)).astype(np.float32)
+        op = weft.ops.Conv2d(threads, C, H, W, K, R, S, stride, pad)
+        P, Q = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
+        xt, wt = torch.from_numpy(x), torch.from_numpy(w)
+        peers = {"torch": lambda xt=xt, wt=wt, s=stride, p=pad: torch.nn.functional.conv2d(xt, wt, stride=s, padding=p)}
+        yield (f"ops.conv2d {name} {C}x{H}x{W} {K}x{R}x{S}/{stride}", 2 * threads * K * C * R * S * P * Q / 1e9, op,
+               [x, w], peers)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--only", choices=("einsum", "ops"), help="run one part (the overhead line always)")
     args = parser.parse_args()
     weft.set_num_threads(args.threads)
     if torch is not None:
@@ -119,6 +177,10 @@ def main():
           f"overhead {(python - kernel) * 1e6:.2f} us per call (medians; of the fastest batches {least * 1e6:.2f} us)")
 
     rng = np.random.default_rng(2)
+    if args.only != "einsum":
+        report_ops(list(ops_rows(args.threads, rng)), args.rounds)
+    if args.only == "ops":
+        return
     print(f"{'case':<40} {'GFLOP':>7} {'weft.einsum':>12} {'einsum_tree':>12} {'numpy':>10} {'torch':>10} {'best peer / weft':>16}")
     for name, tree, root, subscripts, shapes, gflop in einsum_cases(args.quick):
         operands = [rng.uniform(-1, 1, shape).astype(np.float32) for shape in shapes]
