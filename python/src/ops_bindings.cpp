@@ -59,21 +59,25 @@ DataType op_dtype(py::handle dtype) {
 
 std::string dtype_words(DataType dtype) { return dtype == DataType::bf16 ? "bfloat16" : "float32"; }
 
-ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string& name, Access access,
-                       const std::vector<std::int64_t>* shape, std::int64_t elements) {
+// `array`, given as argument `name`, holding operand `o` plain (its shape) or blocked (its element
+// count).
+enum class Form { plain, blocked };
+
+ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string& name, Access access, const Operand& o,
+                       Form form) {
   ArrayView view = view_array(array, name, access, op.dtype() == DataType::bf16 ? Uint16As::bf16 : Uint16As::error);
   if (view.dtype != op.dtype()) {
     throw_type_error("argument '" + name + "' holds " + std::string(jit::to_string(view.dtype)) +
                      ", but the operator computes in " + dtype_words(op.dtype()) +
                      (view.dtype == DataType::f64 ? " (weft.ops offers no float64)" : ""));
   }
-  if (shape != nullptr && view.shape != *shape) {
-    throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ", expected " + shape_text(*shape));
+  if (form == Form::plain && view.shape != o.shape) {
+    throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ", expected " + shape_text(o.shape));
   }
-  if (shape == nullptr && view.elements() != elements) {
-    throw_value_error("argument '" + name + "' has " + std::to_string(view.elements()) +
-                      " elements, the blocked layout holds " + std::to_string(elements) +
-                      " (op.blocked_size('" + name + "'))");
+  if (form == Form::blocked && view.elements() != o.blocked_elements) {
+    throw_value_error("argument '" + name + "' has " + std::to_string(view.elements()) + " elements, the blocked layout" +
+                      (name == o.name ? "" : " of '" + o.name + "'") + " holds " + std::to_string(o.blocked_elements) +
+                      " (op.blocked_size('" + o.name + "'))");
   }
   return view;
 }
@@ -95,10 +99,10 @@ void run_plain(const BoundOp& bound, const py::sequence& inputs, py::handle out)
   std::size_t next_input = 0;
   for (const Operand& o : operands) {
     if (o.output) {
-      views.push_back(checked_view(op, out, "out", Access::write, &o.shape, 0));
+      views.push_back(checked_view(op, out, "out", Access::write, o, Form::plain));
     } else {
       if (next_input >= inputs.size()) throw_value_error("argument '" + o.name + "' is missing");
-      views.push_back(checked_view(op, inputs[next_input++], o.name, Access::read, &o.shape, 0));
+      views.push_back(checked_view(op, inputs[next_input++], o.name, Access::read, o, Form::plain));
     }
   }
   if (next_input != inputs.size()) {
@@ -133,8 +137,9 @@ void run_blocked(const BoundOp& bound, const py::sequence& arrays) {
   std::vector<void*> blocked;
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const Operand& o = operands[i];
-    views.push_back(checked_view(op, arrays[i], o.name, o.output ? Access::write : Access::read, nullptr,
-                                 o.blocked_elements));
+    // The output is the Python call's `out=`.
+    views.push_back(checked_view(op, arrays[i], o.output ? "out" : o.name, o.output ? Access::write : Access::read, o,
+                                 Form::blocked));
     blocked.push_back(views.back().data);
   }
   py::gil_scoped_release release;
@@ -147,10 +152,10 @@ void convert(const BoundOp& bound, const std::string& name, py::handle from, py:
   const PreparedOp& op = *bound.op;
   const std::size_t i = operand_index(op, name);
   const Operand& o = op.operands()[i];
-  const ArrayView source = into_blocked ? checked_view(op, from, name, Access::read, &o.shape, 0)
-                                        : checked_view(op, from, name, Access::read, nullptr, o.blocked_elements);
-  const ArrayView target = into_blocked ? checked_view(op, to, "out", Access::write, nullptr, o.blocked_elements)
-                                        : checked_view(op, to, "out", Access::write, &o.shape, 0);
+  const Form from_form = into_blocked ? Form::plain : Form::blocked;
+  const Form to_form = into_blocked ? Form::blocked : Form::plain;
+  const ArrayView source = checked_view(op, from, name, Access::read, o, from_form);
+  const ArrayView target = checked_view(op, to, "out", Access::write, o, to_form);
   py::gil_scoped_release release;
   if (into_blocked) {
     op.to_blocked(i, source.data, target.data);

@@ -270,6 +270,13 @@ def test_blocked_arrays_of_the_wrong_size_are_refused(rng):
         op(x, op.to_blocked("w", w), layout="blocked")
     with pytest.raises(ValueError, match="no operand 'z'"):
         op.blocked_size("z")
+    # An output array for another operand's blocked copy: the message names both.
+    wrong = np.empty(op.blocked_size("w"), np.float32)
+    with pytest.raises(ValueError, match=f"argument 'out' has {wrong.size} elements, the blocked layout of 'x' holds "
+                                         f"{op.blocked_size('x')} \\(op.blocked_size\\('x'\\)\\)"):
+        op.to_blocked("x", x, wrong)
+    with pytest.raises(ValueError, match="argument 'out' has .* elements, the blocked layout of 'y' holds"):
+        op(op.to_blocked("x", x), op.to_blocked("w", w), out=wrong, layout="blocked")
 
 
 # The GIL is released while an operator runs (the method of test_threads.py).
