@@ -17,6 +17,22 @@ std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const PassMatrix& m)
   return ops::blocked_offset(r, c, m.rows, m.cols, m.row_block_major, m.order);
 }
 
+// Calls visit(tile, rows, cols, r0, c0) for every tile of `m`, in parallel: `tile` the offset of
+// its first element in the blocked copy, rows x cols its real elements, (r0, c0) the plain matrix's
+// element there. Walking tile by tile keeps the block arithmetic out of the element loops, which
+// then only step through one tile (tile_offset) and one plain patch.
+template <class Visit>
+void for_each_tile(const PassMatrix& m, Visit visit) {
+  const std::int64_t row_blocks = m.rows.blocks(), col_blocks = m.cols.blocks();
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::int64_t cb = 0; cb < col_blocks; ++cb) {
+    for (std::int64_t rb = 0; rb < row_blocks; ++rb) {
+      const std::int64_t r0 = rb * m.rows.block, c0 = cb * m.cols.block;
+      visit(blocked_offset(r0, c0, m), m.rows.extent(rb), m.cols.extent(cb), r0, c0);
+    }
+  }
+}
+
 }  // namespace
 
 std::int64_t blocked_size(const PassMatrix& m) { return m.rows.padded() * m.cols.padded(); }
@@ -24,18 +40,25 @@ std::int64_t blocked_size(const PassMatrix& m) { return m.rows.padded() * m.cols
 template <class T>
 void pack(const T* plain, MatrixOrder order, const PassMatrix& m, T* blocked) {
   require_buffers("pack", {{"plain", plain}, {"blocked", blocked}});
-  std::fill(blocked, blocked + blocked_size(m), T{});
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < m.cols.size; ++c)
-    for (std::int64_t r = 0; r < m.rows.size; ++r) blocked[blocked_offset(r, c, m)] = plain[plain_offset(r, c, m, order)];
+  const std::int64_t tile_size = m.rows.block * m.cols.block;
+  for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
+    T* out = blocked + tile;
+    if (rows < m.rows.block || cols < m.cols.block) std::fill(out, out + tile_size, T{});  // the padding
+    for (std::int64_t c = 0; c < cols; ++c)
+      for (std::int64_t r = 0; r < rows; ++r)
+        out[tile_offset(r, c, m.rows.block, m.order)] = plain[plain_offset(r0 + r, c0 + c, m, order)];
+  });
 }
 
 template <class T>
 void unpack(const T* blocked, const PassMatrix& m, T* plain, MatrixOrder order) {
   require_buffers("unpack", {{"blocked", blocked}, {"plain", plain}});
-#pragma omp parallel for schedule(static)
-  for (std::int64_t c = 0; c < m.cols.size; ++c)
-    for (std::int64_t r = 0; r < m.rows.size; ++r) plain[plain_offset(r, c, m, order)] = blocked[blocked_offset(r, c, m)];
+  for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
+    const T* in = blocked + tile;
+    for (std::int64_t c = 0; c < cols; ++c)
+      for (std::int64_t r = 0; r < rows; ++r)
+        plain[plain_offset(r0 + r, c0 + c, m, order)] = in[tile_offset(r, c, m.rows.block, m.order)];
+  });
 }
 
 template void pack(const float*, MatrixOrder, const PassMatrix&, float*);
