@@ -17,4 +17,8 @@ void bind_tune(pybind11::module_& m);     // tune_bindings.cpp: tuning them
 // 0 until set: OpenMP's default.
 int requested_threads();
 
+// A `threads=` argument: None gives requested_threads() (else OpenMP's default); an int in
+// 1..65536 itself; anything else a TypeError or ValueError naming 'threads'.
+int threads_argument(pybind11::handle threads);
+
 }  // namespace weft::python

@@ -164,16 +164,6 @@ void convert(const BoundOp& bound, const std::string& name, py::handle from, py:
   }
 }
 
-int team(py::handle threads) {
-  if (threads.is_none()) {
-    const int requested = requested_threads();
-    return requested > 0 ? requested : omp_get_max_threads();
-  }
-  const long long n = threads.cast<long long>();
-  if (n < 1 || n > (1 << 16)) throw_value_error("argument 'threads' must be in 1..65536, got " + std::to_string(n));
-  return static_cast<int>(n);
-}
-
 template <class Prepare>
 std::shared_ptr<BoundOp> prepared(Prepare&& prepare) {
   py::gil_scoped_release release;  // generating the kernels takes a while
@@ -185,7 +175,7 @@ std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t
   const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
   const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype), .layers = layers, .bias = bias, .relu = relu};
   const OpConfig request = parse_op_config(config, gemm_knob_names(pass));
-  const int t = team(threads);
+  const int t = threads_argument(threads);
   return prepared([&] { return make_gemm_op(pass, desc, request, t); });
 }
 
@@ -198,7 +188,7 @@ std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::v
   const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype), .bias = bias, .relu = relu};
   shape.validate();  // before the knob names, which are computed from the shape
   const OpConfig request = parse_op_config(config, conv_knob_names(pass, desc));
-  const int t = team(threads);
+  const int t = threads_argument(threads);
   return prepared([&] { return make_conv_op(pass, desc, request, t); });
 }
 

@@ -54,23 +54,36 @@ py::dict cpu_dict() {
   return d;
 }
 
-// Python ints only (bool is an int too, but never meant as a thread count).
-void set_num_threads(py::handle n) {
+// A thread count given as argument `name`: Python ints only (bool is an int too, but never meant
+// as a thread count).
+int thread_count(py::handle n, const std::string& name) {
   if (!py::isinstance<py::int_>(n) || py::isinstance<py::bool_>(n)) {
-    throw_type_error("argument 'n' must be an int, not " + std::string(py::str(py::type::of(n).attr("__name__"))));
+    throw_type_error("argument '" + name + "' must be an int, not " + std::string(py::str(py::type::of(n).attr("__name__"))));
   }
   const long long value = n.cast<long long>();
   constexpr long long kMaxThreads = 1 << 16;
   if (value < 1 || value > kMaxThreads) {
-    throw_value_error("argument 'n' must be in 1.." + std::to_string(kMaxThreads) + ", got " + std::to_string(value));
+    throw_value_error("argument '" + name + "' must be in 1.." + std::to_string(kMaxThreads) + ", got " +
+                      std::to_string(value));
   }
-  g_requested_threads.store(static_cast<int>(value));
-  omp_set_num_threads(static_cast<int>(value));
+  return static_cast<int>(value);
+}
+
+void set_num_threads(py::handle n) {
+  const int value = thread_count(n, "n");
+  g_requested_threads.store(value);
+  omp_set_num_threads(value);
 }
 
 }  // namespace
 
 int requested_threads() { return g_requested_threads.load(); }
+
+int threads_argument(py::handle threads) {
+  if (!threads.is_none()) return thread_count(threads, "threads");
+  const int requested = requested_threads();
+  return requested > 0 ? requested : omp_get_max_threads();
+}
 
 void bind_runtime(py::module_& m) {
   m.def("isa", [] { return std::string(jit::to_string(jit::selected_isa())); },
@@ -78,10 +91,7 @@ void bind_runtime(py::module_& m) {
   m.def("cpu", &cpu_dict, "The detected CPU features, as a dict.");
   m.def("set_num_threads", &set_num_threads, py::arg("n"),
         "Threads of weft's parallel work (einsum, trace's default), for every Python thread.");
-  m.def("get_num_threads", [] {
-    const int requested = requested_threads();
-    return requested > 0 ? requested : omp_get_max_threads();
-  });
+  m.def("get_num_threads", [] { return threads_argument(py::none()); });
   // The address weft reads for an array: for tests that zero copy holds.
   m.def("data_pointer", [](py::handle array, bool bf16) {
     const ArrayView view = view_array(array, "array", Access::read, bf16 ? Uint16As::bf16 : Uint16As::error);

@@ -42,7 +42,6 @@ py::dict tune_and_store(const tuner::Workload& workload, double seconds, int thr
                         const std::string& database) {
   if (caches != "warm" && caches != "cold") throw_value_error("argument 'caches' is 'warm' or 'cold', not '" + caches + "'");
   if (!(seconds > 0)) throw_value_error("argument 'seconds' must be positive, got " + std::to_string(seconds));
-  if (threads < 1) throw_value_error("argument 'threads' must be at least 1, got " + std::to_string(threads));
   const tuner::TuningDatabase db = database.empty() ? tuner::TuningDatabase() : tuner::TuningDatabase(database);
   tuner::TunerOptions options;
   options.threads = threads;
@@ -69,23 +68,19 @@ py::dict tune_and_store(const tuner::Workload& workload, double seconds, int thr
   return d;
 }
 
-int team(int threads) {
-  if (threads > 0) return threads;
-  const int requested = requested_threads();
-  return requested > 0 ? requested : omp_get_max_threads();
-}
-
 py::dict tune_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N, std::int64_t K, int layers,
-                   const std::string& dtype, double seconds, int threads, const std::string& caches,
+                   const std::string& dtype, double seconds, py::handle threads, const std::string& caches,
                    const std::string& database) {
+  const int team = threads_argument(threads);  // checked before the workload allocates its data
   const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
   const ops::GemmSearchOptions search = ops::default_gemm_search(tuned_dtype(dtype));
   const ops::GemmWorkload workload({M, N, K, layers}, search, pass);
-  return tune_and_store(workload, seconds, team(threads), caches, database);
+  return tune_and_store(workload, seconds, team, caches, database);
 }
 
 py::dict tune_conv(const std::string& pass_name, const std::vector<std::int64_t>& sizes, const std::string& dtype,
-                   double seconds, int threads, const std::string& caches, const std::string& database) {
+                   double seconds, py::handle threads, const std::string& caches, const std::string& database) {
+  const int team = threads_argument(threads);
   const ops::ConvPassKind pass = ops::parse_conv_pass(pass_name);
   if (sizes.size() != 11) throw_value_error("tune_conv: sizes are N H W C K R S stride_h stride_w pad_h pad_w");
   const ops::ConvShape shape{.N = sizes[0], .H = sizes[1], .W = sizes[2], .C = sizes[3], .K = sizes[4], .R = sizes[5],
@@ -93,7 +88,7 @@ py::dict tune_conv(const std::string& pass_name, const std::vector<std::int64_t>
   ops::ConvSearchOptions search;
   search.dtype = tuned_dtype(dtype);
   const ops::ConvWorkload workload(shape, pass, search);
-  return tune_and_store(workload, seconds, team(threads), caches, database);
+  return tune_and_store(workload, seconds, team, caches, database);
 }
 
 }  // namespace

@@ -57,7 +57,12 @@ def _config_of(config):
 
 
 def _threads(threads):
-    return _weft.get_num_threads() if threads is None else threads
+    """The team a prepared operator is for (a part of its cache key): threads=, checked, or weft's."""
+    if threads is None:
+        return _weft.get_num_threads()
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError(f"argument 'threads' must be an int, not {type(threads).__name__}")
+    return threads
 
 
 def _prepared(key, prepare):

@@ -46,7 +46,7 @@ def gemm(M, N, K, direction="forward", dtype="f32", layers=1, seconds=10.0, thre
     ('backward_data') or GemmBackwardWeights ('backward_weights') of this shape for `seconds`
     (a small search space may finish sooner) on `threads` (default: weft.get_num_threads()).
     caches: 'warm' (runs back to back) or 'cold' (the caches evicted before each run)."""
-    return _tuned(_weft.tune_gemm(_pass_name(direction), M, N, K, layers, dtype, float(seconds), threads or 0,
+    return _tuned(_weft.tune_gemm(_pass_name(direction), M, N, K, layers, dtype, float(seconds), threads,
                                   caches, database or ""))
 
 
@@ -58,5 +58,5 @@ def conv2d(N, C, H, W, K, R, S, stride=1, padding=0, direction="forward", dtype=
     stride_h, stride_w = (stride, stride) if isinstance(stride, int) else stride
     pad_h, pad_w = (padding, padding) if isinstance(padding, int) else padding
     sizes = [N, H, W, C, K, R, S, stride_h, stride_w, pad_h, pad_w]
-    return _tuned(_weft.tune_conv(_pass_name(direction), sizes, dtype, float(seconds), threads or 0, caches,
+    return _tuned(_weft.tune_conv(_pass_name(direction), sizes, dtype, float(seconds), threads, caches,
                                   database or ""))

@@ -245,6 +245,10 @@ def test_errors_name_the_argument(rng):
         weft.ops.conv2d(normal(rng, (1, 4, 8, 8)), normal(rng, (4, 4, 3, 3)), stride="2")
     with pytest.raises(ValueError, match="argument 'weight_shape' must hold 4 sizes"):
         weft.ops.conv2d_backward_weights(normal(rng, (1, 4, 6, 6)), normal(rng, (1, 4, 8, 8)), (4, 4, 3))
+    with pytest.raises(TypeError, match="argument 'threads' must be an int, not str"):
+        weft.ops.Gemm(40, 8, 24, threads="two")
+    with pytest.raises(ValueError, match="argument 'threads' must be in 1..65536, got 0"):
+        weft.ops.Gemm(40, 8, 24, threads=0)
     with pytest.raises(ValueError, match="argument 'layout'"):
         weft.ops.Gemm(40, 8, 24)(x, w, layout="tiled")
 

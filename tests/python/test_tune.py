@@ -58,6 +58,8 @@ def test_tune_errors_name_the_argument(database):
         weft.tune.gemm(32, 32, 32, direction="sideways")
     with pytest.raises(ValueError, match="argument 'seconds' must be positive"):
         weft.tune.gemm(32, 32, 32, seconds=0)
+    with pytest.raises(TypeError, match="argument 'threads' must be an int, not str"):
+        weft.tune.gemm(32, 32, 32, threads="x")
     with pytest.raises(ValueError, match="argument 'caches' is 'warm' or 'cold'"):
         weft.tune.gemm(32, 32, 32, caches="hot")
     with pytest.raises(TypeError, match="argument 'dtype'.*not float64"):
