@@ -78,6 +78,28 @@ def test_gemm_backward_passes_in_bf16_within_the_bound(rng):
     assert np.all(np.abs(dw - dy.T @ x) <= bf16_bound(dy.T @ x, np.abs(dy).T @ np.abs(x)))
 
 
+def test_mlp_in_bf16_within_the_bound_layer_by_layer(rng):
+    N, K, layers = 16, 64, 2
+    x_bits = bf16_bits(normal(rng, (N, K)))
+    w_bits = [bf16_bits(normal(rng, (K, K)) / 8) for _ in range(layers)]
+    op = weft.ops.Gemm(K, N, K, dtype="bf16", relu=True, layers=layers, config="default")
+    y_bits = op(x_bits, w_bits)
+    # The hidden layer stays inside the operator: the last layer is checked from the first one's bf16
+    # result as a one-layer operator computes it (K = 64 is one batch-reduce chunk in both, so both
+    # round each hidden value once, from the same fp32 sum up to the order of its additions).
+    hidden = weft.ops.Gemm(K, N, K, dtype="bf16", relu=True, config="default")(x_bits, w_bits[0])
+    h, w = bf16_values(hidden).astype(np.float64), bf16_values(w_bits[1]).astype(np.float64)
+    reference = np.maximum(h @ w.T, 0)
+    assert np.all(np.abs(bf16_values(y_bits) - reference) <= bf16_bound(reference, np.abs(h) @ np.abs(w).T))
+
+
+def test_outputs_are_written_in_place(rng):
+    x, w = normal(rng, (8, 24)), normal(rng, (40, 24))
+    out = np.empty((8, 40), np.float32)
+    assert weft.ops.gemm(x, w, out=out) is out
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w.T, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * 24)
+
+
 def test_gemm_on_torch_bfloat16_tensors(rng):
     torch = pytest.importorskip("torch")
     x = torch.from_numpy(normal(rng, (16, 64))).bfloat16()
