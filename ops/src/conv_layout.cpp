@@ -11,19 +11,24 @@ std::size_t index(std::int64_t i) { return static_cast<std::size_t>(i); }
 }  // namespace
 
 std::vector<float> nchw_to_blocked(const float* nchw, const ActivationLayout& l) {
-  std::vector<float> blocked(index(l.size()), 0.0f);
+  std::vector<float> blocked(index(l.size()));
+  nchw_to_blocked(nchw, l, blocked.data());
+  return blocked;
+}
+
+void nchw_to_blocked(const float* nchw, const ActivationLayout& l, float* blocked) {
+  std::fill(blocked, blocked + l.size(), 0.0f);
   const std::int64_t C = l.channels.size, bc = l.channels.block;
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t n = 0; n < l.images; ++n) {
     for (std::int64_t c = 0; c < C; ++c) {
       const float* plane = nchw + (n * C + c) * l.h * l.w;
       for (std::int64_t y = 0; y < l.h; ++y) {
-        float* row = blocked.data() + l.offset(n, c / bc, y + l.pad_h, l.pad_w) + c % bc;
+        float* row = blocked + l.offset(n, c / bc, y + l.pad_h, l.pad_w) + c % bc;
         for (std::int64_t x = 0; x < l.w; ++x) row[x * bc] = plane[y * l.w + x];
       }
     }
   }
-  return blocked;
 }
 
 void blocked_to_nchw(const float* blocked, float* nchw, const ActivationLayout& l) {

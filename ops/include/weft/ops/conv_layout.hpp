@@ -43,6 +43,8 @@ struct ActivationLayout {
 
 // Plain N x C x h x w (no rims) -> blocked, rims and padding channels zero.
 std::vector<float> nchw_to_blocked(const float* nchw, const ActivationLayout& layout);
+// The same into `blocked` (layout.size() elements), for a caller that keeps the buffer.
+void nchw_to_blocked(const float* nchw, const ActivationLayout& layout, float* blocked);
 // Blocked -> plain N x C x h x w: the image's pixels of the real channels (rims are dropped).
 void blocked_to_nchw(const float* blocked, float* nchw, const ActivationLayout& layout);
 // How many rim elements (of real and padding channels) are not zero.
