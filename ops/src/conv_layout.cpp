@@ -65,20 +65,30 @@ std::int64_t nonzero_rim_elements(const float* blocked, const ActivationLayout& 
 }
 
 std::vector<float> kcrs_to_blocked(const float* kcrs, const FilterLayout& l) {
-  std::vector<float> blocked(index(l.size()), 0.0f);
-  const std::int64_t K = l.k.size, C = l.c.size, bk = l.k.block, bc = l.c.block;
+  std::vector<float> blocked(index(l.size()));
+  kcrs_to_blocked(kcrs, l, blocked.data());
+  return blocked;
+}
+
+// Block by block, in parallel: a (K block, C block) pair's R x S tiles (bc x bk each) are written
+// from bk x bc contiguous runs of R x S taps of the plain filter, within one block's footprint
+// (bc bk R S floats: in L2) instead of strided across the whole filter.
+void kcrs_to_blocked(const float* kcrs, const FilterLayout& l, float* blocked) {
+  const std::int64_t C = l.c.size, bk = l.k.block, bc = l.c.block, taps = l.r * l.s, tile = bc * bk;
 #pragma omp parallel for collapse(2) schedule(static)
-  for (std::int64_t k = 0; k < K; ++k) {
-    for (std::int64_t c = 0; c < C; ++c) {
-      for (std::int64_t r = 0; r < l.r; ++r) {
-        for (std::int64_t s = 0; s < l.s; ++s) {
-          blocked[index(l.offset(k / bk, c / bc, r, s) + (c % bc) * bk + k % bk)] =
-              kcrs[((k * C + c) * l.r + r) * l.s + s];
+  for (std::int64_t kb = 0; kb < l.k.blocks(); ++kb) {
+    for (std::int64_t cb = 0; cb < l.c.blocks(); ++cb) {
+      float* tiles = blocked + l.offset(kb, cb, 0, 0);  // tap t = r S + s at tiles + t * tile
+      const std::int64_t k_extent = l.k.extent(kb), c_extent = l.c.extent(cb);
+      if (k_extent < bk || c_extent < bc) std::fill(tiles, tiles + taps * tile, 0.0f);  // padding channels
+      for (std::int64_t ik = 0; ik < k_extent; ++ik) {
+        for (std::int64_t ic = 0; ic < c_extent; ++ic) {
+          const float* plain_taps = kcrs + ((kb * bk + ik) * C + cb * bc + ic) * taps;
+          for (std::int64_t t = 0; t < taps; ++t) tiles[t * tile + ic * bk + ik] = plain_taps[t];
         }
       }
     }
   }
-  return blocked;
 }
 
 void blocked_to_kcrs(const float* blocked, float* kcrs, const FilterLayout& l) {

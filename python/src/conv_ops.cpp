@@ -68,8 +68,13 @@ class ConvOp : public PreparedOp {
     const ConvOperandLayout& layout = layouts_.at(i);
     const std::int64_t count = product(operands_.at(i).shape);
     if (dtype_ != jit::DataType::bf16) {
-      if (const auto* a = std::get_if<ActivationLayout>(&layout)) {  // the large ones: no copy
+      // Activations and filters straight into the scratch; the bias is small.
+      if (const auto* a = std::get_if<ActivationLayout>(&layout)) {
         ops::nchw_to_blocked(static_cast<const float*>(plain), *a, static_cast<float*>(blocked));
+        return;
+      }
+      if (const auto* f = std::get_if<FilterLayout>(&layout)) {
+        ops::kcrs_to_blocked(static_cast<const float*>(plain), *f, static_cast<float*>(blocked));
         return;
       }
       const std::vector<float> b = blocked_floats(layout, static_cast<const float*>(plain));

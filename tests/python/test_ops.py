@@ -192,6 +192,18 @@ def test_conv2d_on_blocked_arrays_agrees_with_plain(rng):
     np.testing.assert_array_equal(op.from_blocked("y", yb), op(x, w, b))
 
 
+def test_convolution_blocks_that_do_not_divide_the_channels(rng):
+    torch = pytest.importorskip("torch")
+    x, w = normal(rng, (2, 6, 9, 9)), normal(rng, (20, 6, 3, 3))
+    op = weft.ops.Conv2d(2, 6, 9, 9, 20, 3, 3, 1, 1, config={"loop_string": "Abcdefg", "bc": 4, "bk": 16})
+    blocked_w = op.to_blocked("w", w)
+    assert blocked_w.size == 2 * 2 * 9 * 4 * 16  # 20 filters in 2 blocks of 16, 6 channels in 2 of 4
+    assert np.count_nonzero(blocked_w) == w.size  # the padding channels are zero
+    np.testing.assert_array_equal(op.from_blocked("w", blocked_w), w)
+    expected = torch.nn.functional.conv2d(torch.from_numpy(x).double(), torch.from_numpy(w).double(), padding=1)
+    np.testing.assert_allclose(op(x, w), expected.numpy(), rtol=F32_TOLERANCE, atol=F32_TOLERANCE * w[0].size)
+
+
 def test_blocked_bf16_gemm_backward_agrees_with_plain(rng):
     M, N, K = 32, 16, 64
     dy, w = bf16_bits(normal(rng, (N, M))), bf16_bits(normal(rng, (M, K)))

@@ -65,6 +65,8 @@ struct FilterLayout {
 
 // Plain K x C x R x S -> blocked, padding channels zero.
 std::vector<float> kcrs_to_blocked(const float* kcrs, const FilterLayout& layout);
+// The same into `blocked` (layout.size() elements), for a caller that keeps the buffer.
+void kcrs_to_blocked(const float* kcrs, const FilterLayout& layout, float* blocked);
 // Blocked -> plain K x C x R x S (the real channels).
 void blocked_to_kcrs(const float* blocked, float* kcrs, const FilterLayout& layout);
 
