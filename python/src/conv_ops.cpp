@@ -1,11 +1,9 @@
 // The convolution passes of weft::ops as PreparedOps, on NCHW activations and KCRS filters (what
-// torch.nn.functional.conv2d takes), converted by the library's conv_layout.hpp functions. Those
-// convert floats; a bf16 tensor goes through floats exactly (bf16 -> float is exact, and the
-// values come back to bf16 unchanged).
+// torch.nn.functional.conv2d takes), converted by the library's conv_layout.hpp functions, in f32
+// or bf16 (whose filters are VNNI-2 tiles).
 #include <omp.h>
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <type_traits>
 #include <string>
@@ -30,34 +28,36 @@ struct BiasLayout {
 };
 using ConvOperandLayout = std::variant<ActivationLayout, FilterLayout, BiasLayout>;
 
-std::int64_t product(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t extent : shape) n *= extent;
-  return n;
-}
-
 std::int64_t blocked_elements(const ConvOperandLayout& layout) {
   if (const auto* bias = std::get_if<BiasLayout>(&layout)) return bias->k.padded();
   if (const auto* a = std::get_if<ActivationLayout>(&layout)) return a->size();
   return std::get<FilterLayout>(layout).size();
 }
 
-// plain floats -> blocked floats (filters: blocked tiles, not yet VNNI-2).
-std::vector<float> blocked_floats(const ConvOperandLayout& layout, const float* plain) {
-  if (const auto* a = std::get_if<ActivationLayout>(&layout)) return ops::nchw_to_blocked(plain, *a);
-  if (const auto* f = std::get_if<FilterLayout>(&layout)) return ops::kcrs_to_blocked(plain, *f);
-  return ops::blocked_bias(plain, std::get<BiasLayout>(layout).k);
+// One operand plain -> blocked (T: float, or bfloat16 whose filters go into VNNI-2 tiles), straight
+// into the op's scratch: the conversions are most of a plain call's cost beyond the convolution.
+template <class T>
+void to_blocked_as(const ConvOperandLayout& layout, const T* plain, T* blocked) {
+  if (const auto* a = std::get_if<ActivationLayout>(&layout)) {
+    ops::nchw_to_blocked(plain, *a, blocked);
+  } else if (const auto* f = std::get_if<FilterLayout>(&layout)) {
+    if constexpr (std::is_same_v<T, bfloat16>) ops::kcrs_to_vnni2(plain, *f, blocked);
+    else ops::kcrs_to_blocked(plain, *f, blocked);
+  } else {
+    const Blocking& k = std::get<BiasLayout>(layout).k;
+    std::fill(std::copy(plain, plain + k.size, blocked), blocked + k.padded(), T{});
+  }
 }
 
-// blocked floats -> plain floats.
-void plain_floats(const ConvOperandLayout& layout, const float* blocked, float* plain) {
+template <class T>
+void from_blocked_as(const ConvOperandLayout& layout, const T* blocked, T* plain) {
   if (const auto* a = std::get_if<ActivationLayout>(&layout)) {
     ops::blocked_to_nchw(blocked, plain, *a);
   } else if (const auto* f = std::get_if<FilterLayout>(&layout)) {
-    ops::blocked_to_kcrs(blocked, plain, *f);
+    if constexpr (std::is_same_v<T, bfloat16>) ops::vnni2_to_kcrs(blocked, plain, *f);
+    else ops::blocked_to_kcrs(blocked, plain, *f);
   } else {
-    const Blocking& k = std::get<BiasLayout>(layout).k;
-    std::copy(blocked, blocked + k.size, plain);
+    std::copy(blocked, blocked + std::get<BiasLayout>(layout).k.size, plain);
   }
 }
 
@@ -65,44 +65,19 @@ template <class Pass>
 class ConvOp : public PreparedOp {
  public:
   void to_blocked(std::size_t i, const void* plain, void* blocked) const override {
-    const ConvOperandLayout& layout = layouts_.at(i);
-    const std::int64_t count = product(operands_.at(i).shape);
-    if (dtype_ != jit::DataType::bf16) {
-      // Activations and filters straight into the scratch; the bias is small.
-      if (const auto* a = std::get_if<ActivationLayout>(&layout)) {
-        ops::nchw_to_blocked(static_cast<const float*>(plain), *a, static_cast<float*>(blocked));
-        return;
-      }
-      if (const auto* f = std::get_if<FilterLayout>(&layout)) {
-        ops::kcrs_to_blocked(static_cast<const float*>(plain), *f, static_cast<float*>(blocked));
-        return;
-      }
-      const std::vector<float> b = blocked_floats(layout, static_cast<const float*>(plain));
-      std::memcpy(blocked, b.data(), b.size() * sizeof(float));
-      return;
+    if (dtype_ == jit::DataType::bf16) {
+      to_blocked_as(layouts_.at(i), static_cast<const bfloat16*>(plain), static_cast<bfloat16*>(blocked));
+    } else {
+      to_blocked_as(layouts_.at(i), static_cast<const float*>(plain), static_cast<float*>(blocked));
     }
-    const std::vector<float> floats = ops::to_floats(static_cast<const bfloat16*>(plain), count);
-    const std::vector<float> b = blocked_floats(layout, floats.data());
-    const std::vector<bfloat16> h = std::holds_alternative<FilterLayout>(layout)
-                                        ? ops::filter_to_vnni2(b, std::get<FilterLayout>(layout))
-                                        : ops::to_bf16(b);
-    std::memcpy(blocked, h.data(), h.size() * sizeof(bfloat16));
   }
 
   void from_blocked(std::size_t i, const void* blocked, void* plain) const override {
-    const ConvOperandLayout& layout = layouts_.at(i);
-    if (dtype_ != jit::DataType::bf16) {
-      plain_floats(layout, static_cast<const float*>(blocked), static_cast<float*>(plain));
-      return;
+    if (dtype_ == jit::DataType::bf16) {
+      from_blocked_as(layouts_.at(i), static_cast<const bfloat16*>(blocked), static_cast<bfloat16*>(plain));
+    } else {
+      from_blocked_as(layouts_.at(i), static_cast<const float*>(blocked), static_cast<float*>(plain));
     }
-    const auto* tiles = static_cast<const bfloat16*>(blocked);
-    const std::vector<float> b = std::holds_alternative<FilterLayout>(layout)
-                                     ? ops::vnni2_to_filter(tiles, std::get<FilterLayout>(layout))
-                                     : ops::to_floats(tiles, blocked_elements(layout));
-    std::vector<float> floats(static_cast<std::size_t>(product(operands_.at(i).shape)));
-    plain_floats(layout, b.data(), floats.data());
-    const std::vector<bfloat16> h = ops::to_bf16(floats);  // exact: the values are bf16 already
-    std::memcpy(plain, h.data(), h.size() * sizeof(bfloat16));
   }
 
  protected:

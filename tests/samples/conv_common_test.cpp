@@ -54,42 +54,6 @@ TEST(ConvShape, DerivesTheOutputAndRejectsWhatHasNone) {
   EXPECT_THAT([&] { bad.validate(); }, ::testing::ThrowsMessage<weft::Error>(HasSubstr("pad_h")));
 }
 
-TEST(ConvLayout, ActivationsRoundTripWithZeroRimsAndChannelPadding) {
-  const ActivationLayout l{.images = 2, .channels = {5, 4}, .h = 3, .w = 4, .pad_h = 1, .pad_w = 2};
-  EXPECT_EQ(l.size(), 2 * 2 * 5 * 8 * 4);
-  std::vector<float> plain(2 * 5 * 3 * 4);
-  for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = static_cast<float>(i + 1);
-  const std::vector<float> blocked = nchw_to_blocked(plain.data(), l);
-  EXPECT_EQ(nonzero_rim_elements(blocked.data(), l), 0);
-  // Channel 2 of image 1, pixel (y 1, x 3): padded coordinates (2, 5).
-  EXPECT_EQ(blocked[static_cast<std::size_t>(l.offset(1, 0, 2, 5) + 2)], plain[((1 * 5 + 2) * 3 + 1) * 4 + 3]);
-  // Channel 6 and 7 (padding) of block 1 are zero everywhere.
-  for (std::int64_t y = 0; y < l.padded_h(); ++y)
-    for (std::int64_t x = 0; x < l.padded_w(); ++x)
-      for (std::int64_t c = 1; c < 4; ++c) EXPECT_EQ(blocked[static_cast<std::size_t>(l.offset(0, 1, y, x) + c)], 0.0f);
-  std::vector<float> back(plain.size());
-  blocked_to_nchw(blocked.data(), back.data(), l);
-  EXPECT_EQ(back, plain);
-
-  std::vector<float> dirty = blocked;
-  dirty[static_cast<std::size_t>(l.offset(1, 1, 0, 0))] = 1.0f;        // top rim
-  dirty[static_cast<std::size_t>(l.offset(0, 0, 2, 7) + 3)] = -2.0f;   // right rim
-  EXPECT_EQ(nonzero_rim_elements(dirty.data(), l), 2);
-}
-
-TEST(ConvLayout, FiltersRoundTripAsBkByBcTiles) {
-  const FilterLayout l{.k = {6, 4}, .c = {3, 2}, .r = 2, .s = 3};
-  std::vector<float> kcrs(6 * 3 * 2 * 3);
-  for (std::size_t i = 0; i < kcrs.size(); ++i) kcrs[i] = static_cast<float>(i + 1);
-  const std::vector<float> blocked = kcrs_to_blocked(kcrs.data(), l);
-  EXPECT_EQ(blocked.size(), static_cast<std::size_t>(2 * 2 * 2 * 3 * 2 * 4));
-  // k 5, c 2, r 1, s 2 -> block (1, 1), tap (1, 2), element (c 0, k 1) of the tile.
-  EXPECT_EQ(blocked[static_cast<std::size_t>(l.offset(1, 1, 1, 2) + 0 * 4 + 1)], kcrs[((5 * 3 + 2) * 2 + 1) * 3 + 2]);
-  std::vector<float> back(kcrs.size());
-  blocked_to_kcrs(blocked.data(), back.data(), l);
-  EXPECT_EQ(back, kcrs);
-}
-
 TEST(ConvReference, ForwardMatchesAHandComputedCase) {
   // One 3x3 image, one channel, a 2x2 filter of ones, stride 1, pad 1: each output is the sum of
   // the input pixels under the filter, with the padding contributing nothing.

@@ -47,6 +47,9 @@ std::vector<float> nchw_to_blocked(const float* nchw, const ActivationLayout& la
 void nchw_to_blocked(const float* nchw, const ActivationLayout& layout, float* blocked);
 // Blocked -> plain N x C x h x w: the image's pixels of the real channels (rims are dropped).
 void blocked_to_nchw(const float* blocked, float* nchw, const ActivationLayout& layout);
+// The same in bf16 (the values move unchanged).
+void nchw_to_blocked(const jit::bfloat16* nchw, const ActivationLayout& layout, jit::bfloat16* blocked);
+void blocked_to_nchw(const jit::bfloat16* blocked, jit::bfloat16* nchw, const ActivationLayout& layout);
 // How many rim elements (of real and padding channels) are not zero.
 std::int64_t nonzero_rim_elements(const float* blocked, const ActivationLayout& layout);
 
@@ -82,7 +85,12 @@ std::vector<float> blocked_bias(const float* bias, const Blocking& k);
 std::vector<jit::bfloat16> to_bf16(const std::vector<float>& values);
 // A blocked filter (kcrs_to_blocked) in bf16 with VNNI-2 tiles; needs an even bc.
 std::vector<jit::bfloat16> filter_to_vnni2(const std::vector<float>& blocked, const FilterLayout& layout);
-// The inverse: a filter of VNNI-2 bf16 tiles (the bf16 update's grad_filter) -> blocked floats, exactly.
+// Plain bf16 K x C x R x S -> blocked with VNNI-2 tiles (what filter_to_vnni2 makes of
+// kcrs_to_blocked), in one pass; padding channels zero. Needs an even bc.
+void kcrs_to_vnni2(const jit::bfloat16* kcrs, const FilterLayout& layout, jit::bfloat16* tiles);
+// The inverse: VNNI-2 tiles -> plain bf16 K x C x R x S (the real channels).
+void vnni2_to_kcrs(const jit::bfloat16* tiles, jit::bfloat16* kcrs, const FilterLayout& layout);
+// The inverse of filter_to_vnni2: a filter of VNNI-2 bf16 tiles (the bf16 update's grad_filter) -> blocked floats, exactly.
 std::vector<float> vnni2_to_filter(const jit::bfloat16* tiles, const FilterLayout& layout);
 // Each value rounded to the nearest bf16 (kept as a float): inputs that bf16 holds exactly, so that a
 // reference computed from them sees what the bf16 run sees.
