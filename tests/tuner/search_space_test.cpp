@@ -59,6 +59,21 @@ TEST(WeftRules, NeverParallelizeTheReductionUnlessAllowed) {
   EXPECT_TRUE(std::any_of(with.begin(), with.end(), [](const std::string& s) { return s.find('A') != std::string::npos; }));
 }
 
+// Loops that run once stand outermost, sequential and in order: only the others are permuted.
+TEST(WeftRules, FixedLettersStandOutermostAndAreNotPermuted) {
+  const auto spec = parse_loop_spec("a_0_K,b_0_M,c_0_N,d_0_N");
+  const auto strings = enumerate_loop_strings(spec, {.threads = 2, .fixed_letters = "ac"});
+  const auto free = enumerate_loop_strings(parse_loop_spec("a_0_M,b_0_N"), {.threads = 2});
+  ASSERT_EQ(strings.size(), free.size());
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    // b and d take the places of a and b of the two-loop spec.
+    std::string expected = "ac";
+    for (char c : free[i]) expected += c == 'a' ? 'b' : c == 'A' ? 'B' : c == 'b' ? 'd' : 'D';
+    EXPECT_EQ(strings[i], expected);
+  }
+  EXPECT_EQ(enumerate_loop_strings(spec, {.threads = 1, .fixed_letters = "ac"}), (std::vector<std::string>{"acbd", "acdb"}));
+}
+
 TEST(BlockChains, DivisorsWithoutRemainders) {
   const LogicalLoop loop{0, 12, 1, false};
   const BlockOptions exact{.allow_remainder = false, .max_choices = 0};

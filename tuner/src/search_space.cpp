@@ -58,14 +58,17 @@ std::vector<std::string> enumerate_loop_strings(const LoopSpecification& spec,
   auto parallelizable = [&](char letter) {
     return options.allow_parallel_reduction || !spec.loop(letter - 'a').reduction();
   };
-  std::string order = letters_of(spec);
+  std::string order;
+  for (char c : letters_of(spec))
+    if (options.fixed_letters.find(c) == std::string::npos) order += c;
   std::sort(order.begin(), order.end());
+  const std::string& prefix = options.fixed_letters;
   OrderedSet out;
   const auto grids = options.grids ? grid_shapes(options.threads) : std::vector<std::pair<int, int>>{};
   do {
     if (has_adjacent_repeat(order)) continue;
     if (options.threads == 1) {
-      out.add(order);
+      out.add(prefix + order);
       continue;
     }
     const int n = static_cast<int>(order.size());
@@ -77,7 +80,7 @@ std::vector<std::string> enumerate_loop_strings(const LoopSpecification& spec,
         if (!parallelizable(c) || used[c - 'a']) break;
         used[c - 'a'] = true;
         s[static_cast<std::size_t>(begin + len - 1)] = upper(c);
-        out.add(s);
+        out.add(prefix + s);
       }
     }
     for (auto [rows, cols] : grids) {
@@ -85,7 +88,7 @@ std::vector<std::string> enumerate_loop_strings(const LoopSpecification& spec,
         for (int j = i + 1; j < n; ++j) {
           const char ci = order[static_cast<std::size_t>(i)], cj = order[static_cast<std::size_t>(j)];
           if (ci == cj || !parallelizable(ci) || !parallelizable(cj)) continue;
-          std::string s;
+          std::string s = prefix;
           for (int p = 0; p < n; ++p) {
             const char c = order[static_cast<std::size_t>(p)];
             if (p == i) s += std::string(1, upper(c)) + "{R:" + std::to_string(rows) + "}";

@@ -26,16 +26,25 @@ double now() {
 
 int resolve_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
-// Keeps only the block sizes the nest uses (occurrences - 1 per loop), so that configurations that
-// differ in ignored entries deduplicate.
-std::vector<std::vector<long>> used_blocks(const LoopNest& nest, std::vector<std::vector<long>> blocks) {
-  blocks.resize(static_cast<std::size_t>(nest.num_loops));
+// Each loop's block chains cut to the levels the nest uses (occurrences - 1 per loop), each cut chain once, in the
+// order of its first appearance: the product of these is the product of the whole chains without
+// the choices that differ only in ignored entries, in the same order of first appearance. A
+// convolution's chains multiply to millions of choices per nest, of which a few hundred differ;
+// building and hashing a key for each took most of a tuning run (29 s of a 1 s budget).
+std::vector<std::vector<std::vector<long>>> used_chains(const LoopNest& nest,
+                                                        const std::vector<std::vector<std::vector<long>>>& chains) {
+  std::vector<std::size_t> levels(chains.size(), 0);
   for (const auto& level : nest.levels)
-    if (level.occurrence == 0) {
-      auto& b = blocks[static_cast<std::size_t>(level.loop)];
-      b.resize(std::min(b.size(), static_cast<std::size_t>(level.num_occurrences - 1)));
+    if (level.occurrence == 0 && static_cast<std::size_t>(level.loop) < levels.size())
+      levels[static_cast<std::size_t>(level.loop)] = static_cast<std::size_t>(level.num_occurrences - 1);
+  std::vector<std::vector<std::vector<long>>> cut(chains.size());
+  for (std::size_t x = 0; x < chains.size(); ++x) {
+    for (const auto& chain : chains[x]) {
+      std::vector<long> used(chain.begin(), chain.begin() + static_cast<std::ptrdiff_t>(std::min(chain.size(), levels[x])));
+      if (std::find(cut[x].begin(), cut[x].end(), used) == cut[x].end()) cut[x].push_back(std::move(used));
     }
-  return blocks;
+  }
+  return cut;
 }
 
 // The nest without the sequential, unblocked levels of loops that run once: where such a level
@@ -142,28 +151,33 @@ SearchSpace build_search_space(const Workload& workload, const TunerOptions& opt
     const std::vector<LogicalLoop> loops = workload.loops(knobs);
     const CostInputs inputs = workload.cost_inputs(knobs);
     const auto specs = options.specs.empty() ? workload.specs(knobs) : options.specs;
+    std::unordered_set<std::string> seen_nests;  // effective nests of these knobs' loops
     for (const LoopSpecification& spec : specs) {
       if (static_cast<std::size_t>(spec.num_loops()) != loops.size())
         throw Error("loop spec '" + spec.to_string() + "' has " + std::to_string(spec.num_loops()) +
                     " loops, the workload " + workload.key(threads).kind + " has " +
                     std::to_string(loops.size()));
       std::vector<std::vector<std::vector<long>>> chains;
-      for (int x = 0; x < spec.num_loops(); ++x)
-        chains.push_back(enumerate_block_chains(loops[static_cast<std::size_t>(x)],
-                                                spec.loop(x).extra_levels, block_options));
-      for (const std::string& s : enumerate_loop_strings(spec, string_options)) {
+      LoopStringOptions spec_strings = string_options;
+      for (int x = 0; x < spec.num_loops(); ++x) {
+        const LogicalLoop& loop = loops[static_cast<std::size_t>(x)];
+        chains.push_back(enumerate_block_chains(loop, spec.loop(x).extra_levels, block_options));
+        if (loop.trips() <= 1 && spec.loop(x).extra_levels == 0) spec_strings.fixed_letters += spec.loop(x).letter;
+      }
+      for (const std::string& s : enumerate_loop_strings(spec, spec_strings)) {
+        std::size_t choices = 1;
+        for (const auto& c : chains) choices *= c.size();
+        space.stats.enumerated += choices;
         LoopNest nest;
         try {
           nest = parlooper::parse_loop_string(s, spec.num_loops());
         } catch (const parlooper::LoopStringError&) {
-          std::size_t n = 1;
-          for (const auto& c : chains) n *= c.size();
-          space.stats.enumerated += n;
           continue;
         }
-        for_each_block_choice(chains, [&](const std::vector<std::vector<long>>& blocks) {
-          ++space.stats.enumerated;
-          auto used = used_blocks(nest, blocks);
+        // Strings with one effective nest give the same candidates (dedup_key): the first stands for
+        // all of them, whose block choices need not be walked again.
+        if (!seen_nests.insert(effective_nest(nest, loops)).second) continue;
+        for_each_block_choice(used_chains(nest, chains), [&](const std::vector<std::vector<long>>& used) {
           if (!seen.insert(dedup_key(nest, loops, used, knobs)).second) return;
           ++space.stats.distinct;
           if (legality_problem(nest, loops, used, threads, string_options.allow_parallel_reduction))
@@ -172,7 +186,7 @@ SearchSpace build_search_space(const Workload& workload, const TunerOptions& opt
           if (parallel_imbalance(nest, loops, used, threads) > 1 + options.max_imbalance) return;
           ++space.stats.balanced;
           Candidate c;
-          c.config = {knobs, s, std::move(used)};
+          c.config = {knobs, s, used};
           c.estimate = estimate_cost(nest, loops, c.config.blocks, inputs, options.machine, threads);
           space.candidates.push_back(std::move(c));
         });

@@ -27,6 +27,10 @@ struct LoopStringOptions {
   bool allow_parallel_reduction = false;  // only for workloads that support partial results
   int max_run_length = 2;                 // letters in the work-shared run
   bool grids = true;                      // also R x C thread grids (needs T with a factor pair)
+  // Letters of loops that run once and are not blocked: where they stand changes nothing, so they
+  // are placed outermost, sequential, in this order, and only the other letters are permuted (a
+  // convolution's seven loops often have three or four such, which multiply the strings by up to 5040).
+  std::string fixed_letters = {};
 };
 
 std::vector<std::string> enumerate_loop_strings(const LoopSpecification& spec,
