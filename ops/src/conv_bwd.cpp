@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/element_type.hpp>
 #include <weft/ops/block_loops.hpp>
 #include <weft/ops/rim_taps.hpp>
 #include <weft/ops/verification.hpp>
@@ -384,9 +385,7 @@ std::size_t floats_for(std::int64_t elements, std::int64_t bytes) {
 }  // namespace
 
 void ConvBwd::run(const void* filter, const void* grad_output, void* grad_input) const {
-  if (filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
-    throw Error("ConvBwd::run: null buffer (filter, grad_output and grad_input must all be given)");
-  }
+  require_buffers("ConvBwd::run", {{"filter", filter}, {"grad_output", grad_output}, {"grad_input", grad_input}});
   const std::int64_t bytes = config_.element_bytes();
   if (!per_chunk_) {
     transposed_.resize(floats_for(transposed_filter_layout().size(), bytes));
@@ -404,10 +403,8 @@ void ConvBwd::run(const void* filter, const void* grad_output, void* grad_input)
 }
 
 void ConvBwd::run_transposed(const void* transposed_filter, const void* grad_output, void* grad_input) const {
-  if (transposed_filter == nullptr || grad_output == nullptr || grad_input == nullptr) {
-    throw Error("ConvBwd::run_transposed: null buffer (transposed_filter, grad_output and grad_input must all be "
-                "given)");
-  }
+  require_buffers("ConvBwd::run_transposed",
+                  {{"transposed_filter", transposed_filter}, {"grad_output", grad_output}, {"grad_input", grad_input}});
   run_typed(nullptr, transposed_filter, grad_output, grad_input);
 }
 
@@ -422,9 +419,7 @@ void ConvBwd::run_typed(const void* filter, const void* shared, const void* grad
 }
 
 void ConvBwd::transpose_filter(const void* filter, void* transposed) const {
-  if (filter == nullptr || transposed == nullptr) {
-    throw Error("ConvBwd::transpose_filter: null buffer (filter and transposed must both be given)");
-  }
+  require_buffers("ConvBwd::transpose_filter", {{"filter", filter}, {"transposed", transposed}});
   const std::int64_t tile_bytes = config_.bc * config_.bk * config_.element_bytes(), Kb = config_.k_blocking().blocks();
   const std::int64_t tiles_per_k_block = config_.c_blocking().blocks() * config_.shape.R * config_.shape.S;
   const auto* from = static_cast<const char*>(filter);

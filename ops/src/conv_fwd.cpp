@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/element_type.hpp>
 #include <weft/ops/block_loops.hpp>
 #include <weft/ops/rim_taps.hpp>
 #include <weft/ops/verification.hpp>
@@ -405,11 +406,8 @@ std::string ConvFwd::measure_tag(int threads) const {
 }
 
 void ConvFwd::run(const void* input, const void* filter, const void* bias, void* output) const {
-  if (input == nullptr || filter == nullptr || output == nullptr || (config_.with_bias && bias == nullptr)) {
-    throw Error(std::string("ConvFwd::run: null ") +
-                (input == nullptr ? "input" : filter == nullptr ? "filter" : output == nullptr ? "output" : "bias") +
-                " buffer");
-  }
+  require_buffers("ConvFwd::run", {{"input", input}, {"filter", filter}, {"output", output}});
+  if (config_.with_bias) require_buffers("ConvFwd::run", {{"bias (with_bias is set)", bias}});
   if (!config_.with_bias) bias = nullptr;
   if (config_.bf16()) {
     using B = jit::bfloat16;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/element_type.hpp>
 #include <weft/ops/block_loops.hpp>
 #include <weft/ops/verification.hpp>
 #include <weft/parlooper/loop_string.hpp>
@@ -205,7 +206,7 @@ double ConvUpd::tolerance() const {
 std::int64_t ConvUpd::reduction_length() const { return config_.shape.N * config_.shape.ofh() * config_.shape.ofw(); }
 
 void ConvUpd::run(const void* input, const void* grad_output, void* grad_filter) const {
-  if (input == nullptr || grad_output == nullptr || grad_filter == nullptr) throw Error("ConvUpd::run: null buffer");
+  require_buffers("ConvUpd::run", {{"input", input}, {"grad_output", grad_output}, {"grad_filter", grad_filter}});
   if (omp_in_parallel()) {
     throw Error("ConvUpd::run inside an OpenMP parallel region: it opens its own (its partial filters are shared "
                 "by the team it starts)");

@@ -166,7 +166,16 @@ TEST(ConvOpsErrors, EachClassOfBadInputIsNamed) {
   std::vector<float> buffer(1 << 16);
   const ConvFwd conv(conv_config<ConvFwdConfig>(kDesc));
   EXPECT_THAT([&] { conv.run(nullptr, buffer.data(), nullptr, buffer.data()); },
-              ThrowsMessage<Error>(HasSubstr("ConvFwd::run: null input")));
+              ThrowsMessage<Error>(HasSubstr("ConvFwd::run: input is null")));
+  // Each pass names the buffer that is null.
+  const ConvBwd bwd(conv_config<ConvBwdConfig>(kDesc));
+  EXPECT_THAT([&] { bwd.run(buffer.data(), nullptr, buffer.data()); },
+              ThrowsMessage<Error>(HasSubstr("ConvBwd::run: grad_output is null")));
+  EXPECT_THAT([&] { bwd.run_transposed(buffer.data(), buffer.data(), nullptr); },
+              ThrowsMessage<Error>(HasSubstr("ConvBwd::run_transposed: grad_input is null")));
+  const ConvUpd upd(conv_config<ConvUpdConfig>(kDesc));
+  EXPECT_THAT([&] { upd.run(buffer.data(), buffer.data(), nullptr); },
+              ThrowsMessage<Error>(HasSubstr("ConvUpd::run: grad_filter is null")));
   ConvDesc bad = kDesc;
   bad.shape.stride_h = 0;
   EXPECT_THAT([&] { ConvBwd{conv_config<ConvBwdConfig>(bad)}; }, ThrowsMessage<Error>(HasSubstr("stride_h")));

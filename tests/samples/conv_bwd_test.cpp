@@ -440,11 +440,11 @@ TEST(ConvBwd, RunRefusesNullBuffers) {
   const ConvBwd bwd(c);
   std::vector<float> buffer(4096);
   EXPECT_THAT([&] { bwd.run(nullptr, buffer.data(), buffer.data()); },
-              ::testing::ThrowsMessage<weft::Error>(HasSubstr("null buffer")));
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::run: filter is null")));
   EXPECT_THAT([&] { bwd.run_transposed(buffer.data(), nullptr, buffer.data()); },
-              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::run_transposed: null buffer")));
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::run_transposed: grad_output is null")));
   EXPECT_THAT([&] { bwd.transpose_filter(buffer.data(), nullptr); },
-              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::transpose_filter: null buffer")));
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("ConvBwd::transpose_filter: transposed is null")));
 }
 
 // The command line, as weft-conv-bwd reads it.

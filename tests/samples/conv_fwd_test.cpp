@@ -367,9 +367,9 @@ TEST(ConvFwd, RunRefusesNullBuffers) {
   std::vector<float> w(static_cast<std::size_t>(conv.filter_layout().size()));
   std::vector<float> out(static_cast<std::size_t>(conv.output_layout().size()));
   EXPECT_THAT([&] { conv.run(in.data(), w.data(), nullptr, out.data()); },
-              ThrowsMessage<weft::Error>(HasSubstr("null bias")));
+              ThrowsMessage<weft::Error>(HasSubstr("bias (with_bias is set) is null")));
   EXPECT_THAT([&] { conv.run(nullptr, w.data(), in.data(), out.data()); },
-              ThrowsMessage<weft::Error>(HasSubstr("null input")));
+              ThrowsMessage<weft::Error>(HasSubstr("ConvFwd::run: input is null")));
 }
 
 // The constructor's refusal of `c`, or "" when it accepts it.

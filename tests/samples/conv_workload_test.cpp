@@ -42,8 +42,8 @@ void PrintTo(const PassCase& c, std::ostream* os) { *os << c.name; }
 class ConvCandidates : public ::testing::TestWithParam<PassCase> {};
 
 // What the tuner would measure: the first candidates of every knob setting and a spread over the
-// whole space (its 5040+ orders per setting are too many to check in a unit test), each prepared
-// and checked on poisoned outputs against the reference.
+// whole space (its orders per setting are too many to check in a unit test), each prepared and
+// checked on poisoned outputs against the reference.
 TEST_P(ConvCandidates, PassTheirReferenceCheck) {
   const PassCase& c = GetParam();
   const ConvWorkload workload(c.shape, c.pass, c.search);
@@ -52,11 +52,11 @@ TEST_P(ConvCandidates, PassTheirReferenceCheck) {
   options.threads = 2;
   options.blocks.max_choices = 2;
   const tuner::SearchSpace space = tuner::build_search_space(workload, options);
-  ASSERT_GT(space.candidates.size(), 100u);
+  ASSERT_GT(space.candidates.size(), 24u);
   omp_set_num_threads(2);  // prepare() takes the team from OpenMP, as under tune()
   std::map<std::string, int> per_setting;
   std::size_t checked = 0, blocked = 0, parallel_reductions = 0;
-  const std::size_t stride = space.candidates.size() / 12 + 1;
+  const std::size_t stride = space.candidates.size() / 16 + 1;
   for (std::size_t i = 0; i < space.candidates.size(); ++i) {
     const tuner::TunedConfig& config = space.candidates[i].config;
     std::string setting;

@@ -457,7 +457,9 @@ TEST_F(WeftTuneCli, ConvUsageErrorsAndDryRun) {
   const Result dry = tune("conv --pass upd --threads 2 --dry-run" + shape + " --bc 16 --bk 16");
   EXPECT_EQ(dry.status, 0) << dry.err;
   EXPECT_NE((dry.out + dry.err).find("conv_upd N=1 H=8"), std::string::npos) << dry.out;
-  EXPECT_NE(dry.out.find("abCD"), std::string::npos) << dry.out;  // parallel reductions: partial filters
+  // Parallel reductions (partial filters): d, a reduction of the update, runs in parallel; a, b, c,
+  // e run once at this shape and stand outermost.
+  EXPECT_NE(dry.out.find("abceDfg"), std::string::npos) << dry.out;
 }
 
 // A tiny tuning run per pass into a temporary database, then the program's `auto` reading it.
