@@ -1,0 +1,85 @@
+// One process's part of data-parallel MLP training: the layers relu(W_l x + b_l), W_l width x
+// width, on `columns` columns of the global batch, with the weights operators (ops/) prepared once
+// in blocked layouts and run every step:
+//
+//   forward    GemmFwd, all layers in one run (fused bias and ReLU), every layer's output kept
+//   backward   the loss gradient X_L - T (mean squared error, summed over this rank's columns), then
+//              per layer from the top: the ReLU's gradient (TPP relu_bwd), dW = dZ X^T (GemmUpd), db
+//              = the row sums of dZ, handed to the GradientExchange, then dX = W^T dZ (GemmBwd) for
+//              the layer below
+//   sgd        parameters -= step * gradient, step = learning rate / global batch (the gradients
+//              are sums over the global batch once exchanged)
+//
+// A layer's weights and bias are one buffer (parameters(l)): [W blocked][b, padded to whole
+// tiles], and its gradient has the same layout (GemmUpd writes dW in W's blocked layout), so one
+// all-reduce and one update loop per layer cover both. No MPI here: the check's one-rank reference
+// is this class with a LocalExchange.
+//
+//   MlpTrainer trainer({.layers = 4, .width = 256, .first_column = 64, .columns = 64}, seed, threads);
+//   trainer.forward();
+//   const double loss = trainer.backward(exchange);
+//   exchange.complete();
+//   trainer.sgd(lr / global_batch);
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <weft/ops/gemm.hpp>
+#include <weft/tpp/unary.hpp>
+
+#include "gradient_exchange.hpp"
+
+namespace weft::samples {
+
+struct MlpShape {
+  int layers = 1;
+  std::int64_t width = 0;
+  std::int64_t first_column = 0;  // of the global batch: which inputs and targets this trainer makes
+  std::int64_t columns = 0;
+};
+
+class MlpTrainer {
+ public:
+  // Prepares the passes for `threads` (the OpenMP team the runs will have) and makes the weights,
+  // biases, inputs and targets from `seed` (synthetic_data.hpp). Throws weft::Error (a
+  // MemoryError naming the buffers when they cannot fit).
+  MlpTrainer(const MlpShape& shape, std::uint64_t seed, int threads);
+
+  void forward();
+  // Hands each layer's gradient (sums over this trainer's columns) to `exchange`, top layer first,
+  // calling exchange.progress() between the passes. Returns the loss: half the sum of the squared
+  // errors over this trainer's columns.
+  double backward(GradientExchange& exchange);
+  void sgd(float step);
+
+  int layers() const { return shape_.layers; }
+  // Layer `layer`'s weights and bias, blocked (the buffer the broadcast and the all-reduce move).
+  std::span<float> parameters(int layer);
+  // The same, plain: width x width row-major weights, then the width biases.
+  std::vector<float> plain_parameters(int layer) const;
+  // Floats all-reduced per step: every layer's parameters buffer, padding included.
+  std::int64_t reduced_floats() const { return shape_.layers * parameter_size_; }
+  // Of one step: forward and update of every layer, backward by data of all but the first.
+  double flops() const;
+  // "blocks 64 x 48 x 64; loops: forward aBcb, backward by data ACb, by weights ABc".
+  std::string describe() const;
+
+ private:
+  MlpShape shape_;
+  std::optional<ops::GemmFwd> fwd_;
+  std::optional<ops::GemmBwd> bwd_;
+  std::optional<ops::GemmUpd> upd_;
+  std::optional<tpp::Unary> relu_bwd_;     // on one bm x bn tile, flat
+  std::int64_t weight_size_ = 0;           // floats of blocked W
+  std::int64_t parameter_size_ = 0;        // W and the padded bias
+  std::int64_t activation_size_ = 0;       // floats of a blocked width x columns activation
+  std::vector<std::vector<float>> parameters_, gradients_;
+  std::vector<std::vector<float>> activations_;  // the input, then each layer's output
+  std::vector<float> target_, grad_out_, grad_pre_;  // T; dL/dX of the layer's output; after the ReLU
+};
+
+}  // namespace weft::samples
