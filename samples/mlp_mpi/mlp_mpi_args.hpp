@@ -14,7 +14,7 @@ struct MlpMpiOptions {
   std::int64_t width = 256;          // every layer is width x width (the MLP's M == K)
   std::int64_t global_batch = 128;   // columns of the input, split over the ranks
   std::int64_t steps = 10;
-  double learning_rate = 0.05;
+  double learning_rate = 0.5;
   std::uint64_t seed = 1;
   int threads = 0;                   // per rank; 0: OpenMP's default
   bool overlap = true;               // --no-overlap: reduce after the backward pass, blocking

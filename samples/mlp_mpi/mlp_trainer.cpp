@@ -105,12 +105,17 @@ double MlpTrainer::backward(GradientExchange& exchange) {
   float* grad_pre = grad_pre_.data();
   // The padding of the output and of the target is zero (the passes never write it, pack() zeroes
   // it), so the gradient's padding is zero too and adds nothing to the sums below.
+  // The loss is the mean over a column's W outputs (then over the batch): its gradient's scale, and
+  // so the learning rates that converge, do not grow with the width.
+  const float per_output = 1.0f / static_cast<float>(shape_.width);
   double loss = 0;
 #pragma omp parallel for reduction(+ : loss)
   for (std::int64_t i = 0; i < n; ++i) {
-    grad_out[i] = out[i] - target[i];
-    loss += 0.5 * static_cast<double>(grad_out[i]) * grad_out[i];
+    const float e = out[i] - target[i];
+    grad_out[i] = e * per_output;
+    loss += 0.5 * static_cast<double>(e) * e;
   }
+  loss /= static_cast<double>(shape_.width);
 
   const ops::GemmFwdConfig& f = fwd_->config();
   const std::int64_t tile = f.bm * f.bn, tiles = n / tile, mb = fwd_->m_blocking().blocks(),

@@ -3,7 +3,8 @@
 // in blocked layouts and run every step:
 //
 //   forward    GemmFwd, all layers in one run (fused bias and ReLU), every layer's output kept
-//   backward   the loss gradient X_L - T (mean squared error, summed over this rank's columns), then
+//   backward   the loss gradient (X_L - T) / width (the loss: half the squared error averaged over a
+//              column's outputs, summed over this rank's columns), then
 //              per layer from the top: the ReLU's gradient (TPP relu_bwd), dW = dZ X^T (GemmUpd), db
 //              = the row sums of dZ, handed to the GradientExchange, then dX = W^T dZ (GemmBwd) for
 //              the layer below
@@ -51,8 +52,8 @@ class MlpTrainer {
 
   void forward();
   // Hands each layer's gradient (sums over this trainer's columns) to `exchange`, top layer first,
-  // calling exchange.progress() between the passes. Returns the loss: half the sum of the squared
-  // errors over this trainer's columns.
+  // calling exchange.progress() between the passes. Returns the loss: half the squared error
+  // averaged over the outputs of a column, summed over this trainer's columns.
   double backward(GradientExchange& exchange);
   void sgd(float step);
 

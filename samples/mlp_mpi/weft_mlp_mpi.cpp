@@ -60,6 +60,12 @@ weft::cli::Tool rank_tool(const MpiSession& mpi) {
   return {mpi.rank() == 0 ? "weft-mlp-mpi" : "weft-mlp-mpi (rank " + std::to_string(mpi.rank()) + ")", kMlpMpiUsage};
 }
 
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 std::string header(const MpiSession& mpi, const Setup& s, int threads, const MlpTrainer& trainer) {
   const MlpMpiOptions& o = s.options;
   const std::int64_t base = o.global_batch / mpi.size(), extra = o.global_batch % mpi.size();
@@ -69,7 +75,7 @@ std::string header(const MpiSession& mpi, const Setup& s, int threads, const Mlp
          std::to_string(o.width) + ", global batch " + std::to_string(o.global_batch) + " over " +
          std::to_string(mpi.size()) + (mpi.size() == 1 ? " rank (" : " ranks (") + columns + "), " +
          std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " per rank, " +
-         std::to_string(o.steps) + " steps of SGD at lr " + std::to_string(o.learning_rate) + ", " +
+         std::to_string(o.steps) + " steps of SGD at lr " + number(o.learning_rate) + ", " +
          (o.overlap ? "overlap: MPI_Iallreduce behind the backward pass"
                     : "no overlap: MPI_Allreduce after the backward pass") +
          "\nweft-mlp-mpi: rank 0's passes: " + trainer.describe() + "\n";

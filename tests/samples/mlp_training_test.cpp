@@ -123,7 +123,7 @@ double max_relative_difference(const std::vector<float>& a, const std::vector<fl
 double split_against_whole(int layers, std::int64_t width, std::int64_t batch, std::int64_t split, bool sum) {
   const std::uint64_t seed = 3;
   const int steps = 4;
-  const float step = 0.05f / static_cast<float>(batch);
+  const float step = 0.5f / static_cast<float>(batch);  // the sample's default learning rate
   MlpTrainer first({.layers = layers, .width = width, .first_column = 0, .columns = split}, seed, 1);
   MlpTrainer second({.layers = layers, .width = width, .first_column = split, .columns = batch - split}, seed, 1);
   MlpTrainer whole({.layers = layers, .width = width, .first_column = 0, .columns = batch}, seed, 1);
@@ -161,7 +161,7 @@ TEST(MlpTrainer, SummedGradientsOfTwoPartsTrainAsTheWholeBatch) {
 }
 
 TEST(MlpTrainer, WithoutTheSumThePartsTrainOtherwise) {
-  EXPECT_GT(split_against_whole(3, 64, 96, 48, false), 1e-3);
+  EXPECT_GT(split_against_whole(3, 64, 96, 48, false), 1e-3);  // 5e-2 measured
 }
 
 }  // namespace
