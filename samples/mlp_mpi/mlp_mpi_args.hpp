@@ -1,11 +1,13 @@
 // The command line of weft-mlp-mpi: the MLP (layers, width), the global batch, the training
-// (steps, learning rate, seed), the team per rank, and the switches of the run (--no-overlap,
+// (steps, learning rate, seed, the passes' data type), the team per rank, and the switches of the run (--no-overlap,
 // --check). Parsed the same way on every rank, so a bad line fails on all of them alike.
 //
 //   const MlpMpiOptions options = parse_mlp_mpi_options(argc, argv);   // throws weft::cli::UsageError
 #pragma once
 
 #include <cstdint>
+
+#include <weft/jit/data_type.hpp>
 
 namespace weft::samples {
 
@@ -16,6 +18,7 @@ struct MlpMpiOptions {
   std::int64_t steps = 10;
   double learning_rate = 0.5;
   std::uint64_t seed = 1;
+  jit::DataType dtype = jit::DataType::f32;  // of the passes; the parameters and sums stay f32
   int threads = 0;                   // per rank; 0: OpenMP's default
   bool overlap = true;               // --no-overlap: reduce after the backward pass, blocking
   bool check = false;                // compare with a one-rank run of the whole batch on rank 0

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include <weft/jit/error.hpp>
 
@@ -23,11 +24,30 @@ bool same_storage(const ops::PassMatrix& a, const ops::PassMatrix& b) {
 
 std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
+float widen(float x) { return x; }
+float widen(jit::bfloat16 x) { return jit::to_float(x); }
+template <class T>
+T narrow(float x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return x;
+  } else {
+    return jit::to_bfloat16(x);
+  }
+}
+
+// Plain f32 values in the passes' element type (pack() converts layouts, not types).
+template <class T>
+std::vector<T> narrowed(const std::vector<float>& v) {
+  std::vector<T> out(v.size());
+  std::transform(v.begin(), v.end(), out.begin(), narrow<T>);
+  return out;
+}
+
 }  // namespace
 
 MlpTrainer::MlpTrainer(const MlpShape& shape, std::uint64_t seed, int threads) : shape_(shape) {
-  const ops::GemmDesc desc{.M = shape.width, .N = shape.columns, .K = shape.width, .layers = shape.layers,
-                           .bias = true, .relu = true};
+  const ops::GemmDesc desc{.M = shape.width, .N = shape.columns, .K = shape.width, .dtype = shape.dtype,
+                           .layers = shape.layers, .bias = true, .relu = true};
   fwd_.emplace(ops::default_gemm_config<ops::GemmFwdConfig>(desc, threads));
   const ops::GemmFwdConfig& f = fwd_->config();
   // The backward passes take the forward's tiles (their layouts must match it) and loops that keep
@@ -46,18 +66,20 @@ MlpTrainer::MlpTrainer(const MlpShape& shape, std::uint64_t seed, int threads) :
   if (!same_storage(lf.left, lb.left) || !same_storage(lf.left, lu.out) || !same_storage(lf.right, lf.out) ||
       !same_storage(lf.out, lb.right) || !same_storage(lf.right, lb.out) || !same_storage(lf.out, lu.left) ||
       !same_storage(lf.right, lu.right)) {
-    throw Error("weft-mlp-mpi: the forward and backward passes' blocked layouts differ (blocks " +
-                describe() + ")");
+    throw Error("weft-mlp-mpi: the forward and backward passes' blocked layouts differ (" + describe() + ")");
   }
-  const std::int64_t bm = f.bm, bn = f.bn;
-  relu_bwd_.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::relu_bwd, .m = bm * bn, .n = 1, .ld_in = bm * bn,
-                                   .ld_out = bm * bn});
+  const std::int64_t tile = f.bm * f.bn;
+  relu_bwd_.emplace(tpp::UnaryDesc{.op = tpp::UnaryOp::relu_bwd, .m = tile, .n = 1, .ld_in = tile, .ld_out = tile,
+                                   .types = {.in = shape.dtype, .out = shape.dtype}});
 
   weight_size_ = ops::blocked_size(lf.left);
   parameter_size_ = weight_size_ + fwd_->m_blocking().padded();
   activation_size_ = ops::blocked_size(lf.out);
-  const std::uint64_t bytes = add_bytes(bytes_needed({2 * shape.layers, parameter_size_}, sizeof(float)),
-                                         bytes_needed({shape.layers + 4, activation_size_}, sizeof(float)));
+  const std::uint64_t element = bf16() ? sizeof(jit::bfloat16) : sizeof(float);
+  std::uint64_t bytes = add_bytes(bytes_needed({2 * shape.layers, parameter_size_}, sizeof(float)),
+                                  bytes_needed({shape.layers + 3, activation_size_}, element));
+  bytes = add_bytes(bytes, bytes_needed({activation_size_}, sizeof(float)));
+  if (bf16()) bytes = add_bytes(bytes, bytes_needed({shape.layers + 1, parameter_size_}, element));
   const std::string what = "the MLP's weights, gradients and activations (" + std::to_string(shape.layers) +
                            " layers of " + std::to_string(shape.width) + " x " + std::to_string(shape.width) +
                            ", " + std::to_string(shape.columns) + " columns)";
@@ -65,10 +87,12 @@ MlpTrainer::MlpTrainer(const MlpShape& shape, std::uint64_t seed, int threads) :
   allocating(what, bytes, [&] {
     parameters_.assign(at(shape.layers), std::vector<float>(at(parameter_size_)));
     gradients_.assign(at(shape.layers), std::vector<float>(at(parameter_size_)));
-    activations_.assign(at(shape.layers + 1), std::vector<float>(at(activation_size_)));
     target_.assign(at(activation_size_), 0.0f);
-    grad_out_.assign(at(activation_size_), 0.0f);
-    grad_pre_.assign(at(activation_size_), 0.0f);
+    if (bf16()) {
+      allocate(bf16_);
+    } else {
+      allocate(f32_);
+    }
     return 0;
   });
 
@@ -78,31 +102,92 @@ MlpTrainer::MlpTrainer(const MlpShape& shape, std::uint64_t seed, int threads) :
     const std::vector<float> bias = synthetic_biases(seed, l, shape.width);
     std::copy(bias.begin(), bias.end(), parameters_[at(l)].begin() + weight_size_);
   }
+  refresh();
   const std::vector<float> x =
       synthetic_columns(seed, DataStream::input, shape.width, shape.first_column, shape.columns);
-  ops::pack(x.data(), ops::MatrixOrder::column_major, lf.right, activations_[0].data());
+  if (bf16()) {
+    ops::pack(narrowed<jit::bfloat16>(x).data(), ops::MatrixOrder::column_major, lf.right,
+              bf16_.activations[0].data());
+  } else {
+    ops::pack(x.data(), ops::MatrixOrder::column_major, lf.right, f32_.activations[0].data());
+  }
   const std::vector<float> t =
       synthetic_columns(seed, DataStream::target, shape.width, shape.first_column, shape.columns);
   ops::pack(t.data(), ops::MatrixOrder::column_major, lf.out, target_.data());
 }
 
-void MlpTrainer::forward() {
-  std::vector<float*> acts;
-  std::vector<const float*> weights, biases;
-  for (std::vector<float>& a : activations_) acts.push_back(a.data());
-  for (const std::vector<float>& p : parameters_) {
-    weights.push_back(p.data());
-    biases.push_back(p.data() + weight_size_);
+template <class T>
+MlpTrainer::PassBuffers<T>& MlpTrainer::buffers() {
+  if constexpr (std::is_same_v<T, float>) {
+    return f32_;
+  } else {
+    return bf16_;
   }
-  fwd_->run(acts, weights, biases);
+}
+
+template <class T>
+void MlpTrainer::allocate(PassBuffers<T>& b) {
+  b.activations.assign(at(shape_.layers + 1), std::vector<T>(at(activation_size_)));
+  b.grad_out.assign(at(activation_size_), T{});
+  b.grad_pre.assign(at(activation_size_), T{});
+  if constexpr (!std::is_same_v<T, float>) {
+    b.weights.assign(at(shape_.layers), std::vector<T>(at(parameter_size_)));
+    b.grad_weight.assign(at(weight_size_), T{});
+  }
+}
+
+template <class T>
+const T* MlpTrainer::weights(int layer) {
+  if constexpr (std::is_same_v<T, float>) {
+    return parameters_[at(layer)].data();
+  } else {
+    return bf16_.weights[at(layer)].data();
+  }
+}
+
+void MlpTrainer::refresh() {
+  if (!bf16()) return;
+  for (int l = 0; l < shape_.layers; ++l) {
+    const float* p = parameters_[at(l)].data();
+    jit::bfloat16* w = bf16_.weights[at(l)].data();
+    const std::int64_t n = parameter_size_;
+#pragma omp parallel for
+    for (std::int64_t i = 0; i < n; ++i) w[i] = jit::to_bfloat16(p[i]);
+  }
+}
+
+void MlpTrainer::forward() {
+  if (bf16()) {
+    forward_typed<jit::bfloat16>();
+  } else {
+    forward_typed<float>();
+  }
+}
+
+template <class T>
+void MlpTrainer::forward_typed() {
+  std::vector<T*> acts;
+  std::vector<const T*> ws, biases;
+  for (std::vector<T>& a : buffers<T>().activations) acts.push_back(a.data());
+  for (int l = 0; l < shape_.layers; ++l) {
+    ws.push_back(weights<T>(l));
+    biases.push_back(weights<T>(l) + weight_size_);
+  }
+  fwd_->run(acts, ws, biases);
 }
 
 double MlpTrainer::backward(GradientExchange& exchange) {
+  return bf16() ? backward_typed<jit::bfloat16>(exchange) : backward_typed<float>(exchange);
+}
+
+template <class T>
+double MlpTrainer::backward_typed(GradientExchange& exchange) {
+  PassBuffers<T>& b = buffers<T>();
   const std::int64_t n = activation_size_;
-  const float* out = activations_[at(shape_.layers)].data();
+  const T* out = b.activations[at(shape_.layers)].data();
   const float* target = target_.data();
-  float* grad_out = grad_out_.data();
-  float* grad_pre = grad_pre_.data();
+  T* grad_out = b.grad_out.data();
+  T* grad_pre = b.grad_pre.data();
   // The padding of the output and of the target is zero (the passes never write it, pack() zeroes
   // it), so the gradient's padding is zero too and adds nothing to the sums below.
   // The loss is the mean over a column's W outputs (then over the batch): its gradient's scale, and
@@ -111,8 +196,8 @@ double MlpTrainer::backward(GradientExchange& exchange) {
   double loss = 0;
 #pragma omp parallel for reduction(+ : loss)
   for (std::int64_t i = 0; i < n; ++i) {
-    const float e = out[i] - target[i];
-    grad_out[i] = e * per_output;
+    const float e = widen(out[i]) - target[i];
+    grad_out[i] = narrow<T>(e * per_output);
     loss += 0.5 * static_cast<double>(e) * e;
   }
   loss /= static_cast<double>(shape_.width);
@@ -121,30 +206,40 @@ double MlpTrainer::backward(GradientExchange& exchange) {
   const std::int64_t tile = f.bm * f.bn, tiles = n / tile, mb = fwd_->m_blocking().blocks(),
                      nb = fwd_->n_blocking().blocks();
   for (int l = shape_.layers - 1; l >= 0; --l) {
-    const float* output = activations_[at(l + 1)].data();
+    const T* output = b.activations[at(l + 1)].data();
 #pragma omp parallel for
     for (std::int64_t t = 0; t < tiles; ++t) {
       (*relu_bwd_)(tpp::UnaryArgs{.in = grad_out + t * tile, .out = grad_pre + t * tile, .aux = output + t * tile});
     }
     float* grad = gradients_[at(l)].data();
-    upd_->run(grad_pre, activations_[at(l)].data(), grad);
-    // db = the row sums of dZ ([Nb][Mb][bn][bm]): each thread owns whole bias tiles, and every
-    // element is summed in the same order whatever the team, as the one-rank check needs.
+    if constexpr (std::is_same_v<T, float>) {
+      upd_->run(grad_pre, b.activations[at(l)].data(), grad);
+    } else {
+      // dW comes in bf16 (VNNI-2 tiles); widened in place of the f32 gradient, position for
+      // position, so that the sum over the ranks and the update are f32.
+      T* dw = b.grad_weight.data();
+      upd_->run(grad_pre, b.activations[at(l)].data(), dw);
+      const std::int64_t w = weight_size_;
+#pragma omp parallel for
+      for (std::int64_t i = 0; i < w; ++i) grad[i] = widen(dw[i]);
+    }
+    // db = the row sums of dZ ([Nb][Mb][bn][bm]), in f32: each thread owns whole bias tiles, and
+    // every element is summed in the same order whatever the team, as the one-rank check needs.
     float* grad_bias = grad + weight_size_;
 #pragma omp parallel for
     for (std::int64_t im = 0; im < mb; ++im) {
       float* db = grad_bias + im * f.bm;
       for (std::int64_t i = 0; i < f.bm; ++i) db[i] = 0.0f;
       for (std::int64_t in = 0; in < nb; ++in) {
-        const float* dz = grad_pre + (in * mb + im) * tile;
+        const T* dz = grad_pre + (in * mb + im) * tile;
         for (std::int64_t j = 0; j < f.bn; ++j)
-          for (std::int64_t i = 0; i < f.bm; ++i) db[i] += dz[j * f.bm + i];
+          for (std::int64_t i = 0; i < f.bm; ++i) db[i] += widen(dz[j * f.bm + i]);
       }
     }
     exchange.ready(l, gradients_[at(l)]);
     exchange.progress();
     if (l > 0) {
-      bwd_->run(parameters_[at(l)].data(), grad_pre, grad_out);
+      bwd_->run(weights<T>(l), grad_pre, grad_out);
       exchange.progress();
     }
   }
@@ -159,6 +254,7 @@ void MlpTrainer::sgd(float step) {
 #pragma omp parallel for simd
     for (std::int64_t i = 0; i < n; ++i) p[i] -= step * g[i];
   }
+  refresh();
 }
 
 std::span<float> MlpTrainer::parameters(int layer) { return parameters_[at(layer)]; }

@@ -16,6 +16,11 @@
 // all-reduce and one update loop per layer cover both. No MPI here: the check's one-rank reference
 // is this class with a LocalExchange.
 //
+// In bf16 (MlpShape::dtype) the passes read and write bf16 (weights in VNNI-2 tiles, fp32
+// accumulation) while the parameters, their gradients (widened from the update's bf16 dW) and the
+// update stay f32, element for element in the same blocked positions: f32 master weights, rounded
+// to the passes' bf16 copy after every change (refresh()), and f32 sums over the ranks.
+//
 //   MlpTrainer trainer({.layers = 4, .width = 256, .first_column = 64, .columns = 64}, seed, threads);
 //   trainer.forward();
 //   const double loss = trainer.backward(exchange);
@@ -29,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/jit/bfloat16.hpp>
+#include <weft/jit/data_type.hpp>
 #include <weft/ops/gemm.hpp>
 #include <weft/tpp/unary.hpp>
 
@@ -41,6 +48,7 @@ struct MlpShape {
   std::int64_t width = 0;
   std::int64_t first_column = 0;  // of the global batch: which inputs and targets this trainer makes
   std::int64_t columns = 0;
+  jit::DataType dtype = jit::DataType::f32;  // of the passes: f32 or bf16
 };
 
 class MlpTrainer {
@@ -58,18 +66,42 @@ class MlpTrainer {
   void sgd(float step);
 
   int layers() const { return shape_.layers; }
-  // Layer `layer`'s weights and bias, blocked (the buffer the broadcast and the all-reduce move).
+  // Layer `layer`'s weights and bias, blocked, f32 (the buffer the broadcast moves). After writing
+  // them, call refresh().
   std::span<float> parameters(int layer);
+  // Makes the passes' copy of the parameters (bf16) follow them; nothing in f32.
+  void refresh();
   // The same, plain: width x width row-major weights, then the width biases.
   std::vector<float> plain_parameters(int layer) const;
   // Floats all-reduced per step: every layer's parameters buffer, padding included.
   std::int64_t reduced_floats() const { return shape_.layers * parameter_size_; }
   // Of one step: forward and update of every layer, backward by data of all but the first.
   double flops() const;
+  bool bf16() const { return shape_.dtype == jit::DataType::bf16; }
   // "blocks 64 x 48 x 64; loops: forward aBcb, backward by data ACb, by weights ABc".
   std::string describe() const;
 
  private:
+  // What the passes read and write, in their element type. In f32 the weights are parameters_ and
+  // dW is written into gradients_ directly, so `weights` and `grad_weight` stay empty.
+  template <class T>
+  struct PassBuffers {
+    std::vector<std::vector<T>> weights;      // per layer: [W][b], the parameters rounded
+    std::vector<std::vector<T>> activations;  // the input, then each layer's output
+    std::vector<T> grad_out, grad_pre;        // dL/dX of a layer's output; after the ReLU
+    std::vector<T> grad_weight;               // the update's dW before it is widened
+  };
+  template <class T>
+  PassBuffers<T>& buffers();
+  template <class T>
+  void allocate(PassBuffers<T>& b);
+  template <class T>
+  void forward_typed();
+  template <class T>
+  double backward_typed(GradientExchange& exchange);
+  template <class T>
+  const T* weights(int layer);
+
   MlpShape shape_;
   std::optional<ops::GemmFwd> fwd_;
   std::optional<ops::GemmBwd> bwd_;
@@ -78,9 +110,10 @@ class MlpTrainer {
   std::int64_t weight_size_ = 0;           // floats of blocked W
   std::int64_t parameter_size_ = 0;        // W and the padded bias
   std::int64_t activation_size_ = 0;       // floats of a blocked width x columns activation
-  std::vector<std::vector<float>> parameters_, gradients_;
-  std::vector<std::vector<float>> activations_;  // the input, then each layer's output
-  std::vector<float> target_, grad_out_, grad_pre_;  // T; dL/dX of the layer's output; after the ReLU
+  std::vector<std::vector<float>> parameters_, gradients_;  // f32, whatever the passes' type
+  std::vector<float> target_;                               // T, f32
+  PassBuffers<float> f32_;
+  PassBuffers<jit::bfloat16> bf16_;
 };
 
 }  // namespace weft::samples

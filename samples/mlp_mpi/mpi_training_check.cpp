@@ -25,14 +25,15 @@ double max_relative_difference(std::span<const float> a, std::span<const float> 
 
 namespace {
 
-bool within(double difference) { return !std::isnan(difference) && difference <= kWeightTolerance; }
+bool within(double difference, double tolerance) { return !std::isnan(difference) && difference <= tolerance; }
 
-const char* verdict(double difference) { return within(difference) ? "PASSED" : "FAILED"; }
+const char* verdict(double difference, double tolerance) { return within(difference, tolerance) ? "PASSED" : "FAILED"; }
 
 }  // namespace
 
 bool check_training(const MpiSession& mpi, MlpTrainer& trained, const MlpShape& whole, const MlpMpiOptions& options,
                     int threads, std::FILE* out) {
+  const double tolerance = trained.bf16() ? kBf16WeightTolerance : kWeightTolerance;
   double across = 0;
   for (int l = 0; l < trained.layers(); ++l) {
     std::span<float> mine = trained.parameters(l);
@@ -44,11 +45,11 @@ bool check_training(const MpiSession& mpi, MlpTrainer& trained, const MlpShape& 
   // NaN compares false in MPI_MAX as in std::max: carry it as infinity.
   across = mpi.max(std::isnan(across) ? std::numeric_limits<double>::infinity() : across);
 
-  bool passed = within(across);
+  bool passed = within(across, tolerance);
   if (mpi.rank() == 0) {
     std::fprintf(out, "check: the weights on all %d ranks against rank 0's: max relative difference %.3e "
                       "(tolerance %.0e): %s\n",
-                 mpi.size(), across, kWeightTolerance, verdict(across));
+                 mpi.size(), across, tolerance, verdict(across, tolerance));
     std::fflush(out);
     MlpTrainer alone(whole, options.seed, threads);
     LocalExchange local;
@@ -60,8 +61,8 @@ bool check_training(const MpiSession& mpi, MlpTrainer& trained, const MlpShape& 
     }
     std::fprintf(out, "check: the final weights against one rank's training on the whole batch of %lld: max "
                       "relative difference %.3e (tolerance %.0e): %s\n",
-                 static_cast<long long>(whole.columns), versus, kWeightTolerance, verdict(versus));
-    passed = passed && within(versus);
+                 static_cast<long long>(whole.columns), versus, tolerance, verdict(versus, tolerance));
+    passed = passed && within(versus, tolerance);
   }
   return mpi.all(passed);
 }

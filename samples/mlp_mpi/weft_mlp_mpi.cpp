@@ -71,7 +71,7 @@ std::string header(const MpiSession& mpi, const Setup& s, int threads, const Mlp
   const std::int64_t base = o.global_batch / mpi.size(), extra = o.global_batch % mpi.size();
   std::string columns = std::to_string(base) + " columns per rank";
   if (extra > 0) columns += ", " + std::to_string(base + 1) + " on the first " + std::to_string(extra);
-  return "weft-mlp-mpi: FP32, " + std::to_string(o.layers) + " layers of " + std::to_string(o.width) + " x " +
+  return std::string("weft-mlp-mpi: ") + (trainer.bf16() ? "BF16 (f32 weights, sums and updates), " : "FP32, ") + std::to_string(o.layers) + " layers of " + std::to_string(o.width) + " x " +
          std::to_string(o.width) + ", global batch " + std::to_string(o.global_batch) + " over " +
          std::to_string(mpi.size()) + (mpi.size() == 1 ? " rank (" : " ranks (") + columns + "), " +
          std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " per rank, " +
@@ -85,6 +85,7 @@ std::string header(const MpiSession& mpi, const Setup& s, int threads, const Mlp
 int train_and_report(const MpiSession& mpi, const Setup& s, int threads, MlpTrainer& trainer) {
   const MlpMpiOptions& o = s.options;
   for (int l = 0; l < o.layers; ++l) mpi.broadcast(trainer.parameters(l), 0);
+  trainer.refresh();
   if (mpi.rank() == 0) {
     std::fputs(header(mpi, s, threads, trainer).c_str(), stdout);
     std::fflush(stdout);
@@ -105,14 +106,16 @@ int train_and_report(const MpiSession& mpi, const Setup& s, int threads, MlpTrai
     for (double& loss : times.loss) loss /= static_cast<double>(o.global_batch);
     const std::string tag = "mlp_mpi_" + std::to_string(o.layers) + "_" + std::to_string(o.width) + "_" +
                             std::to_string(o.global_batch) + "_ranks" + std::to_string(mpi.size()) + "_threads" +
-                            std::to_string(threads) + "_overlap" + (o.overlap ? "1" : "0");
+                            std::to_string(threads) + "_overlap" + (o.overlap ? "1" : "0") +
+                            (trainer.bf16() ? "_bf16" : "");
     print_step_report(stdout, times,
                       {.allreduces = o.layers, .reduced_floats = trainer.reduced_floats(), .flops = flops[0],
                        .measure_tag = tag});
     std::fflush(stdout);
   }
   if (!o.check) return 0;
-  const MlpShape whole{.layers = o.layers, .width = o.width, .first_column = 0, .columns = o.global_batch};
+  const MlpShape whole{.layers = o.layers, .width = o.width, .first_column = 0, .columns = o.global_batch,
+                       .dtype = o.dtype};
   return check_training(mpi, trainer, whole, o, threads, stdout) ? 0 : 1;
 }
 
@@ -130,7 +133,8 @@ int main(int argc, char** argv) {
     if (setup->options.threads > 0) omp_set_num_threads(setup->options.threads);
     threads = omp_get_max_threads();
     trainer.emplace(MlpShape{.layers = setup->options.layers, .width = setup->options.width,
-                             .first_column = setup->share.first, .columns = setup->share.count},
+                             .first_column = setup->share.first, .columns = setup->share.count,
+                             .dtype = setup->options.dtype},
                     setup->options.seed, threads);
     return 0;
   });

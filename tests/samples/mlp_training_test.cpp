@@ -76,7 +76,7 @@ std::string usage_error(std::vector<std::string> words) {
 
 TEST(MlpMpiArgs, ReadsEveryOptionAndNamesBadOnes) {
   std::vector<std::string> words{"--layers", "2", "--width=48", "--batch", "10", "--steps", "3", "--lr", "0.1",
-                                 "--seed", "9", "--threads", "1", "--no-overlap", "--check"};
+                                 "--seed", "9", "--threads", "1", "--no-overlap", "--check", "--dtype", "bf16"};
   std::vector<char*> argv{const_cast<char*>("weft-mlp-mpi")};
   for (std::string& w : words) argv.push_back(w.data());
   const MlpMpiOptions o = parse_mlp_mpi_options(static_cast<int>(argv.size()), argv.data());
@@ -89,6 +89,8 @@ TEST(MlpMpiArgs, ReadsEveryOptionAndNamesBadOnes) {
   EXPECT_EQ(o.threads, 1);
   EXPECT_FALSE(o.overlap);
   EXPECT_TRUE(o.check);
+  EXPECT_EQ(o.dtype, weft::jit::DataType::bf16);
+  EXPECT_EQ(usage_error({"--dtype", "f64"}), "--dtype: 'f64' is not a data type of the passes: f32 or bf16");
   EXPECT_EQ(usage_error({"--width", "0"}), "--width: 0 is outside [1, 46340]");
   EXPECT_EQ(usage_error({"--batch", "x"}), "--batch: 'x' is not an integer");
   EXPECT_NE(usage_error({"--lr", "-1"}).find("--lr"), std::string::npos);
@@ -120,13 +122,16 @@ double max_relative_difference(const std::vector<float>& a, const std::vector<fl
 // Trains on columns [0, split) and [split, batch) separately for `steps` steps, the gradients summed
 // over both (or each kept to itself), and returns the largest relative difference of the first
 // part's final weights from those of a trainer on the whole batch.
-double split_against_whole(int layers, std::int64_t width, std::int64_t batch, std::int64_t split, bool sum) {
+double split_against_whole(int layers, std::int64_t width, std::int64_t batch, std::int64_t split, bool sum,
+                           weft::jit::DataType dtype = weft::jit::DataType::f32) {
   const std::uint64_t seed = 3;
   const int steps = 4;
   const float step = 0.5f / static_cast<float>(batch);  // the sample's default learning rate
-  MlpTrainer first({.layers = layers, .width = width, .first_column = 0, .columns = split}, seed, 1);
-  MlpTrainer second({.layers = layers, .width = width, .first_column = split, .columns = batch - split}, seed, 1);
-  MlpTrainer whole({.layers = layers, .width = width, .first_column = 0, .columns = batch}, seed, 1);
+  MlpTrainer first({.layers = layers, .width = width, .first_column = 0, .columns = split, .dtype = dtype}, seed, 1);
+  MlpTrainer second({.layers = layers, .width = width, .first_column = split, .columns = batch - split,
+                     .dtype = dtype},
+                    seed, 1);
+  MlpTrainer whole({.layers = layers, .width = width, .first_column = 0, .columns = batch, .dtype = dtype}, seed, 1);
   LocalExchange local;
   train(whole, local, steps, step);
   for (int s = 0; s < steps; ++s) {
@@ -158,6 +163,14 @@ TEST(MlpTrainer, SummedGradientsOfTwoPartsTrainAsTheWholeBatch) {
   // Whole tiles, and sizes that leave partial tiles of the weights (width 40) and of the batch.
   EXPECT_LT(split_against_whole(3, 64, 96, 48, true), 1e-5);
   EXPECT_LT(split_against_whole(2, 40, 37, 19, true), 1e-5);
+}
+
+// In bf16 each part's dW is rounded to bf16 before the sum, and the master weights round to the
+// passes' bf16 copy: the parts end within a few bf16 roundings of the whole (the sample's bf16
+// tolerance, 1e-2), and far from it without the sum.
+TEST(MlpTrainer, Bf16SummedGradientsOfTwoPartsTrainAsTheWholeBatch) {
+  EXPECT_LT(split_against_whole(3, 64, 96, 48, true, weft::jit::DataType::bf16), 1e-2);
+  EXPECT_GT(split_against_whole(3, 64, 96, 48, false, weft::jit::DataType::bf16), 2e-2);
 }
 
 TEST(MlpTrainer, WithoutTheSumThePartsTrainOtherwise) {
