@@ -16,6 +16,8 @@ packages=(
   # the Python package (python/) for Debian's /usr/bin/python3, its tests, and PyTorch for the
   # bfloat16 / DLPack tests and the benchmark's peer
   pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
+  # Open MPI for the data-parallel training sample weft-mlp-mpi (docs/scale_out.md)
+  libopenmpi-dev openmpi-bin
 )
 # x86-64 code is generated with Xbyak; libxsmm is a peer on x86-64 only.
 if [[ $host == amd64 ]]; then packages+=(libxbyak-dev libxsmm-dev); fi

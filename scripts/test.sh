@@ -17,5 +17,11 @@ if ! grep -q "weft_python_extension" "$build_dir/build.ninja"; then
   echo "test: the Python package was not built (WEFT_PYTHON off, or pybind11-dev / python3-dev missing)" >&2
   exit 1
 fi
+# Likewise the MPI sample (WEFT_MPI=AUTO builds it when install-deps.sh's Open MPI is found): without
+# it its ctests (samples/MlpMpi.*) would be missing, not failing.
+if ! grep -q "weft-mlp-mpi" "$build_dir/build.ninja"; then
+  echo "test: weft-mlp-mpi was not built (WEFT_MPI off, or libopenmpi-dev missing)" >&2
+  exit 1
+fi
 echo "test: running the Python tests (pytest, /usr/bin/python3)"
 PYTHONPATH="$build_dir/python" /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python
