@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/element_type.hpp>
 
 #include "synthetic_data.hpp"
 
@@ -24,24 +25,10 @@ bool same_storage(const ops::PassMatrix& a, const ops::PassMatrix& b) {
 
 std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 
-float widen(float x) { return x; }
-float widen(jit::bfloat16 x) { return jit::to_float(x); }
-template <class T>
-T narrow(float x) {
-  if constexpr (std::is_same_v<T, float>) {
-    return x;
-  } else {
-    return jit::to_bfloat16(x);
-  }
-}
-
-// Plain f32 values in the passes' element type (pack() converts layouts, not types).
-template <class T>
-std::vector<T> narrowed(const std::vector<float>& v) {
-  std::vector<T> out(v.size());
-  std::transform(v.begin(), v.end(), out.begin(), narrow<T>);
-  return out;
-}
+// Element conversions of the passes' types: ops::to_float, ops::from_float<T>, ops::converted<T>.
+using ops::converted;
+using ops::from_float;
+using ops::to_float;
 
 }  // namespace
 
@@ -106,7 +93,7 @@ MlpTrainer::MlpTrainer(const MlpShape& shape, std::uint64_t seed, int threads) :
   const std::vector<float> x =
       synthetic_columns(seed, DataStream::input, shape.width, shape.first_column, shape.columns);
   if (bf16()) {
-    ops::pack(narrowed<jit::bfloat16>(x).data(), ops::MatrixOrder::column_major, lf.right,
+    ops::pack(converted<jit::bfloat16>(x).data(), ops::MatrixOrder::column_major, lf.right,
               bf16_.activations[0].data());
   } else {
     ops::pack(x.data(), ops::MatrixOrder::column_major, lf.right, f32_.activations[0].data());
@@ -196,8 +183,8 @@ double MlpTrainer::backward_typed(GradientExchange& exchange) {
   double loss = 0;
 #pragma omp parallel for reduction(+ : loss)
   for (std::int64_t i = 0; i < n; ++i) {
-    const float e = widen(out[i]) - target[i];
-    grad_out[i] = narrow<T>(e * per_output);
+    const float e = to_float(out[i]) - target[i];
+    grad_out[i] = from_float<T>(e * per_output);
     loss += 0.5 * static_cast<double>(e) * e;
   }
   loss /= static_cast<double>(shape_.width);
@@ -221,7 +208,7 @@ double MlpTrainer::backward_typed(GradientExchange& exchange) {
       upd_->run(grad_pre, b.activations[at(l)].data(), dw);
       const std::int64_t w = weight_size_;
 #pragma omp parallel for
-      for (std::int64_t i = 0; i < w; ++i) grad[i] = widen(dw[i]);
+      for (std::int64_t i = 0; i < w; ++i) grad[i] = to_float(dw[i]);
     }
     // db = the row sums of dZ ([Nb][Mb][bn][bm]), in f32: each thread owns whole bias tiles, and
     // every element is summed in the same order whatever the team, as the one-rank check needs.
@@ -233,7 +220,7 @@ double MlpTrainer::backward_typed(GradientExchange& exchange) {
       for (std::int64_t in = 0; in < nb; ++in) {
         const T* dz = grad_pre + (in * mb + im) * tile;
         for (std::int64_t j = 0; j < f.bn; ++j)
-          for (std::int64_t i = 0; i < f.bm; ++i) db[i] += widen(dz[j * f.bm + i]);
+          for (std::int64_t i = 0; i < f.bm; ++i) db[i] += to_float(dz[j * f.bm + i]);
       }
     }
     exchange.ready(l, gradients_[at(l)]);
