@@ -1,0 +1,137 @@
+"""What weft.torch's layers share: dtypes, the thread team, argument checks, and the weights of one
+layer as the passes read them (the blocked parameter, its bf16 copy, moves between layouts)."""
+import re
+
+import torch
+
+from .. import _weft
+from ._layout import BlockedLayout
+
+# The compute dtypes and what weft.ops calls them. float64: weft's GEMM operators in float64
+# (gradcheck); the convolutions have none, and weft.ops says so when asked.
+WEFT_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float64: "f64"}
+
+
+def compute_dtype(dtype):
+    if dtype not in WEFT_DTYPES:
+        raise TypeError(f"argument 'dtype' must be torch.float32, torch.bfloat16 or torch.float64, not {dtype}")
+    return dtype
+
+
+def master_dtype(dtype):
+    """The parameters' dtype: fp32 masters for bf16 compute (the optimizer steps in fp32)."""
+    return torch.float32 if dtype == torch.bfloat16 else dtype
+
+
+def default_threads():
+    """weft.set_num_threads(n) if it was called, else PyTorch's own team (torch.get_num_threads()):
+    `import torch` resets OpenMP's count of the importing thread (to 1 with Debian's build), so
+    OpenMP's default would follow torch anyway, but only on that thread."""
+    requested = _weft.requested_num_threads()
+    return requested if requested > 0 else torch.get_num_threads()
+
+
+def check_threads(threads):
+    if threads is None:
+        return None
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError(f"argument 'threads' must be an int or None, not {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"argument 'threads' must be >= 1, got {threads}")
+    return threads
+
+
+def check_input(x, name, dtype, rank_text, ok_rank):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"argument '{name}' must be a torch.Tensor, not {type(x).__name__}")
+    if x.dtype != dtype:
+        raise TypeError(f"argument '{name}' is a tensor of {x.dtype}, but the layer computes in {dtype}")
+    if x.device.type != "cpu":
+        raise ValueError(f"argument '{name}' is on {x.device}: weft runs on the CPU")
+    if not ok_rank(x.dim()):
+        raise ValueError(f"argument '{name}' must be {rank_text}, got shape {tuple(x.shape)}")
+    if not x.is_contiguous():
+        raise ValueError(f"argument '{name}' is not contiguous: weft reads C-contiguous tensors (call .contiguous())")
+
+
+def description_knobs(description, names):
+    """The knobs `names` of a prepared operator's one-line description ('... bm=64 bn=48 bk=64 ...')."""
+    found = {}
+    for name in names:
+        match = re.search(rf"\b{name}=(\d+)\b", description)
+        if match is None:
+            return None
+        found[name] = int(match.group(1))
+    return found
+
+
+_layouts = {}
+
+
+def layout_of(key, op, name, shape, dtype):
+    """BlockedLayout of a prepared operator's operand, remembered by the arguments it was prepared
+    with (`key`): layers of one shape probe it once."""
+    full_key = key + (name, dtype)
+    layout = _layouts.get(full_key)
+    if layout is None:
+        if len(_layouts) >= 256:
+            _layouts.pop(next(iter(_layouts)))
+        layout = _layouts[full_key] = BlockedLayout(op, name, shape, dtype)
+    return layout
+
+
+class PassWeight:
+    """A pass's operator and how it reads (or writes) the layer's weight: straight from the
+    blocked parameter when its layout is the layer's, else moved by one gather."""
+
+    def __init__(self, op, layout, weight_layout):
+        self.op = op
+        self.layout = layout
+        self.straight = layout.same_as(weight_layout)
+        self.to_op = None if self.straight else layout.gather_from(weight_layout)
+        self.to_weight = None if self.straight else weight_layout.gather_from(layout)
+
+
+class WeightState:
+    """The blocked parameter's layout and its bf16 copy, kept while the parameter is unchanged."""
+
+    def __init__(self, layout, dtype):
+        self.layout = layout
+        self.dtype = dtype  # compute dtype
+        self._copy = None
+        self._copy_key = None
+
+    def compute_copy(self, weight):
+        """The weight in the compute dtype: the parameter itself, or its bf16 copy (made once per
+        optimizer step: the key is the parameter's version counter)."""
+        data = weight.detach()
+        if self.dtype == data.dtype:
+            return data
+        key = (data.data_ptr(), weight._version)
+        if self._copy_key != key:
+            self._copy = data.to(self.dtype)
+            self._copy_key = key
+        return self._copy
+
+    def for_pass(self, passw, weight):
+        w = self.compute_copy(weight)
+        if passw.straight:
+            return w
+        return passw.layout.move_from(self.layout, passw.to_op, w)
+
+    def gradient(self, passw, dw, master):
+        """The weight gradient of a pass's blocked output, in the parameter's layout and dtype, its
+        padding zero (an optimizer step then leaves the padding zero)."""
+        if not passw.straight:
+            dw = self.layout.move_from(passw.layout, passw.to_weight, dw)
+        dw = dw.to(master)
+        if self.layout.padding.numel():
+            dw[self.layout.padding] = 0
+        return dw
+
+
+def check_parameter_dtype(weight, master, layer):
+    if weight.dtype != master:
+        raise TypeError(f"{layer}: the parameters are {weight.dtype}, the layer was made for {master} "
+                        "(a weft.torch layer keeps the dtype of its construction; .to(dtype), .double() do not "
+                        "convert its blocked layout)")

@@ -1,0 +1,211 @@
+"""weft.torch.Linear and weft.torch.MLP: y = relu?(x @ w.T + b) on weft's GEMM operators.
+
+The weight is a Parameter holding the blocked copy (flat, weft's layout of the forward pass),
+blocked once at construction or load; the three passes read it in place when their layouts agree
+(the backward passes are prepared with the forward's tiles when their own choice differs), else
+through one gather. state_dict() and load_state_dict() speak nn.Linear's plain (out, in) weight.
+"""
+import math
+
+import torch
+from torch import nn
+
+from .. import ops
+from . import _common
+from ._common import PassWeight, WeightState
+
+# The batch the weight's layout is chosen for at construction: the forward operator of that shape
+# fixes the tiles (bm, bk); other batches run with the same tiles (bn follows the batch).
+LAYOUT_BATCH = 256
+
+
+class _LinearPlan:
+    """The three passes of one batch size on one team."""
+
+    def __init__(self, layer, batch, threads):
+        M, K, dtype = layer.out_features, layer.in_features, layer._weft_dtype
+        shape = (M, K)
+        tiles = layer._tiles
+        common = dict(dtype=dtype, threads=threads)
+
+        def prepared(make, key, name, aligned):
+            op = make("auto")
+            layout = _common.layout_of(key + ("auto",), op, name, shape, layer.dtype)
+            if not layout.same_as(layer._weight.layout) and tiles is not None:
+                # The pass's own choice tiles the weight otherwise: ask for the forward's tiles.
+                try:
+                    op_aligned = make(aligned)
+                    aligned_layout = _common.layout_of(key + (str(aligned),), op_aligned, name, shape, layer.dtype)
+                    if aligned_layout.same_as(layer._weight.layout):
+                        op, layout = op_aligned, aligned_layout
+                except ValueError:
+                    pass  # a configuration the pass refuses: the gather below serves
+            return PassWeight(op, layout, layer._weight.layout)
+
+        key = (M, batch, K, dtype, threads)
+        aligned = None if tiles is None else {"loop_string": "aBC", "bm": tiles["bm"], "bn": 32, "bk": tiles["bk"]}
+        self.fwd = prepared(lambda config: ops.Gemm(M, batch, K, bias=layer.bias is not None, relu=layer.relu,
+                                                     config=config, **common),
+                            ("fwd", layer.bias is not None, layer.relu) + key, "w", aligned)
+        self.bwd = prepared(lambda config: ops.GemmBackwardData(M, batch, K, config=config, **common),
+                            ("bwd",) + key, "w", aligned)
+        self.upd = prepared(lambda config: ops.GemmBackwardWeights(M, batch, K, config=config, **common),
+                            ("upd",) + key, "dw", aligned)
+
+
+class _LinearFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias, layer):
+        plan = layer._plan(x.shape[0])
+        fwd = plan.fwd.op
+        x = x.detach()
+        arrays = [fwd.to_blocked("x", x), layer._weight.for_pass(plan.fwd, weight)]
+        if bias is not None:
+            arrays.append(fwd.to_blocked("b", bias.detach().to(layer.dtype)))
+        y = fwd.from_blocked("y", fwd(*arrays[:2], arrays[2] if bias is not None else None, layout="blocked"))
+        ctx.layer, ctx.plan = layer, plan
+        ctx.save_for_backward(x, weight, y if layer.relu else None)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, y = ctx.saved_tensors
+        layer, plan = ctx.layer, ctx.plan
+        dy = dy.to(layer.dtype).contiguous()
+        if y is not None:
+            dy = torch.where(y > 0, dy, torch.zeros((), dtype=dy.dtype))  # ReLU's gradient, 0 at 0 as torch's
+        dx = dw = db = None
+        if ctx.needs_input_grad[0]:
+            bwd = plan.bwd.op
+            dxb = bwd(bwd.to_blocked("dy", dy), layer._weight.for_pass(plan.bwd, weight), layout="blocked")
+            dx = bwd.from_blocked("dx", dxb)
+        if ctx.needs_input_grad[1]:
+            upd = plan.upd.op
+            dwb = upd(upd.to_blocked("dy", dy), upd.to_blocked("x", x), layout="blocked")
+            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
+        if ctx.needs_input_grad[2]:
+            # weft has no bias-gradient operator: a column sum, in the master dtype.
+            db = dy.to(weight.dtype).sum(0)
+        return dx, dw, db, None
+
+
+class Linear(nn.Module):
+    """y = relu?(x @ weight.T + bias) as nn.Linear (x (*, in_features) -> (*, out_features)), on
+    weft's GEMM passes. relu=True fuses a ReLU into the forward (and its mask into the backward).
+
+    dtype: torch.float32, torch.bfloat16 (bf16 inputs and outputs, fp32 master weights; the
+    gradients of the parameters in fp32) or torch.float64 (weft's float64 GEMM). threads: the team
+    (default: weft.set_num_threads' count if set, else torch.get_num_threads()).
+
+    self.weight is the blocked copy (flat); plain_weight() gives the (out, in) tensor; state_dict()
+    holds the plain one, as nn.Linear's."""
+
+    def __init__(self, in_features, out_features, bias=True, relu=False, dtype=torch.float32, threads=None):
+        super().__init__()
+        for name, value in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"argument '{name}' must be a positive int, got {value!r}")
+        self.in_features, self.out_features = in_features, out_features
+        self.relu = bool(relu)
+        self.dtype = _common.compute_dtype(dtype)
+        self.master_dtype = _common.master_dtype(self.dtype)
+        self._weft_dtype = _common.WEFT_DTYPES[self.dtype]
+        self.threads = _common.check_threads(threads)
+        self._plans = {}
+        # The layout: the forward operator of LAYOUT_BATCH rows on the construction's team.
+        team = self.threads or _common.default_threads()
+        reference = ops.Gemm(out_features, LAYOUT_BATCH, in_features, dtype=self._weft_dtype, bias=bias,
+                             relu=self.relu, threads=team)
+        layout = _common.layout_of(("fwd", bias, self.relu, out_features, LAYOUT_BATCH, in_features, self._weft_dtype,
+                                    team, "auto"), reference, "w", (out_features, in_features), self.dtype)
+        self._weight = WeightState(layout, self.dtype)
+        self._tiles = _common.description_knobs(reference.description, ("bm", "bk"))
+        # nn.Linear's initialization (and its order: weight, then bias), on the plain weight.
+        plain = torch.empty(out_features, in_features, dtype=self.master_dtype)
+        nn.init.kaiming_uniform_(plain, a=math.sqrt(5))
+        self.weight = nn.Parameter(layout.to_blocked(plain))
+        if bias:
+            bound = 1 / math.sqrt(in_features)
+            self.bias = nn.Parameter(torch.empty(out_features, dtype=self.master_dtype).uniform_(-bound, bound))
+        else:
+            self.register_parameter("bias", None)
+
+    def _plan(self, batch):
+        threads = self.threads or _common.default_threads()
+        key = (batch, threads)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = _LinearPlan(self, batch, threads)
+        return plan
+
+    def forward(self, input):
+        _common.check_input(input, "input", self.dtype, f"(*, {self.in_features})",
+                            lambda rank: rank >= 1)
+        if input.shape[-1] != self.in_features:
+            raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: its last dimension must be "
+                             f"in_features = {self.in_features}")
+        _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Linear")
+        rows = input.reshape(-1, self.in_features)
+        if rows.shape[0] == 0:
+            raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: no rows")
+        y = _LinearFunction.apply(rows, self.weight, self.bias, self)
+        return y.reshape(*input.shape[:-1], self.out_features)
+
+    def plain_weight(self):
+        """The weight as nn.Linear holds it, (out_features, in_features), a new tensor."""
+        return self._weight.layout.from_blocked(self.weight.detach())
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
+                f"relu={self.relu}, dtype={self.dtype}, threads={self.threads}")
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        save_plain_weight(self, destination, prefix, keep_vars)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        state_dict = plain_weight_loaded(self, state_dict, prefix, error_msgs)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+def save_plain_weight(layer, destination, prefix, keep_vars):
+    """state_dict's entries of a layer: the plain weight (a new tensor, in the master dtype), the
+    bias as it is."""
+    destination[prefix + "weight"] = layer.plain_weight()
+    if layer.bias is not None:
+        destination[prefix + "bias"] = layer.bias if keep_vars else layer.bias.detach()
+
+
+def plain_weight_loaded(layer, state_dict, prefix, error_msgs):
+    """state_dict with the plain weight of `prefix` blocked (nn.Module's loader then copies it into
+    the parameter); a plain weight of another shape is reported as nn.Module reports one."""
+    key = prefix + "weight"
+    if key not in state_dict:
+        return state_dict
+    plain = state_dict[key]
+    state_dict = dict(state_dict)
+    shape = layer._weight.layout.shape
+    if not isinstance(plain, torch.Tensor) or tuple(plain.shape) != shape:
+        got = tuple(plain.shape) if isinstance(plain, torch.Tensor) else type(plain).__name__
+        error_msgs.append(f"size mismatch for {key}: copying a param with shape {got} from checkpoint, the shape "
+                          f"in current model is {shape} (weft.torch keeps it blocked, state_dict holds it plain).")
+        state_dict[key] = layer.weight.detach()  # nothing changes
+    else:
+        state_dict[key] = layer._weight.layout.to_blocked(plain.detach().to(layer.master_dtype))
+    return state_dict
+
+
+class MLP(nn.Sequential):
+    """Linear layers sizes[0] -> sizes[1] -> ... -> sizes[-1], each followed by a fused ReLU but the
+    last (relu_last=True: it too). An nn.Sequential of weft.torch.Linear: state_dict keys
+    '0.weight', '0.bias', '1.weight', ... as nn.Sequential(nn.Linear, nn.Linear, ...) (the ReLUs
+    hold no state)."""
+
+    def __init__(self, sizes, bias=True, relu_last=False, dtype=torch.float32, threads=None):
+        sizes = list(sizes)
+        if len(sizes) < 2:
+            raise ValueError(f"argument 'sizes' needs at least 2 sizes (input, output), got {sizes}")
+        layers = [Linear(sizes[i], sizes[i + 1], bias=bias, relu=relu_last or i + 2 < len(sizes), dtype=dtype,
+                         threads=threads) for i in range(len(sizes) - 1)]
+        super().__init__(*layers)
