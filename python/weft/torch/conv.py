@@ -144,11 +144,11 @@ class Conv2d(nn.Module):
         return plan
 
     def forward(self, input):
+        _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Conv2d")
         _common.check_input(input, "input", self.dtype, f"(N, {self.in_channels}, H, W)", lambda rank: rank == 4)
         if input.shape[1] != self.in_channels:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: dimension 1 must be "
                              f"in_channels = {self.in_channels}")
-        _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Conv2d")
         return _Conv2dFunction.apply(input, self.weight, self.bias, self)
 
     def plain_weight(self):

@@ -139,12 +139,12 @@ class Linear(nn.Module):
         return plan
 
     def forward(self, input):
+        _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Linear")
         _common.check_input(input, "input", self.dtype, f"(*, {self.in_features})",
                             lambda rank: rank >= 1)
         if input.shape[-1] != self.in_features:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: its last dimension must be "
                              f"in_features = {self.in_features}")
-        _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Linear")
         rows = input.reshape(-1, self.in_features)
         if rows.shape[0] == 0:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: no rows")
