@@ -373,3 +373,20 @@ def test_layers_run_on_the_team_asked_for():
     assert wt.Linear(8, 4)._plan(3).fwd.op.threads == 2
     assert wt.Linear(8, 4, threads=1)._plan(3).bwd.op.threads == 1
     assert wt.Conv2d(2, 4, 3, threads=1)._plan((1, 2, 5, 5)).upd.op.threads == 1
+
+
+def test_layers_copy_and_pickle():
+    import copy
+    import io
+    torch.manual_seed(13)
+    model = nn.Sequential(wt.Conv2d(3, 4, 3, relu=True), nn.Flatten(), wt.Linear(4 * 4 * 4, 5))
+    x = torch.randn(2, 3, 6, 6)
+    expected = model(x)  # plans prepared: they stay behind in copies
+    twin = copy.deepcopy(model)
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    for other in (twin, loaded):
+        torch.testing.assert_close(other(x), expected, rtol=0, atol=0)
+        assert other[0].weight.data_ptr() != model[0].weight.data_ptr()

@@ -135,3 +135,53 @@ def check_parameter_dtype(weight, master, layer):
         raise TypeError(f"{layer}: the parameters are {weight.dtype}, the layer was made for {master} "
                         "(a weft.torch layer keeps the dtype of its construction; .to(dtype), .double() do not "
                         "convert its blocked layout)")
+
+
+class BlockedWeightModule(torch.nn.Module):
+    """What Linear and Conv2d share: the plans per input shape and team, the plain weight, state
+    dicts in the plain layout, and copies (deepcopy, pickling: the prepared operators stay behind and
+    are prepared again, from weft.ops' cache, on the next call)."""
+
+    def _cached_plan(self, shape, make):
+        threads = self.threads or default_threads()
+        key = (shape, threads)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = make(self, shape, threads)
+        return plan
+
+    def plain_weight(self):
+        """The weight as torch.nn's layer holds it ((out, in) or (out, in, kh, kw)), a new tensor."""
+        return self._weight.layout.from_blocked(self.weight.detach())
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_plans"] = {}
+        state["_weight"] = WeightState(self._weight.layout, self._weight.dtype)
+        return state
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # The plain weight (a new tensor in the master dtype), the bias as it is.
+        destination[prefix + "weight"] = self.plain_weight()
+        if self.bias is not None:
+            destination[prefix + "bias"] = self.bias if keep_vars else self.bias.detach()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # The plain weight is blocked into a copy of the dict; nn.Module's loader then copies it into
+        # the parameter. A plain weight of another shape is reported as nn.Module reports one.
+        key = prefix + "weight"
+        if key in state_dict:
+            plain = state_dict[key]
+            state_dict = dict(state_dict)
+            shape = self._weight.layout.shape
+            if not isinstance(plain, torch.Tensor) or tuple(plain.shape) != shape:
+                got = tuple(plain.shape) if isinstance(plain, torch.Tensor) else type(plain).__name__
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {got} from checkpoint, the "
+                                  f"shape in current model is {shape} (weft.torch keeps it blocked, state_dict holds "
+                                  "it plain).")
+                state_dict[key] = self.weight.detach()  # nothing changes
+            else:
+                state_dict[key] = self._weight.layout.to_blocked(plain.detach().to(self.master_dtype))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)

@@ -14,7 +14,6 @@ from torch import nn
 from .. import ops
 from . import _common
 from ._common import PassWeight, WeightState
-from .linear import plain_weight_loaded, save_plain_weight
 
 # The image the filter's layout is chosen for at construction (one image, this size unless
 # input_size= says): the forward operator of that shape fixes the channel blocks.
@@ -83,7 +82,7 @@ class _Conv2dFunction(torch.autograd.Function):
         return dx, dw, db, None
 
 
-class Conv2d(nn.Module):
+class Conv2d(_common.BlockedWeightModule):
     """nn.Conv2d's y = conv2d(x, weight, bias, stride, padding) (NCHW, zero padding, no groups or
     dilation), relu=True fusing a ReLU, on weft's convolution passes; dtype torch.float32 or
     torch.bfloat16 (fp32 master weights). weft's convolutions have no float64.
@@ -131,17 +130,11 @@ class Conv2d(nn.Module):
             self.register_parameter("bias", None)
 
     def _plan(self, shape):
-        threads = self.threads or _common.default_threads()
-        key = (shape, threads)
-        plan = self._plans.get(key)
-        if plan is None:
-            try:
-                plan = _ConvPlan(self, shape, threads)
-            except ValueError as error:
-                raise ValueError(f"weft.torch.Conv2d: weft's convolution does not take input {shape} with "
-                                 f"{self.extra_repr()}: {error}") from error
-            self._plans[key] = plan
-        return plan
+        try:
+            return self._cached_plan(shape, _ConvPlan)
+        except ValueError as error:
+            raise ValueError(f"weft.torch.Conv2d: weft's convolution does not take input {shape} with "
+                             f"{self.extra_repr()}: {error}") from error
 
     def forward(self, input):
         _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Conv2d")
@@ -151,20 +144,7 @@ class Conv2d(nn.Module):
                              f"in_channels = {self.in_channels}")
         return _Conv2dFunction.apply(input, self.weight, self.bias, self)
 
-    def plain_weight(self):
-        """The weight as nn.Conv2d holds it, (out, in, kh, kw), a new tensor."""
-        return self._weight.layout.from_blocked(self.weight.detach())
-
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
                 f"padding={self.padding}, bias={self.bias is not None}, relu={self.relu}, dtype={self.dtype}, "
                 f"threads={self.threads}")
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        save_plain_weight(self, destination, prefix, keep_vars)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        state_dict = plain_weight_loaded(self, state_dict, prefix, error_msgs)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)

@@ -89,7 +89,7 @@ class _LinearFunction(torch.autograd.Function):
         return dx, dw, db, None
 
 
-class Linear(nn.Module):
+class Linear(_common.BlockedWeightModule):
     """y = relu?(x @ weight.T + bias) as nn.Linear (x (*, in_features) -> (*, out_features)), on
     weft's GEMM passes. relu=True fuses a ReLU into the forward (and its mask into the backward).
 
@@ -131,12 +131,7 @@ class Linear(nn.Module):
             self.register_parameter("bias", None)
 
     def _plan(self, batch):
-        threads = self.threads or _common.default_threads()
-        key = (batch, threads)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = _LinearPlan(self, batch, threads)
-        return plan
+        return self._cached_plan(batch, _LinearPlan)
 
     def forward(self, input):
         _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Linear")
@@ -151,49 +146,9 @@ class Linear(nn.Module):
         y = _LinearFunction.apply(rows, self.weight, self.bias, self)
         return y.reshape(*input.shape[:-1], self.out_features)
 
-    def plain_weight(self):
-        """The weight as nn.Linear holds it, (out_features, in_features), a new tensor."""
-        return self._weight.layout.from_blocked(self.weight.detach())
-
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
                 f"relu={self.relu}, dtype={self.dtype}, threads={self.threads}")
-
-    def _save_to_state_dict(self, destination, prefix, keep_vars):
-        save_plain_weight(self, destination, prefix, keep_vars)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-        state_dict = plain_weight_loaded(self, state_dict, prefix, error_msgs)
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                      error_msgs)
-
-
-def save_plain_weight(layer, destination, prefix, keep_vars):
-    """state_dict's entries of a layer: the plain weight (a new tensor, in the master dtype), the
-    bias as it is."""
-    destination[prefix + "weight"] = layer.plain_weight()
-    if layer.bias is not None:
-        destination[prefix + "bias"] = layer.bias if keep_vars else layer.bias.detach()
-
-
-def plain_weight_loaded(layer, state_dict, prefix, error_msgs):
-    """state_dict with the plain weight of `prefix` blocked (nn.Module's loader then copies it into
-    the parameter); a plain weight of another shape is reported as nn.Module reports one."""
-    key = prefix + "weight"
-    if key not in state_dict:
-        return state_dict
-    plain = state_dict[key]
-    state_dict = dict(state_dict)
-    shape = layer._weight.layout.shape
-    if not isinstance(plain, torch.Tensor) or tuple(plain.shape) != shape:
-        got = tuple(plain.shape) if isinstance(plain, torch.Tensor) else type(plain).__name__
-        error_msgs.append(f"size mismatch for {key}: copying a param with shape {got} from checkpoint, the shape "
-                          f"in current model is {shape} (weft.torch keeps it blocked, state_dict holds it plain).")
-        state_dict[key] = layer.weight.detach()  # nothing changes
-    else:
-        state_dict[key] = layer._weight.layout.to_blocked(plain.detach().to(layer.master_dtype))
-    return state_dict
 
 
 class MLP(nn.Sequential):
