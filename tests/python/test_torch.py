@@ -170,7 +170,7 @@ CONV_CASES = [  # C, K, H, kernel, stride, padding, bias, relu
     (3, 8, 9, 3, 1, 1, True, True),
     (8, 16, 8, 3, 2, 1, True, False),
     (6, 4, 7, 1, 1, 0, False, True),
-    (64, 64, 7, 3, 1, 1, True, False),   # the update blocks the filter otherwise: read through a gather
+    (64, 64, 7, 3, 1, 1, True, False),   # the update's own choice blocks the filter otherwise (32 x 32)
 ]
 
 
@@ -189,6 +189,8 @@ def test_conv2d_matches_functional_fp32(C, K, H, kernel, stride, padding, bias, 
     yr = F.relu(yr) if relu else yr
     yr.backward(dy)
     tolerance = dict(rtol=1e-4, atol=1e-4)
+    plan = layer._plan(tuple(x.shape))
+    assert plan.fwd.straight and plan.bwd.straight and plan.upd.straight  # the filter read in place
     torch.testing.assert_close(y, yr, **tolerance)
     torch.testing.assert_close(x.grad, xr.grad, **tolerance)
     torch.testing.assert_close(plain_grad(layer), w.grad, **tolerance)
@@ -390,3 +392,41 @@ def test_layers_copy_and_pickle():
     for other in (twin, loaded):
         torch.testing.assert_close(other(x), expected, rtol=0, atol=0)
         assert other[0].weight.data_ptr() != model[0].weight.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_blocked_layouts_are_the_operators_own(dtype):
+    """The probed index map converts as the operator does (fp32 values in a bf16 layout too), and
+    moves a blocked weight between two passes' layouts."""
+    from weft.torch._layout import BlockedLayout
+    name = "f32" if dtype == torch.float32 else "bf16"
+    torch.manual_seed(14)
+    w = torch.randn(70, 90).to(dtype)
+    small = weft.ops.GemmBackwardData(70, 8, 90, dtype=name, config={"loop_string": "aBC", "bm": 32, "bn": 32, "bk": 32})
+    large = weft.ops.Gemm(70, 8, 90, dtype=name, config={"loop_string": "aBC", "bm": 64, "bn": 32, "bk": 64})
+    a, b = BlockedLayout(small, "w", w.shape, dtype), BlockedLayout(large, "w", w.shape, dtype)
+    assert not a.same_as(b) and a.numel == b.numel == 70 * 90
+    assert torch.equal(a.to_blocked(w), small.to_blocked("w", w)) and torch.equal(b.to_blocked(w), large.to_blocked("w", w))
+    assert torch.equal(b.move_from(a, b.gather_from(a), a.to_blocked(w)), large.to_blocked("w", w))
+    masters = torch.randn(70, 90)  # fp32 values laid out as the bf16 operator lays out bf16 ones
+    assert torch.equal(b.to_blocked(masters).to(dtype), large.to_blocked("w", masters.to(dtype)))
+    assert torch.equal(b.from_blocked(b.to_blocked(masters)), masters)
+
+
+def test_passes_that_block_the_weight_otherwise_read_it_through_a_gather(monkeypatch):
+    """Without the aligned configurations the backward passes keep their own tiles (32 x 32 here,
+    the forward's 64 x 64): the layer then moves the weight and its gradient between layouts."""
+    monkeypatch.setattr(wt._common, "aligned_configs", lambda op, tiles, fallback: [])
+    torch.manual_seed(15)
+    layer = wt.Linear(70, 90, relu=True)
+    x = torch.randn(9, 70, requires_grad=True)
+    plan = layer._plan(9)
+    assert plan.fwd.straight and not plan.bwd.straight and not plan.upd.straight
+    dy = torch.randn(9, 90)
+    layer(x).backward(dy)
+    w = layer.plain_weight().requires_grad_()
+    xr = x.detach().clone().requires_grad_()
+    F.relu(F.linear(xr, w, layer.bias.detach())).backward(dy)
+    torch.testing.assert_close(x.grad, xr.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(plain_grad(layer), w.grad, rtol=1e-5, atol=1e-5)
+    assert bool((layer.weight.grad[layer._weight.layout.padding] == 0).all())

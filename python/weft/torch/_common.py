@@ -65,6 +65,53 @@ def description_knobs(description, names):
     return found
 
 
+def parsed_config(description):
+    """A prepared operator's configuration as an explicit config dict, from its one-line description
+    ('heuristic: aBC bm=32 bn=32 bk=32 mbf=1 (no record ...)'), or None where the line holds more
+    than a loop string and int knobs (block lists: then the caller keeps the operator's own)."""
+    text = description.split(": ", 1)[-1].split(" (", 1)[0].split()
+    if not text or not re.fullmatch(r"[A-Za-z]+", text[0]):
+        return None
+    config = {"loop_string": text[0]}
+    for token in text[1:]:
+        match = re.fullmatch(r"(\w+)=(\d+)", token)
+        if match is None:
+            return None
+        config[match.group(1)] = int(match.group(2))
+    return config
+
+
+def aligned_configs(op, tiles, fallback):
+    """Configurations of op's pass that tile the weight as `tiles` says ({'bm': .., 'bk': ..} or
+    {'bc': .., 'bk': ..}): op's own with those tiles, then `fallback` (None: none)."""
+    candidates = []
+    own = parsed_config(op.description)
+    if own is not None and all(name in own for name in tiles):
+        candidates.append(dict(own, **tiles))
+    if fallback is not None:
+        candidates.append(fallback)
+    return candidates
+
+
+def prepared_pass(make, key, name, shape, dtype, weight_layout, tiles, fallback=None):
+    """PassWeight of the operator make('auto') prepares, or, when it blocks the weight otherwise
+    than the layer, of one prepared with the layer's tiles (aligned_configs) if that blocks it as
+    the layer does: the weight is then read in place instead of through a gather per call."""
+    op = make("auto")
+    layout = layout_of(key + ("auto",), op, name, shape, dtype)
+    if not layout.same_as(weight_layout) and tiles is not None:
+        for config in aligned_configs(op, tiles, fallback):
+            try:
+                candidate = make(config)
+            except ValueError:
+                continue  # a configuration the pass refuses
+            candidate_layout = layout_of(key + (str(sorted(config.items())),), candidate, name, shape, dtype)
+            if candidate_layout.same_as(weight_layout):
+                op, layout = candidate, candidate_layout
+                break
+    return PassWeight(op, layout, weight_layout)
+
+
 _layouts = {}
 
 

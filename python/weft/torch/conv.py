@@ -2,9 +2,8 @@
 
 As weft.torch.Linear: the filter is a Parameter holding the blocked copy (flat), in the layout of
 a forward operator prepared at construction; the passes of each input shape read it in place when
-their filter layouts agree, else through one gather (the convolution passes choose their channel
-blocks per pass and shape, and an explicit configuration names knobs per pass: no alignment is
-attempted). state_dict() holds nn.Conv2d's plain (out, in, kh, kw) weight.
+their filter layouts agree (a pass whose own choice blocks the channels otherwise is prepared again
+with the layer's channel blocks, bc and bk, where it takes them), else through one gather. state_dict() holds nn.Conv2d's plain (out, in, kh, kw) weight.
 """
 import math
 
@@ -13,7 +12,7 @@ from torch import nn
 
 from .. import ops
 from . import _common
-from ._common import PassWeight, WeightState
+from ._common import WeightState
 
 # The image the filter's layout is chosen for at construction (one image, this size unless
 # input_size= says): the forward operator of that shape fixes the channel blocks.
@@ -38,14 +37,17 @@ class _ConvPlan:
         common = dict(dtype=layer._weft_dtype, threads=threads)
         bias = layer.bias is not None
 
-        def prepared(op, key, name):
-            return PassWeight(op, _common.layout_of(key, op, name, filter_shape, layer.dtype), layer._weight.layout)
+        def prepared(make, key, name):
+            return _common.prepared_pass(make, key, name, filter_shape, layer.dtype, layer._weight.layout,
+                                         layer._tiles)
 
         key = sizes + (layer._weft_dtype, threads)
-        self.fwd = prepared(ops.Conv2d(*sizes, bias=bias, relu=layer.relu, **common),
+        self.fwd = prepared(lambda config: ops.Conv2d(*sizes, bias=bias, relu=layer.relu, config=config, **common),
                             ("conv_fwd", bias, layer.relu) + key, "w")
-        self.bwd = prepared(ops.Conv2dBackwardData(*sizes, **common), ("conv_bwd",) + key, "w")
-        self.upd = prepared(ops.Conv2dBackwardWeights(*sizes, **common), ("conv_upd",) + key, "dw")
+        self.bwd = prepared(lambda config: ops.Conv2dBackwardData(*sizes, config=config, **common), ("conv_bwd",) + key,
+                            "w")
+        self.upd = prepared(lambda config: ops.Conv2dBackwardWeights(*sizes, config=config, **common),
+                            ("conv_upd",) + key, "dw")
 
 
 class _Conv2dFunction(torch.autograd.Function):
@@ -119,6 +121,7 @@ class Conv2d(_common.BlockedWeightModule):
         layout = _common.layout_of(("conv_fwd", bias, self.relu) + sizes + (self._weft_dtype, team), reference, "w",
                                    (out_channels, in_channels, R, S), self.dtype)
         self._weight = WeightState(layout, self.dtype)
+        self._tiles = _common.description_knobs(reference.description, ("bc", "bk"))
         # nn.Conv2d's initialization, in its order.
         plain = torch.empty(out_channels, in_channels, R, S, dtype=self.master_dtype)
         nn.init.kaiming_uniform_(plain, a=math.sqrt(5))

@@ -12,7 +12,7 @@ from torch import nn
 
 from .. import ops
 from . import _common
-from ._common import PassWeight, WeightState
+from ._common import WeightState
 
 # The batch the weight's layout is chosen for at construction: the forward operator of that shape
 # fixes the tiles (bm, bk); other batches run with the same tiles (bn follows the batch).
@@ -28,21 +28,11 @@ class _LinearPlan:
         tiles = layer._tiles
         common = dict(dtype=dtype, threads=threads)
 
-        def prepared(make, key, name, aligned):
-            op = make("auto")
-            layout = _common.layout_of(key + ("auto",), op, name, shape, layer.dtype)
-            if not layout.same_as(layer._weight.layout) and tiles is not None:
-                # The pass's own choice tiles the weight otherwise: ask for the forward's tiles.
-                try:
-                    op_aligned = make(aligned)
-                    aligned_layout = _common.layout_of(key + (str(aligned),), op_aligned, name, shape, layer.dtype)
-                    if aligned_layout.same_as(layer._weight.layout):
-                        op, layout = op_aligned, aligned_layout
-                except ValueError:
-                    pass  # a configuration the pass refuses: the gather below serves
-            return PassWeight(op, layout, layer._weight.layout)
+        def prepared(make, key, name, fallback):
+            return _common.prepared_pass(make, key, name, shape, layer.dtype, layer._weight.layout, tiles, fallback)
 
         key = (M, batch, K, dtype, threads)
+        # The plain loops with the layer's tiles, should the pass's own configuration not take them.
         aligned = None if tiles is None else {"loop_string": "aBC", "bm": tiles["bm"], "bn": 32, "bk": tiles["bk"]}
         self.fwd = prepared(lambda config: ops.Gemm(M, batch, K, bias=layer.bias is not None, relu=layer.relu,
                                                      config=config, **common),
