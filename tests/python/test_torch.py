@@ -80,6 +80,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch import nn  # noqa: E402
 
 import weft.torch as wt  # noqa: E402
+from weft.torch._function import BlockedWeightFunction  # noqa: E402
 
 weft.set_num_threads(2)  # after `import torch`, which resets OpenMP's count
 
@@ -105,7 +106,7 @@ def test_linear_gradcheck_float64(relu):
     torch.manual_seed(1)
     layer = wt.Linear(13, 10, relu=relu, dtype=torch.float64)
     x = torch.randn(7, 13, dtype=torch.float64, requires_grad=True)
-    function = lambda x, w, b: wt.linear._LinearFunction.apply(x, w, b, layer)  # noqa: E731
+    function = lambda x, w, b: BlockedWeightFunction.apply(x, w, b, layer, layer._plan(7), 0)  # noqa: E731
     assert torch.autograd.gradcheck(function, (x, layer.weight, layer.bias), eps=1e-6, atol=1e-7, rtol=1e-6)
 
 
@@ -118,7 +119,7 @@ def test_mlp_gradcheck_float64():
 
     def function(x, *params):
         for i, layer in enumerate(mlp):
-            x = wt.linear._LinearFunction.apply(x, params[2 * i], params[2 * i + 1], layer)
+            x = BlockedWeightFunction.apply(x, params[2 * i], params[2 * i + 1], layer, layer._plan(6), 0)
         return x
     assert torch.autograd.gradcheck(function, (x, *params), eps=1e-6, atol=1e-7, rtol=1e-6)
 

@@ -5,7 +5,7 @@ import re
 import torch
 
 from .. import _weft
-from ._layout import BlockedLayout
+from ._layout import BlockedLayout, same_layout
 
 # The compute dtypes and what weft.ops calls them. float64: weft's GEMM operators in float64
 # (gradcheck); the convolutions have none, and weft.ops says so when asked.
@@ -97,22 +97,35 @@ def prepared_pass(make, key, name, shape, dtype, weight_layout, tiles, fallback=
     """PassWeight of the operator make('auto') prepares, or, when it blocks the weight otherwise
     than the layer, of one prepared with the layer's tiles (aligned_configs) if that blocks it as
     the layer does: the weight is then read in place instead of through a gather per call."""
-    op = make("auto")
-    layout = layout_of(key + ("auto",), op, name, shape, dtype)
+    op, op_key = make("auto"), key + ("auto",)
+    layout = layout_of(op_key, op, name, shape, dtype)
     if not layout.same_as(weight_layout) and tiles is not None:
         for config in aligned_configs(op, tiles, fallback):
             try:
                 candidate = make(config)
             except ValueError:
                 continue  # a configuration the pass refuses
-            candidate_layout = layout_of(key + (str(sorted(config.items())),), candidate, name, shape, dtype)
+            candidate_key = key + (str(sorted(config.items())),)
+            candidate_layout = layout_of(candidate_key, candidate, name, shape, dtype)
             if candidate_layout.same_as(weight_layout):
-                op, layout = candidate, candidate_layout
+                op, op_key, layout = candidate, candidate_key, candidate_layout
                 break
-    return PassWeight(op, layout, weight_layout)
+    return PassWeight(op, layout, weight_layout, op_key)
 
 
 _layouts = {}
+_alike = {}
+
+
+def operands_alike(pass_a, name_a, pass_b, name_b, shape, dtype):
+    """Whether two prepared passes lay out an activation operand alike (then one blocked copy serves
+    both: converted once per step instead of twice); remembered by the passes' keys."""
+    key = (pass_a.key, name_a, pass_b.key, name_b, dtype)
+    if key not in _alike:
+        if len(_alike) >= 1024:
+            _alike.pop(next(iter(_alike)))
+        _alike[key] = same_layout(pass_a.op, name_a, pass_b.op, name_b, shape, dtype)
+    return _alike[key]
 
 
 def layout_of(key, op, name, shape, dtype):
@@ -131,8 +144,9 @@ class PassWeight:
     """A pass's operator and how it reads (or writes) the layer's weight: straight from the
     blocked parameter when its layout is the layer's, else moved by one gather."""
 
-    def __init__(self, op, layout, weight_layout):
+    def __init__(self, op, layout, weight_layout, key):
         self.op = op
+        self.key = key  # what the operator was prepared with
         self.layout = layout
         self.straight = layout.same_as(weight_layout)
         self.to_op = None if self.straight else layout.gather_from(weight_layout)

@@ -13,6 +13,7 @@ from torch import nn
 from .. import ops
 from . import _common
 from ._common import WeightState
+from ._function import BlockedWeightFunction
 
 # The image the filter's layout is chosen for at construction (one image, this size unless
 # input_size= says): the forward operator of that shape fixes the channel blocks.
@@ -48,40 +49,9 @@ class _ConvPlan:
                             "w")
         self.upd = prepared(lambda config: ops.Conv2dBackwardWeights(*sizes, config=config, **common),
                             ("conv_upd",) + key, "dw")
-
-
-class _Conv2dFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, weight, bias, layer):
-        plan = layer._plan(tuple(x.shape))
-        fwd = plan.fwd.op
-        x = x.detach()
-        xb, wb = fwd.to_blocked("x", x), layer._weight.for_pass(plan.fwd, weight)
-        bb = None if bias is None else fwd.to_blocked("b", bias.detach().to(layer.dtype))
-        y = fwd.from_blocked("y", fwd(xb, wb, bb, layout="blocked"))
-        ctx.layer, ctx.plan = layer, plan
-        ctx.save_for_backward(x, weight, y if layer.relu else None)
-        return y
-
-    @staticmethod
-    def backward(ctx, dy):
-        x, weight, y = ctx.saved_tensors
-        layer, plan = ctx.layer, ctx.plan
-        dy = dy.to(layer.dtype).contiguous()
-        if y is not None:
-            dy = torch.where(y > 0, dy, torch.zeros((), dtype=dy.dtype))
-        dx = dw = db = None
-        if ctx.needs_input_grad[0]:
-            bwd = plan.bwd.op
-            dxb = bwd(bwd.to_blocked("dy", dy), layer._weight.for_pass(plan.bwd, weight), layout="blocked")
-            dx = bwd.from_blocked("dx", dxb)
-        if ctx.needs_input_grad[1]:
-            upd = plan.upd.op
-            dwb = upd(upd.to_blocked("dy", dy), upd.to_blocked("x", x), layout="blocked")
-            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
-        if ctx.needs_input_grad[2]:
-            db = dy.to(weight.dtype).sum((0, 2, 3))  # weft has no bias-gradient operator
-        return dx, dw, db, None
+        self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", shape, layer.dtype)
+        output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
+        self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)
 
 
 class Conv2d(_common.BlockedWeightModule):
@@ -145,7 +115,7 @@ class Conv2d(_common.BlockedWeightModule):
         if input.shape[1] != self.in_channels:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: dimension 1 must be "
                              f"in_channels = {self.in_channels}")
-        return _Conv2dFunction.apply(input, self.weight, self.bias, self)
+        return BlockedWeightFunction.apply(input, self.weight, self.bias, self, self._plan(tuple(input.shape)), (0, 2, 3))
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "

@@ -13,6 +13,7 @@ from torch import nn
 from .. import ops
 from . import _common
 from ._common import WeightState
+from ._function import BlockedWeightFunction
 
 # The batch the weight's layout is chosen for at construction: the forward operator of that shape
 # fixes the tiles (bm, bk); other batches run with the same tiles (bn follows the batch).
@@ -41,42 +42,8 @@ class _LinearPlan:
                             ("bwd",) + key, "w", aligned)
         self.upd = prepared(lambda config: ops.GemmBackwardWeights(M, batch, K, config=config, **common),
                             ("upd",) + key, "dw", aligned)
-
-
-class _LinearFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, weight, bias, layer):
-        plan = layer._plan(x.shape[0])
-        fwd = plan.fwd.op
-        x = x.detach()
-        arrays = [fwd.to_blocked("x", x), layer._weight.for_pass(plan.fwd, weight)]
-        if bias is not None:
-            arrays.append(fwd.to_blocked("b", bias.detach().to(layer.dtype)))
-        y = fwd.from_blocked("y", fwd(*arrays[:2], arrays[2] if bias is not None else None, layout="blocked"))
-        ctx.layer, ctx.plan = layer, plan
-        ctx.save_for_backward(x, weight, y if layer.relu else None)
-        return y
-
-    @staticmethod
-    def backward(ctx, dy):
-        x, weight, y = ctx.saved_tensors
-        layer, plan = ctx.layer, ctx.plan
-        dy = dy.to(layer.dtype).contiguous()
-        if y is not None:
-            dy = torch.where(y > 0, dy, torch.zeros((), dtype=dy.dtype))  # ReLU's gradient, 0 at 0 as torch's
-        dx = dw = db = None
-        if ctx.needs_input_grad[0]:
-            bwd = plan.bwd.op
-            dxb = bwd(bwd.to_blocked("dy", dy), layer._weight.for_pass(plan.bwd, weight), layout="blocked")
-            dx = bwd.from_blocked("dx", dxb)
-        if ctx.needs_input_grad[1]:
-            upd = plan.upd.op
-            dwb = upd(upd.to_blocked("dy", dy), upd.to_blocked("x", x), layout="blocked")
-            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
-        if ctx.needs_input_grad[2]:
-            # weft has no bias-gradient operator: a column sum, in the master dtype.
-            db = dy.to(weight.dtype).sum(0)
-        return dx, dw, db, None
+        self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", (batch, K), layer.dtype)
+        self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", (batch, M), layer.dtype)
 
 
 class Linear(_common.BlockedWeightModule):
@@ -133,7 +100,7 @@ class Linear(_common.BlockedWeightModule):
         rows = input.reshape(-1, self.in_features)
         if rows.shape[0] == 0:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: no rows")
-        y = _LinearFunction.apply(rows, self.weight, self.bias, self)
+        y = BlockedWeightFunction.apply(rows, self.weight, self.bias, self, self._plan(rows.shape[0]), 0)
         return y.reshape(*input.shape[:-1], self.out_features)
 
     def extra_repr(self):
