@@ -431,3 +431,32 @@ def test_passes_that_block_the_weight_otherwise_read_it_through_a_gather(monkeyp
     torch.testing.assert_close(x.grad, xr.grad, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(plain_grad(layer), w.grad, rtol=1e-5, atol=1e-5)
     assert bool((layer.weight.grad[layer._weight.layout.padding] == 0).all())
+
+
+def test_bf16_copies_follow_the_fp32_masters_through_optimizer_steps():
+    """The passes' bf16 copy is made again after each step (not kept stale), and updates smaller
+    than a bf16 step of the weight accumulate in the fp32 masters."""
+    torch.manual_seed(16)
+    layer = wt.Linear(32, 16, dtype=torch.bfloat16)
+    x = torch.randn(8, 32).to(torch.bfloat16)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.01)
+    for _ in range(2):
+        optimizer.zero_grad()
+        layer(x).float().square().sum().backward()
+        optimizer.step()
+        w = layer.plain_weight().to(torch.bfloat16).double()
+        b = layer.bias.detach().to(torch.bfloat16).double()
+        reference = x.double() @ w.T + b
+        magnitudes = x.double().abs() @ w.abs().T + b.abs()
+        assert ((layer(x).double() - reference).abs() <= bf16_bound(reference, magnitudes)).all()
+    with torch.no_grad():
+        layer.weight.copy_(layer.weight.to(torch.bfloat16).float())  # masters on bf16 values
+        before = layer.weight.detach().clone()
+        layer.weight.add_(before.abs() * 2.0 ** -12)  # below half a bf16 step of each weight
+    assert not torch.equal(layer.weight.detach(), before)
+    assert torch.equal(layer.weight.detach().to(torch.bfloat16), before.to(torch.bfloat16))
+
+
+def test_a_shape_the_convolution_refuses_names_the_layer_and_the_input():
+    with pytest.raises(ValueError, match=r"weft.torch.Conv2d: weft's convolution does not take input \(1, 3, 3, 3\)"):
+        wt.Conv2d(3, 4, 5)(torch.ones(1, 3, 3, 3))
