@@ -408,7 +408,8 @@ def test_blocked_layouts_are_the_operators_own(dtype):
     a, b = BlockedLayout(small, "w", w.shape, dtype), BlockedLayout(large, "w", w.shape, dtype)
     assert not a.same_as(b) and a.numel == b.numel == 70 * 90
     assert torch.equal(a.to_blocked(w), small.to_blocked("w", w)) and torch.equal(b.to_blocked(w), large.to_blocked("w", w))
-    assert torch.equal(b.move_from(a, b.gather_from(a), a.to_blocked(w)), large.to_blocked("w", w))
+    assert torch.equal(b.move_from(b.gather_from(a), a.to_blocked(w)), large.to_blocked("w", w))
+    assert a.matches(small, "w") and b.matches(large, "w") and not a.matches(large, "w")
     masters = torch.randn(70, 90)  # fp32 values laid out as the bf16 operator lays out bf16 ones
     assert torch.equal(b.to_blocked(masters).to(dtype), large.to_blocked("w", masters.to(dtype)))
     assert torch.equal(b.from_blocked(b.to_blocked(masters)), masters)

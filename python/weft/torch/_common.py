@@ -93,24 +93,21 @@ def aligned_configs(op, tiles, fallback):
     return candidates
 
 
-def prepared_pass(make, key, name, shape, dtype, weight_layout, tiles, fallback=None):
+def prepared_pass(make, key, name, weight_layout, tiles, fallback=None):
     """PassWeight of the operator make('auto') prepares, or, when it blocks the weight otherwise
     than the layer, of one prepared with the layer's tiles (aligned_configs) if that blocks it as
     the layer does: the weight is then read in place instead of through a gather per call."""
     op, op_key = make("auto"), key + ("auto",)
-    layout = layout_of(op_key, op, name, shape, dtype)
-    if not layout.same_as(weight_layout) and tiles is not None:
+    if not weight_layout.matches(op, name) and tiles is not None:
         for config in aligned_configs(op, tiles, fallback):
             try:
                 candidate = make(config)
             except ValueError:
                 continue  # a configuration the pass refuses
-            candidate_key = key + (str(sorted(config.items())),)
-            candidate_layout = layout_of(candidate_key, candidate, name, shape, dtype)
-            if candidate_layout.same_as(weight_layout):
-                op, op_key, layout = candidate, candidate_key, candidate_layout
+            if weight_layout.matches(candidate, name):
+                op, op_key = candidate, key + (str(sorted(config.items())),)
                 break
-    return PassWeight(op, layout, weight_layout, op_key)
+    return PassWeight(op, name, weight_layout, op_key)
 
 
 _layouts = {}
@@ -129,12 +126,12 @@ def operands_alike(pass_a, name_a, pass_b, name_b, shape, dtype):
 
 
 def layout_of(key, op, name, shape, dtype):
-    """BlockedLayout of a prepared operator's operand, remembered by the arguments it was prepared
-    with (`key`): layers of one shape probe it once."""
+    """BlockedLayout of a layer's weight, remembered by the arguments its operator was prepared with
+    (`key`): layers of one shape probe it once and share the map."""
     full_key = key + (name, dtype)
     layout = _layouts.get(full_key)
     if layout is None:
-        if len(_layouts) >= 256:
+        if len(_layouts) >= 64:
             _layouts.pop(next(iter(_layouts)))
         layout = _layouts[full_key] = BlockedLayout(op, name, shape, dtype)
     return layout
@@ -142,15 +139,18 @@ def layout_of(key, op, name, shape, dtype):
 
 class PassWeight:
     """A pass's operator and how it reads (or writes) the layer's weight: straight from the
-    blocked parameter when its layout is the layer's, else moved by one gather."""
+    blocked parameter when it lays the weight out as the layer does, else through one gather each
+    way (the pass's own map and the gathers kept only then)."""
 
-    def __init__(self, op, layout, weight_layout, key):
+    def __init__(self, op, name, weight_layout, key):
         self.op = op
         self.key = key  # what the operator was prepared with
-        self.layout = layout
-        self.straight = layout.same_as(weight_layout)
-        self.to_op = None if self.straight else layout.gather_from(weight_layout)
-        self.to_weight = None if self.straight else weight_layout.gather_from(layout)
+        self.straight = weight_layout.matches(op, name)
+        self.layout = None
+        if not self.straight:
+            self.layout = BlockedLayout(op, name, weight_layout.shape, weight_layout.dtype)
+            self.to_op = self.layout.gather_from(weight_layout)
+            self.to_weight = weight_layout.gather_from(self.layout)
 
 
 class WeightState:
@@ -178,13 +178,13 @@ class WeightState:
         w = self.compute_copy(weight)
         if passw.straight:
             return w
-        return passw.layout.move_from(self.layout, passw.to_op, w)
+        return passw.layout.move_from(passw.to_op, w)
 
     def gradient(self, passw, dw, master):
         """The weight gradient of a pass's blocked output, in the parameter's layout and dtype, its
         padding zero (an optimizer step then leaves the padding zero)."""
         if not passw.straight:
-            dw = self.layout.move_from(passw.layout, passw.to_weight, dw)
+            dw = self.layout.move_from(passw.to_weight, dw)
         dw = dw.to(master)
         if self.layout.padding.numel():
             dw[self.layout.padding] = 0

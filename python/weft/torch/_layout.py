@@ -5,14 +5,29 @@ weft.torch needs more: fp32 master weights in the layout of a bf16 operator (VNN
 gradient of one pass moved into the layout of another, and a mask of the zero padding. All of it
 follows from one map, found by asking the operator itself: the plain weight filled with the digits
 of each element's flat index (base 200, plus one: exact in bf16, which holds integers to 256, and
-never zero, so that a zero in the blocked copy is padding) is converted once per digit. The map
-is then applied by torch indexing, exactly, in any dtype.
+never zero, so that a zero in the blocked copy is padding) is converted once per digit. The map is
+then applied by torch indexing, exactly, in any dtype.
+
+Memory: one int32 per blocked element (int64 beyond 2^31 elements), kept once per layer shape;
+whether another operator lays the weight out alike is found by the same probes without a map.
 """
 import math
 
 import torch
 
 _BASE = 200
+
+
+def _digit_probes(numel, shape, dtype):
+    """The plain probes, one per base-200 digit of the flat indices: (digit + 1) as `dtype`."""
+    remaining = torch.arange(numel, dtype=torch.int64)
+    scale = 1
+    while True:
+        yield (remaining % _BASE + 1).to(dtype).reshape(shape), scale
+        remaining = remaining // _BASE
+        scale *= _BASE
+        if not bool(remaining.any()):
+            return
 
 
 class BlockedLayout:
@@ -22,61 +37,59 @@ class BlockedLayout:
         self.shape = tuple(int(extent) for extent in shape)
         self.numel = math.prod(self.shape)
         self.size = int(op.blocked_size(name))
-        remaining = torch.arange(self.numel, dtype=torch.int64)
+        self.dtype = dtype
+        index_type = torch.int32 if self.numel < 2 ** 31 else torch.int64
         index = torch.zeros(self.size, dtype=torch.int64)
         valid = None
-        scale = 1
-        while True:
-            digit = remaining % _BASE
-            blocked = op.to_blocked(name, (digit + 1).to(dtype).reshape(self.shape))
-            values = blocked.to(torch.int64)
+        for plain, scale in _digit_probes(self.numel, self.shape, dtype):
+            values = op.to_blocked(name, plain).to(torch.int64)
             if valid is None:
                 valid = values != 0
             index += (values - 1).clamp(min=0) * scale
-            remaining = remaining // _BASE
-            scale *= _BASE
-            if not bool(remaining.any()):
-                break
-        self.positions = valid.nonzero().squeeze(1)   # blocked positions that hold an element
-        self.sources = index[self.positions]          # the plain flat index each of them holds
+        index[~valid] = -1
         # A layout is a permutation plus zero padding: anything else means the probe misread it.
-        if self.sources.numel() != self.numel or not bool(
-                (torch.bincount(self.sources, minlength=self.numel) == 1).all()):
+        sources = index[valid]
+        if sources.numel() != self.numel or not bool((torch.bincount(sources, minlength=self.numel) == 1).all()):
             raise RuntimeError(f"weft.torch: the blocked layout of operand {name!r} is not a permutation of its "
                                f"{self.numel} elements plus padding")
+        self.index = index.to(index_type)  # blocked position -> plain flat index, -1: padding
         self.padding = (~valid).nonzero().squeeze(1)  # stays zero: the kernels sum over it
-        self._position_of = None
+
+    def matches(self, op, name):
+        """Whether operator `op` lays operand `name` out as this layout (by the probes, no map)."""
+        if int(op.blocked_size(name)) != self.size:
+            return False
+        return all(torch.equal(op.to_blocked(name, plain), self.to_blocked(plain))
+                   for plain, _ in _digit_probes(self.numel, self.shape, self.dtype))
 
     def same_as(self, other):
-        return self.size == other.size and torch.equal(self.positions, other.positions) and torch.equal(
-            self.sources, other.sources)
+        return self.size == other.size and torch.equal(self.index, other.index)
 
     def to_blocked(self, plain):
         """A flat tensor of `size` elements, plain's dtype, zero padding."""
-        out = torch.zeros(self.size, dtype=plain.dtype)
-        out[self.positions] = plain.reshape(-1)[self.sources]
+        out = plain.reshape(-1)[self.index.clamp(min=0).long()]
+        if self.padding.numel():
+            out[self.padding] = 0
         return out
 
     def from_blocked(self, blocked):
+        valid = self.index >= 0
         plain = torch.empty(self.numel, dtype=blocked.dtype)
-        plain[self.sources] = blocked.reshape(-1)[self.positions]
+        plain[self.index[valid].long()] = blocked.reshape(-1)[valid]
         return plain.reshape(self.shape)
 
-    def position_of(self):
-        """plain flat index -> its blocked position."""
-        if self._position_of is None:
-            self._position_of = torch.empty(self.numel, dtype=torch.int64)
-            self._position_of[self.sources] = self.positions
-        return self._position_of
-
     def gather_from(self, other):
-        """Index g such that blocked_here[positions] = blocked_there[g]: a tensor in `other`'s layout
-        moved into this one by one gather (padding left zero)."""
-        return other.position_of()[self.sources]
+        """Index g with blocked_here = blocked_there[g] (padding here: any position, zeroed after): a
+        tensor in `other`'s layout moved into this one by one gather."""
+        position_of = torch.empty(other.numel, dtype=torch.int64)
+        valid = other.index >= 0
+        position_of[other.index[valid].long()] = valid.nonzero().squeeze(1)
+        return position_of[self.index.clamp(min=0).long()]
 
-    def move_from(self, other, gather, blocked):
-        out = torch.zeros(self.size, dtype=blocked.dtype)
-        out[self.positions] = blocked[gather]
+    def move_from(self, gather, blocked):
+        out = blocked[gather]
+        if self.padding.numel():
+            out[self.padding] = 0
         return out
 
 
@@ -86,11 +99,5 @@ def same_layout(op_a, name_a, op_b, name_b, shape, dtype):
     copies of every probe mean every element, and every zero of padding, at the same place."""
     if op_a.blocked_size(name_a) != op_b.blocked_size(name_b):
         return False
-    remaining = torch.arange(math.prod(shape), dtype=torch.int64)
-    while True:
-        plain = (remaining % _BASE + 1).to(dtype).reshape(shape)
-        if not torch.equal(op_a.to_blocked(name_a, plain), op_b.to_blocked(name_b, plain)):
-            return False
-        remaining = remaining // _BASE
-        if not bool(remaining.any()):
-            return True
+    return all(torch.equal(op_a.to_blocked(name_a, plain), op_b.to_blocked(name_b, plain))
+               for plain, _ in _digit_probes(math.prod(shape), shape, dtype))

@@ -34,13 +34,11 @@ class _ConvPlan:
         N, C, H, W = shape
         K, (R, S) = layer.out_channels, layer.kernel_size
         sizes = (N, C, H, W, K, R, S, layer.stride, layer.padding)
-        filter_shape = (K, C, R, S)
         common = dict(dtype=layer._weft_dtype, threads=threads)
         bias = layer.bias is not None
 
         def prepared(make, key, name):
-            return _common.prepared_pass(make, key, name, filter_shape, layer.dtype, layer._weight.layout,
-                                         layer._tiles)
+            return _common.prepared_pass(make, key, name, layer._weight.layout, layer._tiles)
 
         key = sizes + (layer._weft_dtype, threads)
         self.fwd = prepared(lambda config: ops.Conv2d(*sizes, bias=bias, relu=layer.relu, config=config, **common),

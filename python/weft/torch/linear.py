@@ -25,12 +25,11 @@ class _LinearPlan:
 
     def __init__(self, layer, batch, threads):
         M, K, dtype = layer.out_features, layer.in_features, layer._weft_dtype
-        shape = (M, K)
         tiles = layer._tiles
         common = dict(dtype=dtype, threads=threads)
 
         def prepared(make, key, name, fallback):
-            return _common.prepared_pass(make, key, name, shape, layer.dtype, layer._weight.layout, tiles, fallback)
+            return _common.prepared_pass(make, key, name, layer._weight.layout, tiles, fallback)
 
         key = (M, batch, K, dtype, threads)
         # The plain loops with the layer's tiles, should the pass's own configuration not take them.
