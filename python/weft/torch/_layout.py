@@ -4,8 +4,9 @@ A weft operator converts its operands with op.to_blocked / op.from_blocked in it
 weft.torch needs more: fp32 master weights in the layout of a bf16 operator (VNNI-2 tiles), the
 gradient of one pass moved into the layout of another, and a mask of the zero padding. All of it
 follows from one map, found by asking the operator itself: the plain weight filled with the digits
-of each element's flat index (base 200, plus one: exact in bf16, which holds integers to 256, and
-never zero, so that a zero in the blocked copy is padding) is converted once per digit. The map is
+of each element's flat index (plus one, never zero, so that a zero in the blocked copy is padding;
+digits of 8 bits in bf16, which holds integers to 256 exactly, of 24 in fp32) is converted once per
+digit. The map is
 then applied by torch indexing, exactly, in any dtype.
 
 Memory: one int32 per blocked element (int64 beyond 2^31 elements), kept once per layer shape;
@@ -15,19 +16,26 @@ import math
 
 import torch
 
-_BASE = 200
+# Probe digits: (digit + 1) must be an integer the dtype holds exactly (bf16 to 2^8, fp32 to 2^24,
+# fp64 to 2^53), so that a float32 weight of up to 2^24 elements takes one probe.
+_BASES = {torch.bfloat16: 2 ** 8, torch.float32: 2 ** 24, torch.float64: 2 ** 53}
 
 
 def _digit_probes(numel, shape, dtype):
-    """The plain probes, one per base-200 digit of the flat indices: (digit + 1) as `dtype`."""
+    """The plain probes, one per digit of the flat indices: (digit + 1) as `dtype`, and its scale."""
+    base = _BASES[dtype]
     remaining = torch.arange(numel, dtype=torch.int64)
     scale = 1
     while True:
-        yield (remaining % _BASE + 1).to(dtype).reshape(shape), scale
-        remaining = remaining // _BASE
-        scale *= _BASE
-        if not bool(remaining.any()):
+        if numel <= base:
+            digit = remaining  # the last digit: no division needed
+        else:
+            digit = remaining % base
+        yield (digit + 1).to(dtype).reshape(shape), scale
+        if numel <= base * scale:
             return
+        remaining = remaining // base
+        scale *= base
 
 
 class BlockedLayout:
@@ -54,13 +62,20 @@ class BlockedLayout:
                                f"{self.numel} elements plus padding")
         self.index = index.to(index_type)  # blocked position -> plain flat index, -1: padding
         self.padding = (~valid).nonzero().squeeze(1)  # stays zero: the kernels sum over it
+        self._probes = None
 
     def matches(self, op, name):
-        """Whether operator `op` lays operand `name` out as this layout (by the probes, no map)."""
+        """Whether operator `op` lays operand `name` out as this layout (by the probes, no map). The
+        probes and their blocked images are kept until release_probes(): a plan asks several passes."""
         if int(op.blocked_size(name)) != self.size:
             return False
-        return all(torch.equal(op.to_blocked(name, plain), self.to_blocked(plain))
-                   for plain, _ in _digit_probes(self.numel, self.shape, self.dtype))
+        if self._probes is None:
+            self._probes = [(plain, self.to_blocked(plain))
+                            for plain, _ in _digit_probes(self.numel, self.shape, self.dtype)]
+        return all(torch.equal(op.to_blocked(name, plain), expected) for plain, expected in self._probes)
+
+    def release_probes(self):
+        self._probes = None
 
     def same_as(self, other):
         return self.size == other.size and torch.equal(self.index, other.index)

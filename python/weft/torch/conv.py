@@ -50,6 +50,7 @@ class _ConvPlan:
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", shape, layer.dtype)
         output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)
+        layer._weight.layout.release_probes()
 
 
 class Conv2d(_common.BlockedWeightModule):
