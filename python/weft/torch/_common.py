@@ -208,7 +208,10 @@ class BlockedWeightModule(torch.nn.Module):
         key = (shape, threads)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = make(self, shape, threads)
+            try:
+                plan = self._plans[key] = make(self, shape, threads)
+            finally:
+                self._weight.layout.release_probes()  # kept while the plan's passes were compared
         return plan
 
     def plain_weight(self):

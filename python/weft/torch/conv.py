@@ -3,7 +3,8 @@
 As weft.torch.Linear: the filter is a Parameter holding the blocked copy (flat), in the layout of
 a forward operator prepared at construction; the passes of each input shape read it in place when
 their filter layouts agree (a pass whose own choice blocks the channels otherwise is prepared again
-with the layer's channel blocks, bc and bk, where it takes them), else through one gather. state_dict() holds nn.Conv2d's plain (out, in, kh, kw) weight.
+with the layer's channel blocks, bc and bk, where it takes them), else through one gather.
+state_dict() holds nn.Conv2d's plain (out, in, kh, kw) weight.
 """
 import math
 
@@ -50,7 +51,6 @@ class _ConvPlan:
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", shape, layer.dtype)
         output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)
-        layer._weight.layout.release_probes()
 
 
 class Conv2d(_common.BlockedWeightModule):

@@ -43,7 +43,6 @@ class _LinearPlan:
                             ("upd",) + key, "dw", aligned)
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", (batch, K), layer.dtype)
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", (batch, M), layer.dtype)
-        layer._weight.layout.release_probes()
 
 
 class Linear(_common.BlockedWeightModule):
