@@ -94,8 +94,22 @@ def plain_grad(layer):
     return layer._weight.layout.from_blocked(layer.weight.grad)
 
 
-def test_import_weft_does_not_import_torch():
-    program = "import sys, weft; assert 'torch' not in sys.modules; import weft.torch; assert 'torch' in sys.modules"
+def test_import_weft_does_not_import_torch_and_layers_follow_torchs_team():
+    """In a fresh process: `import weft` leaves torch alone; without weft.set_num_threads a layer
+    runs on torch.get_num_threads() (each call's), not on OpenMP's count that `import torch` reset."""
+    program = "\n".join([
+        "import sys, weft",
+        "assert 'torch' not in sys.modules",
+        "import torch, weft.torch",
+        "assert weft._weft.requested_num_threads() == 0",
+        "layer = weft.torch.Linear(8, 4)",
+        "torch.set_num_threads(2)",
+        "assert layer._plan(3).fwd.op.threads == 2",
+        "torch.set_num_threads(1)",
+        "assert layer._plan(3).upd.op.threads == 1",
+        "weft.set_num_threads(2)",
+        "assert layer._plan(3).bwd.op.threads == 2",
+    ])
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
 
