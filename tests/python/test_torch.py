@@ -288,12 +288,18 @@ def test_state_dicts_move_between_torch_nn_and_weft_torch():
         wt.Linear(13, 10).load_state_dict(nn.Linear(12, 10).state_dict())
 
 
-def test_padding_stays_zero_through_sgd_with_momentum_and_weight_decay():
+OPTIMIZERS = {"sgd": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
+              "adam": lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.01),
+              "adamw": lambda p: torch.optim.AdamW(p, lr=0.01)}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_padding_stays_zero_through_optimizer_steps(name):
     torch.manual_seed(9)
     layer = wt.Linear(13, 10)   # 64 x 64 tiles: most of the blocked weight is padding
     padding = layer._weight.layout.padding
     assert layer.weight.numel() > 130 and padding.numel() == layer.weight.numel() - 130
-    optimizer = torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
+    optimizer = OPTIMIZERS[name](layer.parameters())
     for _ in range(3):
         optimizer.zero_grad()
         layer(torch.randn(5, 13)).square().sum().backward()
