@@ -491,3 +491,18 @@ def test_bf16_copies_follow_the_fp32_masters_through_optimizer_steps():
 def test_a_shape_the_convolution_refuses_names_the_layer_and_the_input():
     with pytest.raises(ValueError, match=r"weft.torch.Conv2d: weft's convolution does not take input \(1, 3, 3, 3\)"):
         wt.Conv2d(3, 4, 5)(torch.ones(1, 3, 3, 3))
+
+
+def test_optimize_takes_a_bf16_model_onto_fp32_masters():
+    torch.manual_seed(17)
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU()).to(torch.bfloat16)
+    weight, bias = model[0].weight.detach().clone(), model[0].bias.detach().clone()
+    report = wt.optimize(model)
+    assert [name for name, _ in report.swapped] == ["0"] and model[0].dtype == torch.bfloat16
+    assert model[0].weight.dtype == torch.float32
+    assert torch.equal(model[0].plain_weight(), weight.float())  # bf16 values, exactly, in fp32 masters
+    x = torch.randn(4, 16).to(torch.bfloat16)
+    reference = x.double() @ weight.double().T + bias.double()
+    magnitudes = x.double().abs() @ weight.double().abs().T + bias.double().abs()
+    got = model(x).double()
+    assert ((got - reference.clamp(min=0)).abs() <= bf16_bound(reference, magnitudes)).all()
