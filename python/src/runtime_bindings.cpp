@@ -92,6 +92,9 @@ void bind_runtime(py::module_& m) {
   m.def("set_num_threads", &set_num_threads, py::arg("n"),
         "Threads of weft's parallel work (einsum, trace's default), for every Python thread.");
   m.def("get_num_threads", [] { return threads_argument(py::none()); });
+  // 0 until set_num_threads is called: weft.torch then follows torch.get_num_threads() instead of
+  // OpenMP's count, which `import torch` resets (to 1 with Debian's build).
+  m.def("requested_num_threads", [] { return requested_threads(); });
   // The address weft reads for an array: for tests that zero copy holds.
   m.def("data_pointer", [](py::handle array, bool bf16) {
     const ArrayView view = view_array(array, "array", Access::read, bf16 ? Uint16As::bf16 : Uint16As::error);

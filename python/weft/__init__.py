@@ -8,7 +8,8 @@
     y = weft.ops.gemm(x, w, b, relu=True)        # y = relu(x @ w.T + b), prepared once and cached
     best = weft.tune.gemm(1024, 256, 1024, seconds=30)   # stored: config="auto" now finds it
 
-PyTorch is optional: torch tensors are read through DLPack when given. See docs/python.md.
+PyTorch is optional: torch tensors are read through DLPack when given. `import weft.torch` (on
+demand; `import weft` never imports torch) adds torch.nn layers on the operators. See docs/python.md.
 """
 from . import _weft
 from . import ops, tpp, tune

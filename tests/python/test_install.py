@@ -29,6 +29,7 @@ def test_the_installed_package_imports_and_runs(tmp_path):
                    check=True, capture_output=True, text=True)
     installed = tmp_path / site
     assert (installed / "weft" / "__init__.py").exists()
+    assert (installed / "weft" / "torch" / "__init__.py").exists()  # the subpackage is installed too
     program = ("import numpy as np, weft\n"
                "assert weft.__file__.startswith(%r)\n"
                "print(weft.einsum('ij,jk->ik', np.ones((2, 3)), np.ones((3, 2)))[0, 0])\n") % str(installed)

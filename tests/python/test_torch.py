@@ -68,3 +68,441 @@ def test_numpy_and_torch_operands_mix():
     result = weft.einsum("ij,jk->ik", a, b)
     assert isinstance(result, np.ndarray)
     np.testing.assert_allclose(result, a @ b.numpy())
+
+
+# ---------------------------------------------------------------------------------------------
+# weft.torch: layers on weft's operators.
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+import weft.torch as wt  # noqa: E402
+from weft.torch._function import BlockedWeightFunction  # noqa: E402
+
+weft.set_num_threads(2)  # after `import torch`, which resets OpenMP's count
+
+
+def bf16_bound(reference, magnitudes):
+    """docs/python.md's bf16 bound per element: 2^-8 |ref| + 2^-7 S, S the sum of the terms' magnitudes."""
+    return 2.0 ** -8 * reference.abs() + 2.0 ** -7 * magnitudes
+
+
+def plain_grad(layer):
+    return layer._weight.layout.from_blocked(layer.weight.grad)
+
+
+def test_import_weft_does_not_import_torch_and_layers_follow_torchs_team():
+    """In a fresh process: `import weft` leaves torch alone; without weft.set_num_threads a layer
+    runs on torch.get_num_threads() (each call's), not on OpenMP's count that `import torch` reset."""
+    program = "\n".join([
+        "import sys, weft",
+        "assert 'torch' not in sys.modules",
+        "import torch, weft.torch",
+        "assert weft._weft.requested_num_threads() == 0",
+        "layer = weft.torch.Linear(8, 4)",
+        "torch.set_num_threads(2)",
+        "assert layer._plan(3).fwd.op.threads == 2",
+        "torch.set_num_threads(1)",
+        "assert layer._plan(3).upd.op.threads == 1",
+        "weft.set_num_threads(2)",
+        "assert layer._plan(3).bwd.op.threads == 2",
+    ])
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def blocked_from_plain(layer):
+    """The layer's Function as a function of the plain weight: gradcheck then perturbs the weight's
+    real elements only (its blocked padding contributes nothing, and a test of its own checks that
+    its gradient is zero), through torch's own differentiable gather into the blocked layout."""
+    layout = layer._weight.layout
+    return lambda x, w, b: BlockedWeightFunction.apply(x, layout.to_blocked(w), b, layer,
+                                                        layer._plan(x.shape[0]), 0)
+
+
+@pytest.mark.parametrize("relu", [False, True])
+def test_linear_gradcheck_float64(relu):
+    """Needs weft's float64 GEMM (branch fp64): until merged, preparing the f64 operator raises."""
+    torch.manual_seed(1)
+    layer = wt.Linear(13, 10, relu=relu, dtype=torch.float64)
+    x = torch.randn(7, 13, dtype=torch.float64, requires_grad=True)
+    w = layer.plain_weight().requires_grad_()
+    assert torch.autograd.gradcheck(blocked_from_plain(layer), (x, w, layer.bias), eps=1e-6, atol=1e-7, rtol=1e-6)
+
+
+def test_mlp_gradcheck_float64():
+    """Needs weft's float64 GEMM (branch fp64), as above."""
+    torch.manual_seed(2)
+    mlp = wt.MLP([9, 12, 5], dtype=torch.float64)
+    x = torch.randn(6, 9, dtype=torch.float64, requires_grad=True)
+    params = [p for layer in mlp for p in (layer.plain_weight().requires_grad_(), layer.bias)]
+    functions = [blocked_from_plain(layer) for layer in mlp]
+
+    def function(x, *params):
+        for i, layer_function in enumerate(functions):
+            x = layer_function(x, params[2 * i], params[2 * i + 1])
+        return x
+    assert torch.autograd.gradcheck(function, (x, *params), eps=1e-6, atol=1e-7, rtol=1e-6)
+
+
+@pytest.mark.parametrize("bias,relu,shape", [(True, False, (7, 13)), (True, True, (2, 5, 13)), (False, True, (33, 13))])
+def test_linear_matches_functional_fp32(bias, relu, shape):
+    torch.manual_seed(3)
+    layer = wt.Linear(13, 10, bias=bias, relu=relu)
+    x = torch.randn(*shape, requires_grad=True)
+    dy = torch.randn(*shape[:-1], 10)
+    y = layer(x)
+    y.backward(dy)
+    w = layer.plain_weight().requires_grad_()
+    b = layer.bias.detach().clone().requires_grad_() if bias else None
+    xr = x.detach().clone().requires_grad_()
+    yr = F.linear(xr, w, b)
+    yr = F.relu(yr) if relu else yr
+    yr.backward(dy)
+    torch.testing.assert_close(y, yr, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(x.grad, xr.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(plain_grad(layer), w.grad, rtol=1e-5, atol=1e-5)
+    if bias:
+        torch.testing.assert_close(layer.bias.grad, b.grad, rtol=1e-5, atol=1e-5)
+    plan = layer._plan(x.numel() // 13)
+    assert plan.fwd.straight and plan.bwd.straight and plan.upd.straight  # blocked once, read in place
+
+
+def test_linear_bf16_within_the_bound_on_fp32_masters():
+    torch.manual_seed(4)
+    layer = wt.Linear(40, 24, dtype=torch.bfloat16)
+    assert layer.weight.dtype == torch.float32 and layer.bias.dtype == torch.float32
+    x = torch.randn(16, 40).to(torch.bfloat16).requires_grad_()
+    dy = torch.randn(16, 24).to(torch.bfloat16)
+    y = layer(x)
+    y.backward(dy)
+    assert y.dtype == torch.bfloat16 and x.grad.dtype == torch.bfloat16 and layer.weight.grad.dtype == torch.float32
+    w = layer.plain_weight().to(torch.bfloat16).double()   # what the bf16 passes read
+    b = layer.bias.detach().to(torch.bfloat16).double()
+    xd, dyd = x.detach().double(), dy.double()
+    checks = [(y, xd @ w.T + b, xd.abs() @ w.abs().T + b.abs()),
+              (x.grad, dyd @ w, dyd.abs() @ w.abs()),
+              (plain_grad(layer), dyd.T @ xd, dyd.abs().T @ xd.abs())]
+    for got, reference, magnitudes in checks:
+        assert ((got.double() - reference).abs() <= bf16_bound(reference, magnitudes)).all()
+    torch.testing.assert_close(layer.bias.grad.double(), dyd.sum(0), rtol=1e-6, atol=1e-6)
+
+
+CONV_CASES = [  # C, K, H, kernel, stride, padding, bias, relu
+    (3, 8, 9, 3, 1, 1, True, True),
+    (8, 16, 8, 3, 2, 1, True, False),
+    (6, 4, 7, 1, 1, 0, False, True),
+    (64, 64, 7, 3, 1, 1, True, False),   # the update's own choice blocks the filter otherwise (32 x 32)
+]
+
+
+@pytest.mark.parametrize("C,K,H,kernel,stride,padding,bias,relu", CONV_CASES)
+def test_conv2d_matches_functional_fp32(C, K, H, kernel, stride, padding, bias, relu):
+    torch.manual_seed(5)
+    layer = wt.Conv2d(C, K, kernel, stride=stride, padding=padding, bias=bias, relu=relu)
+    x = torch.randn(2, C, H, H, requires_grad=True)
+    y = layer(x)
+    dy = torch.randn(y.shape)
+    y.backward(dy)
+    w = layer.plain_weight().requires_grad_()
+    b = layer.bias.detach().clone().requires_grad_() if bias else None
+    xr = x.detach().clone().requires_grad_()
+    yr = F.conv2d(xr, w, b, stride, padding)
+    yr = F.relu(yr) if relu else yr
+    yr.backward(dy)
+    tolerance = dict(rtol=1e-4, atol=1e-4)
+    plan = layer._plan(tuple(x.shape))
+    assert plan.fwd.straight and plan.bwd.straight and plan.upd.straight  # the filter read in place
+    torch.testing.assert_close(y, yr, **tolerance)
+    torch.testing.assert_close(x.grad, xr.grad, **tolerance)
+    torch.testing.assert_close(plain_grad(layer), w.grad, **tolerance)
+    if bias:
+        torch.testing.assert_close(layer.bias.grad, b.grad, **tolerance)
+
+
+def test_conv2d_gradients_match_finite_differences_fp32():
+    """weft's convolutions have no float64, so gradcheck cannot run them. Instead: the analytic
+    directional derivatives <grad, v> of L = sum(conv(x, w, b) * r) against central differences
+    (L(. + h v) - L(. - h v)) / 2h, all in fp32 through weft. L is linear in each argument, so the
+    difference is exact but for fp32 rounding at any h; h = 1 keeps that rounding small, and the
+    tolerance (1e-3 relative to the sum of the terms' magnitudes) is that rounding's."""
+    torch.manual_seed(6)
+    layer = wt.Conv2d(5, 6, 3, stride=2, padding=1)
+    x = torch.randn(2, 5, 9, 9, requires_grad=True)
+    r = torch.randn(2, 6, 5, 5)
+    (layer(x) * r).sum().backward()
+    weight, bias = layer.weight.detach().clone(), layer.bias.detach().clone()
+    grads = {"x": x.grad, "weight": layer.weight.grad, "bias": layer.bias.grad}
+    for name, base in (("x", x.detach()), ("weight", weight), ("bias", bias)):
+        v = torch.randn(base.shape)
+        if name == "weight":
+            v = layer._weight.layout.to_blocked(layer._weight.layout.from_blocked(v))  # padding stays zero
+
+        def loss(delta):
+            with torch.no_grad():
+                layer.weight.copy_(weight + (delta if name == "weight" else 0))
+                layer.bias.copy_(bias + (delta if name == "bias" else 0))
+                return float((layer(x.detach() + (delta if name == "x" else 0)).double() * r).sum())
+        numeric = (loss(v) - loss(-v)) / 2
+        analytic = float((grads[name].double() * v).sum())
+        scale = float((grads[name].double() * v).abs().sum())
+        assert abs(numeric - analytic) <= 1e-3 * scale, (name, numeric, analytic)
+
+
+def test_conv2d_bf16_within_the_bound():
+    torch.manual_seed(7)
+    layer = wt.Conv2d(4, 8, 3, padding=1, dtype=torch.bfloat16)
+    x = torch.randn(2, 4, 6, 6).to(torch.bfloat16).requires_grad_()
+    y = layer(x)
+    dy = torch.randn(y.shape).to(torch.bfloat16)
+    y.backward(dy)
+    w = layer.plain_weight().to(torch.bfloat16).double()
+    b = layer.bias.detach().to(torch.bfloat16).double()
+    xd, dyd = x.detach().double(), dy.double()
+    checks = [(y, F.conv2d(xd, w, b, 1, 1), F.conv2d(xd.abs(), w.abs(), b.abs(), 1, 1)),
+              (x.grad, torch.nn.grad.conv2d_input(xd.shape, w, dyd, 1, 1),
+               torch.nn.grad.conv2d_input(xd.shape, w.abs(), dyd.abs(), 1, 1)),
+              (plain_grad(layer), torch.nn.grad.conv2d_weight(xd, w.shape, dyd, 1, 1),
+               torch.nn.grad.conv2d_weight(xd.abs(), w.shape, dyd.abs(), 1, 1))]
+    for got, reference, magnitudes in checks:
+        assert ((got.double() - reference).abs() <= bf16_bound(reference, magnitudes)).all()
+
+
+def test_state_dicts_move_between_torch_nn_and_weft_torch():
+    torch.manual_seed(8)
+    for plain, blocked in ((nn.Linear(13, 10), wt.Linear(13, 10)),
+                           (nn.Conv2d(3, 5, 3, padding=1), wt.Conv2d(3, 5, 3, padding=1))):
+        blocked.load_state_dict(plain.state_dict())
+        assert list(blocked.state_dict()) == list(plain.state_dict())
+        torch.testing.assert_close(blocked.plain_weight(), plain.weight.detach(), rtol=0, atol=0)
+        x = torch.randn(4, 13) if isinstance(plain, nn.Linear) else torch.randn(2, 3, 6, 6)
+        torch.testing.assert_close(blocked(x), plain(x), rtol=1e-5, atol=1e-5)
+        with torch.no_grad():
+            blocked.weight.mul_(2)
+        plain.load_state_dict(blocked.state_dict())
+        torch.testing.assert_close(plain(x), blocked(x), rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match=r"size mismatch for weight: copying a param with shape \(10, 12\)"):
+        wt.Linear(13, 10).load_state_dict(nn.Linear(12, 10).state_dict())
+
+
+OPTIMIZERS = {"sgd": lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
+              "adam": lambda p: torch.optim.Adam(p, lr=0.01, weight_decay=0.01),
+              "adamw": lambda p: torch.optim.AdamW(p, lr=0.01)}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_padding_stays_zero_through_optimizer_steps(name):
+    torch.manual_seed(9)
+    layer = wt.Linear(13, 10)   # 64 x 64 tiles: most of the blocked weight is padding
+    padding = layer._weight.layout.padding
+    assert layer.weight.numel() > 130 and padding.numel() == layer.weight.numel() - 130
+    optimizer = OPTIMIZERS[name](layer.parameters())
+    for _ in range(3):
+        optimizer.zero_grad()
+        layer(torch.randn(5, 13)).square().sum().backward()
+        optimizer.step()
+    assert bool((layer.weight.detach()[padding] == 0).all())
+
+
+def train(model, inputs, targets, steps, lr=0.05):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    for step in range(steps):
+        optimizer.zero_grad()
+        F.cross_entropy(model(inputs[step]), targets[step]).backward()
+        optimizer.step()
+
+
+def test_training_a_small_mlp_gives_torch_nns_weights():
+    torch.manual_seed(10)
+    reference = nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 24), nn.ReLU(), nn.Linear(24, 5))
+    mlp = wt.MLP([20, 32, 24, 5])
+    mlp.load_state_dict({key.replace("2.", "1.").replace("4.", "2."): value
+                         for key, value in reference.state_dict().items()})
+    inputs, targets = torch.randn(5, 16, 20), torch.randint(0, 5, (5, 16))
+    train(reference, inputs, targets, 5)
+    train(mlp, inputs, targets, 5)
+    for i, j in ((0, 0), (1, 2), (2, 4)):
+        torch.testing.assert_close(mlp[i].plain_weight(), reference[j].weight.detach(), rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(mlp[i].bias.detach(), reference[j].bias.detach(), rtol=1e-4, atol=1e-5)
+
+
+def small_cnn():
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU(),
+                         nn.Flatten(), nn.Linear(16 * 4 * 4, 10))
+
+
+def test_training_a_small_cnn_gives_torch_nns_weights():
+    torch.manual_seed(11)
+    reference = small_cnn()
+    model = small_cnn()
+    model.load_state_dict(reference.state_dict())
+    report = wt.optimize(model)
+    assert [name for name, _ in report.swapped] == ["0", "2", "5"]
+    inputs, targets = torch.randn(4, 4, 3, 8, 8), torch.randint(0, 10, (4, 4))
+    train(reference, inputs, targets, 4)
+    train(model, inputs, targets, 4)
+    for key, value in reference.state_dict().items():
+        torch.testing.assert_close(model.state_dict()[key], value, rtol=1e-4, atol=1e-5)
+
+
+def test_optimize_swaps_what_weft_runs_and_says_which():
+    torch.manual_seed(12)
+    model = nn.Sequential(nn.Conv2d(4, 8, 3, padding="same"), nn.ReLU(), nn.Conv2d(8, 8, 3, groups=2),
+                          nn.Conv2d(8, 8, 2, dilation=2), nn.Flatten(), nn.Linear(8, 6), nn.ReLU(),
+                          nn.Linear(6, 3).double())
+    x = torch.randn(2, 4, 5, 5)
+    expected = model[:7](x)
+    keys = list(model.state_dict())
+    report = wt.optimize(model)
+    assert [name for name, _ in report.swapped] == ["0", "5"]
+    assert dict(report.left) == {"2": "groups=2: weft's convolution has no groups",
+                                 "3": "dilation=(2, 2): weft's convolution has no dilation",
+                                 "7": "torch.float64: weft.torch swaps float32 and bfloat16 layers"}
+    assert "fused the ReLU 1" in str(report) and isinstance(model[1], nn.Identity) and model[0].relu
+    assert isinstance(model[5], wt.Linear) and model[5].relu and isinstance(model[6], nn.Identity)
+    assert list(model.state_dict()) == keys
+    torch.testing.assert_close(model[:7](x), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_optimize_leaves_tied_and_subclassed_layers():
+    encoder = nn.Linear(4, 4)
+    decoder = nn.Linear(4, 4)
+    decoder.weight = encoder.weight
+    attention = nn.MultiheadAttention(4, 1)
+    report = wt.optimize(nn.ModuleDict({"encoder": encoder, "decoder": decoder, "attention": attention}))
+    assert not report.swapped
+    assert {name for name, _ in report.left} == {"encoder", "decoder", "attention"}
+
+
+def test_layer_errors_name_the_argument():
+    layer = wt.Linear(8, 4)
+    with pytest.raises(TypeError, match="argument 'input' is a tensor of torch.float64"):
+        layer(torch.ones(2, 8, dtype=torch.float64))
+    with pytest.raises(ValueError, match="argument 'input' has shape \\(2, 7\\)"):
+        layer(torch.ones(2, 7))
+    with pytest.raises(ValueError, match="argument 'input' is not contiguous"):
+        layer(torch.ones(8, 2).t())
+    with pytest.raises(TypeError, match="argument 'input' must be a torch.Tensor"):
+        layer([[1.0] * 8])
+    with pytest.raises(TypeError, match="argument 'dtype'.*not float64"):
+        wt.Conv2d(3, 4, 3, dtype=torch.float64)
+    with pytest.raises(TypeError, match="argument 'dtype'"):
+        wt.Linear(3, 4, dtype=torch.float16)
+    with pytest.raises(ValueError, match="argument 'in_features'"):
+        wt.Linear(0, 4)
+    with pytest.raises(TypeError, match="argument 'threads'"):
+        wt.Linear(3, 4, threads=2.0)
+    with pytest.raises(ValueError, match="argument 'input' has shape \\(1, 2, 5, 5\\): dimension 1"):
+        wt.Conv2d(3, 4, 3)(torch.ones(1, 2, 5, 5))
+    with pytest.raises(TypeError, match="the layer was made for torch.float32"):
+        wt.Linear(8, 4).double()(torch.ones(2, 8, dtype=torch.float64))
+
+
+def test_layers_run_on_the_team_asked_for():
+    weft.set_num_threads(2)
+    assert wt.Linear(8, 4)._plan(3).fwd.op.threads == 2
+    assert wt.Linear(8, 4, threads=1)._plan(3).bwd.op.threads == 1
+    assert wt.Conv2d(2, 4, 3, threads=1)._plan((1, 2, 5, 5)).upd.op.threads == 1
+
+
+def test_layers_copy_and_pickle():
+    import copy
+    import io
+    torch.manual_seed(13)
+    model = nn.Sequential(wt.Conv2d(3, 4, 3, relu=True), nn.Flatten(), wt.Linear(4 * 4 * 4, 5))
+    x = torch.randn(2, 3, 6, 6)
+    expected = model(x)  # plans prepared: they stay behind in copies
+    twin = copy.deepcopy(model)
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    for other in (twin, loaded):
+        torch.testing.assert_close(other(x), expected, rtol=0, atol=0)
+        assert other[0].weight.data_ptr() != model[0].weight.data_ptr()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_blocked_layouts_are_the_operators_own(dtype):
+    """The probed index map converts as the operator does (fp32 values in a bf16 layout too), and
+    moves a blocked weight between two passes' layouts."""
+    from weft.torch._layout import BlockedLayout
+    name = "f32" if dtype == torch.float32 else "bf16"
+    torch.manual_seed(14)
+    w = torch.randn(70, 90).to(dtype)
+    small = weft.ops.GemmBackwardData(70, 8, 90, dtype=name, config={"loop_string": "aBC", "bm": 32, "bn": 32, "bk": 32})
+    large = weft.ops.Gemm(70, 8, 90, dtype=name, config={"loop_string": "aBC", "bm": 64, "bn": 32, "bk": 64})
+    a, b = BlockedLayout(small, "w", w.shape, dtype), BlockedLayout(large, "w", w.shape, dtype)
+    assert not a.same_as(b) and a.numel == b.numel == 70 * 90
+    assert torch.equal(a.to_blocked(w), small.to_blocked("w", w)) and torch.equal(b.to_blocked(w), large.to_blocked("w", w))
+    assert torch.equal(b.move_from(b.gather_from(a), a.to_blocked(w)), large.to_blocked("w", w))
+    assert a.matches(small, "w") and b.matches(large, "w") and not a.matches(large, "w")
+    masters = torch.randn(70, 90)  # fp32 values laid out as the bf16 operator lays out bf16 ones
+    assert torch.equal(b.to_blocked(masters).to(dtype), large.to_blocked("w", masters.to(dtype)))
+    assert torch.equal(b.from_blocked(b.to_blocked(masters)), masters)
+
+
+def test_passes_that_block_the_weight_otherwise_read_it_through_a_gather(monkeypatch):
+    """Without the aligned configurations the backward passes keep their own tiles (32 x 32 here,
+    the forward's 64 x 64): the layer then moves the weight and its gradient between layouts."""
+    monkeypatch.setattr(wt._common, "aligned_configs", lambda op, tiles, fallback: [])
+    torch.manual_seed(15)
+    layer = wt.Linear(70, 90, relu=True)
+    x = torch.randn(9, 70, requires_grad=True)
+    plan = layer._plan(9)
+    assert plan.fwd.straight and not plan.bwd.straight and not plan.upd.straight
+    dy = torch.randn(9, 90)
+    layer(x).backward(dy)
+    w = layer.plain_weight().requires_grad_()
+    xr = x.detach().clone().requires_grad_()
+    F.relu(F.linear(xr, w, layer.bias.detach())).backward(dy)
+    torch.testing.assert_close(x.grad, xr.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(plain_grad(layer), w.grad, rtol=1e-5, atol=1e-5)
+    assert bool((layer.weight.grad[layer._weight.layout.padding] == 0).all())
+
+
+def test_bf16_copies_follow_the_fp32_masters_through_optimizer_steps():
+    """The passes' bf16 copy is made again after each step (not kept stale), and updates smaller
+    than a bf16 step of the weight accumulate in the fp32 masters."""
+    torch.manual_seed(16)
+    layer = wt.Linear(32, 16, dtype=torch.bfloat16)
+    x = torch.randn(8, 32).to(torch.bfloat16)
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.01)
+    for _ in range(2):
+        optimizer.zero_grad()
+        layer(x).float().square().sum().backward()
+        optimizer.step()
+        w = layer.plain_weight().to(torch.bfloat16).double()
+        b = layer.bias.detach().to(torch.bfloat16).double()
+        reference = x.double() @ w.T + b
+        magnitudes = x.double().abs() @ w.abs().T + b.abs()
+        assert ((layer(x).double() - reference).abs() <= bf16_bound(reference, magnitudes)).all()
+    with torch.no_grad():
+        layer.weight.copy_(layer.weight.to(torch.bfloat16).float())  # masters on bf16 values
+        before = layer.weight.detach().clone()
+        layer.weight.add_(before.abs() * 2.0 ** -12)  # below half a bf16 step of each weight
+    assert not torch.equal(layer.weight.detach(), before)
+    assert torch.equal(layer.weight.detach().to(torch.bfloat16), before.to(torch.bfloat16))
+
+
+def test_a_shape_the_convolution_refuses_names_the_layer_and_the_input():
+    with pytest.raises(ValueError, match=r"weft.torch.Conv2d: weft's convolution does not take input \(1, 3, 3, 3\)"):
+        wt.Conv2d(3, 4, 5)(torch.ones(1, 3, 3, 3))
+
+
+def test_optimize_takes_a_bf16_model_onto_fp32_masters():
+    torch.manual_seed(17)
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU()).to(torch.bfloat16)
+    weight, bias = model[0].weight.detach().clone(), model[0].bias.detach().clone()
+    report = wt.optimize(model)
+    assert [name for name, _ in report.swapped] == ["0"] and model[0].dtype == torch.bfloat16
+    assert model[0].weight.dtype == torch.float32
+    assert torch.equal(model[0].plain_weight(), weight.float())  # bf16 values, exactly, in fp32 masters
+    x = torch.randn(4, 16).to(torch.bfloat16)
+    reference = x.double() @ weight.double().T + bias.double()
+    magnitudes = x.double().abs() @ weight.double().abs().T + bias.double().abs()
+    got = model(x).double()
+    assert ((got - reference.clamp(min=0)).abs() <= bf16_bound(reference, magnitudes)).all()

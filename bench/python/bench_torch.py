@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""weft.torch next to torch.nn (a script, not a test): one training step's forward and backward
+(and, with --sgd, the SGD step) of an MLP and a small CNN, torch.nn's model and the same model
+after weft.torch.optimize, in one process, the two interleaved round by round (medians).
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_torch.py [--width 1024] [--batch 256]
+        [--layers 3] [--threads 2] [--rounds 7] [--dtype float32|bfloat16]
+
+--threads goes to torch.set_num_threads and weft.set_num_threads (import torch resets OpenMP's
+count of this thread).
+"""
+import argparse
+import copy
+import os
+import statistics
+import subprocess
+import time
+
+import torch
+from torch import nn
+
+import weft
+import weft.torch
+
+
+def cpu_name():
+    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return weft.cpu()["model"]
+
+
+def step_seconds(model, x, calls):
+    begin = time.perf_counter()
+    for _ in range(calls):
+        model.zero_grad(set_to_none=True)
+        model(x).sum().backward()
+    return (time.perf_counter() - begin) / calls
+
+
+def compare(name, reference, x, rounds, calls, flops):
+    model = copy.deepcopy(reference)
+    report = weft.torch.optimize(model)
+    for m in (reference, model):
+        step_seconds(m, x, 2)  # warm-up: kernels generated, plans prepared
+    times = {"torch.nn": [], "weft.torch": []}
+    for _ in range(rounds):
+        times["torch.nn"].append(step_seconds(reference, x, calls))
+        times["weft.torch"].append(step_seconds(model, x, calls))
+    t, w = statistics.median(times["torch.nn"]), statistics.median(times["weft.torch"])
+    print(f"{name:44s} {flops / 1e9:7.2f} {t * 1e3:10.2f} ms {w * 1e3:10.2f} ms {t / w:8.2f}x"
+          f"   ({len(report.swapped)} layers swapped)")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--width", type=int, default=1024)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=5)
+    parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    weft.set_num_threads(args.threads)
+    dtype = getattr(torch, args.dtype)
+    torch.manual_seed(0)
+    print(f"{cpu_name()}, weft ISA {weft.isa()}, {args.threads} threads, torch {torch.__version__}, {args.dtype}, "
+          f"forward + backward per step, medians of {args.rounds} rounds of {args.calls}")
+    print(f"{'case':44s} {'GFLOP':>7s} {'torch.nn':>13s} {'weft.torch':>13s} {'speed-up':>9s}")
+    layers = []
+    for _ in range(args.layers):
+        layers += [nn.Linear(args.width, args.width), nn.ReLU()]
+    mlp = nn.Sequential(*layers).to(dtype)
+    x = torch.randn(args.batch, args.width).to(dtype)
+    compare(f"MLP {args.layers} x {args.width}, batch {args.batch}", mlp, x, args.rounds, args.calls,
+            3 * 2 * args.batch * args.width * args.width * args.layers)
+    cnn = nn.Sequential(nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+                        nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.ReLU()).to(dtype)
+    images = torch.randn(args.threads, 64, 28, 28).to(dtype)
+    conv_flops = 3 * 2 * args.threads * (2 * 64 * 64 * 9 * 28 * 28 + 128 * 64 * 9 * 14 * 14)
+    compare(f"CNN 3 convs 64x28x28, batch {args.threads}", cnn, images, args.rounds, args.calls, conv_flops)
+
+
+if __name__ == "__main__":
+    main()

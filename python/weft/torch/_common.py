@@ -1,0 +1,251 @@
+"""What weft.torch's layers share: dtypes, the thread team, argument checks, and the weights of one
+layer as the passes read them (the blocked parameter, its bf16 copy, moves between layouts)."""
+import re
+
+import torch
+
+from .. import _weft
+from ._layout import BlockedLayout, same_layout
+
+# The compute dtypes and what weft.ops calls them. float64: weft's GEMM operators in float64
+# (gradcheck); the convolutions have none, and weft.ops says so when asked.
+WEFT_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float64: "f64"}
+
+
+def compute_dtype(dtype):
+    if dtype not in WEFT_DTYPES:
+        raise TypeError(f"argument 'dtype' must be torch.float32, torch.bfloat16 or torch.float64, not {dtype}")
+    return dtype
+
+
+def master_dtype(dtype):
+    """The parameters' dtype: fp32 masters for bf16 compute (the optimizer steps in fp32)."""
+    return torch.float32 if dtype == torch.bfloat16 else dtype
+
+
+def default_threads():
+    """weft.set_num_threads(n) if it was called, else PyTorch's own team (torch.get_num_threads()):
+    `import torch` resets OpenMP's count of the importing thread (to 1 with Debian's build), so
+    OpenMP's default would follow torch anyway, but only on that thread."""
+    requested = _weft.requested_num_threads()
+    return requested if requested > 0 else torch.get_num_threads()
+
+
+def check_threads(threads):
+    if threads is None:
+        return None
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError(f"argument 'threads' must be an int or None, not {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"argument 'threads' must be >= 1, got {threads}")
+    return threads
+
+
+def check_input(x, name, dtype, rank_text, ok_rank):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"argument '{name}' must be a torch.Tensor, not {type(x).__name__}")
+    if x.dtype != dtype:
+        raise TypeError(f"argument '{name}' is a tensor of {x.dtype}, but the layer computes in {dtype}")
+    if x.device.type != "cpu":
+        raise ValueError(f"argument '{name}' is on {x.device}: weft runs on the CPU")
+    if not ok_rank(x.dim()):
+        raise ValueError(f"argument '{name}' must be {rank_text}, got shape {tuple(x.shape)}")
+    if not x.is_contiguous():
+        raise ValueError(f"argument '{name}' is not contiguous: weft reads C-contiguous tensors (call .contiguous())")
+
+
+def description_knobs(description, names):
+    """The knobs `names` of a prepared operator's one-line description ('... bm=64 bn=48 bk=64 ...')."""
+    found = {}
+    for name in names:
+        match = re.search(rf"\b{name}=(\d+)\b", description)
+        if match is None:
+            return None
+        found[name] = int(match.group(1))
+    return found
+
+
+def parsed_config(description):
+    """A prepared operator's configuration as an explicit config dict, from its one-line description
+    ('heuristic: aBC bm=32 bn=32 bk=32 mbf=1 (no record ...)'), or None where the line holds more
+    than a loop string and int knobs (block lists: then the caller keeps the operator's own)."""
+    text = description.split(": ", 1)[-1].split(" (", 1)[0].split()
+    if not text or not re.fullmatch(r"[A-Za-z]+", text[0]):
+        return None
+    config = {"loop_string": text[0]}
+    for token in text[1:]:
+        match = re.fullmatch(r"(\w+)=(\d+)", token)
+        if match is None:
+            return None
+        config[match.group(1)] = int(match.group(2))
+    return config
+
+
+def aligned_configs(op, tiles, fallback):
+    """Configurations of op's pass that tile the weight as `tiles` says ({'bm': .., 'bk': ..} or
+    {'bc': .., 'bk': ..}): op's own with those tiles, then `fallback` (None: none)."""
+    candidates = []
+    own = parsed_config(op.description)
+    if own is not None and all(name in own for name in tiles):
+        candidates.append(dict(own, **tiles))
+    if fallback is not None:
+        candidates.append(fallback)
+    return candidates
+
+
+def prepared_pass(make, key, name, weight_layout, tiles, fallback=None):
+    """PassWeight of the operator make('auto') prepares, or, when it blocks the weight otherwise
+    than the layer, of one prepared with the layer's tiles (aligned_configs) if that blocks it as
+    the layer does: the weight is then read in place instead of through a gather per call."""
+    op, op_key = make("auto"), key + ("auto",)
+    if not weight_layout.matches(op, name) and tiles is not None:
+        for config in aligned_configs(op, tiles, fallback):
+            try:
+                candidate = make(config)
+            except ValueError:
+                continue  # a configuration the pass refuses
+            if weight_layout.matches(candidate, name):
+                op, op_key = candidate, key + (str(sorted(config.items())),)
+                break
+    return PassWeight(op, name, weight_layout, op_key)
+
+
+_layouts = {}
+_alike = {}
+
+
+def operands_alike(pass_a, name_a, pass_b, name_b, shape, dtype):
+    """Whether two prepared passes lay out an activation operand alike (then one blocked copy serves
+    both: converted once per step instead of twice); remembered by the passes' keys."""
+    key = (pass_a.key, name_a, pass_b.key, name_b, dtype)
+    if key not in _alike:
+        if len(_alike) >= 1024:
+            _alike.pop(next(iter(_alike)))
+        _alike[key] = same_layout(pass_a.op, name_a, pass_b.op, name_b, shape, dtype)
+    return _alike[key]
+
+
+def layout_of(key, op, name, shape, dtype):
+    """BlockedLayout of a layer's weight, remembered by the arguments its operator was prepared with
+    (`key`): layers of one shape probe it once and share the map."""
+    full_key = key + (name, dtype)
+    layout = _layouts.get(full_key)
+    if layout is None:
+        if len(_layouts) >= 64:
+            _layouts.pop(next(iter(_layouts)))
+        layout = _layouts[full_key] = BlockedLayout(op, name, shape, dtype)
+    return layout
+
+
+class PassWeight:
+    """A pass's operator and how it reads (or writes) the layer's weight: straight from the
+    blocked parameter when it lays the weight out as the layer does, else through one gather each
+    way (the pass's own map and the gathers kept only then)."""
+
+    def __init__(self, op, name, weight_layout, key):
+        self.op = op
+        self.key = key  # what the operator was prepared with
+        self.straight = weight_layout.matches(op, name)
+        self.layout = None
+        if not self.straight:
+            self.layout = BlockedLayout(op, name, weight_layout.shape, weight_layout.dtype)
+            self.to_op = self.layout.gather_from(weight_layout)
+            self.to_weight = weight_layout.gather_from(self.layout)
+
+
+class WeightState:
+    """The blocked parameter's layout and its bf16 copy, kept while the parameter is unchanged."""
+
+    def __init__(self, layout, dtype):
+        self.layout = layout
+        self.dtype = dtype  # compute dtype
+        self._copy = None
+        self._copy_key = None
+
+    def compute_copy(self, weight):
+        """The weight in the compute dtype: the parameter itself, or its bf16 copy (made once per
+        optimizer step: the key is the parameter's version counter)."""
+        data = weight.detach()
+        if self.dtype == data.dtype:
+            return data
+        key = (data.data_ptr(), weight._version)
+        if self._copy_key != key:
+            self._copy = data.to(self.dtype)
+            self._copy_key = key
+        return self._copy
+
+    def for_pass(self, passw, weight):
+        w = self.compute_copy(weight)
+        if passw.straight:
+            return w
+        return passw.layout.move_from(passw.to_op, w)
+
+    def gradient(self, passw, dw, master):
+        """The weight gradient of a pass's blocked output, in the parameter's layout and dtype, its
+        padding zero (an optimizer step then leaves the padding zero)."""
+        if not passw.straight:
+            dw = self.layout.move_from(passw.to_weight, dw)
+        dw = dw.to(master)
+        if self.layout.padding.numel():
+            dw[self.layout.padding] = 0
+        return dw
+
+
+def check_parameter_dtype(weight, master, layer):
+    if weight.dtype != master:
+        raise TypeError(f"{layer}: the parameters are {weight.dtype}, the layer was made for {master} "
+                        "(a weft.torch layer keeps the dtype of its construction; .to(dtype), .double() do not "
+                        "convert its blocked layout)")
+
+
+class BlockedWeightModule(torch.nn.Module):
+    """What Linear and Conv2d share: the plans per input shape and team, the plain weight, state
+    dicts in the plain layout, and copies (deepcopy, pickling: the prepared operators stay behind and
+    are prepared again, from weft.ops' cache, on the next call)."""
+
+    def _cached_plan(self, shape, make):
+        threads = self.threads or default_threads()
+        key = (shape, threads)
+        plan = self._plans.get(key)
+        if plan is None:
+            try:
+                plan = self._plans[key] = make(self, shape, threads)
+            finally:
+                self._weight.layout.release_probes()  # kept while the plan's passes were compared
+        return plan
+
+    def plain_weight(self):
+        """The weight as torch.nn's layer holds it ((out, in) or (out, in, kh, kw)), a new tensor."""
+        return self._weight.layout.from_blocked(self.weight.detach())
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_plans"] = {}
+        state["_weight"] = WeightState(self._weight.layout, self._weight.dtype)
+        return state
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        # The plain weight (a new tensor in the master dtype), the bias as it is.
+        destination[prefix + "weight"] = self.plain_weight()
+        if self.bias is not None:
+            destination[prefix + "bias"] = self.bias if keep_vars else self.bias.detach()
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        # The plain weight is blocked into a copy of the dict; nn.Module's loader then copies it into
+        # the parameter. A plain weight of another shape is reported as nn.Module reports one.
+        key = prefix + "weight"
+        if key in state_dict:
+            plain = state_dict[key]
+            state_dict = dict(state_dict)
+            shape = self._weight.layout.shape
+            if not isinstance(plain, torch.Tensor) or tuple(plain.shape) != shape:
+                got = tuple(plain.shape) if isinstance(plain, torch.Tensor) else type(plain).__name__
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape {got} from checkpoint, the "
+                                  f"shape in current model is {shape} (weft.torch keeps it blocked, state_dict holds "
+                                  "it plain).")
+                state_dict[key] = self.weight.detach()  # nothing changes
+            else:
+                state_dict[key] = self._weight.layout.to_blocked(plain.detach().to(self.master_dtype))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)

@@ -1,0 +1,135 @@
+"""weft.torch.optimize(model): nn.Linear and nn.Conv2d layers swapped in place for weft.torch's,
+their weights copied; a ReLU that follows one in an nn.Sequential fused into it. What is left to
+PyTorch is listed with the reason."""
+import torch
+from torch import nn
+
+from .conv import Conv2d
+from .linear import Linear
+
+_DTYPES = (torch.float32, torch.bfloat16)
+
+
+class OptimizeReport:
+    """swapped: [(name, what it became)]; left: [(name, why PyTorch keeps it)]."""
+
+    def __init__(self):
+        self.swapped, self.left = [], []
+
+    def __str__(self):
+        lines = [f"weft.torch.optimize: {len(self.swapped)} layers swapped, {len(self.left)} left to PyTorch"]
+        lines += [f"  swapped {name}: {what}" for name, what in self.swapped]
+        lines += [f"  left    {name}: {why}" for name, why in self.left]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def _shared_parameters(model):
+    """ids of parameters that more than one module holds (tied weights): their owners read them plain."""
+    counts = {}
+    for module in model.modules():
+        for parameter in module._parameters.values():
+            if parameter is not None:
+                counts[id(parameter)] = counts.get(id(parameter), 0) + 1
+    return {key for key, count in counts.items() if count > 1}
+
+
+def _common_reason(layer, shared):
+    if layer.weight.dtype not in _DTYPES:
+        return f"{layer.weight.dtype}: weft.torch swaps float32 and bfloat16 layers"
+    if layer.weight.device.type != "cpu":
+        return f"on {layer.weight.device}: weft runs on the CPU"
+    if id(layer.weight) in shared or (layer.bias is not None and id(layer.bias) in shared):
+        return "its weight or bias is shared with another module (tied): that module reads it plain"
+    return None
+
+
+def _conv_padding(layer):
+    """The padding as a pair of ints, or a reason it has none weft takes."""
+    if isinstance(layer.padding, str):
+        if layer.padding == "valid":
+            return (0, 0)
+        # 'same' with stride 1 (PyTorch's only case): symmetric for odd kernels only.
+        if all(k % 2 == 1 for k in layer.kernel_size):
+            return tuple(k // 2 for k in layer.kernel_size)
+        return "padding='same' with an even kernel pads unevenly; weft pads symmetrically"
+    return tuple(layer.padding)
+
+
+def _swap(name, layer, shared, threads):
+    """(the weft.torch layer, description) or (None, reason)."""
+    if type(layer) is nn.Linear:
+        reason = _common_reason(layer, shared)
+        if reason:
+            return None, reason
+        new = Linear(layer.in_features, layer.out_features, bias=layer.bias is not None, dtype=layer.weight.dtype,
+                     threads=threads)
+    elif type(layer) is nn.Conv2d:
+        reason = _common_reason(layer, shared)
+        if reason is None and layer.groups != 1:
+            reason = f"groups={layer.groups}: weft's convolution has no groups"
+        if reason is None and tuple(layer.dilation) != (1, 1):
+            reason = f"dilation={tuple(layer.dilation)}: weft's convolution has no dilation"
+        if reason is None and layer.padding_mode != "zeros":
+            reason = f"padding_mode={layer.padding_mode!r}: weft pads with zeros"
+        padding = _conv_padding(layer) if reason is None else None
+        if isinstance(padding, str):
+            reason = padding
+        if reason:
+            return None, reason
+        new = Conv2d(layer.in_channels, layer.out_channels, tuple(layer.kernel_size), stride=tuple(layer.stride),
+                     padding=padding, bias=layer.bias is not None, dtype=layer.weight.dtype, threads=threads)
+    elif isinstance(layer, (nn.Linear, nn.Conv2d)):
+        return None, f"{type(layer).__name__}, a subclass of {type(layer).__mro__[1].__name__}: its owner may read " \
+                     ".weight plain"
+    else:
+        return None, None
+    new.load_state_dict(layer.state_dict())
+    new.train(layer.training)
+    new.weight.requires_grad_(layer.weight.requires_grad)
+    if layer.bias is not None:
+        new.bias.requires_grad_(layer.bias.requires_grad)
+    return new, None
+
+
+def optimize(model, threads=None):
+    """Swaps, in place, the nn.Linear and nn.Conv2d layers of `model` (itself included only through
+    its children: pass a container) that weft.torch runs, for weft.torch.Linear / Conv2d with the
+    same weights; fuses an nn.ReLU that follows one of them in an nn.Sequential (the ReLU becomes
+    nn.Identity, so state_dict keys stay). Returns an OptimizeReport (print it) of what was swapped
+    and what was left to PyTorch, and why. Create the optimizer after this call: the parameters
+    are new ones."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"argument 'model' must be a torch.nn.Module, not {type(model).__name__}")
+    report = OptimizeReport()
+    shared = _shared_parameters(model)
+    _optimize_children(model, "", shared, threads, report)
+    return report
+
+
+def _optimize_children(module, prefix, shared, threads, report):
+    if isinstance(module, nn.MultiheadAttention):
+        report.left.append((prefix.rstrip(".") or "(model)", "nn.MultiheadAttention reads its projections plain"))
+        return
+    names = list(module._modules)
+    for position, name in enumerate(names):
+        child = module._modules[name]
+        if child is None:
+            continue
+        qualified = prefix + name
+        new, reason = _swap(qualified, child, shared, threads)
+        if new is not None:
+            following = module._modules[names[position + 1]] if position + 1 < len(names) else None
+            fused = isinstance(module, nn.Sequential) and type(following) is nn.ReLU
+            if fused:
+                new.relu = True
+                new._plans.clear()
+                module._modules[names[position + 1]] = nn.Identity()
+            module._modules[name] = new
+            report.swapped.append((qualified, f"weft.torch.{type(new).__name__}({new.extra_repr()})"
+                                   + (f", fused the ReLU {prefix + names[position + 1]}" if fused else "")))
+        elif reason is not None:
+            report.left.append((qualified, reason))
+        else:
+            _optimize_children(child, qualified + ".", shared, threads, report)
