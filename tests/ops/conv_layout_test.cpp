@@ -99,32 +99,36 @@ TEST(ConvLayout, FiltersRoundTripAsBkByBcTiles) {
 }
 
 // K = 40 in blocks of 32 and C = 50 in blocks of 32 (partial blocks, several 16 x 16 patches per
-// block), 3 x 3 taps; the buffer starts dirty. bf16: kcrs_to_vnni2 is filter_to_vnni2 of the f32
-// conversion, bit for bit, and vnni2_to_kcrs its inverse.
+// block), 3 x 3 taps (f32: the transpose kernels) and 1 x 1 (f32: the patches); the buffer starts
+// dirty. bf16: kcrs_to_vnni2 is filter_to_vnni2 of the f32 conversion, bit for bit, and
+// vnni2_to_kcrs its inverse.
 TEST(ConvLayout, FiltersWriteEveryElementAcrossPatchesInF32AndVnni2) {
-  const FilterLayout l{.k = {40, 32}, .c = {50, 32}, .r = 3, .s = 3};
-  const std::int64_t K = 40, C = 50, taps = 9;
-  const std::vector<float> kcrs = distinct_values(K * C * taps);
-  std::vector<float> blocked(at(l.size()), -7.0f);
-  kcrs_to_blocked(kcrs.data(), l, blocked.data());
-  for (std::int64_t k = 0; k < l.k.padded(); ++k)
-    for (std::int64_t c = 0; c < l.c.padded(); ++c)
-      for (std::int64_t t = 0; t < taps; ++t) {
-        const float expected = k < K && c < C ? kcrs[at((k * C + c) * taps + t)] : 0.0f;
-        ASSERT_EQ(blocked[at(l.offset(k / 32, c / 32, t / 3, t % 3) + (c % 32) * 32 + k % 32)], expected)
-            << k << " " << c << " " << t;
-      }
-  std::vector<float> back(kcrs.size(), -7.0f);
-  blocked_to_kcrs(blocked.data(), back.data(), l);
-  EXPECT_EQ(back, kcrs);
+  for (const std::int64_t taps_r : {3, 1}) {
+    SCOPED_TRACE(taps_r);
+    const FilterLayout l{.k = {40, 32}, .c = {50, 32}, .r = taps_r, .s = taps_r};
+    const std::int64_t K = 40, C = 50, taps = taps_r * taps_r;
+    const std::vector<float> kcrs = distinct_values(K * C * taps);
+    std::vector<float> blocked(at(l.size()), -7.0f);
+    kcrs_to_blocked(kcrs.data(), l, blocked.data());
+    for (std::int64_t k = 0; k < l.k.padded(); ++k)
+      for (std::int64_t c = 0; c < l.c.padded(); ++c)
+        for (std::int64_t t = 0; t < taps; ++t) {
+          const float expected = k < K && c < C ? kcrs[at((k * C + c) * taps + t)] : 0.0f;
+          ASSERT_EQ(blocked[at(l.offset(k / 32, c / 32, t / taps_r, t % taps_r) + (c % 32) * 32 + k % 32)], expected)
+              << k << " " << c << " " << t;
+        }
+    std::vector<float> back(kcrs.size(), -7.0f);
+    blocked_to_kcrs(blocked.data(), back.data(), l);
+    EXPECT_EQ(back, kcrs);
 
-  const std::vector<jit::bfloat16> kcrs_h = bf16_of(kcrs);
-  std::vector<jit::bfloat16> tiles(at(l.size()), jit::to_bfloat16(-7.0f));
-  kcrs_to_vnni2(kcrs_h.data(), l, tiles.data());
-  EXPECT_EQ(floats_of(tiles), floats_of(filter_to_vnni2(blocked, l)));
-  std::vector<jit::bfloat16> back_h(kcrs.size());
-  vnni2_to_kcrs(tiles.data(), back_h.data(), l);
-  EXPECT_EQ(floats_of(back_h), kcrs);
+    const std::vector<jit::bfloat16> kcrs_h = bf16_of(kcrs);
+    std::vector<jit::bfloat16> tiles(at(l.size()), jit::to_bfloat16(-7.0f));
+    kcrs_to_vnni2(kcrs_h.data(), l, tiles.data());
+    EXPECT_EQ(floats_of(tiles), floats_of(filter_to_vnni2(blocked, l)));
+    std::vector<jit::bfloat16> back_h(kcrs.size());
+    vnni2_to_kcrs(tiles.data(), back_h.data(), l);
+    EXPECT_EQ(floats_of(back_h), kcrs);
+  }
 }
 
 }  // namespace
