@@ -3,8 +3,12 @@
 (and, with --sgd, the SGD step) of an MLP and a small CNN, torch.nn's model and the same model
 after weft.torch.optimize, in one process, the two interleaved round by round (medians).
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_torch.py [--width 1024] [--batch 256]
-        [--layers 3] [--threads 2] [--rounds 7] [--dtype float32|bfloat16]
+    PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_torch.py [--mlp 1024x256,4096x1024]
+        [--layers 3] [--threads 2] [--rounds 7] [--dtype float32|bfloat16] [--resnet] [--no-cnn]
+
+--mlp: the MLPs' width x batch (each --layers Linear + ReLU layers); --resnet: each ResNet-50
+layer of bench_python.py's list alone (Conv2d + ReLU at batch = threads, its input requiring a
+gradient, as inside a network: forward, backward by data and by weights).
 
 --threads goes to torch.set_num_threads and weft.set_num_threads (import torch resets OpenMP's
 count of this thread).
@@ -30,10 +34,33 @@ def cpu_name():
     return weft.cpu()["model"]
 
 
+# ResNet-50 layers of samples/conv/resnet50_layers.txt (by id), as bench_python.py measures them.
+RESNET_LAYERS = (3, 4, 7, 11, 16, 17, 23)
+RESNET_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "conv",
+                           "resnet50_layers.txt")
+
+
+def resnet_layers(ids):
+    """(name, H, W, C, K, R, S, stride, pad) of the listed layers."""
+    with open(RESNET_FILE) as layers:
+        for line in layers:
+            fields = line.split("#")[0].split("|")[0].split()
+            if fields and int(fields[0]) in ids:
+                yield (fields[1], *(int(v) for v in fields[2:10]))
+
+
+def mlp_sizes(text):
+    try:
+        return [tuple(int(v) for v in item.split("x")) for item in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--mlp takes WIDTHxBATCH[,WIDTHxBATCH...], not {text!r}")
+
+
 def step_seconds(model, x, calls):
     begin = time.perf_counter()
     for _ in range(calls):
         model.zero_grad(set_to_none=True)
+        x.grad = None  # a layer's input that requires a gradient (--resnet): dx anew each step
         model(x).sum().backward()
     return (time.perf_counter() - begin) / calls
 
@@ -54,13 +81,14 @@ def compare(name, reference, x, rounds, calls, flops):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--width", type=int, default=1024)
-    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--mlp", type=mlp_sizes, default=[(1024, 256)], help="WIDTHxBATCH,...")
     parser.add_argument("--layers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=5)
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    parser.add_argument("--resnet", action="store_true", help="also each ResNet-50 layer of the list alone")
+    parser.add_argument("--no-cnn", action="store_true", help="leave out the small CNN")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     weft.set_num_threads(args.threads)
@@ -69,19 +97,27 @@ def main():
     print(f"{cpu_name()}, weft ISA {weft.isa()}, {args.threads} threads, torch {torch.__version__}, {args.dtype}, "
           f"forward + backward per step, medians of {args.rounds} rounds of {args.calls}")
     print(f"{'case':44s} {'GFLOP':>7s} {'torch.nn':>13s} {'weft.torch':>13s} {'speed-up':>9s}")
-    layers = []
-    for _ in range(args.layers):
-        layers += [nn.Linear(args.width, args.width), nn.ReLU()]
-    mlp = nn.Sequential(*layers).to(dtype)
-    x = torch.randn(args.batch, args.width).to(dtype)
-    compare(f"MLP {args.layers} x {args.width}, batch {args.batch}", mlp, x, args.rounds, args.calls,
-            3 * 2 * args.batch * args.width * args.width * args.layers)
-    cnn = nn.Sequential(nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
-                        nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.ReLU()).to(dtype)
-    images = torch.randn(args.threads, 64, 28, 28).to(dtype)
-    conv_flops = 3 * 2 * args.threads * (2 * 64 * 64 * 9 * 28 * 28 + 128 * 64 * 9 * 14 * 14)
-    compare(f"CNN 3 convs 64x28x28, batch {args.threads}", cnn, images, args.rounds, args.calls, conv_flops)
-
+    for width, batch in args.mlp:
+        layers = []
+        for _ in range(args.layers):
+            layers += [nn.Linear(width, width), nn.ReLU()]
+        mlp = nn.Sequential(*layers).to(dtype)
+        x = torch.randn(batch, width).to(dtype)
+        compare(f"MLP {args.layers} x {width}, batch {batch}", mlp, x, args.rounds, args.calls,
+                3 * 2 * batch * width * width * args.layers)
+    if not args.no_cnn:
+        cnn = nn.Sequential(nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+                            nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.ReLU()).to(dtype)
+        images = torch.randn(args.threads, 64, 28, 28).to(dtype)
+        conv_flops = 3 * 2 * args.threads * (2 * 64 * 64 * 9 * 28 * 28 + 128 * 64 * 9 * 14 * 14)
+        compare(f"CNN 3 convs 64x28x28, batch {args.threads}", cnn, images, args.rounds, args.calls, conv_flops)
+    if args.resnet:
+        for name, H, W, C, K, R, S, stride, pad in resnet_layers(RESNET_LAYERS):
+            layer = nn.Sequential(nn.Conv2d(C, K, (R, S), stride=stride, padding=pad), nn.ReLU()).to(dtype)
+            images = torch.randn(args.threads, C, H, W).to(dtype).requires_grad_()
+            P, Q = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
+            compare(f"{name} {C}x{H}x{W} {K}x{R}x{S}/{stride}", layer, images, args.rounds, args.calls,
+                    3 * 2 * args.threads * C * K * R * S * P * Q)
 
 if __name__ == "__main__":
     main()
