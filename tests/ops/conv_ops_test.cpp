@@ -176,6 +176,14 @@ TEST(ConvOpsErrors, EachClassOfBadInputIsNamed) {
   const ConvUpd upd(conv_config<ConvUpdConfig>(kDesc));
   EXPECT_THAT([&] { upd.run(buffer.data(), buffer.data(), nullptr); },
               ThrowsMessage<Error>(HasSubstr("ConvUpd::run: grad_filter is null")));
+  // Typed buffers of another type than the configuration's.
+  std::vector<jit::bfloat16> halves(1 << 16);
+  EXPECT_THAT([&] { conv.run(halves.data(), halves.data(), nullptr, halves.data()); },
+              ThrowsMessage<Error>(AllOf(HasSubstr("ConvFwd::run: bf16 buffers"), HasSubstr("f32"))));
+  EXPECT_THAT([&] { bwd.run(halves.data(), halves.data(), halves.data()); },
+              ThrowsMessage<Error>(HasSubstr("ConvBwd::run: bf16 buffers")));
+  EXPECT_THAT([&] { upd.run(halves.data(), halves.data(), halves.data()); },
+              ThrowsMessage<Error>(HasSubstr("ConvUpd::run: bf16 buffers")));
   ConvDesc bad = kDesc;
   bad.shape.stride_h = 0;
   EXPECT_THAT([&] { ConvBwd{conv_config<ConvBwdConfig>(bad)}; }, ThrowsMessage<Error>(HasSubstr("stride_h")));

@@ -57,9 +57,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <weft/ops/conv_layout.hpp>
+#include <weft/ops/element_type.hpp>
 #include <weft/ops/conv_loops.hpp>
 #include <weft/ops/pass_code.hpp>
 #include <weft/ops/rim_taps.hpp>
@@ -111,6 +113,13 @@ class ConvBwd {
   // config().dtype; callable many times, one call at a time and outside OpenMP parallel regions (it
   // opens its own).
   void run(const void* filter, const void* grad_output, void* grad_input) const;
+  // The same on typed buffers (float for f32, jit::bfloat16 for bf16), which also checks that T is
+  // config().dtype (the untyped form cannot see it).
+  template <class T>
+  void run(const T* filter, const T* grad_output, T* grad_input) const {
+    require_buffers_of<T>(config_.dtype, "ConvBwd::run");
+    run(static_cast<const void*>(filter), static_cast<const void*>(grad_output), static_cast<void*>(grad_input));
+  }
   // run() on a filter transposed by transpose_filter(): the same result, without the transposes.
   void run_transposed(const void* transposed_filter, const void* grad_output, void* grad_input) const;
   // filter (filter_layout()) -> transposed (transposed_filter_layout()), every tile, by a parallel

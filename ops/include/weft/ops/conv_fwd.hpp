@@ -41,9 +41,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <weft/ops/conv_layout.hpp>
+#include <weft/ops/element_type.hpp>
 #include <weft/ops/conv_loops.hpp>
 #include <weft/ops/pass_code.hpp>
 #include <weft/parlooper/threaded_loop.hpp>
@@ -91,6 +93,14 @@ class ConvFwd {
   // many times; not by two threads at once on one ConvFwd when it uses a scratch buffer
   // (scratch_bytes() > 0).
   void run(const void* input, const void* filter, const void* bias, void* output) const;
+  // The same on typed buffers (float for f32, jit::bfloat16 for bf16), which also checks that T is
+  // config().dtype (the untyped form cannot see it). The bias may be nullptr.
+  template <class T>
+  void run(const T* input, const T* filter, const std::type_identity_t<T>* bias, T* output) const {
+    require_buffers_of<T>(config_.dtype, "ConvFwd::run");
+    run(static_cast<const void*>(input), static_cast<const void*>(filter), static_cast<const void*>(bias),
+        static_cast<void*>(output));
+  }
 
   const ConvFwdConfig& config() const { return config_; }
   const ActivationLayout& input_layout() const { return input_; }

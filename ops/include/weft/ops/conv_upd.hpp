@@ -39,9 +39,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <weft/jit/error.hpp>
 #include <weft/ops/conv_layout.hpp>
+#include <weft/ops/element_type.hpp>
 #include <weft/ops/conv_loops.hpp>
 #include <weft/ops/partial_sums.hpp>
 #include <weft/ops/upd_operands.hpp>
@@ -74,6 +76,13 @@ class ConvUpd {
   // grad_filter = backward by weights of (input, grad_output); blocked buffers as above in
   // config().dtype, the input's rims and every padding channel zero. Outside any OpenMP parallel region.
   void run(const void* input, const void* grad_output, void* grad_filter) const;
+  // The same on typed buffers (float for f32, jit::bfloat16 for bf16), which also checks that T is
+  // config().dtype (the untyped form cannot see it).
+  template <class T>
+  void run(const T* input, const T* grad_output, T* grad_filter) const {
+    require_buffers_of<T>(config_.dtype, "ConvUpd::run");
+    run(static_cast<const void*>(input), static_cast<const void*>(grad_output), static_cast<void*>(grad_filter));
+  }
 
   const ConvUpdConfig& config() const { return config_; }
   ActivationLayout input_layout() const;

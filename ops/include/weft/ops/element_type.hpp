@@ -80,7 +80,7 @@ void require_buffers_of(jit::DataType precision, const char* where) {
   if (data_type_of<T>() == precision) return;
   throw Error(std::string(where) + ": " + std::string(jit::to_string(data_type_of<T>())) +
               " buffers for a pass built for " + std::string(jit::to_string(precision)) +
-              " (GemmLoops::dtype)");
+              " (the configuration's dtype)");
 }
 
 }  // namespace weft::ops
