@@ -142,7 +142,7 @@ GemmSearchOptions default_gemm_search(jit::DataType dtype) {
 tuner::WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype) {
   tuner::WorkloadKey key{.kind = "gemm_" + std::string(to_string(pass)),
                   .shape = {{"M", shape.M}, {"N", shape.N}, {"K", shape.K}},
-                  .dtype = dtype == jit::DataType::bf16 ? "bf16" : "fp32",
+                  .dtype = dtype == jit::DataType::bf16 ? "bf16" : dtype == jit::DataType::f64 ? "fp64" : "fp32",
                   .threads = threads};
   if (shape.layers > 1) {
     key.kind = "gemm_mlp";
