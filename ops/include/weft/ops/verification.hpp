@@ -76,6 +76,12 @@ double sum_tolerance(std::int64_t terms);
 // of magnitude.
 double sum_tolerance_f64(std::int64_t terms);
 
+// The relative L2 tolerance of an f64 result read back as float against the double reference
+// rounded to float (the samples' float-based checks): each side rounded once, at most 2^-24
+// relative, the f64 sums' own error far below. An f32 computation of the same sums misses it for
+// all but the shortest sums.
+constexpr double kF64CheckedAsFloat = 0x1p-22;
+
 // Fills `count` floats uniformly in [-1, 1) from a fixed seed.
 void fill_random(float* data, std::int64_t count, std::uint64_t seed);
 // Fills `count` doubles uniformly in [-1, 1) from a fixed seed: all 53 bits random, so that a
