@@ -75,7 +75,9 @@ GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int 
   const auto fits = [&](const tuner::TunedConfig& c) { return apply(problem, c, threads).has_value(); };
   tuner::TunedLookup found = find_tuned_config(database, keys_of(problem, threads, problem.dtype), fits);
   // bf16 without a bf16 record that fits: the FP32 record's loops and tiles, where bf16 takes them.
-  if (!found.config && problem.dtype != jit::DataType::f32) {
+  // Not f64: FP32's tiles hold twice the rows of registers in f64, and the f64 heuristic (half of
+  // FP32's rows) is the better guess.
+  if (!found.config && problem.dtype == jit::DataType::bf16) {
     tuner::TunedLookup fp32 = find_tuned_config(database, keys_of(problem, threads, jit::DataType::f32), fits);
     const std::string name = precision_name(problem.dtype);
     if (fp32.config) {

@@ -58,5 +58,7 @@ template std::vector<float> to_blocked(const float*, const Blocking&, const Bloc
 template std::vector<jit::bfloat16> to_blocked(const float*, const Blocking&, const Blocking&, bool, TileOrder);
 template void from_blocked(const float*, float*, const Blocking&, const Blocking&, bool, TileOrder);
 template void from_blocked(const jit::bfloat16*, float*, const Blocking&, const Blocking&, bool, TileOrder);
+template std::vector<double> to_blocked(const float*, const Blocking&, const Blocking&, bool, TileOrder);
+template void from_blocked(const double*, float*, const Blocking&, const Blocking&, bool, TileOrder);
 
 }  // namespace weft::ops

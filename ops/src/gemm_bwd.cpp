@@ -63,6 +63,10 @@ void GemmBwd::run(const bfloat16* weight, const bfloat16* grad_out, bfloat16* gr
   run_typed(weight, grad_out, grad_in);
 }
 
+void GemmBwd::run(const double* weight, const double* grad_out, double* grad_in) const {
+  run_typed(weight, grad_out, grad_in);
+}
+
 GemmPassLayout GemmBwd::layout() const {
   // W in the forward's layout: VNNI-2 tiles in bf16.
   const TileOrder w_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;

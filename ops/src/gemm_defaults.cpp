@@ -32,7 +32,10 @@ GemmFwdConfig recommended_gemm_config(const GemmFwdConfig& problem, int threads,
   GemmFwdConfig c = problem;
   const bool mlp = problem.n_layers > 1;
   const Fp32Entry fp32 = fp32_entry(machine);
-  c.bm = mlp || problem.bf16() ? 64 : fp32.bm;
+  // f64: the FP32 entry's four vectors of rows hold half the elements; its A chunk (bm x 512 or
+  // x 256 doubles) takes the same bytes as FP32's, so the chunking stays.
+  const std::int64_t rows = problem.f64() ? fp32.bm / 2 : fp32.bm;
+  c.bm = mlp || problem.bf16() ? 64 : rows;
   c.bn = problem.bf16() ? 128 : 48;
   c.bk = 64;
   const std::int64_t mb = (problem.M + c.bm - 1) / c.bm;

@@ -103,4 +103,9 @@ void GemmFwd::run(std::span<bfloat16* const> activations, std::span<const bfloat
   run_typed(activations, weights, biases);
 }
 
+void GemmFwd::run(std::span<double* const> activations, std::span<const double* const> weights,
+                  std::span<const double* const> biases) const {
+  run_typed(activations, weights, biases);
+}
+
 }  // namespace weft::ops

@@ -10,15 +10,20 @@ double GemmLoops::flops() const {
 }
 
 tpp::DataTypes GemmLoops::brgemm_types() const {
-  if (!bf16()) return {};
-  return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
+  if (bf16()) return {.in = jit::DataType::bf16, .out = jit::DataType::bf16, .compute = jit::DataType::f32};
+  return {.in = dtype, .out = dtype, .compute = dtype};
+}
+
+tpp::DataTypes GemmLoops::sum_types() const {
+  const jit::DataType sum = f64() ? jit::DataType::f64 : jit::DataType::f32;
+  return {.in = sum, .out = sum, .compute = sum};
 }
 
 std::int64_t GemmLoops::validated_step(const char* chunks_name, std::int64_t chunks, const Blocking& reduction) const {
   require_positive({{"M", M}, {"N", N}, {"K", K}, {"bm", bm}, {"bn", bn}, {"bk", bk}, {chunks_name, chunks}});
-  if (dtype != jit::DataType::f32 && dtype != jit::DataType::bf16) {
+  if (dtype != jit::DataType::f32 && dtype != jit::DataType::bf16 && dtype != jit::DataType::f64) {
     throw Error("dtype: data type " + std::string(jit::to_string(dtype)) +
-                ": the GEMM operators compute in f32 or in bf16 (with f32 accumulation)");
+                ": the GEMM operators compute in f32, in bf16 (with f32 accumulation) or in f64");
   }
   return chunk_step(reduction.blocks(), chunks);
 }

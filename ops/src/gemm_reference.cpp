@@ -10,7 +10,8 @@ namespace {
 
 // The plain `rows x cols` matrix of `op`: a copy when it is stored transposed, so that the
 // reference's loops keep walking columns.
-const float* plain(const GemmOperand& op, std::int64_t rows, std::int64_t cols, std::vector<float>& copy) {
+template <class T>
+const T* plain(const GemmOperandOf<T>& op, std::int64_t rows, std::int64_t cols, std::vector<T>& copy) {
   if (!op.transposed) return op.data;
   copy.resize(static_cast<std::size_t>(rows * cols));
 #pragma omp parallel for schedule(static)
@@ -19,13 +20,12 @@ const float* plain(const GemmOperand& op, std::int64_t rows, std::int64_t cols, 
   return copy.data();
 }
 
-}  // namespace
-
-void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand A_op, GemmOperand B_op,
-                    const float* bias, bool relu, float* C, Bf16Magnitudes* magnitudes, std::int64_t chunk_terms) {
-  std::vector<float> a_copy, b_copy;
-  const float* A = plain(A_op, M, K, a_copy);
-  const float* B = plain(B_op, K, N, b_copy);
+template <class T>
+void reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperandOf<T> A_op, GemmOperandOf<T> B_op,
+               const T* bias, bool relu, T* C, Bf16Magnitudes* magnitudes, std::int64_t chunk_terms) {
+  std::vector<T> a_copy, b_copy;
+  const T* A = plain(A_op, M, K, a_copy);
+  const T* B = plain(B_op, K, N, b_copy);
   const auto elements = static_cast<std::size_t>(M * N);
   if (magnitudes != nullptr) {
     magnitudes->terms.assign(elements, 0.0);
@@ -39,12 +39,12 @@ void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand 
       for (std::int64_t i = 0; i < M; ++i) column[i] = bias != nullptr ? bias[i] : 0.0;
       for (std::int64_t k = 0; k < K; ++k) {
         const double b = B[j * K + k];
-        const float* a = A + k * M;
+        const T* a = A + k * M;
         for (std::int64_t i = 0; i < M; ++i) column[i] += static_cast<double>(a[i]) * b;
       }
       for (std::int64_t i = 0; i < M; ++i) {
         const double v = relu ? tpp::relu(column[i]) : column[i];
-        C[j * M + i] = static_cast<float>(v);
+        C[j * M + i] = static_cast<T>(v);
       }
       if (magnitudes == nullptr) continue;
       // A second sweep rather than more accumulators in the loop above: the f32 checks keep their
@@ -57,7 +57,7 @@ void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand 
         if (partials != nullptr && k > 0 && k % chunk_terms == 0)
           for (std::int64_t i = 0; i < M; ++i) partials[i] += std::fabs(running[i]);
         const double b = B[j * K + k];
-        const float* a = A + k * M;
+        const T* a = A + k * M;
         for (std::int64_t i = 0; i < M; ++i) {
           running[i] += static_cast<double>(a[i]) * b;
           terms[i] += std::fabs(static_cast<double>(a[i]) * b);
@@ -65,6 +65,18 @@ void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand 
       }
     }
   }
+}
+
+}  // namespace
+
+void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand A, GemmOperand B,
+                    const float* bias, bool relu, float* C, Bf16Magnitudes* magnitudes, std::int64_t chunk_terms) {
+  reference(M, N, K, A, B, bias, relu, C, magnitudes, chunk_terms);
+}
+
+void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperandOf<double> A, GemmOperandOf<double> B,
+                    const double* bias, bool relu, double* C) {
+  reference(M, N, K, A, B, bias, relu, C, nullptr, 0);
 }
 
 }  // namespace weft::ops

@@ -11,7 +11,7 @@
 namespace weft::ops {
 namespace {
 
-// Floats per reduction task: large enough to amortize a call, small enough to balance.
+// Elements per reduction task: large enough to amortize a call, small enough to balance.
 constexpr std::int64_t kReduceChunk = 4096;
 // The largest leading dimension a unary TPP takes: the stride between partial filters.
 constexpr std::int64_t kMaxReduceStride = std::int64_t{1} << 28;
@@ -26,21 +26,23 @@ std::int64_t validated_n_step(const GemmUpdConfig& c) {
   if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
     throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
                 std::to_string(c.M) + " x " + std::to_string(c.K) + ": the copies of dW (" +
-                std::to_string(blocked_size(c)) + " floats each, padding included) are summed by a "
-                "reduction TPP, whose stride between copies is at most 2^28 floats; use "
+                std::to_string(blocked_size(c)) + " elements each, padding included) are summed by a "
+                "reduction TPP, whose stride between copies is at most 2^28 elements; use "
                 "n_partial_filters 0 for this size");
   }
   return step;
 }
 
-tpp::UnaryDesc desc(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_in,
-                    std::int64_t ld_out) {
+// A kernel over the partial filters, in their types (GemmLoops::sum_types).
+tpp::UnaryDesc desc(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_in, std::int64_t ld_out,
+                    const tpp::DataTypes& types) {
   tpp::UnaryDesc d;
   d.op = op;
   d.m = m;
   d.n = n;
   d.ld_in = ld_in;
   d.ld_out = ld_out;
+  d.types = types;
   return d;
 }
 
@@ -59,19 +61,21 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
       reduce_chunk_(std::min(kReduceChunk, filter_size_)),
       input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans,
                config_.dtype, TileTransform::transpose, code),
-      zero_chunk_(make_kernel<tpp::Unary>(desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_), code)),
+      zero_chunk_(make_kernel<tpp::Unary>(
+          desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_, config_.sum_types()), code)),
       // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
       // whose columns are the copies, filter_size_ apart.
       // Without partial filters these kernels never run; their stride then only has to be valid.
       reduce_chunk_full_(make_kernel<tpp::Unary>(desc(tpp::UnaryOp::reduce_rows_sum, reduce_chunk_,
                                                       std::max<std::int64_t>(1, config_.n_partial_filters),
-                                                      config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0),
+                                                      config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0,
+                                                      config_.sum_types()),
                                                  code)),
       reduce_chunk_tail_(make_kernel<tpp::Unary>(
           desc(tpp::UnaryOp::reduce_rows_sum,
                filter_size_ % reduce_chunk_ == 0 ? reduce_chunk_ : filter_size_ % reduce_chunk_,
                std::max<std::int64_t>(1, config_.n_partial_filters),
-               config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0),
+               config_.n_partial_filters > 0 ? filter_size_ : reduce_chunk_, 0, config_.sum_types()),
           code)),
       // dW block (im, ik) = sum over in of dY tile (bm x bn) * X^T tile (bn x bk). The N padding
       // of dY and X is zero, so every tile reduces over a full bn.
@@ -79,7 +83,9 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
                {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}, config_.brgemm_types(), code),
       accumulate_(m_blocking(), k_blocking(), config_.bn,
                   {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {.accumulate = true},
-                  {.in = config_.brgemm_types().in}, code),  // f32 copies, in bf16 too
+                  // The operands' type in, the copies' out: f32 copies in bf16 too.
+                  {.in = config_.brgemm_types().in, .out = config_.sum_types().out, .compute = config_.sum_types().compute},
+                  code),
       partial_loop_(make_loop<2>({parlooper::LoopSpecs{0L, std::max(1L, static_cast<long>(config_.n_partial_filters))},
                                   parlooper::LoopSpecs{0L, chunks_of(filter_size_)}},
                                  "AB", code)),
@@ -102,8 +108,9 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
   pack_tile_ = make_kernel<tpp::Unary>(pack(jit::DataType::bf16), code);
   pack_sums_ = make_kernel<tpp::Unary>(pack(jit::DataType::f32), code);
   if (!uses_partial_filters()) return;
-  reduce_tile_ = make_kernel<tpp::Unary>(
-      desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk, config_.n_partial_filters, filter_size_, 0), code);
+  reduce_tile_ = make_kernel<tpp::Unary>(desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk,
+                                              config_.n_partial_filters, filter_size_, 0, config_.sum_types()),
+                                         code);
   tile_loop_ = make_loop<1>(
       {parlooper::LoopSpecs{0L, static_cast<long>(m_blocking().blocks() * k_blocking().blocks())}}, "A", code);
 }
@@ -112,32 +119,34 @@ bool GemmUpd::uses_partial_filters() const {
   return config_.n_partial_filters > 0 && reduction_parallel_;
 }
 
+template <class Sum>
 void GemmUpd::zero_partial_filters() const {
-  partial_filters_.resize(static_cast<std::size_t>(config_.n_partial_filters * filter_size_));
-  float* copies = partial_filters_.data();
+  partial_filters_.resize(static_cast<std::size_t>(config_.n_partial_filters * filter_size_) * sizeof(Sum));
+  Sum* copies = partial_filters<Sum>();
   (*partial_loop_)([&](int* ind) {
     const std::int64_t begin = ind[1] * reduce_chunk_;
     const std::int64_t count = std::min(reduce_chunk_, filter_size_ - begin);
-    float* out = copies + ind[0] * filter_size_ + begin;
+    Sum* out = copies + ind[0] * filter_size_ + begin;
     if (count == reduce_chunk_) {
-      (*zero_chunk_)(nullptr, out);
+      (*zero_chunk_)(tpp::UnaryArgs{.out = out});
     } else {
-      std::fill(out, out + count, 0.0f);  // one short tail per copy
+      std::fill(out, out + count, Sum{});  // one short tail per copy
     }
   });
 }
 
-void GemmUpd::reduce_partial_filters(float* grad_weight) const {
-  const float* copies = partial_filters_.data();
+template <class T>
+void GemmUpd::reduce_partial_filters(T* grad_weight) const {
+  const T* copies = partial_filters<T>();
   (*reduce_loop_)([&](int* ind) {
     const std::int64_t begin = ind[0] * reduce_chunk_;
     const bool tail = begin + reduce_chunk_ > filter_size_;
-    (tail ? *reduce_chunk_tail_ : *reduce_chunk_full_)(copies + begin, grad_weight + begin);
+    (tail ? *reduce_chunk_tail_ : *reduce_chunk_full_)(tpp::UnaryArgs{.in = copies + begin, .out = grad_weight + begin});
   });
 }
 
 void GemmUpd::reduce_partial_filters(bfloat16* grad_weight) const {
-  const float* copies = partial_filters_.data();
+  const float* copies = partial_filters<float>();
   const std::int64_t tile = config_.bm * config_.bk;
   (*tile_loop_)([&](int* ind) {
     thread_local std::vector<float> sum;
@@ -154,11 +163,12 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   constexpr bool bf16 = std::is_same_v<T, bfloat16>;
+  using Sum = std::conditional_t<std::is_same_v<T, double>, double, float>;  // sum_types()
   input_t_.start(input);
   if constexpr (bf16) grad_out_v_->start(grad_out);
   const bool partial = uses_partial_filters();
-  if (partial) zero_partial_filters();
-  float* copies = partial_filters_.data();
+  if (partial) zero_partial_filters<Sum>();
+  Sum* copies = partial_filters<Sum>();
   const std::int64_t copies_count = config_.n_partial_filters;
 
   (*loop_)([&](int* ind) {
@@ -211,6 +221,10 @@ void GemmUpd::run(const bfloat16* grad_out, const bfloat16* input, bfloat16* gra
   run_typed(grad_out, input, grad_weight);
 }
 
+void GemmUpd::run(const double* grad_out, const double* input, double* grad_weight) const {
+  run_typed(grad_out, input, grad_weight);
+}
+
 GemmPassLayout GemmUpd::layout() const {
   // dW in the weights' layout: VNNI-2 tiles in bf16.
   const TileOrder dw_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
@@ -239,7 +253,8 @@ std::uint64_t GemmUpd::run_memory_bytes(int threads) const {
   std::uint64_t bytes = input_t_.memory_bytes(threads);
   if (grad_out_v_) bytes = weft::add_bytes(bytes, grad_out_v_->memory_bytes(threads));
   if (uses_partial_filters())
-    bytes = weft::add_bytes(bytes, weft::bytes_needed({config_.n_partial_filters, filter_size_}, sizeof(float)));
+    bytes = weft::add_bytes(bytes, weft::bytes_needed({config_.n_partial_filters, filter_size_},
+                                                      jit::size_of(config_.sum_types().out)));
   return bytes;
 }
 

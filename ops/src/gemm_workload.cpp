@@ -142,7 +142,7 @@ GemmSearchOptions default_gemm_search(jit::DataType dtype) {
 tuner::WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype) {
   tuner::WorkloadKey key{.kind = "gemm_" + std::string(to_string(pass)),
                   .shape = {{"M", shape.M}, {"N", shape.N}, {"K", shape.K}},
-                  .dtype = dtype == jit::DataType::bf16 ? "bf16" : "fp32",
+                  .dtype = dtype == jit::DataType::bf16 ? "bf16" : dtype == jit::DataType::f64 ? "fp64" : "fp32",
                   .threads = threads};
   if (shape.layers > 1) {
     key.kind = "gemm_mlp";
@@ -210,6 +210,8 @@ struct GemmWorkload::Data {
   Blocked<T>& blocked() {
     if constexpr (std::is_same_v<T, float>) {
       return f32;
+    } else if constexpr (std::is_same_v<T, double>) {
+      return f64;
     } else {
       return bf16;
     }
@@ -219,10 +221,11 @@ struct GemmWorkload::Data {
   std::vector<float> left, right;  // plain, as the pass stores them; in bf16 the values of bf16
   Blocked<float> f32;
   Blocked<bfloat16> bf16;
+  Blocked<double> f64;  // the float values, exactly
   // The reference's output columns, every row of each, and those columns of op(right).
   std::vector<std::int64_t> columns;
   std::vector<float> right_columns;
-  // FP32: op(left)^layers x op(right) on those columns. bf16: one layer's, with the magnitudes of
+  // FP32 and FP64: op(left)^layers x op(right) on those columns. bf16: one layer's, with the magnitudes of
   // its bound, by the terms each call adds (Bf16Sum::chunk_terms).
   using Bf16Reference = std::pair<std::vector<float>, Bf16Magnitudes>;
   std::vector<float> reference;
@@ -257,7 +260,7 @@ std::vector<float> reference_of(const GemmPassLayout& l, const std::vector<float
   return out;
 }
 
-// A prepared candidate; T is the workload's element type (float or bfloat16).
+// A prepared candidate; T is the workload's element type (float, bfloat16 or double).
 template <class Pass, class T>
 class PassRunner final : public tuner::Runner {
  public:
@@ -325,7 +328,8 @@ class PassRunner final : public tuner::Runner {
       }
       const ErrorNorms norms =
           compare(got.data(), data_.reference.data(), static_cast<std::int64_t>(got.size()));
-      return {norms.passed(sum_tolerance(layout_.reduction()) * layers_), norms.to_string()};
+      const double tolerance = std::is_same_v<T, double> ? kF64CheckedAsFloat : sum_tolerance(layout_.reduction());
+      return {norms.passed(tolerance * layers_), norms.to_string()};
     }
   }
 
@@ -426,9 +430,10 @@ class PassRunner final : public tuner::Runner {
 GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options, GemmPassKind pass)
     : shape_(shape), options_(std::move(options)), pass_(pass), data_(std::make_unique<Data>()) {
   require_positive({{"M", shape.M}, {"N", shape.N}, {"K", shape.K}, {"layers", shape.layers}});
-  if (options_.dtype != jit::DataType::f32 && options_.dtype != jit::DataType::bf16)
+  if (options_.dtype != jit::DataType::f32 && options_.dtype != jit::DataType::bf16 &&
+      options_.dtype != jit::DataType::f64)
     throw Error("GemmWorkload: data type " + std::string(jit::to_string(options_.dtype)) +
-                ": the GEMM samples compute in f32 or bf16 (with f32 accumulation)");
+                ": the GEMM samples compute in f32, bf16 (with f32 accumulation) or f64");
   if (shape.layers > 1 && pass != GemmPassKind::fwd)
     throw Error("layers " + std::to_string(shape.layers) + ": an MLP is a forward pass, not " + std::string(to_string(pass)));
   if (shape.layers > 1 && shape.M != shape.K)
@@ -596,6 +601,7 @@ std::unique_ptr<tuner::Runner> GemmWorkload::prepare_pass(const tuner::TunedConf
   Config c = to_gemm_pass_config<Config>(config, shape_, threads);
   c.dtype = options_.dtype;
   if (c.bf16()) return std::make_unique<PassRunner<Pass, bfloat16>>(std::move(c), *this, *data_);
+  if (c.f64()) return std::make_unique<PassRunner<Pass, double>>(std::move(c), *this, *data_);
   return std::make_unique<PassRunner<Pass, float>>(std::move(c), *this, *data_);
 }
 

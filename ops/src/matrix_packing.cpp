@@ -65,5 +65,7 @@ template void pack(const float*, MatrixOrder, const PassMatrix&, float*);
 template void pack(const jit::bfloat16*, MatrixOrder, const PassMatrix&, jit::bfloat16*);
 template void unpack(const float*, const PassMatrix&, float*, MatrixOrder);
 template void unpack(const jit::bfloat16*, const PassMatrix&, jit::bfloat16*, MatrixOrder);
+template void pack(const double*, MatrixOrder, const PassMatrix&, double*);
+template void unpack(const double*, const PassMatrix&, double*, MatrixOrder);
 
 }  // namespace weft::ops

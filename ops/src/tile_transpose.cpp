@@ -8,8 +8,8 @@ namespace weft::ops {
 namespace {
 
 jit::DataType checked(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2) {
-  if (type != jit::DataType::f32 && type != jit::DataType::bf16)
-    throw Error("TileTranspose: tiles of f32 or bf16, not " + std::string(jit::to_string(type)));
+  if (type != jit::DataType::f32 && type != jit::DataType::bf16 && type != jit::DataType::f64)
+    throw Error("TileTranspose: tiles of f32, bf16 or f64, not " + std::string(jit::to_string(type)));
   if (vnni2 && type != jit::DataType::bf16) throw Error("TileTranspose: VNNI-2 tiles exist in bf16 only");
   if (vnni2 && (rows % 2 != 0 || cols % 2 != 0))
     throw Error("TileTranspose: a VNNI-2 tile and its transpose pair columns and rows, so both need even counts, got " +
@@ -17,8 +17,10 @@ jit::DataType checked(std::int64_t rows, std::int64_t cols, jit::DataType type, 
   return type;
 }
 
+// f64 tiles are moved by f64 kernels (compute f64 too: the unary TPPs pair f64 with f64 only).
 tpp::UnaryDesc unary(tpp::UnaryOp op, std::int64_t m, std::int64_t n, std::int64_t ld_out, jit::DataType type) {
-  return {.op = op, .m = m, .n = n, .ld_in = m, .ld_out = ld_out, .types = {.in = type, .out = type}};
+  const jit::DataType compute = type == jit::DataType::f64 ? jit::DataType::f64 : jit::DataType::f32;
+  return {.op = op, .m = m, .n = n, .ld_in = m, .ld_out = ld_out, .types = {.in = type, .out = type, .compute = compute}};
 }
 
 // The transpose, or with vnni2 the transpose of the column pairs as floats.

@@ -17,10 +17,10 @@ void require_even(const char* what, std::int64_t value) {
 }
 
 jit::DataType checked(jit::DataType type, TileTransform transform, std::int64_t rows, std::int64_t cols) {
-  if (type != jit::DataType::f32 && type != jit::DataType::bf16)
-    throw Error("TransposedTiles: tiles of f32 or bf16, not " + std::string(jit::to_string(type)));
-  if (type == jit::DataType::f32 && transform != TileTransform::transpose)
-    throw Error("TransposedTiles: VNNI-2 tiles exist in bf16 only");
+  if (type != jit::DataType::f32 && type != jit::DataType::bf16 && type != jit::DataType::f64)
+    throw Error("TransposedTiles: tiles of f32, bf16 or f64, not " + std::string(jit::to_string(type)));
+  if (type != jit::DataType::bf16 && transform != TileTransform::transpose)
+    throw Error("TransposedTiles: VNNI-2 tiles exist in bf16 only, not in " + std::string(jit::to_string(type)));
   if (transform != TileTransform::transpose) require_even("columns", cols);
   if (transform == TileTransform::vnni2_transpose) require_even("rows", rows);
   return type;

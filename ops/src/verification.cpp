@@ -7,7 +7,10 @@
 
 namespace weft::ops {
 
-ErrorNorms compare(const float* c, const float* ref, std::int64_t count) {
+namespace {
+
+template <class T>
+ErrorNorms compare_values(const T* c, const T* ref, std::int64_t count) {
   ErrorNorms e;
   double diff2 = 0, ref2 = 0;
   for (std::int64_t i = 0; i < count; ++i) {
@@ -25,6 +28,12 @@ ErrorNorms compare(const float* c, const float* ref, std::int64_t count) {
   e.l2_rel_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   return e;
 }
+
+}  // namespace
+
+ErrorNorms compare(const float* c, const float* ref, std::int64_t count) { return compare_values(c, ref, count); }
+
+ErrorNorms compare(const double* c, const double* ref, std::int64_t count) { return compare_values(c, ref, count); }
 
 std::string ErrorNorms::to_string() const {
   char text[300];
@@ -75,9 +84,20 @@ double sum_tolerance(std::int64_t terms) {
   return std::max(1e-6, 20 * 6e-8 * std::sqrt(static_cast<double>(terms)));
 }
 
+double sum_tolerance_f64(std::int64_t terms) {
+  // Double epsilon is 1.1e-16: the same rule, scaled (an f32 sum is off by about 1e-7).
+  return std::max(1e-14, 20 * 1.1e-16 * std::sqrt(static_cast<double>(terms)));
+}
+
 void fill_random(float* data, std::int64_t count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (std::int64_t i = 0; i < count; ++i) data[i] = uniform(rng);
+}
+
+void fill_random(double* data, std::int64_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   for (std::int64_t i = 0; i < count; ++i) data[i] = uniform(rng);
 }
 

@@ -35,6 +35,8 @@ template <class F>
 void on_element_type(jit::DataType dtype, F&& f) {
   if (dtype == jit::DataType::bf16) {
     f(bfloat16{});
+  } else if (dtype == jit::DataType::f64) {
+    f(double{});
   } else {
     f(float{});
   }

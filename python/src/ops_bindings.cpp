@@ -48,16 +48,22 @@ struct BoundOp {
   mutable std::vector<AlignedBuffer> scratch;
 };
 
-DataType op_dtype(py::handle dtype) {
+// The GEMM operators compute in float32, bfloat16 and float64; the convolutions in the first two.
+enum class OpFamily { gemm, conv };
+
+DataType op_dtype(py::handle dtype, OpFamily family) {
   const std::optional<DataType> parsed = parse_dtype(dtype);
-  if (parsed == DataType::f64) {
-    throw_type_error("argument 'dtype': weft.ops computes in float32 and bfloat16; the C++ operators offer no "
-                     "float64 (their tile transposes, VNNI packing and fused bias are f32 / bf16 only)");
+  if (parsed == DataType::f64 && family == OpFamily::conv) {
+    throw_type_error("argument 'dtype': weft.ops' convolutions compute in float32 and bfloat16, not float64 (the "
+                     "GEMM operators take float64)");
   }
   return parsed.value_or(DataType::f32);
 }
 
-std::string dtype_words(DataType dtype) { return dtype == DataType::bf16 ? "bfloat16" : "float32"; }
+std::string dtype_words(DataType dtype) {
+  if (dtype == DataType::f64) return "float64";
+  return dtype == DataType::bf16 ? "bfloat16" : "float32";
+}
 
 // `array`, given as argument `name`, holding operand `o` plain (its shape) or blocked (its element
 // count).
@@ -68,8 +74,7 @@ ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string
   ArrayView view = view_array(array, name, access, op.dtype() == DataType::bf16 ? Uint16As::bf16 : Uint16As::error);
   if (view.dtype != op.dtype()) {
     throw_type_error("argument '" + name + "' holds " + std::string(jit::to_string(view.dtype)) +
-                     ", but the operator computes in " + dtype_words(op.dtype()) +
-                     (view.dtype == DataType::f64 ? " (weft.ops offers no float64)" : ""));
+                     ", but the operator computes in " + dtype_words(op.dtype()));
   }
   if (form == Form::plain && view.shape != o.shape) {
     throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ", expected " + shape_text(o.shape));
@@ -173,7 +178,8 @@ std::shared_ptr<BoundOp> prepared(Prepare&& prepare) {
 std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N, std::int64_t K, py::handle dtype,
                      int layers, bool bias, bool relu, py::handle config, py::handle threads) {
   const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
-  const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype), .layers = layers, .bias = bias, .relu = relu};
+  const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype, OpFamily::gemm), .layers = layers,
+                           .bias = bias, .relu = relu};
   const OpConfig request = parse_op_config(config, gemm_knob_names(pass));
   const int t = threads_argument(threads);
   return prepared([&] { return make_gemm_op(pass, desc, request, t); });
@@ -185,7 +191,7 @@ std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::v
   if (sizes.size() != 11) throw_value_error("prepare_conv: sizes are N H W C K R S stride_h stride_w pad_h pad_w");
   const ops::ConvShape shape{.N = sizes[0], .H = sizes[1], .W = sizes[2], .C = sizes[3], .K = sizes[4], .R = sizes[5],
                              .S = sizes[6], .stride_h = sizes[7], .stride_w = sizes[8], .pad_h = sizes[9], .pad_w = sizes[10]};
-  const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype), .bias = bias, .relu = relu};
+  const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype, OpFamily::conv), .bias = bias, .relu = relu};
   shape.validate();  // before the knob names, which are computed from the shape
   const OpConfig request = parse_op_config(config, conv_knob_names(pass, desc));
   const int t = threads_argument(threads);

@@ -28,13 +28,15 @@ namespace {
 
 namespace py = pybind11;
 
-jit::DataType tuned_dtype(const std::string& name) {
+// The GEMM passes are tuned in f32, bf16 and f64; the convolutions in the first two.
+jit::DataType tuned_dtype(const std::string& name, bool f64_offered) {
   if (name == "f32" || name == "float32") return jit::DataType::f32;
   if (name == "bf16" || name == "bfloat16") return jit::DataType::bf16;
   if (name == "f64" || name == "float64") {
-    throw_type_error("argument 'dtype': the operators compute in float32 and bfloat16, not float64");
+    if (f64_offered) return jit::DataType::f64;
+    throw_type_error("argument 'dtype': the convolutions compute in float32 and bfloat16, not float64");
   }
-  throw_value_error("argument 'dtype': '" + name + "' is none of 'f32', 'bf16'");
+  throw_value_error("argument 'dtype': '" + name + "' is none of 'f32', 'bf16'" + (f64_offered ? ", 'f64'" : ""));
 }
 
 // Measures for `seconds` on `threads` threads, stores the winner and returns it with its figures.
@@ -73,7 +75,7 @@ py::dict tune_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N,
                    const std::string& database) {
   const int team = threads_argument(threads);  // checked before the workload allocates its data
   const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
-  const ops::GemmSearchOptions search = ops::default_gemm_search(tuned_dtype(dtype));
+  const ops::GemmSearchOptions search = ops::default_gemm_search(tuned_dtype(dtype, true));
   const ops::GemmWorkload workload({M, N, K, layers}, search, pass);
   return tune_and_store(workload, seconds, team, caches, database);
 }
@@ -86,7 +88,7 @@ py::dict tune_conv(const std::string& pass_name, const std::vector<std::int64_t>
   const ops::ConvShape shape{.N = sizes[0], .H = sizes[1], .W = sizes[2], .C = sizes[3], .K = sizes[4], .R = sizes[5],
                              .S = sizes[6], .stride_h = sizes[7], .stride_w = sizes[8], .pad_h = sizes[9], .pad_w = sizes[10]};
   ops::ConvSearchOptions search;
-  search.dtype = tuned_dtype(dtype);
+  search.dtype = tuned_dtype(dtype, false);
   const ops::ConvWorkload workload(shape, pass, search);
   return tune_and_store(workload, seconds, team, caches, database);
 }

@@ -1,6 +1,7 @@
 """weft's operators (the C++ weft::ops layer) on NumPy arrays and torch tensors: GEMM forward with
 fused bias and ReLU, the MLP, convolution forward, and their backward passes, in float32 and
-bfloat16 (torch.bfloat16, or uint16 bit patterns with dtype='bf16').
+bfloat16 (torch.bfloat16, or uint16 bit patterns with dtype='bf16'); the GEMM operators (gemm,
+mlp and their backward passes) in float64 too.
 
 Conventions, as torch.nn.functional: a GEMM is a linear layer, y = x @ w.T + b with x (N, K),
 w (M, K), b (M,) and y (N, M); a convolution takes NCHW activations and KCRS filters.
@@ -80,13 +81,14 @@ def _prepared(key, prepare):
         return _cache[key]
 
 
-def _weft_dtype(dtype):
+def _weft_dtype(dtype, f64_offered):
+    """f64_offered: the GEMM operators compute in float64 too, the convolutions do not."""
     names = {"float32": "f32", "f32": "f32", "bfloat16": "bf16", "bf16": "bf16", "float64": "f64", "f64": "f64"}
     if dtype not in names:
-        raise ValueError(f"argument 'dtype': {dtype!r} is none of 'f32', 'bf16'")
-    if names[dtype] == "f64":
-        raise TypeError("argument 'dtype': weft.ops computes in float32 and bfloat16; the C++ operators offer no "
-                        "float64")
+        raise ValueError(f"argument 'dtype': {dtype!r} is none of 'f32', 'bf16'" + (", 'f64'" if f64_offered else ""))
+    if names[dtype] == "f64" and not f64_offered:
+        raise TypeError("argument 'dtype': weft.ops' convolutions compute in float32 and bfloat16, not float64 "
+                        "(the GEMM operators take float64)")
     return names[dtype]
 
 
@@ -147,12 +149,12 @@ class _Operator:
 
 class Gemm(_Operator):
     """y (N, M) = relu?(x (N, K) @ w (M, K).T + b (M,)); layers > 1: an MLP of that many such
-    layers (M == K), each with its own w and b. config: 'auto' (the tuning database, else the
+    layers (M == K), each with its own w and b. dtype: 'f32', 'bf16' or 'f64'. config: 'auto' (the tuning database, else the
     machine's default; .source says which), 'default', or a dict {'loop_string': ..., 'bm': ...,
     'bn': ..., 'bk': ..., 'kbf': ..., 'blocks': [...]} as weft.tune.gemm returns."""
 
     def __init__(self, M, N, K, dtype="f32", bias=False, relu=False, layers=1, config="auto", threads=None):
-        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype, True)
         key = ("gemm_fwd", M, N, K, dtype, layers, bool(bias), bool(relu), _frozen(config), threads)
         super().__init__(key, lambda: _weft.prepare_gemm("fwd", M, N, K, dtype, layers, bool(bias), bool(relu),
                                                           config, threads))
@@ -178,7 +180,7 @@ class Gemm(_Operator):
 
 class _GemmBackward(_Operator):
     def __init__(self, pass_name, M, N, K, dtype, config, threads):
-        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype, True)
         super().__init__(("gemm_" + pass_name, M, N, K, dtype, _frozen(config), threads),
                          lambda: _weft.prepare_gemm(pass_name, M, N, K, dtype, 1, False, False, config, threads))
 
@@ -215,7 +217,7 @@ class _ConvOperator(_Operator):
     def __init__(self, pass_name, N, C, H, W, K, R, S, stride, padding, dtype, bias, relu, config, threads):
         (stride_h, stride_w), (pad_h, pad_w) = _pair(stride, "stride"), _pair(padding, "padding")
         sizes = [N, H, W, C, K, R, S, stride_h, stride_w, pad_h, pad_w]
-        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype)
+        config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype, False)
         key = ("conv_" + pass_name, tuple(sizes), dtype, bool(bias), bool(relu), _frozen(config), threads)
         super().__init__(key, lambda: _weft.prepare_conv(pass_name, sizes, dtype, bool(bias), bool(relu), config,
                                                           threads))
@@ -266,11 +268,12 @@ def _shape(array, name, rank, meaning):
     return shape
 
 
-def _kind(array, name, dtype):
+def _kind(array, name, dtype, f64_offered):
+    """The weft dtype of `array` (argument `name`); f64_offered: the GEMM operators take float64."""
     kind = _arrays.dtype_name(array, name, dtype)
-    if kind == "f64":
-        raise TypeError(f"argument '{name}' is float64: weft.ops computes in float32 and bfloat16 (the C++ "
-                        "operators offer no float64); convert it, e.g. x.astype(numpy.float32)")
+    if kind == "f64" and not f64_offered:
+        raise TypeError(f"argument '{name}' is float64: weft.ops' convolutions compute in float32 and bfloat16 "
+                        "(the GEMM operators take float64); convert it, e.g. x.astype(numpy.float32)")
     return kind
 
 
@@ -278,7 +281,7 @@ def gemm(x, w, b=None, relu=False, out=None, config="auto", dtype=None, threads=
     """y = relu?(x @ w.T + b): x (N, K), w (M, K), b (M,) or None -> y (N, M), through a cached Gemm."""
     N, K = _shape(x, "x", 2, "(N, K)")
     M = _shape(w, "w", 2, "(M, K)")[0]
-    op = Gemm(M, N, K, _kind(x, "x", dtype), bias=b is not None, relu=relu, config=config, threads=threads)
+    op = Gemm(M, N, K, _kind(x, "x", dtype, True), bias=b is not None, relu=relu, config=config, threads=threads)
     return op(x, w, b, out=out)
 
 
@@ -291,7 +294,7 @@ def mlp(x, weights, biases=None, relu=True, out=None, config="auto", dtype=None,
         raise ValueError("argument 'weights' holds no layer")
     if biases is not None:
         biases = list(biases)
-    op = Gemm(K, N, K, _kind(x, "x", dtype), bias=biases is not None, relu=relu, layers=len(weights), config=config,
+    op = Gemm(K, N, K, _kind(x, "x", dtype, True), bias=biases is not None, relu=relu, layers=len(weights), config=config,
               threads=threads)
     if len(weights) == 1:
         return op(x, weights[0], None if biases is None else biases[0], out=out)
@@ -302,14 +305,14 @@ def gemm_backward_data(dy, w, out=None, config="auto", dtype=None, threads=None)
     """dx = dy @ w: dy (N, M), w (M, K) -> dx (N, K), the gradient of gemm's x."""
     N, M = _shape(dy, "dy", 2, "(N, M)")
     K = _shape(w, "w", 2, "(M, K)")[1]
-    return GemmBackwardData(M, N, K, _kind(dy, "dy", dtype), config, threads)(dy, w, out=out)
+    return GemmBackwardData(M, N, K, _kind(dy, "dy", dtype, True), config, threads)(dy, w, out=out)
 
 
 def gemm_backward_weights(dy, x, out=None, config="auto", dtype=None, threads=None):
     """dw = dy.T @ x: dy (N, M), x (N, K) -> dw (M, K), the gradient of gemm's w."""
     N, M = _shape(dy, "dy", 2, "(N, M)")
     K = _shape(x, "x", 2, "(N, K)")[1]
-    return GemmBackwardWeights(M, N, K, _kind(dy, "dy", dtype), config, threads)(dy, x, out=out)
+    return GemmBackwardWeights(M, N, K, _kind(dy, "dy", dtype, True), config, threads)(dy, x, out=out)
 
 
 def conv2d(x, w, b=None, stride=1, padding=0, relu=False, out=None, config="auto", dtype=None, threads=None):
@@ -317,7 +320,7 @@ def conv2d(x, w, b=None, stride=1, padding=0, relu=False, out=None, config="auto
     torch.nn.functional.conv2d(x, w, b, stride, padding), through a cached Conv2d."""
     N, C, H, W = _shape(x, "x", 4, "(N, C, H, W)")
     K, _, R, S = _shape(w, "w", 4, "(K, C, R, S)")
-    op = Conv2d(N, C, H, W, K, R, S, stride, padding, _kind(x, "x", dtype), bias=b is not None, relu=relu,
+    op = Conv2d(N, C, H, W, K, R, S, stride, padding, _kind(x, "x", dtype, False), bias=b is not None, relu=relu,
                 config=config, threads=threads)
     return op(x, w, b, out=out)
 
@@ -341,7 +344,7 @@ def conv2d_backward_weights(dy, x, weight_shape, stride=1, padding=0, out=None, 
 
 def _conv_backward(operator, dy, other, sizes, stride, padding, out, config, dtype, threads):
     _shape(dy, "dy", 4, "(N, K, P, Q)")
-    op = operator(*sizes, stride, padding, _kind(dy, "dy", dtype), config, threads)
+    op = operator(*sizes, stride, padding, _kind(dy, "dy", dtype, False), config, threads)
     return op(dy, other, out=out)
 
 

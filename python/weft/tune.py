@@ -45,7 +45,8 @@ def gemm(M, N, K, direction="forward", dtype="f32", layers=1, seconds=10.0, thre
     """Tunes weft.ops.Gemm (direction 'forward'; layers > 1: the MLP), GemmBackwardData
     ('backward_data') or GemmBackwardWeights ('backward_weights') of this shape for `seconds`
     (a small search space may finish sooner) on `threads` (default: weft.get_num_threads()).
-    caches: 'warm' (runs back to back) or 'cold' (the caches evicted before each run)."""
+    caches: 'warm' (runs back to back) or 'cold' (the caches evicted before each run). dtype:
+    'f32', 'bf16' or 'f64' (the records of each are apart)."""
     return _tuned(_weft.tune_gemm(_pass_name(direction), M, N, K, layers, dtype, float(seconds), threads,
                                   caches, database or ""))
 

@@ -61,14 +61,15 @@ Verdict GemmFwdData<T>::check_layers(std::span<T* const> acts) const {
   const GemmFwdConfig& c = gemm_.config();
   const std::int64_t M = c.M, N = c.N, K = c.K;
   const float* bias = c.fuse_bias ? bias_.data() : nullptr;
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (!std::is_same_v<T, bfloat16>) {
     std::vector<float> out(static_cast<std::size_t>(M * N)), ref_in = b_, ref_out(out.size());
     from_blocked(acts.back(), out.data(), gemm_.m_blocking(), gemm_.n_blocking(), false);
     for (int l = 0; l < c.n_layers; ++l) {
       gemm_reference(M, N, K, a_.data(), ref_in.data(), bias, c.fuse_relu, ref_out.data());
       ref_in.swap(ref_out);
     }
-    return {compare(out.data(), ref_in.data(), M * N), sum_tolerance(K) * c.n_layers};
+    const double tolerance = std::is_same_v<T, double> ? kF64CheckedAsFloat : sum_tolerance(K);
+    return {compare(out.data(), ref_in.data(), M * N), tolerance * c.n_layers};
   } else {
     const Bf16Sum sum = gemm_.bf16_sum();
     std::vector<float> in(static_cast<std::size_t>(K * N)), out(static_cast<std::size_t>(M * N)), ref(out.size());
@@ -95,8 +96,8 @@ Verdict GemmFwdData<T>::check_layers(std::span<T* const> acts) const {
 template <class T>
 Verdict GemmFwdData<T>::check() const {
   const int layers = gemm_.config().n_layers;
-  // FP32 checks the last output only; bf16 needs every layer's input and output.
-  if (std::is_same_v<T, float> || !ring_buffer_ || layers <= 2) return check_layers(acts_);
+  // FP32 and FP64 check the last output only; bf16 needs every layer's input and output.
+  if (!std::is_same_v<T, bfloat16> || !ring_buffer_ || layers <= 2) return check_layers(acts_);
   // The ring overwrote the outputs of all but the last two layers: run once more with one output
   // per layer, check that run, and require the same last output bits as the ring's (each block is
   // computed by the same calls in the same order either way).
@@ -131,7 +132,7 @@ std::uint64_t GemmFwdData<T>::bytes(const GemmFwd& gemm, bool ring_buffer, bool 
     memory.add_floats({c.M, c.N});  // the result, unblocked
     memory.add_floats({c.K, c.N});  // the reference's input
     memory.add_floats({c.M, c.N});  // the reference's output
-    if (!std::is_same_v<T, float>) {
+    if (std::is_same_v<T, bfloat16>) {
       memory.add_elements({2, c.M, c.N}, sizeof(double));  // the magnitudes of the bf16 bound
       if (ring_buffer && layers > 2)                    // the rerun with one output per layer
         memory.add_elements({layers, nB.blocks(), nB.block, mB.blocks(), mB.block}, element);
@@ -142,5 +143,6 @@ std::uint64_t GemmFwdData<T>::bytes(const GemmFwd& gemm, bool ring_buffer, bool 
 
 template class GemmFwdData<float>;
 template class GemmFwdData<bfloat16>;
+template class GemmFwdData<double>;
 
 }  // namespace weft::samples

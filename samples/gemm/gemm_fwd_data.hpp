@@ -1,5 +1,5 @@
-// The forward sample's buffers and its check, in FP32 or bf16: what weft-gemm runs, and what the
-// tests run on small shapes.
+// The forward sample's buffers and its check, in FP32, bf16 or FP64: what weft-gemm runs, and what
+// the tests run on small shapes.
 //
 //   const GemmFwd gemm(config);
 //   GemmFwdData<bfloat16> data(gemm, /*ring_buffer=*/false);   // random A, B, bias; blocked copies
@@ -13,7 +13,8 @@
 // previous output's padding rows as K padding.
 //
 // The check: FP32, the last output against the layers' chain computed in double, relative L2
-// error within sum_tolerance(K) per layer. bf16, every layer against the reference computed in
+// error within sum_tolerance(K) per layer; FP64 the same (inputs the float values, held as doubles),
+// read back as float, within kF64CheckedAsFloat per layer (verification.hpp). bf16, every layer against the reference computed in
 // double from that layer's own input (for a layer after the first, the previous output as the
 // sample rounded it), every element within its bf16 bound (verification.hpp); the verdict is the
 // worst layer's. When the ring overwrote earlier outputs, the check runs the layers once more with

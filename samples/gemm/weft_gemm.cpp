@@ -1,5 +1,5 @@
 // weft-gemm: forward GEMM (C = A x B, optional fused bias and ReLU) or an MLP of n layers, on
-// ThreadedLoop + BRGEMM, in FP32 or bf16, verified against a double-precision reference.
+// ThreadedLoop + BRGEMM, in FP32, bf16 or FP64, verified against a double-precision reference.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -31,7 +31,8 @@ const weft::cli::Tool kTool{
     "  kbf          the K loop is split into kbf batch-reduce chunks (default 1)\n"
     "  n_layers     > 1 runs an MLP (needs M == K, bm == bk); n_iters default 10\n"
     "  precision    PARLOOPER's precision argument: FP32 (default) or BF16 (F16, BF8 and INT8 are\n"
-    "               refused); USE_BF16 other than 0 in the environment also runs BF16\n"
+    "               refused), or FP64 (weft's: doubles, no VNNI; MEASURE tags end in _f64);\n"
+    "               USE_BF16 other than 0 in the environment also runs BF16\n"
     "  use_ping_pong_bufs  1: the layers of an MLP write two output buffers in turn; 0 (default):\n"
     "               each layer its own, as in PARLOOPER\n"
     "  --x-blocks L block sizes in blocks, outermost first (e.g. 8,2), for the repeated letters\n"
@@ -56,7 +57,8 @@ constexpr const char* kForm =
 
 // PARLOOPER's arguments after fuse_relu (its scripts pass "... 0 0 BF16 0"): precision (13),
 // use_ping_pong_bufs (14) and sparse_frac (15). Sets c.dtype (already bf16 when USE_BF16 asked
-// for it); returns whether the MLP writes a ring of two output buffers.
+// for it; FP64 is weft's own word, PARLOOPER's GEMM having no FP64); returns whether the MLP writes
+// a ring of two output buffers.
 bool parse_parlooper_tail(const SampleArgs& args, GemmFwdConfig& c) {
   const std::vector<std::string>& positional = args.positional();
   if (positional.size() > 14) {
@@ -68,18 +70,21 @@ bool parse_parlooper_tail(const SampleArgs& args, GemmFwdConfig& c) {
     const std::string& precision = positional[12];
     if (precision == "F16" || precision == "BF8" || precision == "INT8") {
       throw weft::Error("precision (argument 13): " + precision +
-                  " is not supported yet, weft-gemm computes in FP32 or BF16; nothing was run (another "
-                  "precision's result would be reported under the same MEASURE tag). Pass FP32 or BF16");
+                  " is not supported yet, weft-gemm computes in FP32, BF16 or FP64; nothing was run (another "
+                  "precision's result would be reported under the same MEASURE tag). Pass FP32, BF16 or FP64");
     }
-    if (precision == "FP32" && c.bf16()) {
-      throw weft::Error("precision (argument 13): FP32, but USE_BF16 in the environment asks for bf16; nothing "
-                        "was run. Pass BF16, or unset USE_BF16 (or set it to 0) for FP32");
+    if ((precision == "FP32" || precision == "FP64") && c.bf16()) {
+      throw weft::Error("precision (argument 13): " + precision +
+                        ", but USE_BF16 in the environment asks for bf16; nothing was run. Pass BF16, or unset "
+                        "USE_BF16 (or set it to 0) for " + precision);
     }
     if (precision == "BF16") {
       c.dtype = weft::jit::DataType::bf16;
+    } else if (precision == "FP64") {
+      c.dtype = weft::jit::DataType::f64;
     } else if (precision != "FP32") {
       throw UsageError("precision (argument 13): '" + precision +
-                       "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8");
+                       "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8, nor weft's FP64");
     }
   }
   return args.switch_at(13, "use_ping_pong_bufs");
@@ -122,12 +127,17 @@ int run(int argc, char** argv) {
 
   const GemmFwd gemm(config);  // validates everything before memory is allocated
   const std::string layers = config.n_layers > 1 ? ", " + std::to_string(config.n_layers) + " layers" : "";
+  // The precision's element type, as a value to dispatch on.
+  const auto in_precision = [&](auto&& f) {
+    if (config.bf16()) return f(bfloat16{});
+    if (config.f64()) return f(double{});
+    return f(float{});
+  };
+  const std::uint64_t bytes =
+      in_precision([&]<class T>(T) { return GemmFwdData<T>::bytes(gemm, ring_buffer, settings.check); });
   return run_within_memory(gemm_buffers("weft-gemm", config, layers, "A, B, C, their blocked copies", settings.check),
-                           config.bf16() ? GemmFwdData<bfloat16>::bytes(gemm, ring_buffer, settings.check)
-                                         : GemmFwdData<float>::bytes(gemm, ring_buffer, settings.check),
-                           [&] {
-                             return config.bf16() ? run_allocated<bfloat16>(gemm, ring_buffer, settings)
-                                                  : run_allocated<float>(gemm, ring_buffer, settings);
+                           bytes, [&] {
+                             return in_precision([&]<class T>(T) { return run_allocated<T>(gemm, ring_buffer, settings); });
                            });
 }
 

@@ -45,7 +45,7 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   cli::add_text(app, "--pass", pass_name, "fwd, bwd or upd");
   cli::add_integer(app, "--layers", layers, 1, 1000, "layers of a forward MLP");
   std::string dtype_name;
-  add_sample_dtype_option(app, dtype_name, "bf16 operands, VNNI-2 weights, fp32 accumulation");
+  add_sample_dtype_option(app, dtype_name, "bf16 operands, VNNI-2 weights, fp32 accumulation", true);
   for (auto [name, list] : {std::pair{"--bm", &search.bm}, {"--bn", &search.bn}, {"--bk", &search.bk}})
     cli::add_integer_list(app, name, *list, 1, kMaxTile, "tile sizes to try");
   for (std::size_t i = 0; i < kChunkOptions.size(); ++i)
@@ -56,7 +56,7 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   for (const char* required : {"--M", "--N", "--K"})
     if (!cli::given(app, required)) throw CliError(std::string("gemm needs ") + required);
   const GemmPassKind pass = build_workload([&] { return parse_gemm_pass(pass_name); });
-  search.dtype = parse_sample_dtype(dtype_name);
+  search.dtype = parse_sample_dtype(dtype_name, true);
   if (!cli::given(app, "--bn")) search.bn = default_gemm_search(search.dtype).bn;
   const ChunkOption& own = kChunkOptions[static_cast<std::size_t>(pass)];
   for (std::size_t i = 0; i < kChunkOptions.size(); ++i) {

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: weft-tune gemm --M M --N N --K K [--pass fwd|bwd|upd] [--layers L] [options]\n"
     "                 [--bm 32,64] [--bn 32,64] [--bk 32,64] [--kbf|--mbf|--nbf 1,2,4]\n"
-    "                 [--private-trans 0,1] [--dtype f32|bf16]\n"
+    "                 [--private-trans 0,1] [--dtype f32|bf16|f64]\n"
     "       weft-tune conv --pass fwd|bwd|upd --N N --H H --W W --C C --K K --R R --S S\n"
     "                 [--stride S | --stride_h S --stride_w S] [--pad P | --pad_h P --pad_w P]\n"
     "                 [--bc 32,64] [--bk 32,64] [--dtype f32|bf16] [options]\n"
@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "gemm: the GEMM samples' passes: fwd (weft-gemm; with --layers L > 1 its MLP, M == K), bwd\n"
     "  (weft-gemm-bwd, chunks --mbf), upd (weft-gemm-upd, chunks --nbf, parallel N loop with\n"
     "  partial filters); --private-trans: transposes per thread (1) or up front (0), bwd and upd;\n"
-    "  --dtype bf16: the samples' bf16 (USE_BF16=1), tiles paired for VNNI-2 made even\n"
+    "  --dtype bf16: the samples' bf16 (USE_BF16=1), tiles paired for VNNI-2 made even; --dtype f64:\n"
+    "  doubles (weft-gemm's FP64)\n"
     "conv: the convolution samples' passes: fwd (weft-conv-fwd; knobs h_in_gemm, w_block, c_block,\n"
     "  pack_input for strided 1x1; blocks of c and d; --dtype bf16: bf16 tensors), bwd (weft-conv-bwd; h_in_gemm, w_block,\n"
     "  k_block; blocks of b and d), upd (weft-conv-upd; h_in_gemm; parallel reductions with partial\n"

@@ -33,14 +33,18 @@ void add_request_options(CLI::App& app, RequestOptions& o) {
   cli::add_flag(app, "--dry-run", o.dry_run, "measure nothing");
 }
 
-void add_sample_dtype_option(CLI::App& app, std::string& name, const char* what) {
+void add_sample_dtype_option(CLI::App& app, std::string& name, const char* what, bool f64_offered) {
   name = "f32";
-  cli::add_text(app, "--dtype", name, std::string("f32, or bf16 (") + what + ")");
+  cli::add_text(app, "--dtype", name,
+                std::string(f64_offered ? "f32, f64 or bf16 (" : "f32, or bf16 (") + what + ")");
 }
 
-jit::DataType parse_sample_dtype(const std::string& name) {
-  if (name != "f32" && name != "bf16")
-    throw CliError("--dtype is f32 or bf16 (the samples' precisions), not '" + name + "'");
+jit::DataType parse_sample_dtype(const std::string& name, bool f64_offered) {
+  if (f64_offered && name == "f64") return jit::DataType::f64;
+  if (name != "f32" && name != "bf16") {
+    throw CliError(std::string("--dtype is ") + (f64_offered ? "f32, bf16 or f64" : "f32 or bf16") +
+                   " (the samples' precisions), not '" + name + "'");
+  }
   return name == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
 }
 

@@ -59,11 +59,12 @@ struct Request {
 // --plot with --dry-run) and loop specs that do not parse.
 Request make_request(const CLI::App& app, const RequestOptions& given);
 
-// --dtype of the sample verbs (gemm, conv): f32 (the default) or bf16, the samples' precisions;
-// `what` says what bf16 means for the verb's sample. Call parse_sample_dtype after parsing.
-void add_sample_dtype_option(CLI::App& app, std::string& name, const char* what);
-// CliError for any other name than f32 and bf16.
-jit::DataType parse_sample_dtype(const std::string& name);
+// --dtype of the sample verbs (gemm, conv): f32 (the default) or bf16, the samples' precisions,
+// and with `f64_offered` (the GEMM passes) f64; `what` says what bf16 means for the verb's sample.
+// Call parse_sample_dtype after parsing.
+void add_sample_dtype_option(CLI::App& app, std::string& name, const char* what, bool f64_offered = false);
+// CliError for any other name than f32 and bf16 (and f64 when offered).
+jit::DataType parse_sample_dtype(const std::string& name, bool f64_offered = false);
 
 // "a_0_K,b_1_M;a_0_K,b_0_M": loop specs separated by ';'. CliError naming `option` when one does
 // not parse or there is none.

@@ -50,8 +50,21 @@ TEST(GemmOpsErrors, ImpossibleShapesAreNamed) {
 }
 
 TEST(GemmOpsErrors, WrongDataTypesAreNamed) {
-  EXPECT_THAT([] { GemmUpd{gemm_config<GemmUpdConfig>({.M = 32, .N = 32, .K = 32, .dtype = jit::DataType::f64})}; },
-              ThrowsMessage<Error>(AllOf(HasSubstr("dtype"), HasSubstr("f64"))));
+  // A value outside the enum (a corrupted or future descriptor): named, never computed on.
+  const auto unknown = static_cast<jit::DataType>(7);
+  EXPECT_THAT([&] { GemmUpd{gemm_config<GemmUpdConfig>({.M = 32, .N = 32, .K = 32, .dtype = unknown})}; },
+              ThrowsMessage<Error>(AllOf(HasSubstr("dtype"), HasSubstr("f32, in bf16"), HasSubstr("f64"))));
+  // float buffers given to an f64 operator, double buffers to an f32 one.
+  const GemmFwd fwd64(gemm_config<GemmFwdConfig>({.M = 32, .N = 32, .K = 32, .dtype = jit::DataType::f64}));
+  std::vector<float> floats(32 * 32);
+  float* float_acts[] = {floats.data(), floats.data()};
+  const float* float_weights[] = {floats.data()};
+  EXPECT_THAT([&] { fwd64.run(float_acts, float_weights, {}); },
+              ThrowsMessage<Error>(AllOf(HasSubstr("GemmFwd::run"), HasSubstr("f32 buffers"), HasSubstr("f64"))));
+  const GemmUpd upd32(gemm_config<GemmUpdConfig>(kDesc));
+  std::vector<double> doubles(32 * 32);
+  EXPECT_THAT([&] { upd32.run(doubles.data(), doubles.data(), doubles.data()); },
+              ThrowsMessage<Error>(AllOf(HasSubstr("GemmUpd::run"), HasSubstr("f64 buffers"), HasSubstr("f32"))));
   // float buffers given to a bf16 operator: the kernels would read them as bf16.
   const GemmBwd bwd(gemm_config<GemmBwdConfig>({.M = 32, .N = 32, .K = 32, .dtype = jit::DataType::bf16}));
   std::vector<float> buffer(32 * 32);

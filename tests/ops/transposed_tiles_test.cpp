@@ -113,7 +113,31 @@ TEST(TransposedTiles, VnniNeedsBf16AndPairs) {
   EXPECT_THROW(TransposedTiles(3, 4, 1, 1, false, false, DataType::bf16, TileTransform::vnni2_transpose),
                weft::Error);
   EXPECT_NO_THROW(TransposedTiles(3, 4, 1, 1, false, false, DataType::bf16, TileTransform::vnni2_pack));
-  EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, DataType::f64), weft::Error);
+  EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, DataType::f64, TileTransform::vnni2_pack), weft::Error);
+  EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, DataType::f64, TileTransform::vnni2_transpose), weft::Error);
+  EXPECT_THROW(TransposedTiles(4, 4, 1, 1, false, false, static_cast<DataType>(7)), weft::Error);
+}
+
+// f64 tiles (the f64 GEMM passes' W^T and X^T): transposed by the f64 kernels, whole 4 x 4 blocks
+// and tails, into the shared copy or per thread.
+TEST(TransposedTiles, F64TilesAreTransposed) {
+  const std::int64_t rows = 7, cols = 10, outer = 2, inner = 3, tile = rows * cols;
+  std::vector<double> source(static_cast<std::size_t>(outer * inner * tile));
+  for (std::size_t e = 0; e < source.size(); ++e) source[e] = 1.0 + static_cast<double>(e) * (1.0 + 0x1p-40);
+  omp_set_num_threads(2);
+  for (bool per_thread : {false, true}) {
+    const TransposedTiles t(rows, cols, outer, inner, true, per_thread, DataType::f64);
+    t.start(source.data());
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const double* copy = t.tiles<double>(0, 0, outer, i);
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t c = 0; c < cols; ++c)
+            ASSERT_EQ(copy[t.offset(o, i) + r * cols + c], source[static_cast<std::size_t>((o * inner + i) * tile + c * rows + r)])
+                << "per_thread " << per_thread << " tile (" << o << ", " << i << ") element (" << r << ", " << c << ")";
+    }
+    EXPECT_EQ(t.memory_bytes(1), static_cast<std::uint64_t>(outer * inner * tile) * 8 + (per_thread ? 6 : 0));
+  }
 }
 
 TEST(TileTranspose, RefusesWhatItCannotDo) {
@@ -121,7 +145,9 @@ TEST(TileTranspose, RefusesWhatItCannotDo) {
   EXPECT_THROW(TileTranspose(4, 4, DataType::f32, true), weft::Error);   // VNNI-2 is bf16
   EXPECT_THROW(TileTranspose(4, 3, DataType::bf16, true), weft::Error);  // odd columns: half a pair
   EXPECT_THROW(TileTranspose(3, 4, DataType::bf16, true), weft::Error);  // odd rows
-  EXPECT_THROW(TileTranspose(4, 4, DataType::f64, false), weft::Error);
+  EXPECT_THROW(TileTranspose(4, 4, DataType::f64, true), weft::Error);   // nor f64
+  EXPECT_THROW(TileTranspose(4, 4, static_cast<DataType>(7), false), weft::Error);
+  EXPECT_EQ(TileTranspose(4, 4, DataType::f64, false).scratch_bytes(), 0);
   EXPECT_EQ(TileTranspose(6, 4, DataType::bf16, true).scratch_bytes(), 48);
   EXPECT_EQ(TileTranspose(5, 3, DataType::bf16, false).scratch_bytes(), 0);
 }

@@ -62,6 +62,20 @@ def test_tune_errors_name_the_argument(database):
         weft.tune.gemm(32, 32, 32, threads="x")
     with pytest.raises(ValueError, match="argument 'caches' is 'warm' or 'cold'"):
         weft.tune.gemm(32, 32, 32, caches="hot")
-    with pytest.raises(TypeError, match="argument 'dtype'.*not float64"):
-        weft.tune.gemm(32, 32, 32, dtype="f64")
+    with pytest.raises(TypeError, match="argument 'dtype': the convolutions compute in float32 and bfloat16, not float64"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, dtype="f64")
+    with pytest.raises(ValueError, match="argument 'dtype': 'f16' is none of 'f32', 'bf16', 'f64'"):
+        weft.tune.gemm(32, 32, 32, dtype="f16")
     assert not database.exists()
+
+
+def test_tuned_float64_gemm_is_stored_apart_and_found_by_auto(rng, database):
+    M, N, K = 48, 32, 64
+    best = weft.tune.gemm(M, N, K, dtype="f64", seconds=1, threads=1)
+    assert [key["dtype"] for key in stored_keys(database)] == ["fp64"]
+    weft.ops.clear_cache()
+    tuned = weft.ops.Gemm(M, N, K, dtype="f64", config="auto", threads=1)
+    assert tuned.source == "tuned (exact hit)"
+    assert weft.ops.Gemm(M, N, K, config="auto", threads=1).source == "default"  # float32 has no record
+    x, w = rng.standard_normal((N, K)), rng.standard_normal((M, K))
+    np.testing.assert_allclose(tuned(x, w), x @ w.T, rtol=1e-13, atol=1e-13 * K)

@@ -1,6 +1,6 @@
 // The GEMM passes as tuner workloads: shapes beyond the machine refused before allocating, every
 // candidate of every pass (MLP and the update's partial filters included) right on small shapes
-// with remainders, in FP32 and bf16, distinct database kinds and dtypes, a wrong bf16 result
+// with remainders, in FP32, bf16 and FP64, distinct database kinds and dtypes, a wrong bf16 result
 // caught, and the tuned configurations the samples' `auto` mode runs.
 #include <omp.h>
 
@@ -128,8 +128,40 @@ INSTANTIATE_TEST_SUITE_P(
                   .specs = specs("a_0_M,b_0_K,c_0_N", "a_1_M,b_0_K,c_0_N"), .dtype = jit::DataType::bf16}},
         PassCase{"upd_bf16", GemmPassKind::upd, {40, 55, 24},
                  {.bm = {16}, .bn = {15}, .bk = {7, 16}, .chunks = {1, 2}, .private_trans = {0, 1},
-                  .specs = specs("a_0_N,b_0_M,c_0_K", "a_0_N,b_1_M,c_0_K"), .dtype = jit::DataType::bf16}}),
+                  .specs = specs("a_0_N,b_0_M,c_0_K", "a_0_N,b_1_M,c_0_K"), .dtype = jit::DataType::bf16}},
+        // f64: the float inputs held as doubles, every candidate within kF64CheckedAsFloat; odd
+        // tiles stay odd (no VNNI pairs).
+        PassCase{"fwd_f64", GemmPassKind::fwd, {40, 24, 45},
+                 {.bm = {16}, .bn = {8, 16}, .bk = {15}, .chunks = {1, 2},
+                  .specs = specs("a_0_K,b_0_M,c_0_N", "a_0_K,b_1_M,c_0_N"), .dtype = jit::DataType::f64}},
+        PassCase{"mlp_f64", GemmPassKind::fwd, {40, 24, 40, 3},
+                 {.bm = {7, 16}, .bn = {16}, .bk = {16}, .chunks = {1, 2},
+                  .specs = specs("a_0_K,b_0_M,c_0_N", "a_0_K,b_0_M,c_1_N"), .dtype = jit::DataType::f64}},
+        PassCase{"bwd_f64", GemmPassKind::bwd, {45, 24, 48},
+                 {.bm = {15}, .bn = {16}, .bk = {7, 16}, .chunks = {1, 2}, .private_trans = {0, 1},
+                  .specs = specs("a_0_M,b_0_K,c_0_N", "a_1_M,b_0_K,c_0_N"), .dtype = jit::DataType::f64}},
+        PassCase{"upd_f64", GemmPassKind::upd, {40, 55, 24},
+                 {.bm = {16}, .bn = {15}, .bk = {7, 16}, .chunks = {1, 2}, .private_trans = {0, 1},
+                  .specs = specs("a_0_N,b_0_M,c_0_K", "a_0_N,b_1_M,c_0_K"), .dtype = jit::DataType::f64}}),
     [](const auto& p) { return std::string(p.param.name); });
+
+// f64 (weft-tune gemm in f64, weft.tune.gemm(dtype="f64")): its own key "fp64", odd tiles kept.
+TEST(GemmWorkload, F64HasItsOwnKeyAndKeepsOddTiles) {
+  const GemmShape shape{40, 24, 40};
+  const GemmSearchOptions odd{.bm = {15}, .bn = {15}, .bk = {15}, .chunks = {1}, .specs = {}, .dtype = jit::DataType::f64};
+  const GemmWorkload fwd(shape, odd, GemmPassKind::fwd);
+  EXPECT_EQ(fwd.key(2).to_string(), "gemm_fwd M=40 N=24 K=40 fp64 threads=2");
+  EXPECT_EQ(gemm_key(GemmPassKind::upd, {64, 32, 64, 1}, 1, jit::DataType::f64).dtype, "fp64");
+  EXPECT_NE(fwd.describe().find(" in f64"), std::string::npos) << fwd.describe();
+  for (GemmPassKind pass : {GemmPassKind::fwd, GemmPassKind::bwd, GemmPassKind::upd}) {
+    const GemmWorkload w(shape, odd, pass);
+    ASSERT_FALSE(w.knob_choices().empty());
+    for (const tuner::Knobs& k : w.knob_choices()) {
+      const tuner::TunedConfig c{k, "", {}};
+      EXPECT_EQ((std::array<long, 3>{c.knob("bm", 0), c.knob("bn", 0), c.knob("bk", 0)}), (std::array<long, 3>{15, 15, 15}));
+    }
+  }
+}
 
 // bf16 (weft-tune gemm --dtype bf16): its own key, the tiles each pass pairs for VNNI-2 made even
 // in the knob choices and the default (the others kept), other data types refused.
@@ -163,7 +195,7 @@ TEST(GemmWorkload, Bf16HasItsOwnKeyAndEvenPairedTiles) {
   for (const tuner::Knobs& k : GemmWorkload({40, 24, 40, 2}, odd).knob_choices())
     mlp_tiles.insert(tuner::TunedConfig{k, "", {}}.knob("bm", 0) * 100 + tuner::TunedConfig{k, "", {}}.knob("bk", 0));
   EXPECT_EQ(mlp_tiles, (std::set<long>{808, 1616}));
-  odd.dtype = jit::DataType::f64;
+  odd.dtype = static_cast<jit::DataType>(7);
   EXPECT_THROW(GemmWorkload(shape, odd).key(1), Error);
   // The default search in bf16 tries the bf16 heuristic's bn = 128 too.
   EXPECT_EQ(default_gemm_search(jit::DataType::bf16).bn, (std::vector<long>{32, 48, 64, 128}));

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <weft/jit/architecture.hpp>
@@ -130,6 +131,29 @@ TEST_F(GemmSampleCli, RunsBf16OnEveryIsaTheHostRuns) {
   EXPECT_NE(native.out.find("isa " + isas.front()), std::string::npos) << native.out;
 }
 
+// weft-gemm's precision argument FP64 (weft's own word): doubles, an MLP with bias and ReLU too,
+// checked, with the precision in the header and "_f64" at the end of the MEASURE tag; refused
+// against USE_BF16.
+TEST_F(GemmSampleCli, RunsFp64ByThePrecisionArgument) {
+  for (const std::string& isa : host_isas()) {
+    for (const auto& [args, tag] :
+         {std::pair<std::string, std::string>{"aBC 70 46 50 16 24 9 2 1 2 1 1 FP64", "aBC_70_46_50_16_24_9_bf2_threads2_f64"},
+          {"aCb 64 48 64 16 16 16 2 3 2 1 1 FP64 1", "aCb_64_48_64_16_16_16_bf2_threads2_f64"}}) {
+      const Result r = run(fwd, args, "WEFT_ISA=" + isa);
+      const std::string what = isa + ": " + args;
+      EXPECT_EQ(r.status, 0) << what << "\n" << r.err;
+      EXPECT_NE(r.out.find(": FP64, "), std::string::npos) << what << "\n" << r.out;
+      EXPECT_NE(r.out.find("check: PASSED"), std::string::npos) << what << "\n" << r.out;
+      EXPECT_EQ(measure_tag(r.out), tag) << what << "\n" << r.out;
+    }
+  }
+  const Result r = run(fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP64", "USE_BF16=1");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("precision (argument 13): FP64, but USE_BF16 in the environment asks for bf16"),
+            std::string::npos)
+      << r.err;
+}
+
 // FP32 stays FP32 (USE_BF16 unset or 0: no "_bf16" in the tag); F16, BF8, INT8, a non-integer
 // USE_BF16, USE_BF16 against an explicit FP32, and tiles bf16 cannot pair are refused with exit
 // status 2 and a message, before anything runs.
@@ -179,7 +203,8 @@ TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {
       {fwd, "", "missing LOOP_STRING (argument 1)"},
       {fwd, "aBC 64 64 x 32 32 32", "K: 'x' is not an integer"},
       {fwd, "aBC 64 64 64 0 32 32", "bm: 0 is outside"},
-      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP64", "precision (argument 13): 'FP64'"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP16",
+       "precision (argument 13): 'FP16' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8, nor weft's FP64"},
       {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP32 2", "use_ping_pong_bufs: 2 is outside [0, 1]"},
       {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP32 0 0.8", "sparse_frac (argument 15"},
       {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP32 0 0.8 x", "unexpected argument 'x' (argument 16)"},

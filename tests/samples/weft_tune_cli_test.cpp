@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -172,7 +173,7 @@ TEST_F(WeftTuneCli, EveryBadArgumentExitsWithTwoAndNamesIt) {
       {gemm + "--budget 1e400", "--budget: '1e400' is not a number"},
       {gemm + "--imbalance -1", "--imbalance"},
       {gemm + "--caches lukewarm", "--caches is warm or cold, not 'lukewarm'"},
-      {gemm + "--dtype fp64", "--dtype is f32 or bf16 (the samples' precisions), not 'fp64'"},
+      {gemm + "--dtype fp64", "--dtype is f32, bf16 or f64 (the samples' precisions), not 'fp64'"},
       {gemm + "--top-k -1", "--top-k"},
       {gemm + "--rows 0", "--rows: 0 is outside"},
       {gemm + "--block-choices 0", "--block-choices"},
@@ -435,6 +436,24 @@ TEST_F(WeftTuneCli, TunesTheGemmPassesAndTheMlpForTheSamplesAutoMode) {
       EXPECT_NE(run.out.find(bf16 ? ": BF16, " : ": FP32, "), std::string::npos) << run.out;
       EXPECT_NE(run.out.find("check: PASSED"), std::string::npos) << run.out;
     }
+  }
+}
+
+// --dtype f64 (weft-gemm's FP64): every pass tuned into its own fp64 records (odd tiles among the
+// candidates: gemm_workload_test.cpp checks they are kept).
+TEST_F(WeftTuneCli, TunesTheGemmPassesInF64IntoTheirOwnRecords) {
+  const std::string small = " --threads 2 --budget 0.2 --top-k 4 --finalists 1 --bn 16 --dtype f64 --db " + db_;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gemm --M 48 --N 32 --K 64 --bm 16 --bk 15", "gemm_fwd"},
+      {"gemm --M 48 --N 32 --K 64 --pass bwd --bm 15 --bk 16", "gemm_bwd"},
+      {"gemm --M 48 --N 32 --K 64 --pass upd --bm 16 --bk 15", "gemm_upd"}};
+  for (const auto& [args, kind] : cases) {
+    const Result tuned = tune(args + small);
+    ASSERT_EQ(tuned.status, 0) << args << "\n" << tuned.err;
+    const auto records = weft::tuner::TuningDatabase(db_).load().records;
+    ASSERT_FALSE(records.empty());
+    EXPECT_EQ(records.back().key.kind, kind);
+    EXPECT_EQ(records.back().key.dtype, "fp64");
   }
 }
 

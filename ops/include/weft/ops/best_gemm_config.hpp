@@ -40,9 +40,10 @@ using GemmUpdChoice = GemmPassChoice<GemmUpdConfig>;
 // `problem` gives M, N, K and the precision (dtype, kept); for the forward pass also n_layers and
 // the fused epilogue (kept). Its loop_string, tile sizes, chunks, transposes and block lists are
 // replaced. An MLP (n_layers > 1) takes an MLP record (kind gemm_mlp) else a single layer's
-// (gemm_fwd), with bk = bm. The records are those of the problem's dtype ("fp32" or "bf16"); a
+// (gemm_fwd), with bk = bm. The records are those of the problem's dtype ("fp32", "bf16" or "fp64"); a
 // bf16 problem without one that fits takes an FP32 record (`detail` then starts "no BF16 record
-// fits; the FP32 one, run in BF16: "), else the heuristic. A database record that this problem rejects (e.g. a
+// fits; the FP32 one, run in BF16: "), else the heuristic; an f64 problem without an fp64 record
+// takes the heuristic. A database record that this problem rejects (e.g. a
 // block list that does not fit, or an odd tile where bf16 pairs elements; the pass's check(), which
 // generates no code) is skipped. Never throws
 // for database trouble (an unreadable file falls back to the heuristic, with the reason in `detail`).

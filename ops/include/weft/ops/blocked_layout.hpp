@@ -59,15 +59,15 @@ std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const Blocking& rows
 
 // Plain column-major `rows x cols` (ld = rows) -> tiles of `rows_b.block x cols_b.block`, zero
 // padded. `row_block_major`: true gives [row blocks][col blocks][bc][br] (A's layout above), false
-// gives [col blocks][row blocks][bc][br] (B's and C's). The tiles hold T, float or bfloat16 (the
-// values rounded to nearest even, jit::to_bfloat16); TileOrder::vnni2 needs an even cols_b.block
+// gives [col blocks][row blocks][bc][br] (B's and C's). The tiles hold T, float, bfloat16 (the
+// values rounded to nearest even, jit::to_bfloat16) or double (exactly); TileOrder::vnni2 needs an even cols_b.block
 // (weft::Error otherwise).
 template <class T = float>
 std::vector<T> to_blocked(const float* plain, const Blocking& rows_b, const Blocking& cols_b, bool row_block_major,
                           TileOrder order = TileOrder::column_major);
 
 // The inverse of to_blocked: writes the real elements back into a plain column-major matrix (bf16
-// widened to float, exactly).
+// widened to float, exactly; double rounded to float, for the samples' float checks).
 template <class T>
 void from_blocked(const T* blocked, float* plain, const Blocking& rows_b, const Blocking& cols_b,
                   bool row_block_major, TileOrder order = TileOrder::column_major);
@@ -76,5 +76,7 @@ extern template std::vector<float> to_blocked(const float*, const Blocking&, con
 extern template std::vector<jit::bfloat16> to_blocked(const float*, const Blocking&, const Blocking&, bool, TileOrder);
 extern template void from_blocked(const float*, float*, const Blocking&, const Blocking&, bool, TileOrder);
 extern template void from_blocked(const jit::bfloat16*, float*, const Blocking&, const Blocking&, bool, TileOrder);
+extern template std::vector<double> to_blocked(const float*, const Blocking&, const Blocking&, bool, TileOrder);
+extern template void from_blocked(const double*, float*, const Blocking&, const Blocking&, bool, TileOrder);
 
 }  // namespace weft::ops

@@ -1,6 +1,6 @@
-// The element types a pass computes in (FP32, or bf16 with fp32 accumulation) and the few things
-// generic pass code needs of them: the jit::DataType of a C++ type, conversions from the float
-// values the random inputs start as, and PARLOOPER's names for printing.
+// The element types a pass computes in (FP32, bf16 with fp32 accumulation, or FP64 for the GEMM
+// passes) and the few things generic pass code needs of them: the jit::DataType of a C++ type,
+// conversions from the float values the random inputs start as, and PARLOOPER's names for printing.
 //
 //   template <class T> void run(...) {
 //     std::vector<float> a(n);
@@ -27,17 +27,22 @@ using jit::bfloat16;
 
 template <class T>
 constexpr jit::DataType data_type_of() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16>, "the passes compute in float or bf16");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, double>,
+                "the passes compute in float, bf16 or double");
+  if constexpr (std::is_same_v<T, double>) return jit::DataType::f64;
   return std::is_same_v<T, float> ? jit::DataType::f32 : jit::DataType::bf16;
 }
 
 inline float to_float(float x) { return x; }
+// A double result read back into the float-based checks of the samples (their plain copies and
+// references are float; the f64 tests compare in double instead).
+inline float to_float(double x) { return static_cast<float>(x); }
 using jit::to_float;
 
 template <class T>
 T from_float(float x) {
-  if constexpr (std::is_same_v<T, float>) {
-    return x;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    return x;  // exact in double too
   } else {
     return jit::to_bfloat16(x);
   }
@@ -51,18 +56,20 @@ std::vector<T> converted(const std::vector<float>& values) {
   return out;
 }
 
-// Replaces each value by the nearest T (a no-op for float), so that a float reference computes on
+// Replaces each value by the nearest T (a no-op for float and double), so that a float reference computes on
 // exactly the inputs the sample holds in T.
 template <class T>
 void round_to_element_type(std::vector<float>& values) {
-  if constexpr (!std::is_same_v<T, float>)
+  if constexpr (std::is_same_v<T, bfloat16>)
     for (float& v : values) v = to_float(from_float<T>(v));
 }
 
-// PARLOOPER's name of a precision: "FP32", "BF16" (its precision argument and what its samples print).
+// PARLOOPER's name of a precision: "FP32", "BF16" (its precision argument and what its samples
+// print), and "FP64" in the same style.
 inline std::string precision_name(jit::DataType type) {
   if (type == jit::DataType::f32) return "FP32";
   if (type == jit::DataType::bf16) return "BF16";
+  if (type == jit::DataType::f64) return "FP64";
   return std::string(jit::to_string(type));
 }
 

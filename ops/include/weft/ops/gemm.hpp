@@ -1,5 +1,6 @@
 // The GEMM operators: C (M x N) = A (M x K) x B (K x N) forward, with the MLP (layers of it, each
-// with a fused bias and ReLU), and its two backward passes, in f32 or bf16 (fp32 accumulation).
+// with a fused bias and ReLU), and its two backward passes, in f32, bf16 (fp32 accumulation) or
+// f64 (GemmDesc::dtype; the buffers float, bfloat16 or double).
 //
 //   descriptor      GemmDesc: the shapes, dtype and fusions (what is computed)
 //   configuration   GemmFwdConfig / GemmBwdConfig / GemmUpdConfig: the descriptor plus the loop
@@ -31,7 +32,10 @@
 // naming what is wrong: a shape ("M"), a tile ("bk = 31 is odd ..."), the dtype, the loop_string
 // (with a caret), a null buffer ("activations[1] is null").
 //
-// fp64 is not offered: the passes' tile transforms, reductions and bias epilogue are f32/bf16 only.
+// In f64 (.dtype = jit::DataType::f64) every operand is double in the f32 layouts (no VNNI tiles,
+// no even-tile rule), accumulated in f64, the fused bias and ReLU included; the backward passes'
+// tile transposes and the update's partial filters are f64 too. The untuned forward tiles hold
+// four vectors of doubles (gemm_defaults.hpp).
 #pragma once
 
 #include <cstdint>
@@ -48,7 +52,7 @@ namespace weft::ops {
 // What a GEMM operator computes. The backward passes read M, N, K and dtype only.
 struct GemmDesc {
   std::int64_t M = 0, N = 0, K = 0;
-  jit::DataType dtype = jit::DataType::f32;  // f32 or bf16
+  jit::DataType dtype = jit::DataType::f32;  // f32, bf16 or f64
   int layers = 1;      // forward: > 1 is an MLP, each layer's output the next one's input (M == K)
   bool bias = false;   // forward: + a per-row bias (M values) in each layer's epilogue
   bool relu = false;   // forward: ReLU in each layer's epilogue

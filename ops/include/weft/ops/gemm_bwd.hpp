@@ -14,6 +14,7 @@
 // In bf16 (config.dtype) every buffer holds bfloat16 and W is the forward's: VNNI-2 tiles
 // (pairs of K). BRGEMM reduces over M here, so each W^T tile is made in VNNI-2 along M
 // (TileTransform::vnni2_transpose, inside the timed run as in PARLOOPER); bm and bk must be even.
+// In f64 every buffer holds double in the f32 layouts, and the W^T tiles are plain f64 transposes.
 #pragma once
 
 #include <cstdint>
@@ -46,9 +47,11 @@ class GemmBwd : public GemmPass<GemmBwdConfig> {
   // (pass_code.hpp). Used to try tuned configurations (best_gemm_config).
   static void check(const GemmBwdConfig& config) { [[maybe_unused]] const GemmBwd checked(config, PassCode::check); }
 
-  // The float overload runs an f32 pass, the bfloat16 one a bf16 pass; the other throws weft::Error.
+  // The float overload runs an f32 pass, the bfloat16 one a bf16 pass, the double one an f64 pass;
+  // the others throw weft::Error.
   void run(const float* weight, const float* grad_out, float* grad_in) const;
   void run(const bfloat16* weight, const bfloat16* grad_out, bfloat16* grad_in) const;
+  void run(const double* weight, const double* grad_out, double* grad_in) const;
 
   // W (M x K, transposed), dY (M x N) and dX (K x N), plain and blocked.
   GemmPassLayout layout() const;

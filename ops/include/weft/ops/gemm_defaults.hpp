@@ -20,6 +20,9 @@
 // much per FLOP, and larger tiles pay for it; the 64 x 256 bf16 A chunk still fits L1. Measured on
 // Zen 4 (AVX512_BF16), 2048^3, 1 and 2 threads: 0.98-1.02x oneDNN's bf16 matmul, where 32 x 48 x 64
 // gave 0.94-0.99x (docs/gemm_sample.md).
+// In f64 the tiles are FP32's with half the rows (four vectors of 4 or 8 doubles: 16 x 48 x 64 on
+// AVX2, 32 x 48 x 64 on AVX-512), K chunked as in FP32 (the same bytes of A per chunk); an MLP
+// keeps bm == bk = 64.
 #pragma once
 
 #include <cstdint>

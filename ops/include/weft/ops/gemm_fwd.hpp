@@ -15,7 +15,8 @@
 // In bf16 (config.dtype) the buffers hold bfloat16 in the same blocked layouts, except that
 // each weight tile is in VNNI-2 (TileOrder::vnni2: pairs of K interleaved), which BRGEMM reads as
 // its A; the kernels accumulate in fp32 and round each call's output to bf16 (a chunk after the
-// first re-reads it), and the bias is bf16 too.
+// first re-reads it), and the bias is bf16 too. In f64 everything is double, in the f32 layouts
+// (no VNNI), accumulated in f64.
 #pragma once
 
 #include <cstdint>
@@ -53,12 +54,14 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
   // One pass through all layers. activations[0] is the input B ([Nb][Kb][bn][bk]);
   // activations[l + 1] receives layer l's output ([Nb][Mb][bn][bm]); weights[l] is A of layer l
   // ([Mb][Kb][bk][bm]); biases[l] has Mb * bm elements (used when fuse_bias). The float overload
-  // runs an f32 pass, the bfloat16 one a bf16 pass (weights in VNNI-2 tiles); the other throws
-  // weft::Error.
+  // runs an f32 pass, the bfloat16 one a bf16 pass (weights in VNNI-2 tiles), the double one an
+  // f64 pass; the others throw weft::Error.
   void run(std::span<float* const> activations, std::span<const float* const> weights,
            std::span<const float* const> biases) const;
   void run(std::span<bfloat16* const> activations, std::span<const bfloat16* const> weights,
            std::span<const bfloat16* const> biases) const;
+  void run(std::span<double* const> activations, std::span<const double* const> weights,
+           std::span<const double* const> biases) const;
 
   std::int64_t k_step() const { return k_step_; }
   // Batch-reduce calls that add into each output block: ceil(Kb / k_step).

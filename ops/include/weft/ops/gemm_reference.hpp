@@ -3,6 +3,7 @@
 //
 //   gemm_reference(M, N, K, a.data(), b.data(), bias.data(), /*relu=*/true, c.data());
 //   gemm_reference(K, N, M, {w.data(), /*transposed=*/true}, dy.data(), nullptr, false, dx.data());
+//   gemm_reference(M, N, K, a64.data(), b64.data(), nullptr, false, c64.data());   // f64
 #pragma once
 
 #include <cstdint>
@@ -11,12 +12,15 @@
 
 namespace weft::ops {
 
-// op(X) of a plain column-major matrix: X itself, or (transposed) its transpose.
-struct GemmOperand {
-  GemmOperand(const float* matrix, bool transposed_ = false) : data(matrix), transposed(transposed_) {}
-  const float* data;
+// op(X) of a plain column-major matrix of T (float or double): X itself, or (transposed) its
+// transpose.
+template <class T>
+struct GemmOperandOf {
+  GemmOperandOf(const T* matrix, bool transposed_ = false) : data(matrix), transposed(transposed_) {}
+  const T* data;
   bool transposed;
 };
+using GemmOperand = GemmOperandOf<float>;
 
 // C(M x N) = act(op(A) (M x K) * op(B) (K x N) + bias), bias per row (length M) or nullptr, act =
 // ReLU when `relu`. All column-major with leading dimension = rows: A is stored M x K, or K x M
@@ -29,5 +33,10 @@ struct GemmOperand {
 void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperand A, GemmOperand B,
                     const float* bias, bool relu, float* C, Bf16Magnitudes* magnitudes = nullptr,
                     std::int64_t chunk_terms = 0);
+
+// The same for the f64 operators' checks, on double matrices, summed in double (the f64 kernels'
+// own precision: compare with sum_tolerance_f64).
+void gemm_reference(std::int64_t M, std::int64_t N, std::int64_t K, GemmOperandOf<double> A, GemmOperandOf<double> B,
+                    const double* bias, bool relu, double* C);
 
 }  // namespace weft::ops

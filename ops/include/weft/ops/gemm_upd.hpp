@@ -22,8 +22,11 @@
 // dW tile is repacked in VNNI-2 along K once complete, all inside the timed run. The partial
 // filters stay f32: the kernels accumulate into them in f32, and the reduction rounds each tile
 // to bf16 once. bn and bk must be even.
+//
+// In f64 every buffer holds double in the f32 layouts (no VNNI), and the partial filters are f64.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,9 +59,11 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   // (pass_code.hpp). Used to try tuned configurations (best_gemm_config).
   static void check(const GemmUpdConfig& config) { [[maybe_unused]] const GemmUpd checked(config, PassCode::check); }
 
-  // The float overload runs an f32 pass, the bfloat16 one a bf16 pass; the other throws weft::Error.
+  // The float overload runs an f32 pass, the bfloat16 one a bf16 pass, the double one an f64 pass;
+  // the others throw weft::Error.
   void run(const float* grad_out, const float* input, float* grad_weight) const;
   void run(const bfloat16* grad_out, const bfloat16* input, bfloat16* grad_weight) const;
+  void run(const double* grad_out, const double* input, double* grad_weight) const;
 
   // dY (M x N), X (K x N, transposed) and dW (M x K), plain and blocked.
   GemmPassLayout layout() const;
@@ -80,19 +85,26 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   GemmUpd(GemmUpdConfig config, PassCode code);
   template <class T>
   void run_typed(const T* grad_out, const T* input, T* grad_weight) const;
+  template <class Sum>
   void zero_partial_filters() const;
-  void reduce_partial_filters(float* grad_weight) const;
+  template <class T>
+  void reduce_partial_filters(T* grad_weight) const;  // f32 and f64: the copies' own type
   void reduce_partial_filters(bfloat16* grad_weight) const;
+  // The partial filters as their elements (GemmLoops::sum_types: float, or double in f64).
+  template <class Sum>
+  Sum* partial_filters() const {
+    return reinterpret_cast<Sum*>(partial_filters_.data());
+  }
 
   std::int64_t n_step_;
-  std::int64_t filter_size_;       // floats of blocked dW, padding included
-  std::int64_t reduce_chunk_;      // floats per reduction task
+  std::int64_t filter_size_;       // elements of blocked dW, padding included
+  std::int64_t reduce_chunk_;      // elements per reduction task
   TransposedTiles input_t_;        // X tiles (bk x bn) -> X^T tiles, [Nb][Kb]
   std::optional<TransposedTiles> grad_out_v_;  // bf16: dY tiles (bm x bn) -> VNNI-2 along N, [Nb][Mb]
   // The kernels and loops below: none in check().
   std::optional<tpp::Unary> zero_chunk_, reduce_chunk_full_, reduce_chunk_tail_;
   BrgemmTable kernels_;            // beta = 0 on the first chunk
-  BrgemmTable accumulate_;         // partial filters: always beta = 1 onto zeroed f32 copies
+  BrgemmTable accumulate_;         // partial filters: always beta = 1 onto zeroed copies
   std::optional<parlooper::ThreadedLoop<2>> partial_loop_;    // (P, chunks), "AB": zeroing the copies
   std::optional<parlooper::ThreadedLoop<1>> reduce_loop_;     // (chunks), "A"
   // bf16 with partial filters: the copies of one dW tile summed into f32, then rounded into dW's
@@ -103,7 +115,9 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   std::optional<tpp::Unary> pack_sums_, pack_tile_;
   bool reduction_parallel_ = false;  // the loop string runs the reduction loop c in parallel
   std::optional<parlooper::ThreadedLoop<3>> loop_;
-  mutable std::vector<float> partial_filters_;
+  // Bytes holding n_partial_filters copies of dW in sum_types() (std::vector's allocation is
+  // aligned for double).
+  mutable std::vector<std::byte> partial_filters_;
 };
 
 }  // namespace weft::ops

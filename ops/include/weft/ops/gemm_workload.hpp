@@ -23,6 +23,10 @@
 // (fwd: bk; bwd: bm, bk; upd: bn, bk; an MLP's bm, which is its bk), and the check is the samples':
 // every checked element within its bf16 bound for the way the pass summed it (the pass's
 // bf16_sum(), verification.hpp), an MLP layer by layer from each layer's own bf16 input.
+//
+// In f64 (weft-tune gemm --dtype f64) the float inputs are held as doubles (exactly) in the f32
+// layouts, and the output, read back as float, must be within two float roundings (2^-22 relative
+// L2 per layer) of the double reference: tighter than any f32 computation of the same sums.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +64,8 @@ struct GemmSearchOptions {
   // Empty: the reduction loop unblocked, the other two blocked 0 or 1 extra times (four specs), as
   // PARLOOPER's GEMM tuner.
   std::vector<tuner::LoopSpecification> specs;
-  // f32, or bf16 (bf16 operands, fp32 accumulation; odd tiles along a VNNI-2 pairing become even).
+  // f32, bf16 (bf16 operands, fp32 accumulation; odd tiles along a VNNI-2 pairing become even), or
+  // f64 (the float inputs held as doubles, f64 throughout).
   jit::DataType dtype = jit::DataType::f32;
 };
 
@@ -70,8 +75,8 @@ struct GemmSearchOptions {
 GemmSearchOptions default_gemm_search(jit::DataType dtype);
 
 // The workload key: kind "gemm_fwd", "gemm_bwd", "gemm_upd", shape M, N, K; a forward MLP is
-// kind "gemm_mlp" with shape M, N, K, layers. dtype: "fp32" or "bf16" in the key (the samples'
-// GemmLoops::dtype).
+// kind "gemm_mlp" with shape M, N, K, layers. dtype: "fp32", "bf16" or "fp64" in the key (the
+// samples' GemmLoops::dtype).
 tuner::WorkloadKey gemm_key(GemmPassKind pass, const GemmShape& shape, int threads, jit::DataType dtype = jit::DataType::f32);
 
 // The sample's configuration (ops::GemmFwdConfig, GemmBwdConfig or GemmUpdConfig) of a tuned

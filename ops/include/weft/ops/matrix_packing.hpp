@@ -10,7 +10,7 @@
 //   ...
 //   weft::ops::unpack(c_blocked.data(), gemm.layout().out, c_plain.data(), weft::ops::MatrixOrder::row_major);
 //
-// Elements are float or bfloat16, the operator's dtype: a bf16 operator's blocked weights are in
+// Elements are float, bfloat16 or double, the operator's dtype: a bf16 operator's blocked weights are in
 // VNNI-2 tiles, which pack() writes as the layout says. The padding of partial tiles is written
 // with zeros, which the operators rely on.
 #pragma once
@@ -41,5 +41,7 @@ extern template void pack(const float*, MatrixOrder, const PassMatrix&, float*);
 extern template void pack(const jit::bfloat16*, MatrixOrder, const PassMatrix&, jit::bfloat16*);
 extern template void unpack(const float*, const PassMatrix&, float*, MatrixOrder);
 extern template void unpack(const jit::bfloat16*, const PassMatrix&, jit::bfloat16*, MatrixOrder);
+extern template void pack(const double*, MatrixOrder, const PassMatrix&, double*);
+extern template void unpack(const double*, const PassMatrix&, double*, MatrixOrder);
 
 }  // namespace weft::ops

@@ -1,5 +1,5 @@
 // One tile transposed for a BRGEMM operand: rows x cols column-major -> cols x rows column-major
-// (f32 or bf16), or with `vnni2` a bf16 VNNI-2 tile (pairs of columns side by side) -> the VNNI-2
+// (f32, bf16 or f64), or with `vnni2` a bf16 VNNI-2 tile (pairs of columns side by side) -> the VNNI-2
 // tile of its transpose (pairs of rows; libxsmm's VNNI2_TO_VNNI2T). The latter is two unary TPPs:
 // the tile's 32-bit column pairs transposed as floats (a transpose moves bits), which is the
 // column-major transpose, then vnni2_pack of it, through a scratch tile the caller owns.
@@ -20,7 +20,7 @@ namespace weft::ops {
 
 class TileTranspose {
  public:
-  // Throws weft::Error for a type other than f32 and bf16, vnni2 outside bf16, or odd rows or
+  // Throws weft::Error for a type other than f32, bf16 and f64, vnni2 outside bf16, or odd rows or
   // columns with vnni2. With PassCode::check the kernels are planned only (pass_code.hpp), and the
   // transpose must not be called.
   TileTranspose(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2,

@@ -34,14 +34,15 @@
 namespace weft::ops {
 
 enum class TileTransform {
-  transpose,        // rows x cols column-major -> cols x rows column-major (f32 or bf16)
+  transpose,        // rows x cols column-major -> cols x rows column-major (f32, bf16 or f64)
   vnni2_pack,       // bf16: rows x cols column-major -> rows x cols VNNI-2 (cols even)
   vnni2_transpose,  // bf16: rows x cols VNNI-2 -> cols x rows VNNI-2 (rows and cols even)
 };
 
 class TransposedTiles {
  public:
-  // Throws weft::Error for a transform the type does not have (VNNI-2 in f32) or odd pair counts.
+  // Throws weft::Error for a transform the type does not have (VNNI-2 in f32 or f64) or odd pair
+  // counts.
   // With PassCode::check the kernels and the loop are planned only (pass_code.hpp), and start() and
   // tiles() must not be called.
   TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner, bool swap,

@@ -1,11 +1,12 @@
 // Checking a pass's result against a double-precision reference: the error norms every sample
-// prints, the FP32 tolerance of a sum, the element-wise bound of a bf16 result, and the random
-// inputs (fixed seeds) the tests and samples compute on.
+// prints, the FP32 and FP64 tolerances of a sum, the element-wise bound of a bf16 result, and the
+// random inputs (fixed seeds) the tests and samples compute on.
 //
 //   fill_random(a.data(), M * K, /*seed=*/1);
 //   ErrorNorms e = compare(c.data(), ref.data(), M * N);
 //   bool ok = e.passed(sum_tolerance(K));                          // f32
 //   ok = compare_within(c.data(), ref.data(), magnitudes, M * N, pass.bf16_sum()).passed(0);  // bf16
+//   ok = compare(c64.data(), ref64.data(), M * N).passed(sum_tolerance_f64(K));     // f64
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,8 @@ struct ErrorNorms {
 };
 
 ErrorNorms compare(const float* c, const float* ref, std::int64_t count);
+// An f64 result against a reference summed in double (gemm_reference's double overload).
+ErrorNorms compare(const double* c, const double* ref, std::int64_t count);
 
 // How each element of a bf16 result was summed from bf16 inputs (exact products) in fp32: what its
 // error bound derives from (docs/gemm_sample.md, "bf16").
@@ -68,8 +71,21 @@ ErrorNorms compare_within(const float* c, const float* ref, const Bf16Magnitudes
 // the rounding error of a float dot product grows with its length (worst case linearly, typically
 // like sqrt(terms)).
 double sum_tolerance(std::int64_t terms);
+// The same for FP64 sums against a reference that sums in double too (in another order): the
+// relative L2 error of two double sums of `terms` products. An f32 computation misses it by orders
+// of magnitude.
+double sum_tolerance_f64(std::int64_t terms);
+
+// The relative L2 tolerance of an f64 result read back as float against the double reference
+// rounded to float (the samples' float-based checks): each side rounded once, at most 2^-24
+// relative, the f64 sums' own error far below. An f32 computation of the same sums misses it for
+// all but the shortest sums.
+constexpr double kF64CheckedAsFloat = 0x1p-22;
 
 // Fills `count` floats uniformly in [-1, 1) from a fixed seed.
 void fill_random(float* data, std::int64_t count, std::uint64_t seed);
+// Fills `count` doubles uniformly in [-1, 1) from a fixed seed: all 53 bits random, so that a
+// computation that rounds its inputs to float shows.
+void fill_random(double* data, std::int64_t count, std::uint64_t seed);
 
 }  // namespace weft::ops
