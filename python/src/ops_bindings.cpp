@@ -46,6 +46,7 @@ struct AlignedBuffer {
 struct BoundOp {
   std::shared_ptr<PreparedOp> op;
   mutable std::vector<AlignedBuffer> scratch;
+  std::vector<std::string> config_keys;  // what config= takes for this operator
 };
 
 // The GEMM operators compute in float32, bfloat16 and float64; the convolutions in the first two.
@@ -170,9 +171,11 @@ void convert(const BoundOp& bound, const std::string& name, py::handle from, py:
 }
 
 template <class Prepare>
-std::shared_ptr<BoundOp> prepared(Prepare&& prepare) {
+std::shared_ptr<BoundOp> prepared(Prepare&& prepare, const std::vector<std::string>& knob_names) {
+  std::vector<std::string> keys{"loop_string", "blocks"};
+  keys.insert(keys.end(), knob_names.begin(), knob_names.end());
   py::gil_scoped_release release;  // generating the kernels takes a while
-  return std::make_shared<BoundOp>(BoundOp{prepare(), {}});
+  return std::make_shared<BoundOp>(BoundOp{prepare(), {}, std::move(keys)});
 }
 
 std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N, std::int64_t K, py::handle dtype,
@@ -180,9 +183,10 @@ std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t
   const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
   const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype, OpFamily::gemm), .layers = layers,
                            .bias = bias, .relu = relu};
-  const OpConfig request = parse_op_config(config, gemm_knob_names(pass));
+  const std::vector<std::string> knobs = gemm_knob_names(pass);
+  const OpConfig request = parse_op_config(config, knobs);
   const int t = threads_argument(threads);
-  return prepared([&] { return make_gemm_op(pass, desc, request, t); });
+  return prepared([&] { return make_gemm_op(pass, desc, request, t); }, knobs);
 }
 
 std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::vector<std::int64_t>& sizes, py::handle dtype,
@@ -193,9 +197,10 @@ std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::v
                              .S = sizes[6], .stride_h = sizes[7], .stride_w = sizes[8], .pad_h = sizes[9], .pad_w = sizes[10]};
   const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype, OpFamily::conv), .bias = bias, .relu = relu};
   shape.validate();  // before the knob names, which are computed from the shape
-  const OpConfig request = parse_op_config(config, conv_knob_names(pass, desc));
+  const std::vector<std::string> knobs = conv_knob_names(pass, desc);
+  const OpConfig request = parse_op_config(config, knobs);
   const int t = threads_argument(threads);
-  return prepared([&] { return make_conv_op(pass, desc, request, t); });
+  return prepared([&] { return make_conv_op(pass, desc, request, t); }, knobs);
 }
 
 }  // namespace
@@ -214,6 +219,7 @@ void bind_ops(py::module_& m) {
       .def_property_readonly("source", [](const BoundOp& b) { return b.op->source(); })
       .def_property_readonly("description", [](const BoundOp& b) { return b.op->description(); })
       .def_property_readonly("threads", [](const BoundOp& b) { return b.op->threads(); })
+      .def_property_readonly("config_keys", [](const BoundOp& b) { return b.config_keys; })
       .def("run_plain", &run_plain, py::arg("inputs"), py::arg("out"))
       .def("run_blocked", &run_blocked, py::arg("arrays"))
       .def("to_blocked", [](const BoundOp& b, const std::string& name, py::handle plain, py::handle out) {

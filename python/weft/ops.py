@@ -102,6 +102,8 @@ class _Operator:
     source = property(lambda self: self._op.source,
                       doc="'explicit', 'default', 'tuned (exact hit)' or 'tuned (nearest tuned shape)'")
     description = property(lambda self: self._op.description, doc="the configuration in one line")
+    config_keys = property(lambda self: list(self._op.config_keys),
+                           doc="the keys config= takes for this operator: loop_string, blocks and its knobs")
     dtype = property(lambda self: self._op.dtype)
     threads = property(lambda self: self._op.threads)
     operands = property(lambda self: self._operands,

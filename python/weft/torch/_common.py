@@ -65,19 +65,23 @@ def description_knobs(description, names):
     return found
 
 
-def parsed_config(description):
+def parsed_config(op):
     """A prepared operator's configuration as an explicit config dict, from its one-line description
-    ('heuristic: aBC bm=32 bn=32 bk=32 mbf=1 (no record ...)'), or None where the line holds more
-    than a loop string and int knobs (block lists: then the caller keeps the operator's own)."""
-    text = description.split(": ", 1)[-1].split(" (", 1)[0].split()
+    ('heuristic: aBC bm=32 bn=32 bk=32 mbf=1 (no record ...)'), keeping the keys config= takes
+    (op.config_keys: a description may show derived fields too, as a convolution's k_block), or
+    None where the line holds more than a loop string and int knobs (block lists: then the caller
+    keeps the operator's own)."""
+    text = op.description.split(": ", 1)[-1].split(" (", 1)[0].split()
     if not text or not re.fullmatch(r"[A-Za-z]+", text[0]):
         return None
     config = {"loop_string": text[0]}
+    keys = set(op.config_keys)
     for token in text[1:]:
         match = re.fullmatch(r"(\w+)=(\d+)", token)
         if match is None:
             return None
-        config[match.group(1)] = int(match.group(2))
+        if match.group(1) in keys:
+            config[match.group(1)] = int(match.group(2))
     return config
 
 
@@ -85,7 +89,7 @@ def aligned_configs(op, tiles, fallback):
     """Configurations of op's pass that tile the weight as `tiles` says ({'bm': .., 'bk': ..} or
     {'bc': .., 'bk': ..}): op's own with those tiles, then `fallback` (None: none)."""
     candidates = []
-    own = parsed_config(op.description)
+    own = parsed_config(op)
     if own is not None and all(name in own for name in tiles):
         candidates.append(dict(own, **tiles))
     if fallback is not None:
