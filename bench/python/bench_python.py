@@ -37,17 +37,12 @@ from weft import _weft
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tensor"))
 import einsum_peers  # noqa: E402  (the seed's trees, their parser and the node-by-node peers)
+from resnet50_layers import RESNET_LAYERS, resnet_layers  # noqa: E402
 
 try:
     import torch
 except ImportError:  # the torch column is left out
     torch = None
-
-# ResNet-50 layers of samples/conv/resnet50_layers.txt (by id): a 3x3 and a 1x1 of each stage, and
-# a strided 3x3.
-RESNET_LAYERS = (3, 4, 7, 11, 16, 17, 23)
-RESNET_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "conv",
-                           "resnet50_layers.txt")
 
 # A chain whose cheapest order (b-c-d first: 2.7 GFLOP) is not left to right (6.4 GFLOP).
 MATRIX_CHAIN = ("ab,bc,cd,de->ae", {"a": 2048, "b": 256, "c": 2048, "d": 256, "e": 2048})
@@ -112,15 +107,6 @@ def cheapest_flops(subscripts, shapes):
     """NumPy's count for its optimal order (numpy.einsum_path)."""
     report = np.einsum_path(subscripts, *[np.empty(shape, np.float32) for shape in shapes], optimize="optimal")[1]
     return next(float(line.split(":")[1]) for line in report.splitlines() if "Optimized FLOP count" in line)
-
-
-def resnet_layers(ids):
-    """(name, H, W, C, K, R, S, stride, pad) of the listed layers."""
-    with open(RESNET_FILE) as layers:
-        for line in layers:
-            fields = line.split("#")[0].split("|")[0].split()
-            if fields and int(fields[0]) in ids:
-                yield (fields[1], *(int(v) for v in fields[2:10]))
 
 
 def report_ops(rows, rounds):

@@ -25,6 +25,7 @@ from torch import nn
 
 import weft
 import weft.torch
+from resnet50_layers import RESNET_LAYERS, resnet_layers
 
 
 def cpu_name():
@@ -33,20 +34,6 @@ def cpu_name():
             return line.split(":", 1)[1].strip()
     return weft.cpu()["model"]
 
-
-# ResNet-50 layers of samples/conv/resnet50_layers.txt (by id), as bench_python.py measures them.
-RESNET_LAYERS = (3, 4, 7, 11, 16, 17, 23)
-RESNET_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "conv",
-                           "resnet50_layers.txt")
-
-
-def resnet_layers(ids):
-    """(name, H, W, C, K, R, S, stride, pad) of the listed layers."""
-    with open(RESNET_FILE) as layers:
-        for line in layers:
-            fields = line.split("#")[0].split("|")[0].split()
-            if fields and int(fields[0]) in ids:
-                yield (fields[1], *(int(v) for v in fields[2:10]))
 
 
 def mlp_sizes(text):
