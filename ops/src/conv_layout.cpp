@@ -34,11 +34,20 @@ tpp::Unary transpose_kernel(std::int64_t m, std::int64_t n, std::int64_t ld_in, 
                                    .types = {.in = type_of<T>(), .out = type_of<T>()}});
 }
 
-// The kernels of whole channel blocks and of the last, partial one (if any).
-struct RowTransposes {
+// The transposes of a blocking's blocks, make(extent) for its whole blocks and, when the last one
+// is partial, for that one; of(extent) is the one for a block of that extent.
+struct BlockTransposes {
+  template <class Make>
+  BlockTransposes(const Blocking& blocking, Make make)
+      : whole_extent(blocking.extent(0)), whole(make(whole_extent)) {
+    const std::int64_t last = blocking.extent(blocking.blocks() - 1);
+    if (last != whole_extent) partial.emplace(make(last));
+  }
+  const tpp::Unary& of(std::int64_t extent) const { return extent == whole_extent ? whole : *partial; }
+
+  std::int64_t whole_extent;
   tpp::Unary whole;
   std::optional<tpp::Unary> partial;
-  const tpp::Unary& of(std::int64_t channels, std::int64_t block) const { return channels < block ? *partial : whole; }
 };
 
 // Plain -> blocked, every element written once (rims and padding channels zero), in parallel by
@@ -47,9 +56,8 @@ struct RowTransposes {
 // (B: channels x w, ld bc).
 template <class T>
 void activations_to_blocked(const T* nchw, const ActivationLayout& l, T* blocked) {
-  const std::int64_t C = l.channels.size, bc = l.channels.block, plane = l.h * l.w, rest = C % bc;
-  const RowTransposes rows{transpose_kernel<T>(l.w, std::min(C, bc), plane, bc),
-                           rest != 0 && C > bc ? std::optional(transpose_kernel<T>(l.w, rest, plane, bc)) : std::nullopt};
+  const std::int64_t C = l.channels.size, bc = l.channels.block, plane = l.h * l.w;
+  const BlockTransposes rows(l.channels, [&](std::int64_t channels) { return transpose_kernel<T>(l.w, channels, plane, bc); });
 #pragma omp parallel for collapse(3) schedule(static)
   for (std::int64_t n = 0; n < l.images; ++n) {
     for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb) {
@@ -64,7 +72,7 @@ void activations_to_blocked(const T* nchw, const ActivationLayout& l, T* blocked
           std::fill(row + (l.pad_w + l.w) * bc, row + l.padded_w() * bc, T{});
         }
         if (rim_row) continue;
-        rows.of(channels, std::min(C, bc))(
+        rows.of(channels)(
             tpp::UnaryArgs{.in = nchw + (n * C + cb * bc) * plane + (y - l.pad_h) * l.w, .out = row + l.pad_w * bc});
       }
     }
@@ -75,14 +83,13 @@ void activations_to_blocked(const T* nchw, const ActivationLayout& l, T* blocked
 // ld plane).
 template <class T>
 void activations_to_plain(const T* blocked, T* nchw, const ActivationLayout& l) {
-  const std::int64_t C = l.channels.size, bc = l.channels.block, plane = l.h * l.w, rest = C % bc;
-  const RowTransposes rows{transpose_kernel<T>(std::min(C, bc), l.w, bc, plane),
-                           rest != 0 && C > bc ? std::optional(transpose_kernel<T>(rest, l.w, bc, plane)) : std::nullopt};
+  const std::int64_t C = l.channels.size, bc = l.channels.block, plane = l.h * l.w;
+  const BlockTransposes rows(l.channels, [&](std::int64_t channels) { return transpose_kernel<T>(channels, l.w, bc, plane); });
 #pragma omp parallel for collapse(3) schedule(static)
   for (std::int64_t n = 0; n < l.images; ++n) {
     for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb) {
       for (std::int64_t y = 0; y < l.h; ++y) {
-        rows.of(l.channels.extent(cb), std::min(C, bc))(tpp::UnaryArgs{
+        rows.of(l.channels.extent(cb))(tpp::UnaryArgs{
             .in = blocked + l.offset(n, cb, y + l.pad_h, l.pad_w), .out = nchw + (n * C + cb * bc) * plane + y * l.w});
       }
     }
@@ -135,13 +142,10 @@ void for_each_filter_element(const FilterLayout& l, Copy copy, Clear clear) {
 template <bool to_plain>
 void f32_filter_by_channel(const FilterLayout& l, const float* from, float* to) {
   const std::int64_t C = l.c.size, bk = l.k.block, bc = l.c.block, taps = l.r * l.s, tile = bc * bk;
-  const std::int64_t k_rest = l.k.size % bk;
-  auto kernel = [&](std::int64_t k_extent) {
+  const BlockTransposes kernels(l.k, [&](std::int64_t k_extent) {
     return to_plain ? transpose_kernel<float>(k_extent, taps, tile, C * taps)
                     : transpose_kernel<float>(taps, k_extent, C * taps, tile);
-  };
-  const RowTransposes kernels{kernel(std::min(l.k.size, bk)),
-                              k_rest != 0 && l.k.size > bk ? std::optional(kernel(k_rest)) : std::nullopt};
+  });
 #pragma omp parallel for collapse(2) schedule(static)
   for (std::int64_t kb = 0; kb < l.k.blocks(); ++kb) {
     for (std::int64_t cb = 0; cb < l.c.blocks(); ++cb) {
@@ -149,7 +153,7 @@ void f32_filter_by_channel(const FilterLayout& l, const float* from, float* to) 
       const std::int64_t block = (kb * bk * C + cb * bc) * taps;
       const std::int64_t k_extent = l.k.extent(kb), c_extent = l.c.extent(cb);
       if (!to_plain && (k_extent < bk || c_extent < bc)) std::fill(to + tiles, to + tiles + taps * tile, 0.0f);
-      const tpp::Unary& move = kernels.of(k_extent, std::min(l.k.size, bk));
+      const tpp::Unary& move = kernels.of(k_extent);
       for (std::int64_t ic = 0; ic < c_extent; ++ic) {
         const std::int64_t plain = block + ic * taps, tiled = tiles + ic * bk;
         move(tpp::UnaryArgs{.in = from + (to_plain ? tiled : plain), .out = to + (to_plain ? plain : tiled)});
