@@ -543,6 +543,7 @@ TEST(ConvBwdProgram, UseBf16RunsTheBf16Pass) {
 
 // ---- The untuned choice from the machine model (conv_model.hpp) ----
 
+using weft::samples::test::kAvx2Zen3;
 using weft::samples::test::kLargeL2;
 using weft::samples::test::kSmallL2;
 
@@ -588,6 +589,20 @@ TEST(ConvBwdModel, BlocksFollowTheChannels) {
   EXPECT_EQ(pairs.bk, 14);
 }
 
+TEST(ConvBwdModel, TheInputChannelBlockIsOneRegisterRowPanel) {
+  // Backward by data, C runs along the GEMM's rows: 32 with AVX2, 64 with AVX-512; K (the
+  // reduction) keeps blocks of 64. Mirrors the forward pass.
+  const ConvShape deep = square_shape(1, 14, 256, 1024, 1, 1, 0);
+  EXPECT_EQ(modeled(deep, 1, kAvx2Zen3).bc, 32);
+  EXPECT_EQ(modeled(deep, 1, kAvx2Zen3).bk, 64);
+  EXPECT_EQ(modeled(deep, 1, kSmallL2).bc, 64);
+  // bf16: the block stays even (the forward filter's VNNI-2 pairs).
+  EXPECT_EQ(modeled(square_shape(1, 9, 3, 13, 3, 1, 1), 1, kAvx2Zen3, weft::jit::DataType::bf16).bc, 4);
+  // The C blocks double, and with them the parallel loop's count: 8 C blocks of 32.
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 2, kAvx2Zen3).loop_string, "acBdefg");
+  EXPECT_EQ(modeled(square_shape(1, 14, 32, 256, 3, 1, 1), 2, kAvx2Zen3).loop_string, "acbDefg");  // 1 C block
+}
+
 TEST(ConvBwdModel, TheParallelLoopKeepsTheTeamBusy) {
   EXPECT_EQ(modeled(square_shape(2, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "Acbdefg");
   EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "acBdefg");  // 4 C blocks
@@ -595,13 +610,13 @@ TEST(ConvBwdModel, TheParallelLoopKeepsTheTeamBusy) {
   EXPECT_EQ(modeled(square_shape(3, 14, 64, 256, 3, 1, 1), 1, kSmallL2).loop_string, "Acbdefg");
 }
 
-// Every ResNet-50 layer and shapes outside it, on 1-3 threads, both L2 sizes, fp32 and bf16: the
-// sample takes the choice.
+// Every ResNet-50 layer and shapes outside it, on 1-3 threads, both L2 sizes and both row panels,
+// fp32 and bf16: the sample takes the choice.
 TEST(ConvBwdModel, TheSampleTakesEveryChoice) {
   const std::vector<ConvShape> shapes = weft::samples::test::model_test_shapes(WEFT_RESNET50_LAYERS);
   for (const ConvShape& shape : shapes)
     for (int threads : {1, 2, 3})
-      for (const ConvMachine& machine : {kSmallL2, kLargeL2})
+      for (const ConvMachine& machine : {kSmallL2, kLargeL2, kAvx2Zen3})
         for (const auto dtype : {weft::jit::DataType::f32, weft::jit::DataType::bf16}) {
           const ConvBwdConfig c = modeled(shape, threads, machine, dtype);
           EXPECT_NO_THROW(ConvBwd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " "

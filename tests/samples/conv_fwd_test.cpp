@@ -16,7 +16,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <weft/jit/cpu.hpp>
 #include <weft/jit/error.hpp>
+#include <weft/jit/isa_traits.hpp>
 #include <weft/ops/verification.hpp>
 
 #include <weft/ops/conv_model.hpp>
@@ -570,6 +572,7 @@ TEST(ConvFwdProgram, UseBf16RunsTheBf16Pass) {
 
 // ---- The untuned choice from the machine model (conv_model.hpp) ----
 
+using weft::samples::test::kAvx2Zen3;
 using weft::samples::test::kLargeL2;
 using weft::samples::test::kSmallL2;
 
@@ -635,6 +638,26 @@ TEST(ConvFwdModel, BlocksFollowTheChannels) {
   EXPECT_EQ(model_conv_fwd_config(problem, 1, kSmallL2).bc, 4);  // VNNI-2 pairs along C
 }
 
+TEST(ConvFwdModel, TheOutputChannelBlockIsOneRegisterRowPanel) {
+  // K runs along the GEMM's rows: 32 with AVX2's 4 x 3 ymm tiles, 64 with AVX-512's; C (the
+  // reduction) keeps blocks of 64 on both.
+  const ConvShape deep = square_shape(1, 14, 1024, 256, 1, 1, 0);
+  EXPECT_EQ(modeled(deep, 1, kAvx2Zen3).bk, 32);
+  EXPECT_EQ(modeled(deep, 1, kAvx2Zen3).bc, 64);
+  EXPECT_EQ(modeled(deep, 1, kSmallL2).bk, 64);
+  EXPECT_EQ(modeled(square_shape(1, 9, 96, 24, 3, 1, 1), 1, kAvx2Zen3).bk, 24);  // fewer channels: all
+  // With 32-row blocks the filter chunk is half as large: 7x7 2048 -> 512 per C block 20.7 KB, 6
+  // blocks in a quarter of 512 KiB, 32 blocks in 6 chunks (8 with 64-row blocks).
+  EXPECT_EQ(modeled(square_shape(1, 7, 2048, 512, 1, 1, 0), 1, kAvx2Zen3).c_block, 6);
+  // The K blocks double, and with them the parallel loop's count: 8 K blocks of 32.
+  EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 2, kAvx2Zen3).loop_string, "abCdefg");
+}
+
+TEST(ConvFwdModel, TheMachinesRowsFollowTheSelectedIsa) {
+  const weft::jit::IsaTraits& isa = weft::jit::isa_traits(weft::jit::selected_isa());
+  EXPECT_EQ(ConvMachine::current().gemm_rows, isa.vector_bytes >= 64 ? 64 : 32) << weft::jit::to_string(isa.isa);
+}
+
 TEST(ConvFwdModel, TheParallelLoopKeepsTheTeamBusy) {
   EXPECT_EQ(modeled(square_shape(2, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "Abcdefg");
   EXPECT_EQ(modeled(square_shape(1, 14, 256, 256, 3, 1, 1), 2, kSmallL2).loop_string, "abCdefg");  // 4 K blocks
@@ -656,12 +679,13 @@ TEST(ConvFwdModel, KeepsWhatTheUserAskedFor) {
 }
 
 // Every ResNet-50 layer, and shapes outside it (odd channels, odd images, 5x5, strides, more
-// images than threads and fewer), on 1-3 threads and both L2 sizes: the sample takes the choice.
+// images than threads and fewer), on 1-3 threads, both L2 sizes and both row panels: the sample
+// takes the choice.
 TEST(ConvFwdModel, TheSampleTakesEveryChoice) {
   const std::vector<ConvShape> shapes = weft::samples::test::model_test_shapes(WEFT_RESNET50_LAYERS);
   for (const ConvShape& shape : shapes)
     for (int threads : {1, 2, 3})
-      for (const ConvMachine& machine : {kSmallL2, kLargeL2}) {
+      for (const ConvMachine& machine : {kSmallL2, kLargeL2, kAvx2Zen3}) {
         const ConvFwdConfig c = modeled(shape, threads, machine);
         EXPECT_NO_THROW(ConvFwd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " " << shape.C
                                            << " -> " << shape.K << ", " << threads << " threads";

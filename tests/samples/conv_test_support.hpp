@@ -40,9 +40,11 @@ inline void fill_rims(std::vector<float>& blocked, const ActivationLayout& l, fl
             std::fill_n(blocked.begin() + l.offset(n, cb, y, x), l.channels.block, value);
 }
 
-// The machine model's tests (conv_model.hpp): a Zen 3's L2 and the Xeon's of 2026-11-27.
+// The machine model's tests (conv_model.hpp): a Zen 3's L2 and the Xeon's of 2026-11-27, both with
+// AVX-512's row panels (64 rows), and a Zen 3 as it is (AVX2: 32 rows).
 constexpr ConvMachine kSmallL2{.l2_bytes = std::size_t{512} << 10};
 constexpr ConvMachine kLargeL2{.l2_bytes = std::size_t{2} << 20};
+constexpr ConvMachine kAvx2Zen3{.l2_bytes = std::size_t{512} << 10, .gemm_rows = 32};
 
 // Every ResNet-50 layer at N = 1 (layers_file: the list), and shapes outside it: odd channels,
 // odd images, 5x5, strides, more images than threads, a 1x3 filter.

@@ -5,7 +5,8 @@
 //   ConvFwdConfig problem;
 //   problem.shape = {.N = 1, .H = 7, .W = 7, .C = 2048, .K = 512};
 //   ConvFwdConfig c = model_conv_fwd_config(problem, /*threads=*/1, machine);
-//   // c.loop_string "Abcdefg", bc 64, bk 64, h_in_gemm 7, c_block 8 on a 512 KiB L2 (2 on a 2 MiB one)
+//   // AVX-512 code: c.loop_string "Abcdefg", bc 64, bk 64, h_in_gemm 7, c_block 8 on a 512 KiB L2
+//   // (2 on a 2 MiB one); AVX2 code: bk 32, one register row panel of ymm
 //
 // Both passes are one batch-reduce GEMM per body call (forward: over C blocks and taps into a K
 // block; backward by data: over K blocks and taps into a C block), so one set of rules serves
@@ -18,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include <weft/ops/conv_bwd.hpp>
 #include <weft/ops/conv_fwd.hpp>
@@ -28,7 +30,12 @@ namespace weft::ops {
 // What the model needs to know of the machine.
 struct ConvMachine {
   std::size_t l2_bytes = 512 << 10;  // per core
-  // From jit::cpu_features(); the default above (a Zen 3's) where the CPU does not report it.
+  // FP32 rows of the BRGEMM's register row panel (four vectors: 32 with AVX2's ymm, 64 with
+  // AVX-512's zmm): the channel block along the GEMM's rows (forward: K, backward by data: C).
+  std::int64_t gemm_rows = 64;
+  // l2_bytes from jit::cpu_features(), the default above (a Zen 3's) where the CPU does not report
+  // it; gemm_rows from the ISA weft generates code for (jit::selected_isa(); WEFT_ISA may choose a
+  // narrower one).
   static ConvMachine current();
 };
 
