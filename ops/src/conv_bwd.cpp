@@ -93,14 +93,17 @@ ConvBwdConfig validated(ConvBwdConfig c) {
   require_at_most("w_block", c.w_block, cols, "the " + pixels + " columns");
   require_at_most("h_in_gemm", c.h_in_gemm, rows, "the " + pixels + " rows");
   if (c.h_in_gemm > 1) {
-    if (path != ConvBwdPath::gather) {
-      throw Error("h_in_gemm > 1 needs stride 1 (got stride " + std::to_string(s.stride_h) + " " +
+    if (path == ConvBwdPath::scatter_taps) {
+      throw Error("h_in_gemm > 1 needs stride 1 or a 1x1 filter (got a " + std::to_string(s.R) + "x" +
+                  std::to_string(s.S) + " filter at stride " + std::to_string(s.stride_h) + " " +
                   std::to_string(s.stride_w) + "): a GEMM over several rows writes them as one run of pixels");
     }
     if (c.w_block != 1) {
       throw Error("h_in_gemm > 1 needs w_block 1 (got " + std::to_string(c.w_block) +
                   "): a GEMM over several rows takes them whole");
     }
+  }
+  if (c.h_in_gemm > 1 && path == ConvBwdPath::gather) {
     const ActivationLayout out = grad_output_layout_of(c, path), in = grad_input_layout_of(c);
     if (out.padded_w() != in.padded_w()) {
       throw Error("h_in_gemm > 1 needs grad_output rows as long as grad_input rows with their rims, "
@@ -261,7 +264,9 @@ ConvBwd::ConvBwd(ConvBwdConfig config, PassCode code)
   }
 
   const tpp::BrgemmPrefetch prefetch = output_prefetch(config_.loop_string, 7, kLoopC);
-  const std::int64_t in_pitch = grad_input_.padded_w();
+  // The packed scatter's GEMMs run over whole grad_output rows, which follow each other (no rims):
+  // one run of pixels, written densely into a thread's fp32 scratch.
+  const std::int64_t in_pitch = packed_scatter() ? cols_ : grad_input_.padded_w();
   const std::int64_t rows_tail = rows_ % h_step_ == 0 ? h_step_ : rows_ % h_step_;
   const std::int64_t cols_tail = cols_ - (ceil_div(cols_, w_step_) - 1) * w_step_;
   for (int index = 0; index < 8; ++index) {
@@ -273,11 +278,16 @@ ConvBwd::ConvBwd(ConvBwdConfig config, PassCode code)
     d.k = static_cast<std::int32_t>(bk);
     d.lda = bc;
     d.ldb = bk;
-    d.ldc = path_ == ConvBwdPath::gather ? bc : s.stride_w * bc;
+    d.ldc = path_ == ConvBwdPath::gather || packed_scatter() ? bc : s.stride_w * bc;
     d.beta = first && path_ != ConvBwdPath::scatter_taps ? 0 : 1;
     d.batch = path_ == ConvBwdPath::gather ? tpp::BrgemmBatch::offsets : tpp::BrgemmBatch::strided;
     d.prefetch = d.beta == 1 ? prefetch : tpp::BrgemmPrefetch::none;
     d.types = config_.tpp_types();
+    if (packed_scatter()) {  // every chunk into the scratch, which the body then stores or adds
+      d.beta = 0;
+      d.prefetch = tpp::BrgemmPrefetch::none;
+      d.types.out = jit::DataType::f32;
+    }
     kernel_descs_.push_back(d);
   }
   for (const GatherSlot& slot : gather_slots_) add_gather_kernels(slot, prefetch);
@@ -409,6 +419,10 @@ void ConvBwd::run_transposed(const void* transposed_filter, const void* grad_out
 }
 
 void ConvBwd::run_typed(const void* filter, const void* shared, const void* grad_output, void* grad_input) const {
+  if (packed_scatter()) {
+    thread_pixels_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+    for (ThreadPixels& t : thread_pixels_) t.values.resize(static_cast<std::size_t>(h_step_ * cols_ * config_.bc));
+  }
   if (config_.bf16()) {
     using B = jit::bfloat16;
     return run_path(static_cast<const B*>(filter), static_cast<const B*>(shared), static_cast<const B*>(grad_output),
@@ -451,11 +465,13 @@ std::int64_t ConvBwd::chunk_elements() const {
 
 std::uint64_t ConvBwd::run_memory_bytes(int threads) const {
   const auto bytes = static_cast<std::uint64_t>(config_.element_bytes());
-  if (!per_chunk_) return bytes_needed({transposed_filter_layout().size()}, bytes);
+  // The packed scatter's fp32 rows, one GEMM's per thread.
+  const std::uint64_t pixels = packed_scatter() ? bytes_needed({threads, h_step_, cols_, config_.bc}, 4) : 0;
+  if (!per_chunk_) return pixels + bytes_needed({transposed_filter_layout().size()}, bytes);
   // The chunks' tiles, and in bf16 one tile more per thread (before vnni2_pack).
-  return bytes_needed({threads, k_step_ * config_.shape.R * config_.shape.S + (config_.bf16() ? 1 : 0), config_.bc,
-                       config_.bk},
-                      bytes);
+  return pixels + bytes_needed({threads, k_step_ * config_.shape.R * config_.shape.S + (config_.bf16() ? 1 : 0),
+                                config_.bc, config_.bk},
+                               bytes);
 }
 
 template <class T>
@@ -530,6 +546,7 @@ void ConvBwd::run_scatter_1x1(const T* filter, const T* shared, const T* grad_ou
   const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
   const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
   const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_;
+  if (packed_scatter()) return run_packed_scatter(filter, shared, grad_output, grad_input);
   (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4];
     const bool cols_tail = q + w_step > cols;
@@ -550,6 +567,49 @@ void ConvBwd::run_scatter_1x1(const T* filter, const T* shared, const T* grad_ou
     args.stride_a = tile;
     args.stride_b = plane;
     kernel(false, cols_tail, kb == 0)(args);
+  });
+}
+
+template <class T>
+void ConvBwd::run_packed_scatter(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
+  const ActivationLayout &in = grad_input_, &out = grad_output_;
+  const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, tile = bc * config_.bk;
+  const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
+  const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
+  const std::int64_t k_step = k_step_, h_step = h_step_, rows = rows_, cols = cols_;
+  const std::int64_t in_rows = in.padded_h(), in_cols = in.padded_w();
+  (*loop_)([&](int* ind) {
+    const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3];
+    const int tid = parlooper::ThreadedLoop<7>::get_tid(ind);
+    const bool rows_tail = p + h_step > rows;
+    float* pixels = thread_pixels_[static_cast<std::size_t>(tid)].values.data();
+    tpp::BrgemmArgs args;
+    args.a = chunk_tiles(filter, shared, tid, cb, kb);
+    args.b = grad_output + out.offset(n, kb, p, 0);
+    args.c = pixels;
+    args.count = std::min(k_step, Kb - kb);
+    args.stride_a = tile;
+    args.stride_b = plane;
+    kernel(rows_tail, false, false)(args);
+    // Output row y's pixels go to grad_input row y sh, every sw-th column. The first chunk stores
+    // them and zeroes the strip of grad_input the rows own (rows [y sh, y sh + sh), every column):
+    // the pixels no output reads from. Later chunks add.
+    const std::int64_t y_end = std::min(p + h_step, rows);
+    for (std::int64_t y = p; y < y_end; ++y) {
+      const float* row = pixels + (y - p) * cols * bc;
+      T* target = grad_input + in.offset(n, cb, y * sh, 0);
+      if (kb == 0) {
+        for (std::int64_t r = y * sh + 1; r < std::min(y * sh + sh, in_rows); ++r)
+          std::fill_n(grad_input + in.offset(n, cb, r, 0), in_cols * bc, T{});
+        std::fill_n(target, in_cols * bc, T{});
+        for (std::int64_t x = 0; x < cols; ++x)
+          for (std::int64_t c = 0; c < bc; ++c) target[x * sw * bc + c] = from_float<T>(row[x * bc + c]);
+      } else {
+        for (std::int64_t x = 0; x < cols; ++x)
+          for (std::int64_t c = 0; c < bc; ++c)
+            target[x * sw * bc + c] = from_float<T>(to_float(target[x * sw * bc + c]) + row[x * bc + c]);
+      }
+    }
   });
 }
 

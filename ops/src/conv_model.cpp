@@ -58,6 +58,17 @@ constexpr std::int64_t kGemmColumns = 64;
 // chunks there; half of it picked 4, 2 and 6.
 constexpr std::size_t kL2Share = 4;
 
+// Backward by data at a stride, 1x1 filter: several grad_output rows per GEMM (the packed scatter:
+// a dense scratch, stored or added into grad_input's strided pixels after each K chunk) where its
+// rows are shorter than this. A 7-pixel row alone leaves the register tiles' columns half used
+// (3 + 3 + 1 on AVX2); at 14 and 28 pixels the rows fill them, and the scatter's extra pass over
+// grad_input per chunk costs more than it saves. Measured, AMD EPYC family 26 (Zen 5), one
+// thread, weft-bench-conv --clock=cpu --min-time=1, 2026-11-28, the model's choice with one row
+// per GEMM against packed rows, same run, weft / oneDNN: 14x14 1024 -> 2048 (7x7 outputs) 0.875x
+// -> 0.926x with AVX2 code, 0.926x -> 0.938x AVX-512; 28x28 512 -> 1024 (14x14) 0.983x -> 0.949x,
+// 0.974x -> 0.939x; 56x56 256 -> 512 (28x28) 1.024x -> 0.989x, 0.994x -> 0.941x.
+constexpr std::int64_t kPackedScatterColumns = 8;
+
 // Backward by weights on a team: images in parallel give each thread a partial filter, added up at
 // the end, which costs about threads x the filter per image against images x pixels x the filter
 // of multiply-adds; the C and K blocks in parallel need none, but split the GEMMs' outputs. Images
@@ -178,9 +189,12 @@ ConvBwdConfig model_conv_bwd_config(const ConvBwdConfig& problem, int threads, c
   c.c_block = 1;
   c.h_block = 1;
   c.h_in_gemm = 1;
-  // Rows per GEMM as forward, stride 1 only (the strided passes scatter their GEMMs' pixels).
+  // Rows per GEMM as forward: grad_input rows at stride 1; at a larger stride grad_output rows
+  // shorter than kPackedScatterColumns, whose GEMM writes a dense scratch that is then scattered
+  // (the packed scatter, as the forward pass's pack_input).
   const bool stride_1 = s.stride_h == 1 && s.stride_w == 1;
   if (pointwise(s) && stride_1) c.h_in_gemm = rows_for_columns(s.W, s.H);
+  if (pointwise(s) && !stride_1 && s.ofw() < kPackedScatterColumns) c.h_in_gemm = rows_for_columns(s.ofw(), s.ofh());
 
   // K chunks: as few as keep one GEMM's filter and grad_output chunks within the L2 share.
   const std::int64_t element = static_cast<std::int64_t>(jit::size_of(c.dtype));

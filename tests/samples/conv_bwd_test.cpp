@@ -215,6 +215,14 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"s2_1x1_remainders", "Abcdefg", square_shape(1, 9, 10, 13, 1, 2, 0), 4, 8, 1, 2, 1, 2, 1, 2, P::scatter_1x1},
         Case{"mixed_1x1", "Abcdefg", {.N = 1, .H = 5, .W = 6, .C = 8, .K = 8, .stride_w = 2}, 8, 8, 1, 1, 1, 1, 1, 2,
              P::scatter_1x1},
+        // ... with several grad_output rows per GEMM (the packed scatter): K chunks stored then
+        // added, a shorter last block of rows, rows in parallel, padding, one stride only.
+        Case{"s2_1x1_rows", "Abcdefg", square_shape(2, 14, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 2, 7, 2, P::scatter_1x1},
+        Case{"s2_1x1_rows_tail", "abcDefg", square_shape(1, 9, 10, 13, 1, 2, 0), 4, 8, 1, 1, 1, 2, 2, 2,
+             P::scatter_1x1},
+        Case{"s3_1x1_pad_rows", "Abcdefg", square_shape(1, 7, 8, 8, 1, 3, 1), 8, 8, 1, 1, 1, 1, 3, 1, P::scatter_1x1},
+        Case{"mixed_1x1_rows", "Acbdefg", {.N = 1, .H = 5, .W = 6, .C = 8, .K = 24, .stride_w = 2}, 8, 8, 1, 1, 1, 3, 2,
+             2, P::scatter_1x1},
         // Strides > 1 with R x S filters: per-tap scatter.
         Case{"s2_3x3", "Abcdefg", square_shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps},
         Case{"s2_3x3_blocks", "Afgbcde", square_shape(1, 8, 16, 24, 3, 2, 1), 8, 8, 1, 2, 1, 2, 1, 2, P::scatter_taps},
@@ -241,6 +249,8 @@ INSTANTIATE_TEST_SUITE_P(
         bf16(Case{"w_block_grid", "A{R:2}B{C:2}cdefg", square_shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 2, 1, 1, 1, 4}),
         bf16(Case{"rows_outside_chunks", "Adbcefg", square_shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 2, 1, 2}),
         bf16(Case{"s2_1x1", "Abcdefg", square_shape(2, 7, 16, 16, 1, 2, 0), 8, 8, 1, 1, 1, 1, 1, 2, P::scatter_1x1}),
+        bf16(Case{"s2_1x1_rows", "abcDefg", square_shape(1, 14, 16, 24, 1, 2, 0), 8, 8, 1, 1, 1, 3, 3, 2,
+                  P::scatter_1x1}),
         bf16(Case{"s2_3x3", "Abcdefg", square_shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 2, 1, 2, P::scatter_taps}),
         bf16(Case{"s2_7x7_c3", "Abcdefg", square_shape(1, 12, 3, 16, 7, 2, 3), 4, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps})),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
@@ -562,7 +572,11 @@ TEST(ConvBwdModel, SmallImagesPutSeveralRowsIntoOneGemm) {
   EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 1, 1, 0), 1, kLargeL2).h_in_gemm, 1);
   // Padding taps, or a stride (the scatter paths take one row): one row.
   EXPECT_EQ(modeled(square_shape(1, 7, 512, 512, 3, 1, 1), 1, kLargeL2).h_in_gemm, 1);
-  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2).h_in_gemm, 1);
+  // A strided 1x1 filter: grad_output rows shorter than 8 pixels (7x7 here) into one GEMM,
+  // scattered from a scratch; longer rows (28 pixels) one per GEMM.
+  EXPECT_EQ(modeled(square_shape(1, 14, 1024, 2048, 1, 2, 0), 1, kLargeL2).h_in_gemm, 7);
+  EXPECT_EQ(modeled(square_shape(1, 56, 256, 512, 1, 2, 0), 1, kLargeL2).h_in_gemm, 1);
+  EXPECT_EQ(modeled(square_shape(1, 14, 64, 64, 3, 2, 1), 1, kLargeL2).h_in_gemm, 1);  // taps: one row
 }
 
 TEST(ConvBwdModel, ChunksOfKKeepOneGemmsOperandsInAQuarterOfTheL2) {

@@ -37,6 +37,10 @@
 //   scatter_1x1   1x1 filter, a stride > 1: one BRGEMM per grad_output row segment writing every
 //                 stride-th grad_input pixel (ldc = stride_w bc); the strip of grad_input rows and
 //                 columns it owns is zeroed first, so pixels no output reads from end up zero.
+//                 With h_in_gemm > 1 (w_block 1), one BRGEMM over h_in_gemm whole grad_output rows
+//                 (one run of pixels, as the forward pass's pack_input) into a thread's dense fp32
+//                 scratch, which the body then stores (first chunk, the strip zeroed) or adds at
+//                 every stride-th pixel: short output rows (7 or 14 pixels) fill the register tiles.
 //   scatter_taps  R x S filter, a stride > 1: one BRGEMM per (grad_output row segment, tap) adding
 //                 into the grad_input pixels the tap reads (ldc = stride_w bc), grad_input zeroed
 //                 first. Several (row, tap) pairs add into one grad_input row, so loops d, e, f, g
@@ -93,7 +97,7 @@ struct ConvBwdConfig : ConvLoops {
   std::int64_t w_block = 1;    // GEMMs per row: each takes ceil(columns / w_block) pixels
   std::int64_t c_block = 1;    // C blocks per outer block of loop b
   std::int64_t k_block = 1;    // batch-reduce chunks of the K blocks (loop c)
-  std::int64_t h_in_gemm = 1;  // rows per GEMM (stride 1, w_block 1)
+  std::int64_t h_in_gemm = 1;  // rows per GEMM (w_block 1; stride 1, or a 1x1 filter)
 };
 
 enum class ConvBwdPath { gather, scatter_1x1, scatter_taps };
@@ -176,7 +180,11 @@ class ConvBwd {
   template <class T>
   void run_scatter_1x1(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
   template <class T>
+  void run_packed_scatter(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  template <class T>
   void run_scatter_taps(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  // scatter_1x1 with h_in_gemm > 1: GEMMs over whole grad_output rows into a thread's scratch.
+  bool packed_scatter() const { return path_ == ConvBwdPath::scatter_1x1 && h_step_ > 1; }
   // run_path() on the element type of config().dtype.
   void run_typed(const void* filter, const void* shared, const void* grad_output, void* grad_input) const;
   ConvBwd(ConvBwdConfig config, PassCode code);
@@ -196,6 +204,11 @@ class ConvBwd {
   bool per_chunk_;
   mutable std::vector<ThreadTiles> thread_tiles_;
   mutable std::vector<float> transposed_;   // run() up front: the whole filter transposed (its bytes)
+  // The packed scatter's fp32 GEMM outputs (h_in_gemm x ofw pixels x bc), one per thread.
+  struct alignas(64) ThreadPixels {
+    std::vector<float> values;
+  };
+  mutable std::vector<ThreadPixels> thread_pixels_;
   // The gather's batches over a chunk of kc K blocks and a range of filter columns [t0, t1),
   // entry ((r * (t1 - t0) + s - t0) * kc + j) for K block j and tap (r, s): offsets of A's tile and
   // of B's first pixel. batches_[(tiles * 2 + chunk) * col_ranges_ + column range]: tiles 0 for
