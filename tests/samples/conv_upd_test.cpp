@@ -347,8 +347,18 @@ TEST(ConvUpdModel, BlocksAreTheSamplesDefault) {
   const ConvUpdConfig c = modeled(square_shape(1, 7, 512, 48, 3, 1, 1), 2);
   EXPECT_EQ(c.bc, 32);
   EXPECT_EQ(c.bk, 32);
-  EXPECT_EQ(c.h_in_gemm, 0);
   EXPECT_EQ(modeled(square_shape(1, 9, 3, 13, 3, 1, 1), 1, weft::jit::DataType::bf16).bc, 4);  // VNNI-2 pairs along C
+}
+
+TEST(ConvUpdModel, RowsPerGemmKeepItsOperandsInAQuarterOfTheL2) {
+  // 56x56, 32 + 32 channels: 14.3 KB per output row; a quarter of 512 KiB holds 9 rows.
+  EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 1, 1, 0), 1).h_in_gemm, 9);
+  // bf16 rows take half the bytes: 18.
+  EXPECT_EQ(modeled(square_shape(1, 56, 64, 64, 1, 1, 0), 1, weft::jit::DataType::bf16).h_in_gemm, 18);
+  // Small images fit whole: 7x7 at 32 + 32 channels, 1.8 KB per row: all 7 rows.
+  EXPECT_EQ(modeled(square_shape(1, 7, 512, 48, 3, 1, 1), 2).h_in_gemm, 7);
+  // conv1: 112 output columns of 3 + 32 channels, 15.7 KB per row: 8 of its 112 rows.
+  EXPECT_EQ(modeled(square_shape(1, 224, 3, 64, 7, 2, 3), 1).h_in_gemm, 8);
 }
 
 // Every ResNet-50 layer and shapes outside it, on 1-3 threads, fp32 and bf16: the sample takes
@@ -362,6 +372,18 @@ TEST(ConvUpdModel, TheSampleTakesEveryChoice) {
         EXPECT_NO_THROW(ConvUpd::check(c)) << c.loop_string << " on " << shape.H << "x" << shape.W << " " << shape.C
                                            << " -> " << shape.K << ", " << threads << " threads";
       }
+}
+
+// Rows per GEMM short of all of them (30 rows of 16 + 16 channels in a 48 KiB L2's quarter: 3
+// per GEMM, 10 GEMMs adding into one tile) compute the gradient.
+TEST(ConvUpdModel, SeveralGemmsPerTileMatchTheReference) {
+  ConvUpdConfig problem;
+  problem.shape = square_shape(1, 30, 16, 16, 1, 1, 0);
+  omp_set_num_threads(1);
+  const ConvUpdConfig c = model_conv_upd_config(problem, 1, ConvMachine{.l2_bytes = 48 << 10});
+  EXPECT_EQ(c.h_in_gemm, 3);
+  const Verdict v = upd_error(ConvUpd(c));
+  EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
 }
 
 // The channel blocks in parallel compute the gradient (no partial filters), as the images do.

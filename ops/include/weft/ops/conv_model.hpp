@@ -15,7 +15,7 @@
 // measurement it comes from. The results have not been checked against the samples' refusals:
 // untuned_conv_config (conv_workload.hpp) does that (ConvFwd::check, ConvBwd::check) and falls back
 // to the samples' default where one is refused. The update pass (backward by weights) reduces over
-// images and pixels instead: its model only chooses what a team runs in parallel.
+// images and pixels instead: its model chooses the rows per GEMM and what a team runs in parallel.
 #pragma once
 
 #include <cstddef>
@@ -48,9 +48,10 @@ ConvFwdConfig model_conv_fwd_config(const ConvFwdConfig& problem, int threads, c
 ConvBwdConfig model_conv_bwd_config(const ConvBwdConfig& problem, int threads, const ConvMachine& machine);
 
 // `problem` gives the shape, data type and use_mb_par_f32 (kept); its loop string, bc, bk and
-// h_in_gemm are the model's: the samples' default blocks (32, or all channels where fewer), and for
-// a team the images in parallel (a partial filter per thread, added up at the end) where an image
-// is large, else the C and K blocks (no partial filters).
+// h_in_gemm are the model's: the samples' default blocks (32, or all channels where fewer), output
+// rows per GEMM within a quarter of the L2, and for a team the images in parallel (a partial filter
+// per thread, added up at the end) where an image is large, else the C and K blocks (no partial
+// filters).
 ConvUpdConfig model_conv_upd_config(const ConvUpdConfig& problem, int threads, const ConvMachine& machine);
 
 }  // namespace weft::ops
