@@ -540,13 +540,24 @@ void ConvBwd::run_gather(const T* filter, const T* shared, const T* grad_output,
 }
 
 template <class T>
+tpp::BrgemmArgs ConvBwd::strided_batch(const T* filter, const T* shared, const T* grad_output, int tid,
+                                       std::int64_t n, std::int64_t cb, std::int64_t kb, std::int64_t p,
+                                       std::int64_t q) const {
+  tpp::BrgemmArgs args;
+  args.a = chunk_tiles(filter, shared, tid, cb, kb);
+  args.b = grad_output + grad_output_.offset(n, kb, p, q);
+  args.count = std::min(k_step_, config_.k_blocking().blocks() - kb);
+  args.stride_a = config_.bc * config_.bk;
+  args.stride_b = grad_output_.padded_h() * grad_output_.padded_w() * config_.bk;
+  return args;
+}
+
+template <class T>
 void ConvBwd::run_scatter_1x1(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
-  const ActivationLayout &in = grad_input_, &out = grad_output_;
-  const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, tile = bc * config_.bk;
-  const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
-  const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
-  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_;
   if (packed_scatter()) return run_packed_scatter(filter, shared, grad_output, grad_input);
+  const ActivationLayout& in = grad_input_;
+  const std::int64_t bc = config_.bc, sh = config_.shape.stride_h, sw = config_.shape.stride_w;
+  const std::int64_t w_step = w_step_, cols = cols_;
   (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4];
     const bool cols_tail = q + w_step > cols;
@@ -559,37 +570,26 @@ void ConvBwd::run_scatter_1x1(const T* filter, const T* shared, const T* grad_ou
         std::fill_n(grad_input + in.offset(n, cb, y, x0), (x1 - x0) * bc, T{});
       }
     }
-    tpp::BrgemmArgs args;
-    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
-    args.b = grad_output + out.offset(n, kb, p, q);
+    tpp::BrgemmArgs args =
+        strided_batch(filter, shared, grad_output, parlooper::ThreadedLoop<7>::get_tid(ind), n, cb, kb, p, q);
     args.c = grad_input + in.offset(n, cb, p * sh, q * sw);
-    args.count = std::min(k_step, Kb - kb);
-    args.stride_a = tile;
-    args.stride_b = plane;
     kernel(false, cols_tail, kb == 0)(args);
   });
 }
 
 template <class T>
 void ConvBwd::run_packed_scatter(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
-  const ActivationLayout &in = grad_input_, &out = grad_output_;
-  const std::int64_t Kb = config_.k_blocking().blocks(), bc = config_.bc, tile = bc * config_.bk;
-  const std::int64_t sh = config_.shape.stride_h, sw = config_.shape.stride_w;
-  const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
-  const std::int64_t k_step = k_step_, h_step = h_step_, rows = rows_, cols = cols_;
+  const ActivationLayout& in = grad_input_;
+  const std::int64_t bc = config_.bc, sh = config_.shape.stride_h, sw = config_.shape.stride_w;
+  const std::int64_t h_step = h_step_, rows = rows_, cols = cols_;
   const std::int64_t in_rows = in.padded_h(), in_cols = in.padded_w();
   (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3];
     const int tid = parlooper::ThreadedLoop<7>::get_tid(ind);
     const bool rows_tail = p + h_step > rows;
     float* pixels = thread_pixels_[static_cast<std::size_t>(tid)].values.data();
-    tpp::BrgemmArgs args;
-    args.a = chunk_tiles(filter, shared, tid, cb, kb);
-    args.b = grad_output + out.offset(n, kb, p, 0);
+    tpp::BrgemmArgs args = strided_batch(filter, shared, grad_output, tid, n, cb, kb, p, 0);
     args.c = pixels;
-    args.count = std::min(k_step, Kb - kb);
-    args.stride_a = tile;
-    args.stride_b = plane;
     kernel(rows_tail, false, false)(args);
     // Output row y's pixels go to grad_input row y sh, every sw-th column. The first chunk stores
     // them and zeroes the strip of grad_input the rows own (rows [y sh, y sh + sh), every column):
@@ -615,12 +615,11 @@ void ConvBwd::run_packed_scatter(const T* filter, const T* shared, const T* grad
 
 template <class T>
 void ConvBwd::run_scatter_taps(const T* filter, const T* shared, const T* grad_output, T* grad_input) const {
-  const ActivationLayout &in = grad_input_, &out = grad_output_;
+  const ActivationLayout& in = grad_input_;
   const ConvShape& s = config_.shape;
-  const std::int64_t Kb = config_.k_blocking().blocks(), tile = config_.bc * config_.bk;
-  const std::int64_t plane = out.padded_h() * out.padded_w() * config_.bk;
+  const std::int64_t tile = config_.bc * config_.bk;
   const std::int64_t slab = in.padded_h() * in.padded_w() * in.channels.block;
-  const std::int64_t k_step = k_step_, w_step = w_step_, cols = cols_, S = s.S;
+  const std::int64_t w_step = w_step_, cols = cols_, S = s.S;
   const std::int64_t tap_tiles = tap_stride(shared);
   const std::int64_t sh = s.stride_h, sw = s.stride_w;
   const auto zero_slab = [&](std::int64_t n, std::int64_t cb) {
@@ -631,14 +630,10 @@ void ConvBwd::run_scatter_taps(const T* filter, const T* shared, const T* grad_o
   (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], p = ind[3], q = ind[4], r = ind[5], t = ind[6];
     if (zero_in_body && (kb | p | q | r | t) == 0) zero_slab(n, cb);
-    tpp::BrgemmArgs args;
-    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb) +
-             (r * S + t) * tap_tiles * tile;
-    args.b = grad_output + out.offset(n, kb, p, q);
+    tpp::BrgemmArgs args =
+        strided_batch(filter, shared, grad_output, parlooper::ThreadedLoop<7>::get_tid(ind), n, cb, kb, p, q);
+    args.a = static_cast<const T*>(args.a) + (r * S + t) * tap_tiles * tile;  // tap (r, t)'s tiles
     args.c = grad_input + in.offset(n, cb, p * sh + r, q * sw + t);
-    args.count = std::min(k_step, Kb - kb);
-    args.stride_a = tile;
-    args.stride_b = plane;
     kernel(false, q + w_step > cols, false)(args);
   });
 }

@@ -179,6 +179,11 @@ class ConvBwd {
   void run_gather(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
   template <class T>
   void run_scatter_1x1(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
+  // The scatters' batch over the K blocks of the chunk at kb, for grad_output pixel (p, q) of image
+  // n and C block cb: A, B, count and strides (C is the caller's).
+  template <class T>
+  tpp::BrgemmArgs strided_batch(const T* filter, const T* shared, const T* grad_output, int tid, std::int64_t n,
+                                std::int64_t cb, std::int64_t kb, std::int64_t p, std::int64_t q) const;
   template <class T>
   void run_packed_scatter(const T* filter, const T* shared, const T* grad_output, T* grad_input) const;
   template <class T>
