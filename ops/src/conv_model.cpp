@@ -24,7 +24,7 @@ namespace {
 constexpr std::int64_t kChannelBlock = 64;
 
 // The block along the GEMM's rows (forward: K, backward by data: C) is one register row panel of
-// the BRGEMM (ConvMachine::gemm_rows): 64 with AVX-512, 32 with AVX2, whose 16 ymm registers hold
+// the BRGEMM (ConvMachine::gemm_rows, channel_block's bound there): 64 with AVX-512, 32 with AVX2, whose 16 ymm registers hold
 // a 4 x 3 tile (32 rows). A 64-row block there runs as two panels, each streaming the whole
 // activation chunk through the tile again. Measured on AMD EPYC family 26 (Zen 5), WEFT_ISA=avx2
 // against oneDNN jit:avx2 / jit_1x1:avx2, one thread, weft-bench-conv --clock=cpu, 2026-11-28, the
@@ -32,10 +32,6 @@ constexpr std::int64_t kChannelBlock = 64;
 // run: geometric means forward 0.957 -> 1.013, backward by data 0.975 -> 1.007; forward 56x56
 // 256 -> 128 0.957 -> 0.974, backward 14x14 1024 -> 256 0.915 -> 0.993. Both blocks 32 gained less
 // (0.922 -> 0.985, 0.935 -> 0.957 in a noisier run).
-std::int64_t rows_block(std::int64_t channels, bool vnni_pairs, const ConvMachine& machine) {
-  const std::int64_t block = std::min(channels, machine.gemm_rows);
-  return vnni_pairs ? block + block % 2 : block;
-}
 
 // Columns of one GEMM along the output rows: several rows of a small image in one GEMM (h_in_gemm)
 // until about this many. Measured, Intel Xeon family 6 model 207, WEFT_ISA=avx2 against oneDNN
@@ -148,7 +144,7 @@ ConvFwdConfig model_conv_fwd_config(const ConvFwdConfig& problem, int threads, c
   const ConvShape& s = c.shape;
   const bool bf16 = c.dtype == jit::DataType::bf16;
   c.bc = channel_block(s.C, bf16);  // bf16: the filter's VNNI-2 pairs run along C
-  c.bk = rows_block(s.K, false, machine);
+  c.bk = channel_block(s.K, false, machine.gemm_rows);
   c.w_block = 1;
   c.k_block = 1;
   c.h_block = 1;
@@ -183,7 +179,7 @@ ConvBwdConfig model_conv_bwd_config(const ConvBwdConfig& problem, int threads, c
   ConvBwdConfig c = problem;
   const ConvShape& s = c.shape;
   const bool bf16 = c.dtype == jit::DataType::bf16;
-  c.bc = rows_block(s.C, bf16, machine);
+  c.bc = channel_block(s.C, bf16, machine.gemm_rows);
   c.bk = channel_block(s.K, bf16);  // bf16: the backward filter's VNNI-2 pairs run along K
   c.w_block = 1;
   c.c_block = 1;
