@@ -5,7 +5,10 @@
 #include <optional>
 #include <type_traits>
 
+#include <weft/ops/element_type.hpp>
 #include <weft/tpp/unary.hpp>
+
+#include "plain_transposes.hpp"
 
 namespace weft::ops {
 namespace {
@@ -15,40 +18,21 @@ std::size_t index(std::int64_t i) { return static_cast<std::size_t>(i); }
 // The conversions are transpositions: channels move from the slowest plain dimension to the
 // fastest blocked one. They go through the JIT transpose TPP (vector shuffles), 2x faster than
 // element loops walked in cache-sized patches: activations row by row (an image row of a channel
-// block is a matrix with a leading dimension on each side), f32 filters input channel by input
-// channel. bf16 filter tiles are VNNI-2 (pairs of input channels interleaved), which a transpose
-// does not write: they walk `patch` x `patch` squares of (ic, ik), whose cache lines stay in L1
+// block is a matrix with a leading dimension on each side), 1x1 filters tile by tile, other f32
+// filters input channel by input channel. bf16 filter tiles of several taps are VNNI-2 (pairs of
+// input channels interleaved), which a transpose does not write: they walk `patch` x `patch`
+// squares of (ic, ik), whose cache lines stay in L1
 // until all their elements are used (element by element, one side of the copy touched a new line
 // for every element: 5x slower on 3x3 filters of 512 x 512 channels).
 constexpr std::int64_t patch = 16;
 
-template <class T>
-constexpr jit::DataType type_of() {
-  return std::is_same_v<T, float> ? jit::DataType::f32 : jit::DataType::bf16;
-}
+using detail::BlockTransposes;
 
 // B (n x m, ld_out) = A^T for A (m x n, column-major, ld_in).
 template <class T>
 tpp::Unary transpose_kernel(std::int64_t m, std::int64_t n, std::int64_t ld_in, std::int64_t ld_out) {
-  return tpp::Unary(tpp::UnaryDesc{.op = tpp::UnaryOp::transpose, .m = m, .n = n, .ld_in = ld_in, .ld_out = ld_out,
-                                   .types = {.in = type_of<T>(), .out = type_of<T>()}});
+  return detail::plain_transpose(data_type_of<T>(), m, n, ld_in, ld_out);
 }
-
-// The transposes of a blocking's blocks, make(extent) for its whole blocks and, when the last one
-// is partial, for that one; of(extent) is the one for a block of that extent.
-struct BlockTransposes {
-  template <class Make>
-  BlockTransposes(const Blocking& blocking, Make make)
-      : whole_extent(blocking.extent(0)), whole(make(whole_extent)) {
-    const std::int64_t last = blocking.extent(blocking.blocks() - 1);
-    if (last != whole_extent) partial.emplace(make(last));
-  }
-  const tpp::Unary& of(std::int64_t extent) const { return extent == whole_extent ? whole : *partial; }
-
-  std::int64_t whole_extent;
-  tpp::Unary whole;
-  std::optional<tpp::Unary> partial;
-};
 
 // Plain -> blocked, every element written once (rims and padding channels zero), in parallel by
 // image, channel block and padded row. Row y of channel block cb: channel c of pixel x is at
@@ -135,10 +119,9 @@ void for_each_filter_element(const FilterLayout& l, Copy copy, Clear clear) {
 // f32 filters of several taps go by the JIT transpose as well, one input channel of a block pair
 // at a time: its taps for the block's output channels are, on the plain side, a taps x bk matrix
 // (A: the taps contiguous, ld C taps) and, in the tiles, its transpose (B: bk contiguous per tap,
-// ld bc bk, the tile size): 2.3x the patches on 3x3 filters. A 1x1 filter's "matrix" would be one
-// tap wide, where the patches are faster (0.22 against 0.34 ms at 1024 x 256); bf16 tiles are
-// VNNI-2 (pairs of input channels interleaved), which a transpose does not write: both keep the
-// patches.
+// ld bc bk, the tile size): 2.3x the patches on 3x3 filters. bf16 tiles of several taps are VNNI-2
+// (pairs of input channels interleaved) while the pair's two values lie `taps` apart on the plain
+// side, which a transpose does not write: they keep the patches.
 template <bool to_plain>
 void f32_filter_by_channel(const FilterLayout& l, const float* from, float* to) {
   const std::int64_t C = l.c.size, bk = l.k.block, bc = l.c.block, taps = l.r * l.s, tile = bc * bk;
@@ -162,8 +145,40 @@ void f32_filter_by_channel(const FilterLayout& l, const float* from, float* to) 
   }
 }
 
+// A 1x1 filter is a K x C row-major matrix, and each (K block, C block) tile the transpose of one of
+// its bk x bc patches (A: c_extent x k_extent, ld C; B: ld bk), as a GEMM's row-major weights: 2.5-4x
+// the patches on 1x1 filters of a million values. In bf16 a VNNI-2 tile pairs neighbouring input
+// channels, which are neighbours on the plain side too: with an even C the move is the transpose of
+// the 32-bit pairs (matrix_packing.cpp's words).
+template <class T>
+bool tile_transposes_move(const FilterLayout& l) {
+  return l.r * l.s == 1 && (std::is_same_v<T, float> || l.c.size % 2 == 0);
+}
+
+template <bool to_plain, class T>
+void pointwise_filter_by_tile(const FilterLayout& l, const T* from, T* to) {
+  const std::int64_t per = std::is_same_v<T, float> ? 1 : 2;  // elements per moved value
+  const std::int64_t plain_ld = l.c.size / per, tile_ld = l.k.block, tile = l.c.block * l.k.block;
+  const detail::TileTransposes kernels(l.k, l.c, [&](std::int64_t k_extent, std::int64_t c_extent) {
+    const std::int64_t moved = c_extent / per;
+    return to_plain ? detail::plain_transpose(jit::DataType::f32, k_extent, moved, tile_ld, plain_ld)
+                    : detail::plain_transpose(jit::DataType::f32, moved, k_extent, plain_ld, tile_ld);
+  });
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::int64_t kb = 0; kb < l.k.blocks(); ++kb) {
+    for (std::int64_t cb = 0; cb < l.c.blocks(); ++cb) {
+      const std::int64_t tiled = l.offset(kb, cb, 0, 0), plain = kb * l.k.block * l.c.size + cb * l.c.block;
+      const std::int64_t k_extent = l.k.extent(kb), c_extent = l.c.extent(cb);
+      if (!to_plain && (k_extent < l.k.block || c_extent < l.c.block)) std::fill(to + tiled, to + tiled + tile, T{});
+      kernels.of(k_extent, c_extent)(
+          tpp::UnaryArgs{.in = from + (to_plain ? tiled : plain), .out = to + (to_plain ? plain : tiled)});
+    }
+  }
+}
+
 template <class T>
 void filter_to_blocked(const T* kcrs, const FilterLayout& l, T* blocked) {
+  if (tile_transposes_move<T>(l)) return pointwise_filter_by_tile<false>(l, kcrs, blocked);
   if constexpr (std::is_same_v<T, float>) {
     if (l.r * l.s > 1) return f32_filter_by_channel<false>(l, kcrs, blocked);
   }
@@ -174,6 +189,7 @@ void filter_to_blocked(const T* kcrs, const FilterLayout& l, T* blocked) {
 
 template <class T>
 void filter_to_plain(const T* blocked, T* kcrs, const FilterLayout& l) {
+  if (tile_transposes_move<T>(l)) return pointwise_filter_by_tile<true>(l, blocked, kcrs);
   if constexpr (std::is_same_v<T, float>) {
     if (l.r * l.s > 1) return f32_filter_by_channel<true>(l, blocked, kcrs);
   }

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <optional>
+#include <type_traits>
 
 #include <weft/ops/element_type.hpp>
+
+#include "plain_transposes.hpp"
 
 namespace weft::ops {
 namespace {
@@ -19,8 +24,7 @@ std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const PassMatrix& m)
 
 // Calls visit(tile, rows, cols, r0, c0) for every tile of `m`, in parallel: `tile` the offset of
 // its first element in the blocked copy, rows x cols its real elements, (r0, c0) the plain matrix's
-// element there. Walking tile by tile keeps the block arithmetic out of the element loops, which
-// then only step through one tile (tile_offset) and one plain patch.
+// element there.
 template <class Visit>
 void for_each_tile(const PassMatrix& m, Visit visit) {
   const std::int64_t row_blocks = m.rows.blocks(), col_blocks = m.cols.blocks();
@@ -33,6 +37,40 @@ void for_each_tile(const PassMatrix& m, Visit visit) {
   }
 }
 
+// How a tile moves between the plain matrix and the blocked copy:
+//   columns    a column-major tile and a column-major plain matrix: one copy per tile column;
+//   transpose  a column-major tile and a row-major plain matrix: the JIT transpose TPP (vector
+//              shuffles; element by element, every element of a row-major weight touched a new
+//              cache line of the tile's other side: 1 ms for 1024 x 1024 floats);
+//   words      a VNNI-2 tile of bf16 and a row-major plain matrix with an even number of columns: each
+//              pair of bf16 columns is one 32-bit word in both, and the tile holds the words of
+//              the pairs column-major, so the move is a transpose of 32-bit words (an f32
+//              transpose moves bits without arithmetic);
+//   elements   the rest (VNNI-2 from column-major or with an odd column count): element by element.
+enum class TileMove { columns, transpose, words, elements };
+
+template <class T>
+TileMove tile_move(const PassMatrix& m, MatrixOrder order) {
+  if (m.order == TileOrder::column_major) return order == MatrixOrder::column_major ? TileMove::columns : TileMove::transpose;
+  const bool pairs_are_words = std::is_same_v<T, jit::bfloat16> && order == MatrixOrder::row_major && m.cols.size % 2 == 0;
+  return pairs_are_words ? TileMove::words : TileMove::elements;
+}
+
+// The transposes of pack (into_tiles) or unpack, for T elements moved as `move` says: a row-major
+// plain patch of a tile (rows x cols, ld the plain columns) is, read column-major, its transpose.
+// Words: pairs of bf16 as one f32 (cols / 2 words per row, the tile's ld `rows` words per pair).
+template <class T>
+detail::TileTransposes tile_transposes(const PassMatrix& m, TileMove move, bool into_tiles) {
+  const bool words = move == TileMove::words;
+  const jit::DataType type = words ? jit::DataType::f32 : data_type_of<T>();
+  const std::int64_t per = words ? 2 : 1, plain_ld = m.cols.size / per, tile_ld = m.rows.block;
+  return detail::TileTransposes(m.rows, m.cols, [&](std::int64_t rows, std::int64_t cols) {
+    const std::int64_t moved_cols = cols / per;  // words: every column extent is even
+    return into_tiles ? detail::plain_transpose(type, moved_cols, rows, plain_ld, tile_ld)
+                      : detail::plain_transpose(type, rows, moved_cols, tile_ld, plain_ld);
+  });
+}
+
 }  // namespace
 
 std::int64_t blocked_size(const PassMatrix& m) { return m.rows.padded() * m.cols.padded(); }
@@ -41,23 +79,51 @@ template <class T>
 void pack(const T* plain, MatrixOrder order, const PassMatrix& m, T* blocked) {
   require_buffers("pack", {{"plain", plain}, {"blocked", blocked}});
   const std::int64_t tile_size = m.rows.block * m.cols.block;
+  const TileMove move = tile_move<T>(m, order);
+  std::optional<detail::TileTransposes> transposes;
+  if (move == TileMove::transpose || move == TileMove::words) transposes.emplace(tile_transposes<T>(m, move, true));
   for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
     T* out = blocked + tile;
     if (rows < m.rows.block || cols < m.cols.block) std::fill(out, out + tile_size, T{});  // the padding
-    for (std::int64_t c = 0; c < cols; ++c)
-      for (std::int64_t r = 0; r < rows; ++r)
-        out[tile_offset(r, c, m.rows.block, m.order)] = plain[plain_offset(r0 + r, c0 + c, m, order)];
+    const T* in = plain + plain_offset(r0, c0, m, order);
+    switch (move) {
+      case TileMove::columns:
+        for (std::int64_t c = 0; c < cols; ++c)
+          std::memcpy(out + c * m.rows.block, in + c * m.rows.size, static_cast<std::size_t>(rows) * sizeof(T));
+        break;
+      case TileMove::transpose:
+      case TileMove::words: transposes->of(rows, cols)(tpp::UnaryArgs{.in = in, .out = out}); break;
+      case TileMove::elements:
+        for (std::int64_t c = 0; c < cols; ++c)
+          for (std::int64_t r = 0; r < rows; ++r)
+            out[tile_offset(r, c, m.rows.block, m.order)] = plain[plain_offset(r0 + r, c0 + c, m, order)];
+        break;
+    }
   });
 }
 
 template <class T>
 void unpack(const T* blocked, const PassMatrix& m, T* plain, MatrixOrder order) {
   require_buffers("unpack", {{"blocked", blocked}, {"plain", plain}});
+  const TileMove move = tile_move<T>(m, order);
+  std::optional<detail::TileTransposes> transposes;
+  if (move == TileMove::transpose || move == TileMove::words) transposes.emplace(tile_transposes<T>(m, move, false));
   for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
     const T* in = blocked + tile;
-    for (std::int64_t c = 0; c < cols; ++c)
-      for (std::int64_t r = 0; r < rows; ++r)
-        plain[plain_offset(r0 + r, c0 + c, m, order)] = in[tile_offset(r, c, m.rows.block, m.order)];
+    T* out = plain + plain_offset(r0, c0, m, order);
+    switch (move) {
+      case TileMove::columns:
+        for (std::int64_t c = 0; c < cols; ++c)
+          std::memcpy(out + c * m.rows.size, in + c * m.rows.block, static_cast<std::size_t>(rows) * sizeof(T));
+        break;
+      case TileMove::transpose:
+      case TileMove::words: transposes->of(rows, cols)(tpp::UnaryArgs{.in = in, .out = out}); break;
+      case TileMove::elements:
+        for (std::int64_t c = 0; c < cols; ++c)
+          for (std::int64_t r = 0; r < rows; ++r)
+            plain[plain_offset(r0 + r, c0 + c, m, order)] = in[tile_offset(r, c, m.rows.block, m.order)];
+        break;
+    }
   });
 }
 

@@ -5,6 +5,8 @@
 #include <weft/ops/conv_layout.hpp>
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -99,14 +101,16 @@ TEST(ConvLayout, FiltersRoundTripAsBkByBcTiles) {
 }
 
 // K = 40 in blocks of 32 and C = 50 in blocks of 32 (partial blocks, several 16 x 16 patches per
-// block), 3 x 3 taps (f32: the transpose kernels) and 1 x 1 (f32: the patches); the buffer starts
-// dirty. bf16: kcrs_to_vnni2 is filter_to_vnni2 of the f32 conversion, bit for bit, and
-// vnni2_to_kcrs its inverse.
+// block): 3 x 3 taps (f32: a transpose per input channel; bf16: the patches) and 1 x 1 (a
+// transpose per tile; bf16: of the channel pairs); then a 1 x 1 filter of an odd C = 21, smaller
+// than one block (bf16: the patches, its last channel pair half padding). The buffer starts dirty.
+// bf16: kcrs_to_vnni2 is filter_to_vnni2 of the f32 conversion, bit for bit, and vnni2_to_kcrs its
+// inverse.
 TEST(ConvLayout, FiltersWriteEveryElementAcrossPatchesInF32AndVnni2) {
-  for (const std::int64_t taps_r : {3, 1}) {
-    SCOPED_TRACE(taps_r);
-    const FilterLayout l{.k = {40, 32}, .c = {50, 32}, .r = taps_r, .s = taps_r};
-    const std::int64_t K = 40, C = 50, taps = taps_r * taps_r;
+  for (const auto& [taps_r, C] : {std::pair<std::int64_t, std::int64_t>{3, 50}, {1, 50}, {1, 21}}) {
+    SCOPED_TRACE(std::to_string(taps_r) + "x" + std::to_string(taps_r) + ", C " + std::to_string(C));
+    const FilterLayout l{.k = {40, 32}, .c = {C, 32}, .r = taps_r, .s = taps_r};
+    const std::int64_t K = 40, taps = taps_r * taps_r;
     const std::vector<float> kcrs = distinct_values(K * C * taps);
     std::vector<float> blocked(at(l.size()), -7.0f);
     kcrs_to_blocked(kcrs.data(), l, blocked.data());

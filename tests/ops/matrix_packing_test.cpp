@@ -3,6 +3,7 @@
 #include <weft/ops/matrix_packing.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -16,7 +17,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Value of element (r, c): consecutive bf16 values from 1.0, so distinct and exact in both types.
+// Value of element (r, c): consecutive bf16 values from 1.0, so distinct and exact in every type.
 float value(std::int64_t r, std::int64_t c) {
   return jit::to_float(jit::bfloat16{static_cast<std::uint16_t>(0x3f80 + r * 64 + c)});
 }
@@ -36,11 +37,20 @@ const PassMatrix kLayouts[] = {
     {.rows = {37, 8}, .cols = {21, 4}, .row_block_major = true},                         // A, partial tiles
     {.rows = {32, 16}, .cols = {48, 16}, .row_block_major = false},                     // B / C, exact tiles
     {.rows = {20, 8}, .cols = {14, 4}, .row_block_major = true, .order = TileOrder::vnni2},  // bf16 weights
+    // Every kind of tile in one matrix: whole, partial rows, partial columns, both (row-major
+    // plain: the transposes of each extent).
+    {.rows = {70, 32}, .cols = {45, 16}, .row_block_major = false},
+    {.rows = {5, 8}, .cols = {3, 4}, .row_block_major = true},  // smaller than one tile
+    // VNNI-2 with partial tiles both ways (row-major plain: a transpose of column pairs), and with
+    // an odd column count (the last pair half padding: element by element).
+    {.rows = {37, 16}, .cols = {22, 8}, .row_block_major = true, .order = TileOrder::vnni2},
+    {.rows = {19, 8}, .cols = {13, 4}, .row_block_major = true, .order = TileOrder::vnni2},
 };
 
 template <class T>
 void expect_round_trips_in_both_orders() {
   for (const PassMatrix& m : kLayouts) {
+    SCOPED_TRACE(std::to_string(m.rows.size) + "x" + std::to_string(m.cols.size));
     std::vector<T> from_columns(static_cast<std::size_t>(blocked_size(m)), from_float<T>(-1.0f));
     std::vector<T> from_rows(from_columns.size(), from_float<T>(-1.0f));
     pack(plain_matrix<T>(m, MatrixOrder::column_major).data(), MatrixOrder::column_major, m, from_columns.data());
@@ -60,7 +70,7 @@ void expect_round_trips_in_both_orders() {
     }
     EXPECT_EQ(zeros, blocked_size(m) - real);
     for (const MatrixOrder order : {MatrixOrder::column_major, MatrixOrder::row_major}) {
-      std::vector<T> back(static_cast<std::size_t>(m.rows.size * m.cols.size));
+      std::vector<T> back(static_cast<std::size_t>(m.rows.size * m.cols.size), from_float<T>(-1.0f));
       unpack(from_columns.data(), m, back.data(), order);
       const std::vector<T> expected = plain_matrix<T>(m, order);
       for (std::size_t i = 0; i < back.size(); ++i)
@@ -70,6 +80,8 @@ void expect_round_trips_in_both_orders() {
 }
 
 TEST(MatrixPacking, Float32RoundTripsFromRowAndColumnMajor) { expect_round_trips_in_both_orders<float>(); }
+
+TEST(MatrixPacking, Float64RoundTripsFromRowAndColumnMajor) { expect_round_trips_in_both_orders<double>(); }
 
 TEST(MatrixPacking, Bf16RoundTripsFromRowAndColumnMajorWithVnni2Tiles) {
   expect_round_trips_in_both_orders<jit::bfloat16>();
