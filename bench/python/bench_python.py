@@ -21,7 +21,10 @@
 
 --quick divides every einsum dimension by 2 (a smoke run). --threads (default: every core) is given
 to weft.set_num_threads and torch.set_num_threads (importing torch sets the calling thread's
-OpenMP count to PyTorch's own default); OpenBLAS keeps its default, all cores.
+OpenMP count to PyTorch's own default); OpenBLAS keeps its default, all cores, but its idle threads
+sleep at once (OPENBLAS_THREAD_TIMEOUT=4, below). OpenBLAS picks its kernels by CPU; where it picks
+AVX2 kernels on an AVX-512 CPU (Debian's 0.3.21 on Zen 4 and Zen 5), OPENBLAS_CORETYPE=SkylakeX
+gives the AVX-512 peer.
 """
 import argparse
 import os
@@ -30,7 +33,13 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+# OpenBLAS's idle threads spin for about 2^28 cycles after each call (its THREAD_TIMEOUT), and on a
+# small machine they take the cores from whatever runs next in the interleaved rounds: weft's call
+# after NumPy's ran at half speed. 2^4 cycles lets them sleep at once, as weft's and oneDNN's OpenMP
+# threads do after their short spin. Set before NumPy loads OpenBLAS; a value given outside wins.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+import numpy as np  # noqa: E402
 
 import weft
 from weft import _weft

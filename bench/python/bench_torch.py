@@ -20,12 +20,16 @@ import statistics
 import subprocess
 import time
 
-import torch
-from torch import nn
+# OpenBLAS (torch.nn.Linear's BLAS here) lets its idle threads sleep at once, so that they do not
+# take the cores from the next call in the interleaved rounds (bench_python.py says more).
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
-import weft
-import weft.torch
-from resnet50_layers import RESNET_LAYERS, resnet_layers
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+import weft  # noqa: E402
+import weft.torch  # noqa: E402
+from resnet50_layers import RESNET_LAYERS, resnet_layers  # noqa: E402
 
 
 def cpu_name():

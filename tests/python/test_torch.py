@@ -125,7 +125,7 @@ def blocked_from_plain(layer):
 
 @pytest.mark.parametrize("relu", [False, True])
 def test_linear_gradcheck_float64(relu):
-    """Needs weft's float64 GEMM (branch fp64): until merged, preparing the f64 operator raises."""
+    """On weft's float64 GEMM operators."""
     torch.manual_seed(1)
     layer = wt.Linear(13, 10, relu=relu, dtype=torch.float64)
     x = torch.randn(7, 13, dtype=torch.float64, requires_grad=True)
@@ -134,7 +134,7 @@ def test_linear_gradcheck_float64(relu):
 
 
 def test_mlp_gradcheck_float64():
-    """Needs weft's float64 GEMM (branch fp64), as above."""
+    """On weft's float64 GEMM operators, as above."""
     torch.manual_seed(2)
     mlp = wt.MLP([9, 12, 5], dtype=torch.float64)
     x = torch.randn(6, 9, dtype=torch.float64, requires_grad=True)
@@ -352,19 +352,23 @@ def test_optimize_swaps_what_weft_runs_and_says_which():
     torch.manual_seed(12)
     model = nn.Sequential(nn.Conv2d(4, 8, 3, padding="same"), nn.ReLU(), nn.Conv2d(8, 8, 3, groups=2),
                           nn.Conv2d(8, 8, 2, dilation=2), nn.Flatten(), nn.Linear(8, 6), nn.ReLU(),
-                          nn.Linear(6, 3).double())
+                          nn.Linear(6, 3).double(), nn.Conv2d(3, 3, 1).double(), nn.Linear(2, 2).half())
     x = torch.randn(2, 4, 5, 5)
     expected = model[:7](x)
+    expected_double = model[7](expected.double())
     keys = list(model.state_dict())
     report = wt.optimize(model)
-    assert [name for name, _ in report.swapped] == ["0", "5"]
+    assert [name for name, _ in report.swapped] == ["0", "5", "7"]
     assert dict(report.left) == {"2": "groups=2: weft's convolution has no groups",
                                  "3": "dilation=(2, 2): weft's convolution has no dilation",
-                                 "7": "torch.float64: weft.torch swaps float32 and bfloat16 layers"}
+                                 "8": "torch.float64: weft's convolutions compute in float32 and bfloat16",
+                                 "9": "torch.float16: weft.torch swaps float32, bfloat16 and float64 linear layers"}
     assert "fused the ReLU 1" in str(report) and isinstance(model[1], nn.Identity) and model[0].relu
     assert isinstance(model[5], wt.Linear) and model[5].relu and isinstance(model[6], nn.Identity)
+    assert isinstance(model[7], wt.Linear) and model[7].dtype == torch.float64  # weft's float64 GEMM
     assert list(model.state_dict()) == keys
     torch.testing.assert_close(model[:7](x), expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(model[7](expected.double()), expected_double, rtol=1e-12, atol=1e-12)
 
 
 def test_optimize_leaves_tied_and_subclassed_layers():

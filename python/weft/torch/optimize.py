@@ -7,7 +7,9 @@ from torch import nn
 from .conv import Conv2d
 from .linear import Linear
 
-_DTYPES = (torch.float32, torch.bfloat16)
+# What each layer kind runs in: weft's GEMM operators compute in float64 too, its convolutions do not.
+_LINEAR_DTYPES = (torch.float32, torch.bfloat16, torch.float64)
+_CONV_DTYPES = (torch.float32, torch.bfloat16)
 
 
 class OptimizeReport:
@@ -36,8 +38,10 @@ def _shared_parameters(model):
 
 
 def _common_reason(layer, shared):
-    if layer.weight.dtype not in _DTYPES:
-        return f"{layer.weight.dtype}: weft.torch swaps float32 and bfloat16 layers"
+    if isinstance(layer, nn.Linear) and layer.weight.dtype not in _LINEAR_DTYPES:
+        return f"{layer.weight.dtype}: weft.torch swaps float32, bfloat16 and float64 linear layers"
+    if isinstance(layer, nn.Conv2d) and layer.weight.dtype not in _CONV_DTYPES:
+        return f"{layer.weight.dtype}: weft's convolutions compute in float32 and bfloat16"
     if layer.weight.device.type != "cpu":
         return f"on {layer.weight.device}: weft runs on the CPU"
     if id(layer.weight) in shared or (layer.bias is not None and id(layer.bias) in shared):
