@@ -58,7 +58,6 @@
 
 #include "conv_pass.hpp"
 #include "dnnl_conv.hpp"
-#include "ops_names.hpp"
 #include "resnet50_layers.hpp"
 #include "take_flag.hpp"
 #include "weft_conv.hpp"
@@ -171,11 +170,11 @@ void measure(benchmark::State& state, std::size_t layer_index, Pass pass, int th
     for (std::size_t j = 1; j < prepared.size(); ++j) {
       if (!prepared[j].plain_result) continue;
       const std::vector<float> other = prepared[j].plain_result();
-      const weft::samples::ErrorNorms e =
-          weft::samples::compare(first.data(), other.data(), static_cast<std::int64_t>(other.size()));
+      const weft::ops::ErrorNorms e =
+          weft::ops::compare(first.data(), other.data(), static_cast<std::int64_t>(other.size()));
       // Random inputs give a result that is not all zeros: zeros on both sides would agree vacuously.
       if (other.size() != first.size() || e.max_abs_ref == 0 ||
-          !e.passed(2 * weft::samples::sum_tolerance(prepared[0].reduction_terms) + prepared[0].rounding +
+          !e.passed(2 * weft::ops::sum_tolerance(prepared[0].reduction_terms) + prepared[0].rounding +
                     prepared[j].rounding)) {
         state.SkipWithError((g_implementations[offered[0]].name + " and " + g_implementations[offered[j]].name +
                              " disagree: " + e.to_string())

@@ -20,7 +20,6 @@
 #include <weft/ops/verification.hpp>
 
 #include "conv_pass.hpp"
-#include "ops_names.hpp"
 
 namespace weft::bench {
 
@@ -41,8 +40,8 @@ struct Prepared {
 // (NCHW, OIHW).
 inline dnnl::memory random_memory(Prepared& p, const dnnl::memory::desc& desc, const dims& shape, std::uint64_t seed) {
   dnnl::memory plain({shape, dnnl::memory::data_type::f32, tag::abcd}, p.engine);
-  samples::fill_random(static_cast<float*>(plain.get_data_handle()),
-                       static_cast<std::int64_t>(plain.get_desc().get_size() / sizeof(float)), seed);
+  ops::fill_random(static_cast<float*>(plain.get_data_handle()),
+                   static_cast<std::int64_t>(plain.get_desc().get_size() / sizeof(float)), seed);
   dnnl::memory blocked(desc, p.engine);
   dnnl::reorder(plain, blocked).execute(p.stream, plain, blocked);
   p.stream.wait();

@@ -42,7 +42,6 @@
 #include <weft/ops/verification.hpp>
 
 #include <weft/ops/best_conv_config.hpp>
-#include "ops_names.hpp"
 #endif
 
 namespace weft::bench {
@@ -52,7 +51,7 @@ namespace weft_conv {
 // Plain random values of `count` elements (the seed as oneDNN's side uses it for the same input).
 inline std::vector<float> plain_random(std::int64_t count, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(count));
-  samples::fill_random(v.data(), count, seed);
+  ops::fill_random(v.data(), count, seed);
   return v;
 }
 
@@ -65,15 +64,15 @@ inline std::int64_t grid_threads(const std::string& loop_string) {
   return threads;
 }
 
-inline samples::ConvShape shape_of(const samples::ConvLayer& l, std::int64_t N) {
+inline ops::ConvShape shape_of(const samples::ConvLayer& l, std::int64_t N) {
   return {.N = N, .H = l.H, .W = l.W, .C = l.C, .K = l.K, .R = l.R, .S = l.S, .stride_h = l.stride,
           .stride_w = l.stride, .pad_h = l.pad, .pad_w = l.pad};
 }
 
 // A blocked activation tensor as plain NCHW (its rims dropped).
-inline std::vector<float> plain_activations(const std::vector<float>& blocked, const samples::ActivationLayout& o) {
+inline std::vector<float> plain_activations(const std::vector<float>& blocked, const ops::ActivationLayout& o) {
   std::vector<float> plain(static_cast<std::size_t>(o.images * o.channels.size * o.h * o.w));
-  samples::blocked_to_nchw(blocked.data(), plain.data(), o);
+  ops::blocked_to_nchw(blocked.data(), plain.data(), o);
   return plain;
 }
 
@@ -96,9 +95,9 @@ struct State {
 };
 
 // The list's settings per pass (see the top of this file); `note` says what was changed.
-inline samples::ConvFwdConfig list_config(const samples::ConvLayer& l, const samples::FwdChoice& f, std::int64_t N,
-                                          int threads, std::string& note) {
-  samples::ConvFwdConfig c;
+inline ops::ConvFwdConfig list_config(const samples::ConvLayer& l, const samples::FwdChoice& f, std::int64_t N,
+                                      int threads, std::string& note) {
+  ops::ConvFwdConfig c;
   std::string loop_string = f.loop_string;
   if (grid_threads(loop_string) > 1 && grid_threads(loop_string) != threads) {
     note = " (listed " + loop_string + " is a grid of " + std::to_string(grid_threads(loop_string)) + " threads)";
@@ -114,9 +113,9 @@ inline samples::ConvFwdConfig list_config(const samples::ConvLayer& l, const sam
   return c;
 }
 
-inline samples::ConvBwdConfig list_config(const samples::ConvLayer& l, const samples::BwdChoice& b, std::int64_t N,
-                                          int, std::string&) {
-  samples::ConvBwdConfig c;
+inline ops::ConvBwdConfig list_config(const samples::ConvLayer& l, const samples::BwdChoice& b, std::int64_t N,
+                                      int, std::string&) {
+  ops::ConvBwdConfig c;
   set_loops(c, l, N, b.loop_string, b.bc, b.bk);
   c.h_block = b.h_block;
   c.w_block = b.w_block;
@@ -126,33 +125,33 @@ inline samples::ConvBwdConfig list_config(const samples::ConvLayer& l, const sam
   return c;
 }
 
-inline samples::ConvUpdConfig list_config(const samples::ConvLayer& l, const samples::UpdChoice& u, std::int64_t N,
-                                          int threads, std::string& note) {
-  samples::ConvUpdConfig c;
+inline ops::ConvUpdConfig list_config(const samples::ConvLayer& l, const samples::UpdChoice& u, std::int64_t N,
+                                      int threads, std::string& note) {
+  ops::ConvUpdConfig c;
   set_loops(c, l, N, threads == 1 ? "Abcdefg" : "aBCdefg", u.bc, u.bk);
   note = " (weft's default string, not the list's: it indexes PARLOOPER's bf16 update nests)";
   return c;
 }
 
-inline std::optional<PreparedPass> prepare(const samples::ConvFwdConfig& c, int threads, const std::string& note) {
-  const samples::ConvShape& l = c.shape;
-  auto s = std::make_shared<State<samples::ConvFwd>>();
-  const samples::ConvFwd& conv = s->pass.emplace(c);
+inline std::optional<PreparedPass> prepare(const ops::ConvFwdConfig& c, int threads, const std::string& note) {
+  const ops::ConvShape& l = c.shape;
+  auto s = std::make_shared<State<ops::ConvFwd>>();
+  const ops::ConvFwd& conv = s->pass.emplace(c);
   const auto src = plain_random(l.N * l.C * l.H * l.W, 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
-  s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
-  s->in1 = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
+  s->in0 = ops::nchw_to_blocked(src.data(), conv.input_layout());
+  s->in1 = ops::kcrs_to_blocked(wei.data(), conv.filter_layout());
   s->out.resize(static_cast<std::size_t>(conv.output_layout().size()));
   if (c.bf16()) {
-    s->in0_bf16 = samples::to_bf16(s->in0);
-    s->in1_bf16 = samples::filter_to_vnni2(s->in1, conv.filter_layout());
+    s->in0_bf16 = ops::to_bf16(s->in0);
+    s->in1_bf16 = ops::filter_to_vnni2(s->in1, conv.filter_layout());
     s->out_bf16.resize(s->out.size());
     return PreparedPass{[s] { s->pass->run(s->in0_bf16.data(), s->in1_bf16.data(), nullptr, s->out_bf16.data()); },
                         conv.measure_tag(threads) + " bf16" + note,
                         [s] {
-                          const auto out = samples::to_floats(s->out_bf16.data(), static_cast<std::int64_t>(s->out_bf16.size()));
+                          const auto out = ops::to_floats(s->out_bf16.data(), static_cast<std::int64_t>(s->out_bf16.size()));
                           return plain_activations(out, s->pass->output_layout());
                         },
-                        conv.reduction_terms(), conv.tolerance() - samples::sum_tolerance(conv.reduction_terms() + 1)};
+                        conv.reduction_terms(), conv.tolerance() - ops::sum_tolerance(conv.reduction_terms() + 1)};
   }
   return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), nullptr, s->out.data()); },
                       conv.measure_tag(threads) + note,
@@ -160,60 +159,60 @@ inline std::optional<PreparedPass> prepare(const samples::ConvFwdConfig& c, int 
                       conv.reduction_terms()};
 }
 
-inline std::optional<PreparedPass> prepare(const samples::ConvBwdConfig& c, int threads, const std::string& note) {
-  const samples::ConvShape& l = c.shape;
-  auto s = std::make_shared<State<samples::ConvBwd>>();
-  const samples::ConvBwd& conv = s->pass.emplace(c);
+inline std::optional<PreparedPass> prepare(const ops::ConvBwdConfig& c, int threads, const std::string& note) {
+  const ops::ConvShape& l = c.shape;
+  auto s = std::make_shared<State<ops::ConvBwd>>();
+  const ops::ConvBwd& conv = s->pass.emplace(c);
   const auto dst = plain_random(l.N * l.K * l.ofh() * l.ofw(), 1), wei = plain_random(l.K * l.C * l.R * l.S, 2);
-  s->in0 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
-  const auto blocked_wei = samples::kcrs_to_blocked(wei.data(), conv.filter_layout());
+  s->in0 = ops::nchw_to_blocked(dst.data(), conv.grad_output_layout());
+  const auto blocked_wei = ops::kcrs_to_blocked(wei.data(), conv.filter_layout());
   s->in1.resize(static_cast<std::size_t>(conv.transposed_filter_layout().size()));
   s->out.resize(static_cast<std::size_t>(conv.grad_input_layout().size()));
   if (c.bf16()) {
-    s->in0_bf16 = samples::to_bf16(s->in0);
+    s->in0_bf16 = ops::to_bf16(s->in0);
     s->in1_bf16.resize(s->in1.size());
-    conv.transpose_filter(samples::filter_to_vnni2(blocked_wei, conv.filter_layout()).data(), s->in1_bf16.data());
+    conv.transpose_filter(ops::filter_to_vnni2(blocked_wei, conv.filter_layout()).data(), s->in1_bf16.data());
     s->out_bf16.resize(s->out.size());
     return PreparedPass{[s] { s->pass->run_transposed(s->in1_bf16.data(), s->in0_bf16.data(), s->out_bf16.data()); },
-                        conv.measure_tag(threads) + " " + samples::to_string(conv.path()) +
+                        conv.measure_tag(threads) + " " + ops::to_string(conv.path()) +
                             " bf16 (filter transposed while preparing)" + note,
                         [s] {
-                          const auto out = samples::to_floats(s->out_bf16.data(), static_cast<std::int64_t>(s->out_bf16.size()));
+                          const auto out = ops::to_floats(s->out_bf16.data(), static_cast<std::int64_t>(s->out_bf16.size()));
                           return plain_activations(out, s->pass->grad_input_layout());
                         },
-                        conv.reduction_terms(), conv.tolerance() - samples::sum_tolerance(conv.reduction_terms())};
+                        conv.reduction_terms(), conv.tolerance() - ops::sum_tolerance(conv.reduction_terms())};
   }
   conv.transpose_filter(blocked_wei.data(), s->in1.data());
   return PreparedPass{[s] { s->pass->run_transposed(s->in1.data(), s->in0.data(), s->out.data()); },
-                      conv.measure_tag(threads) + " " + samples::to_string(conv.path()) +
+                      conv.measure_tag(threads) + " " + ops::to_string(conv.path()) +
                           " (filter transposed while preparing)" + note,
                       [s] { return plain_activations(s->out, s->pass->grad_input_layout()); },
                       conv.reduction_terms()};
 }
 
-inline std::optional<PreparedPass> prepare(const samples::ConvUpdConfig& c, int threads, const std::string& note) {
-  const samples::ConvShape& l = c.shape;
-  auto s = std::make_shared<State<samples::ConvUpd>>();
-  const samples::ConvUpd& conv = s->pass.emplace(c);
+inline std::optional<PreparedPass> prepare(const ops::ConvUpdConfig& c, int threads, const std::string& note) {
+  const ops::ConvShape& l = c.shape;
+  auto s = std::make_shared<State<ops::ConvUpd>>();
+  const ops::ConvUpd& conv = s->pass.emplace(c);
   const auto src = plain_random(l.N * l.C * l.H * l.W, 1), dst = plain_random(l.N * l.K * l.ofh() * l.ofw(), 2);
-  s->in0 = samples::nchw_to_blocked(src.data(), conv.input_layout());
-  s->in1 = samples::nchw_to_blocked(dst.data(), conv.grad_output_layout());
+  s->in0 = ops::nchw_to_blocked(src.data(), conv.input_layout());
+  s->in1 = ops::nchw_to_blocked(dst.data(), conv.grad_output_layout());
   s->out.resize(static_cast<std::size_t>(conv.filter_layout().size()));
   // The filter as plain KCRS, from its blocked floats (in bf16 read back from its VNNI-2 tiles).
   const auto plain_filter = [s] {
-    const samples::ConvShape& shape = s->pass->config().shape;
-    if (s->pass->config().bf16()) s->out = samples::vnni2_to_filter(s->out_bf16.data(), s->pass->filter_layout());
+    const ops::ConvShape& shape = s->pass->config().shape;
+    if (s->pass->config().bf16()) s->out = ops::vnni2_to_filter(s->out_bf16.data(), s->pass->filter_layout());
     std::vector<float> plain(static_cast<std::size_t>(shape.K * shape.C * shape.R * shape.S));
-    samples::blocked_to_kcrs(s->out.data(), plain.data(), s->pass->filter_layout());
+    ops::blocked_to_kcrs(s->out.data(), plain.data(), s->pass->filter_layout());
     return plain;
   };
   if (c.bf16()) {
-    s->in0_bf16 = samples::to_bf16(s->in0);
-    s->in1_bf16 = samples::to_bf16(s->in1);
+    s->in0_bf16 = ops::to_bf16(s->in0);
+    s->in1_bf16 = ops::to_bf16(s->in1);
     s->out_bf16.resize(s->out.size());
     PreparedPass prepared{[s] { s->pass->run(s->in0_bf16.data(), s->in1_bf16.data(), s->out_bf16.data()); },
                           conv.measure_tag(threads) + note, plain_filter, conv.reduction_length()};
-    prepared.rounding = conv.tolerance() - samples::sum_tolerance(conv.reduction_length());
+    prepared.rounding = conv.tolerance() - ops::sum_tolerance(conv.reduction_length());
     return prepared;
   }
   return PreparedPass{[s] { s->pass->run(s->in0.data(), s->in1.data(), s->out.data()); },
@@ -244,7 +243,7 @@ std::optional<PreparedPass> prepare_tuned(const samples::ConvLayer& l, const std
   Config problem;
   problem.shape = shape_of(l, N);
   problem.dtype = dtype;
-  const auto choice = weft::samples::best_conv_config(problem, threads);
+  const auto choice = weft::ops::best_conv_config(problem, threads);
   return prepare(choice.config, threads, " (" + std::string(weft::tuner::to_string(choice.source)) + ")");
 }
 #endif
@@ -266,9 +265,9 @@ inline std::optional<PreparedPass> prepare_weft(const samples::ConvLayer& l, Pas
 inline std::optional<PreparedPass> prepare_weft_auto(const samples::ConvLayer& l, Pass pass, std::int64_t N,
                                                      jit::DataType dtype) {
   const int threads = omp_get_max_threads();
-  if (pass == Pass::fwd) return weft_conv::prepare_tuned<samples::ConvFwdConfig>(l, l.fwd, N, threads, dtype);
-  if (pass == Pass::bwd) return weft_conv::prepare_tuned<samples::ConvBwdConfig>(l, l.bwd, N, threads, dtype);
-  return weft_conv::prepare_tuned<samples::ConvUpdConfig>(l, l.upd, N, threads, dtype);
+  if (pass == Pass::fwd) return weft_conv::prepare_tuned<ops::ConvFwdConfig>(l, l.fwd, N, threads, dtype);
+  if (pass == Pass::bwd) return weft_conv::prepare_tuned<ops::ConvBwdConfig>(l, l.bwd, N, threads, dtype);
+  return weft_conv::prepare_tuned<ops::ConvUpdConfig>(l, l.upd, N, threads, dtype);
 }
 #endif
 

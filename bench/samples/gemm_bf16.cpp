@@ -41,25 +41,24 @@
 #include "gemm_fwd_data.hpp"
 #include "gemm_override_flags.hpp"
 #include "interleaved.hpp"
-#include "ops_names.hpp"
 #include "take_flag.hpp"
 
 namespace {
 
-using weft::samples::bfloat16;
-using weft::samples::GemmFwd;
-using weft::samples::GemmFwdConfig;
+using weft::ops::bfloat16;
+using weft::ops::GemmFwd;
+using weft::ops::GemmFwdConfig;
 using weft::samples::GemmFwdData;
 
 // Overrides of the bf16 configuration over recommended_gemm_config's choice.
-weft::samples::GemmConfigOverride g_override;
+weft::ops::GemmConfigOverride g_override;
 int g_rounds = 11;
 
 GemmFwdConfig config_for(std::int64_t n, int threads, weft::jit::DataType dtype) {
   GemmFwdConfig problem;
   problem.M = problem.N = problem.K = n;
   problem.dtype = dtype;
-  GemmFwdConfig c = weft::samples::recommended_gemm_config(problem, threads);
+  GemmFwdConfig c = weft::ops::recommended_gemm_config(problem, threads);
   if (dtype != weft::jit::DataType::f32) g_override.apply(c);
   return c;
 }
@@ -108,8 +107,8 @@ struct DnnlMatmul {
 // The values GemmFwdData computes on (its default seeds), for the peer.
 std::vector<float> bf16_values(std::int64_t count, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(count));
-  weft::samples::fill_random(v.data(), count, seed);
-  weft::samples::round_to_element_type<bfloat16>(v);
+  weft::ops::fill_random(v.data(), count, seed);
+  weft::ops::round_to_element_type<bfloat16>(v);
   return v;
 }
 #endif
@@ -140,7 +139,7 @@ void gemm_bf16(benchmark::State& state) {
   state.counters["weft/dnnl"] = seconds[2] / seconds[1];
   // The outputs of the two bf16 sides, from the same inputs.
   std::vector<float> ours(static_cast<std::size_t>(n * n));
-  weft::samples::from_blocked(bf16_data.activations()[1], ours.data(), bf16.m_blocking(), bf16.n_blocking(), false);
+  weft::ops::from_blocked(bf16_data.activations()[1], ours.data(), bf16.m_blocking(), bf16.n_blocking(), false);
   const auto* theirs = static_cast<const bfloat16*>(dnnl.dst.get_data_handle());
   double diff2 = 0, ref2 = 0;
   for (std::size_t i = 0; i < ours.size(); ++i) {

@@ -53,24 +53,23 @@ extern "C" char* openblas_get_corename(void);
 
 #include "gemm_override_flags.hpp"
 #include "interleaved.hpp"
-#include "ops_names.hpp"
 #include "ratio_reporter.hpp"
 #include "take_flag.hpp"
 
 namespace {
 
-using weft::samples::Blocking;
-using weft::samples::GemmFwd;
-using weft::samples::GemmFwdConfig;
+using weft::ops::Blocking;
+using weft::ops::GemmFwd;
+using weft::ops::GemmFwdConfig;
 
-// Defaults: samples::recommended_gemm_config (gemm_defaults.hpp), unless overridden.
-weft::samples::GemmConfigOverride g_override;
+// Defaults: ops::recommended_gemm_config (gemm_defaults.hpp), unless overridden.
+weft::ops::GemmConfigOverride g_override;
 int g_rounds = 11;
 
 GemmFwdConfig config_for(std::int64_t n, int threads) {
   GemmFwdConfig problem;
   problem.M = problem.N = problem.K = n;
-  GemmFwdConfig c = weft::samples::recommended_gemm_config(problem, threads);
+  GemmFwdConfig c = weft::ops::recommended_gemm_config(problem, threads);
   g_override.apply(c);
   return c;
 }
@@ -84,8 +83,8 @@ struct Operands {
   std::vector<float> a, b, c;
   explicit Operands(std::int64_t n)
       : a(static_cast<std::size_t>(n * n)), b(a.size()), c(a.size(), 0.0f) {
-    weft::samples::fill_random(a.data(), n * n, 1);
-    weft::samples::fill_random(b.data(), n * n, 2);
+    weft::ops::fill_random(a.data(), n * n, 1);
+    weft::ops::fill_random(b.data(), n * n, 2);
   }
 };
 
@@ -104,14 +103,14 @@ struct BlockedOperands {
   }
   // A and B from the plain operands, into the blocked ones the runs read.
   void block() {
-    a = weft::samples::to_blocked(plain.a.data(), mB, kB, true);
-    b = weft::samples::to_blocked(plain.b.data(), kB, nB, false);
+    a = weft::ops::to_blocked(plain.a.data(), mB, kB, true);
+    b = weft::ops::to_blocked(plain.b.data(), kB, nB, false);
     acts[0] = b.data(), acts[1] = c.data();
     weights[0] = a.data();
   }
   void run() const { gemm.run(acts, weights, {}); }
   // C back into the plain (column-major) layout.
-  void unblock_c(float* plain_c) const { weft::samples::from_blocked(c.data(), plain_c, mB, nB, false); }
+  void unblock_c(float* plain_c) const { weft::ops::from_blocked(c.data(), plain_c, mB, nB, false); }
 };
 
 void weft_gemm(benchmark::State& state, bool convert) {

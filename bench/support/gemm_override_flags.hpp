@@ -2,7 +2,7 @@
 // --k-blocks= --m-blocks= --n-blocks= (comma lists), taken out of argv into a GemmConfigOverride
 // (gemm_defaults.hpp) before Google Benchmark sees them.
 //
-//   weft::samples::GemmConfigOverride override;
+//   weft::ops::GemmConfigOverride override;
 //   const bool given = weft::bench::take_gemm_override(argc, argv, override);
 //   ... override.apply(config) ...
 #pragma once
@@ -13,7 +13,6 @@
 
 #include <weft/ops/gemm_defaults.hpp>
 
-#include "ops_names.hpp"
 #include "take_flag.hpp"
 
 namespace weft::bench {
@@ -32,7 +31,7 @@ inline std::vector<long> list_of(const std::string& text) {
 }
 
 // Whether any of the flags was given.
-inline bool take_gemm_override(int& argc, char** argv, samples::GemmConfigOverride& o) {
+inline bool take_gemm_override(int& argc, char** argv, ops::GemmConfigOverride& o) {
   std::string value;
   bool given = false;
   auto take = [&](const char* name) { return take_flag(argc, argv, name, value) && (given = true); };

@@ -20,8 +20,6 @@
 
 #include <weft/ops/verification.hpp>
 
-#include "ops_names.hpp"
-
 namespace weft::samples {
 
 // The options of a run that every sample takes.
@@ -33,7 +31,7 @@ struct RunSettings {
 };
 
 struct Verdict {
-  ErrorNorms norms;
+  ops::ErrorNorms norms;
   double tolerance = 0;  // on norms.l2_rel_error, unless the norms carry element-wise bounds
   std::string note = {};  // printed after the norms, e.g. which layer of an MLP they are
 };

@@ -4,6 +4,9 @@
 
 namespace weft::samples {
 
+using weft::ops::ConvLoops;
+using weft::ops::kMaxExtent;
+
 void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form) {
   // USE_BF16 (PARLOOPER's switch): bf16 tensors; a pass without bf16 kernels refuses it by name.
@@ -14,7 +17,7 @@ void parse_conv_arguments(SampleArgs& args, ConvLoops& loops, int argc, char** a
   args.require({"LOOP_STRING", "N", "H", "W", "C", "K", "R", "S", "stride_h", "stride_w", "pad_h", "pad_w"},
                "; the arguments start with LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk");
   loops.loop_string = args.positional()[0];
-  ConvShape& s = loops.shape;
+  ops::ConvShape& s = loops.shape;
   s.N = args.integer(1, "N", 0, 1, kMaxExtent);
   s.H = args.integer(2, "H", 0, 1, kMaxExtent);
   s.W = args.integer(3, "W", 0, 1, kMaxExtent);

@@ -5,6 +5,9 @@
 
 namespace weft::samples {
 
+using weft::ops::ConvFwdConfig;
+using weft::ops::kMaxExtent;
+
 std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& c, int argc, char** argv) {
   parse_conv_arguments(args, c, argc, argv, 30, kConvFwdForm);
   if (c.loop_string == "auto") {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
@@ -29,7 +32,7 @@ std::size_t parse_conv_fwd_arguments(SampleArgs& args, ConvFwdConfig& c, int arg
   return 20;
 }
 
-std::size_t parse_conv_bwd_arguments(SampleArgs& args, ConvBwdConfig& config, int argc, char** argv) {
+std::size_t parse_conv_bwd_arguments(SampleArgs& args, ops::ConvBwdConfig& config, int argc, char** argv) {
   parse_conv_arguments(args, config, argc, argv, 20, kConvBwdForm);
   if (config.loop_string == "auto") {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
     args.require_at_most(kConvAutoIters + 1, kConvAutoForm);

@@ -15,21 +15,20 @@
 #include <weft/ops/conv_layout.hpp>
 
 #include "conv_args.hpp"
-#include "ops_names.hpp"
 
 namespace weft::samples {
 
 class PassBuffer {
  public:
-  static PassBuffer activations(std::vector<float> blocked, const ConvLoops& loops) {
+  static PassBuffer activations(std::vector<float> blocked, const ops::ConvLoops& loops) {
     PassBuffer b;
-    if (loops.bf16()) b.bf16_ = to_bf16(blocked);
+    if (loops.bf16()) b.bf16_ = ops::to_bf16(blocked);
     b.f32_ = std::move(blocked);
     return b;
   }
-  static PassBuffer filter(std::vector<float> blocked, const FilterLayout& layout, const ConvLoops& loops) {
+  static PassBuffer filter(std::vector<float> blocked, const ops::FilterLayout& layout, const ops::ConvLoops& loops) {
     PassBuffer b;
-    if (loops.bf16()) b.bf16_ = filter_to_vnni2(blocked, layout);
+    if (loops.bf16()) b.bf16_ = ops::filter_to_vnni2(blocked, layout);
     b.f32_ = std::move(blocked);
     return b;
   }
@@ -38,7 +37,7 @@ class PassBuffer {
   const void* data() const { return bf16_.empty() ? static_cast<const void*>(f32_.data()) : bf16_.data(); }
   // The activations as floats (exactly, from bf16; not for a VNNI-2 filter).
   std::vector<float> as_floats() const {
-    return bf16_.empty() ? f32_ : to_floats(bf16_.data(), static_cast<std::int64_t>(bf16_.size()));
+    return bf16_.empty() ? f32_ : ops::to_floats(bf16_.data(), static_cast<std::int64_t>(bf16_.size()));
   }
 
  private:

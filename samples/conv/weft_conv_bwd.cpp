@@ -14,13 +14,13 @@
 #include "conv_auto.hpp"
 #include <weft/ops/conv_bwd.hpp>
 #include <weft/ops/conv_reference.hpp>
-#include "ops_names.hpp"
 #include "pass_buffer.hpp"
 #include "sample_driver.hpp"
 
 namespace {
 
 using namespace weft::samples;
+namespace ops = weft::ops;
 
 const weft::cli::Tool kTool{
     "weft-conv-bwd",
@@ -48,26 +48,26 @@ double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3
 std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 // Allocates, converts, runs, times and checks; every allocation happens in here.
-int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretransposed) {
-  const ConvBwdConfig& config = bwd.config();
-  const ConvShape& s = config.shape;
+int run_allocated(const ops::ConvBwd& bwd, const RunSettings& settings, bool pretransposed) {
+  const ops::ConvBwdConfig& config = bwd.config();
+  const ops::ConvShape& s = config.shape;
   const std::int64_t out_count = s.N * s.K * s.ofh() * s.ofw(), in_count = s.N * s.C * s.H * s.W;
   std::vector<float> grad_output(count(out_count)), filter(count(s.K * s.C * s.R * s.S));
-  fill_random(grad_output.data(), out_count, 1);
-  fill_random(filter.data(), s.K * s.C * s.R * s.S, 2);
+  ops::fill_random(grad_output.data(), out_count, 1);
+  ops::fill_random(filter.data(), s.K * s.C * s.R * s.S, 2);
   if (config.bf16()) {
     // The values the bf16 run reads, for the reference.
-    round_to_bf16(grad_output);
-    round_to_bf16(filter);
+    ops::round_to_bf16(grad_output);
+    ops::round_to_bf16(filter);
   }
 
   double start = omp_get_wtime();
   const PassBuffer grad_output_blocked =
-      PassBuffer::activations(nchw_to_blocked(grad_output.data(), bwd.grad_output_layout()), config);
+      PassBuffer::activations(ops::nchw_to_blocked(grad_output.data(), bwd.grad_output_layout()), config);
   const double output_ms = milliseconds_since(start);
   start = omp_get_wtime();
   const PassBuffer filter_blocked =
-      PassBuffer::filter(kcrs_to_blocked(filter.data(), bwd.filter_layout()), bwd.filter_layout(), config);
+      PassBuffer::filter(ops::kcrs_to_blocked(filter.data(), bwd.filter_layout()), bwd.filter_layout(), config);
   const double filter_ms = milliseconds_since(start);
   PassBuffer grad_input_blocked =
       PassBuffer::activations(std::vector<float>(count(bwd.grad_input_layout().size()), 0.0f), config);
@@ -87,7 +87,7 @@ int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretrans
               "transposed %s, threads %d, isa %s\n",
               conv_header("weft-conv-bwd", config).c_str(), (long long)config.h_block, (long long)config.w_block,
               (long long)config.c_block, (long long)config.k_block, (long long)config.h_in_gemm,
-              to_string(bwd.path()), transposed_when, settings.threads,
+              ops::to_string(bwd.path()), transposed_when, settings.threads,
               std::string(weft::jit::to_string(weft::jit::selected_isa())).c_str());
   std::printf("conversions (not timed with the kernel): grad_output NCHW -> blocked %.3f ms, filter KCRS -> "
               "blocked %.3f ms\n",
@@ -99,10 +99,10 @@ int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretrans
   const auto verify = [&] {
     std::vector<float> result(count(in_count)), reference(count(in_count));
     const double back = omp_get_wtime();
-    blocked_to_nchw(grad_input_blocked.as_floats().data(), result.data(), bwd.grad_input_layout());
+    ops::blocked_to_nchw(grad_input_blocked.as_floats().data(), result.data(), bwd.grad_input_layout());
     std::printf("conversion: grad_input blocked -> NCHW %.3f ms\n", milliseconds_since(back));
-    conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
-    return Verdict{compare(result.data(), reference.data(), in_count), bwd.tolerance()};
+    ops::conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
+    return Verdict{ops::compare(result.data(), reference.data(), in_count), bwd.tolerance()};
   };
   return measure_and_report(
       settings, {.run =
@@ -120,7 +120,7 @@ int run_allocated(const ConvBwd& bwd, const RunSettings& settings, bool pretrans
 }
 
 int run(int argc, char** argv) {
-  ConvBwdConfig config;
+  ops::ConvBwdConfig config;
   SampleArgs args;
   std::int64_t pretransposed = 0;
   weft::cli::add_integer(args.app(), "--pretransposed", pretransposed, 0, 1,
@@ -128,13 +128,13 @@ int run(int argc, char** argv) {
   const std::size_t n_iters_index = parse_conv_bwd_arguments(args, config, argc, argv);
   const RunSettings settings = args.run_settings(n_iters_index);
   resolve_conv_auto(config, settings.threads, "weft-conv-bwd");
-  const ConvBwd bwd(config);  // validates everything before memory is allocated
+  const ops::ConvBwd bwd(config);  // validates everything before memory is allocated
 
-  const ConvShape& s = config.shape;
+  const ops::ConvShape& s = config.shape;
   MemoryTally memory;
   memory.add_floats({s.N, s.K, s.ofh(), s.ofw()});     // grad_output
   memory.add_floats({s.K, s.C, s.R, s.S});             // filter
-  for (const ActivationLayout* l : {&bwd.grad_output_layout(), &bwd.grad_input_layout()})
+  for (const ops::ActivationLayout* l : {&bwd.grad_output_layout(), &bwd.grad_input_layout()})
     memory.add_floats({l->images, l->channels.blocks(), l->padded_h(), l->padded_w(), l->channels.block});
   memory.add_floats({config.k_blocking().padded(), config.c_blocking().padded(), s.R, s.S});
   if (config.bf16()) {  // the bf16 copies of the blocked tensors, and grad_input as floats for the check

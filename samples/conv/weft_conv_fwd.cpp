@@ -15,12 +15,14 @@
 #include <weft/ops/conv_reference.hpp>
 
 #include "conv_auto.hpp"
-#include "ops_names.hpp"
 #include "pass_buffer.hpp"
 
 namespace {
 
 using namespace weft::samples;
+namespace ops = weft::ops;
+using weft::ops::ConvFwd;
+using weft::ops::ConvFwdConfig;
 
 const weft::cli::Tool kTool{
     "weft-conv-fwd",
@@ -57,13 +59,13 @@ double milliseconds_since(double start) { return (omp_get_wtime() - start) * 1e3
 
 std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(count));
-  fill_random(v.data(), count, seed);
+  ops::fill_random(v.data(), count, seed);
   return v;
 }
 
 // What run_allocated allocates, for the memory check before any of it is.
 std::uint64_t memory_needed(const ConvFwd& conv, bool check) {
-  const ConvShape& s = conv.config().shape;
+  const ops::ConvShape& s = conv.config().shape;
   MemoryTally memory;
   memory.add_floats({s.N, s.C, s.H, s.W});            // input
   memory.add_floats({s.K, s.C, s.R, s.S});            // filter
@@ -97,23 +99,23 @@ std::string options_text(const ConvFwdConfig& c) {
 // Allocates, converts, runs, times and checks; every allocation happens in here.
 int run_allocated(const ConvFwd& conv, const RunSettings& settings) {
   const ConvFwdConfig& config = conv.config();
-  const ConvShape& s = config.shape;
+  const ops::ConvShape& s = config.shape;
   std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
   std::vector<float> filter = random_floats(s.K * s.C * s.R * s.S, 2);
   std::vector<float> bias = random_floats(s.K, 3);
   if (config.bf16()) {
     // The values the bf16 run reads, for the reference.
-    for (std::vector<float>* v : {&input, &filter, &bias}) round_to_bf16(*v);
+    for (std::vector<float>* v : {&input, &filter, &bias}) ops::round_to_bf16(*v);
   }
 
   double start = omp_get_wtime();
-  const PassBuffer input_blocked = PassBuffer::activations(nchw_to_blocked(input.data(), conv.input_layout()), config);
+  const PassBuffer input_blocked = PassBuffer::activations(ops::nchw_to_blocked(input.data(), conv.input_layout()), config);
   const double input_ms = milliseconds_since(start);
   start = omp_get_wtime();
   const PassBuffer filter_blocked =
-      PassBuffer::filter(kcrs_to_blocked(filter.data(), conv.filter_layout()), conv.filter_layout(), config);
+      PassBuffer::filter(ops::kcrs_to_blocked(filter.data(), conv.filter_layout()), conv.filter_layout(), config);
   const double filter_ms = milliseconds_since(start);
-  const PassBuffer bias_blocked = PassBuffer::activations(blocked_bias(bias.data(), config.k_blocking()), config);
+  const PassBuffer bias_blocked = PassBuffer::activations(ops::blocked_bias(bias.data(), config.k_blocking()), config);
   // Not zero, as PARLOOPER's: rims the run should zero, and outputs it should write, must be.
   PassBuffer output_blocked = PassBuffer::activations(random_floats(conv.output_layout().size(), 4), config);
 
@@ -126,20 +128,20 @@ int run_allocated(const ConvFwd& conv, const RunSettings& settings) {
     std::vector<float> result(static_cast<std::size_t>(s.N * s.K * s.ofh() * s.ofw())), ref(result.size());
     const double back = omp_get_wtime();
     const std::vector<float> output = output_blocked.as_floats();
-    blocked_to_nchw(output.data(), result.data(), conv.output_layout());
+    ops::blocked_to_nchw(output.data(), result.data(), conv.output_layout());
     std::printf("conversion: output blocked -> NCHW %.3f ms\n", milliseconds_since(back));
-    conv_fwd_reference(s, input.data(), filter.data(), config.with_bias ? bias.data() : nullptr, config.with_relu,
-                       ref.data());
+    ops::conv_fwd_reference(s, input.data(), filter.data(), config.with_bias ? bias.data() : nullptr, config.with_relu,
+                            ref.data());
     const double tolerance = conv.tolerance();
     if (!config.zero_output_rims) {
-      return Verdict{compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size())), tolerance};
+      return Verdict{ops::compare(result.data(), ref.data(), static_cast<std::int64_t>(ref.size())), tolerance};
     }
     // The rims are part of the result: compare the whole blocked output with the reference's
     // blocked copy, whose rims are zero.
     std::printf("output rims: %lld elements not zero\n",
-                (long long)nonzero_rim_elements(output.data(), conv.output_layout()));
-    const std::vector<float> ref_blocked = nchw_to_blocked(ref.data(), conv.output_layout());
-    return Verdict{compare(output.data(), ref_blocked.data(), conv.output_layout().size()), tolerance};
+                (long long)ops::nonzero_rim_elements(output.data(), conv.output_layout()));
+    const std::vector<float> ref_blocked = ops::nchw_to_blocked(ref.data(), conv.output_layout());
+    return Verdict{ops::compare(output.data(), ref_blocked.data(), conv.output_layout().size()), tolerance};
   };
   const auto run = [&] {
     conv.run(input_blocked.data(), filter_blocked.data(), bias_blocked.data(), output_blocked.data());

@@ -14,13 +14,13 @@
 
 #include "conv_args.hpp"
 #include "conv_auto.hpp"
-#include "ops_names.hpp"
 #include "pass_buffer.hpp"
 #include "sample_driver.hpp"
 
 namespace {
 
 using namespace weft::samples;
+namespace ops = weft::ops;
 
 constexpr const char* kForm = "LOOP_STRING N H W C K R S stride_h stride_w pad_h pad_w bc bk [n_iters] [use_mb_par_f32]";
 // PARLOOPER's FP32 run reads its arguments up to use_mb_par_f32; the bf16 run reads
@@ -52,8 +52,8 @@ const weft::cli::Tool kTool{
 bool tuned(const SampleArgs& args) { return !args.positional().empty() && args.positional()[0] == "auto"; }
 
 // Returns the position of n_iters.
-std::size_t parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, char** argv) {
-  weft::cli::add_integer(args.app(), "--h-in-gemm", config.h_in_gemm, 0, kMaxExtent,
+std::size_t parse_arguments(SampleArgs& args, ops::ConvUpdConfig& config, int argc, char** argv) {
+  weft::cli::add_integer(args.app(), "--h-in-gemm", config.h_in_gemm, 0, ops::kMaxExtent,
                          "output rows per BRGEMM (0: all, or 1 when d is parallel)");
   parse_conv_arguments(args, config, argc, argv, SIZE_MAX, kForm);
   if (tuned(args)) {  // the tuned configuration (conv_auto.hpp): only the shape and n_iters
@@ -80,22 +80,22 @@ std::size_t parse_arguments(SampleArgs& args, ConvUpdConfig& config, int argc, c
 
 std::vector<float> random_floats(std::int64_t count, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(count));
-  fill_random(v.data(), count, seed);
+  ops::fill_random(v.data(), count, seed);
   return v;
 }
 
 double milliseconds(const std::function<void()>& fn) { return 1e3 * seconds_per_call(fn, 0, 1); }
 
 int run(int argc, char** argv) {
-  ConvUpdConfig config;
+  ops::ConvUpdConfig config;
   SampleArgs args;
   const std::size_t n_iters_index = parse_arguments(args, config, argc, argv);
   const RunSettings settings = args.run_settings(n_iters_index);
   resolve_conv_auto(config, settings.threads, "weft-conv-upd");
-  const ConvUpd upd(config);  // validates everything before memory is allocated
-  const ConvShape& s = config.shape;
-  const ActivationLayout in_layout = upd.input_layout(), out_layout = upd.grad_output_layout();
-  const FilterLayout filter_layout = upd.filter_layout();
+  const ops::ConvUpd upd(config);  // validates everything before memory is allocated
+  const ops::ConvShape& s = config.shape;
+  const ops::ActivationLayout in_layout = upd.input_layout(), out_layout = upd.grad_output_layout();
+  const ops::FilterLayout filter_layout = upd.filter_layout();
   const std::int64_t filter_floats = s.K * s.C * s.R * s.S;
 
   MemoryTally memory;
@@ -117,20 +117,20 @@ int run(int argc, char** argv) {
     std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 1);
     std::vector<float> grad_output = random_floats(s.N * s.K * s.ofh() * s.ofw(), 2);
     if (config.bf16()) {  // the values the bf16 run reads, for the reference
-      round_to_bf16(input);
-      round_to_bf16(grad_output);
+      ops::round_to_bf16(input);
+      ops::round_to_bf16(grad_output);
     }
     std::optional<PassBuffer> input_blocked, grad_output_blocked;
     std::vector<float> grad_filter_blocked(static_cast<std::size_t>(filter_layout.size()));
     std::vector<weft::jit::bfloat16> grad_filter_bf16(config.bf16() ? grad_filter_blocked.size() : 0);
     std::vector<float> grad_filter(static_cast<std::size_t>(filter_floats));
     const double to_blocked_in = milliseconds(
-        [&] { input_blocked = PassBuffer::activations(nchw_to_blocked(input.data(), in_layout), config); });
+        [&] { input_blocked = PassBuffer::activations(ops::nchw_to_blocked(input.data(), in_layout), config); });
     const double to_blocked_out = milliseconds([&] {
-      grad_output_blocked = PassBuffer::activations(nchw_to_blocked(grad_output.data(), out_layout), config);
+      grad_output_blocked = PassBuffer::activations(ops::nchw_to_blocked(grad_output.data(), out_layout), config);
     });
     const double to_kcrs =
-        milliseconds([&] { blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout); });
+        milliseconds([&] { ops::blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout); });
     std::printf("%s, h_in_gemm %lld, use_mb_par_f32 %d (%s), threads %d, isa %s\n",
                 conv_header("weft-conv-upd", config).c_str(), static_cast<long long>(upd.rows_per_gemm()),
                 config.use_mb_par_f32 ? 1 : 0,
@@ -142,10 +142,10 @@ int run(int argc, char** argv) {
     void* out = config.bf16() ? static_cast<void*>(grad_filter_bf16.data()) : grad_filter_blocked.data();
     const auto verify = [&] {
       std::vector<float> reference(static_cast<std::size_t>(filter_floats));
-      conv_bwd_weights_reference(s, input.data(), grad_output.data(), reference.data());
-      if (config.bf16()) grad_filter_blocked = vnni2_to_filter(grad_filter_bf16.data(), filter_layout);
-      blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout);
-      return Verdict{compare(grad_filter.data(), reference.data(), filter_floats), upd.tolerance()};
+      ops::conv_bwd_weights_reference(s, input.data(), grad_output.data(), reference.data());
+      if (config.bf16()) grad_filter_blocked = ops::vnni2_to_filter(grad_filter_bf16.data(), filter_layout);
+      ops::blocked_to_kcrs(grad_filter_blocked.data(), grad_filter.data(), filter_layout);
+      return Verdict{ops::compare(grad_filter.data(), reference.data(), filter_floats), upd.tolerance()};
     };
     return measure_and_report(settings, {.run = [&] { upd.run(input_blocked->data(), grad_output_blocked->data(), out); },
                                          .flops = upd.flops(),

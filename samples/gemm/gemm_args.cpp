@@ -3,10 +3,10 @@
 #include <weft/cli/command_line.hpp>
 #include <weft/ops/element_type.hpp>
 
-#include "ops_names.hpp"
-
 namespace weft::samples {
 namespace {
+
+using weft::ops::GemmLoops;
 
 std::string sizes(std::int64_t a, std::int64_t b, std::int64_t c) {
   return std::to_string(a) + " x " + std::to_string(b) + " x " + std::to_string(c);
@@ -47,7 +47,7 @@ bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max,
 }
 
 std::string gemm_header(const char* program, const GemmLoops& loops) {
-  return std::string(program) + ": " + precision_name(loops.dtype) + ", " + loops.loop_string +
+  return std::string(program) + ": " + ops::precision_name(loops.dtype) + ", " + loops.loop_string +
          ", M x N x K = " + sizes(loops.M, loops.N, loops.K) + ", blocks " + sizes(loops.bm, loops.bn, loops.bk);
 }
 

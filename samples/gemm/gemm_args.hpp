@@ -8,7 +8,6 @@
 
 #include <weft/ops/gemm_loops.hpp>
 
-#include "ops_names.hpp"
 #include "sample_args.hpp"
 
 namespace weft::samples {
@@ -18,22 +17,22 @@ namespace weft::samples {
 // `max` positional arguments (`form` lists them) and reads LOOP_STRING M N K bm bn bk into `loops`.
 // Positions 7 and up are the sample's own. A first argument "auto" (weft-gemm's tuned mode) is the
 // sample's to read: then only the options are.
-void parse_gemm_arguments(SampleArgs& args, GemmLoops& loops, int argc, char** argv, std::size_t max,
+void parse_gemm_arguments(SampleArgs& args, ops::GemmLoops& loops, int argc, char** argv, std::size_t max,
                           const char* form);
 
 // The tuned mode's line, "auto M N K ...": when the first argument is "auto", reads M N K
 // (positions 1-3) into `loops`, marks it "auto" (its loop_string) and returns true; at most `max`
 // positional arguments (`form` lists them). The sample reads its own arguments after K, then
 // resolves the configuration (gemm_auto.hpp). Returns false for any other line.
-bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max, const char* form);
+bool parse_auto_shape(const SampleArgs& args, ops::GemmLoops& loops, std::size_t max, const char* form);
 
 // "<program>: FP32, <loop_string>, M x N x K = 64 x 64 x 64, blocks 32 x 32 x 32" (BF16 in bf16):
 // how the samples' header lines start.
-std::string gemm_header(const char* program, const GemmLoops& loops);
+std::string gemm_header(const char* program, const ops::GemmLoops& loops);
 
 // "<program> with M x N x K = 64 x 64 x 64<shape_extra> (<buffers>[ and the check's reference])":
 // what a memory message names.
-std::string gemm_buffers(const char* program, const GemmLoops& loops, const std::string& shape_extra,
+std::string gemm_buffers(const char* program, const ops::GemmLoops& loops, const std::string& shape_extra,
                          const std::string& buffers, bool check);
 
 }  // namespace weft::samples

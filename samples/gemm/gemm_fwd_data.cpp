@@ -8,14 +8,18 @@
 #include <weft/jit/error.hpp>
 #include <weft/ops/gemm_reference.hpp>
 
-#include "ops_names.hpp"
-
 namespace weft::samples {
 namespace {
 
+using weft::ops::bfloat16;
+using weft::ops::from_blocked;
+using weft::ops::GemmFwd;
+using weft::ops::GemmFwdConfig;
+using weft::ops::round_to_element_type;
+
 std::vector<float> random_values(std::int64_t count, std::int64_t padded, std::uint64_t seed) {
   std::vector<float> v(static_cast<std::size_t>(padded), 0.0f);
-  fill_random(v.data(), count, seed);
+  ops::fill_random(v.data(), count, seed);
   return v;
 }
 
@@ -29,10 +33,10 @@ template <class T>
 GemmFwdData<T>::GemmFwdData(const GemmFwd& gemm, bool ring_buffer, GemmFwdInit init)
     : gemm_(gemm), ring_buffer_(ring_buffer) {
   const GemmFwdConfig& c = gemm.config();
-  require_buffers_of<T>(c.dtype, "GemmFwdData");
+  ops::require_buffers_of<T>(c.dtype, "GemmFwdData");
   if (c.n_layers > 1 && init.out_fill != 0.0f)
     throw Error("GemmFwdData: an MLP's outputs must start zeroed (their padding is the next layer's K padding)");
-  const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
+  const ops::Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
   a_ = random_values(c.M * c.K, c.M * c.K, init.a_seed);
   b_ = random_values(c.K * c.N, c.K * c.N, init.b_seed);
   bias_ = random_values(c.M, mB.padded(), init.bias_seed);
@@ -42,11 +46,11 @@ GemmFwdData<T>::GemmFwdData(const GemmFwd& gemm, bool ring_buffer, GemmFwdInit i
   round_to_element_type<T>(bias_);
   // In bf16 the weight tiles are VNNI-2, BRGEMM's A (PARLOOPER packs its weights so too, untimed).
   weights_blocked_.assign(static_cast<std::size_t>(c.n_layers),
-                          to_blocked<T>(a_.data(), mB, kB, true, gemm.layout().left.order));
-  input_ = to_blocked<T>(b_.data(), kB, nB, false);
-  bias_t_ = converted<T>(bias_);
+                          ops::to_blocked<T>(a_.data(), mB, kB, true, gemm.layout().left.order));
+  input_ = ops::to_blocked<T>(b_.data(), kB, nB, false);
+  bias_t_ = ops::converted<T>(bias_);
   const int n_outputs = ring_buffer ? std::min(c.n_layers, 2) : c.n_layers;
-  outputs_.assign(static_cast<std::size_t>(n_outputs), std::vector<T>(output_size(gemm), from_float<T>(init.out_fill)));
+  outputs_.assign(static_cast<std::size_t>(n_outputs), std::vector<T>(output_size(gemm), ops::from_float<T>(init.out_fill)));
   // The input stays intact, so every run computes the same thing.
   acts_.push_back(input_.data());
   for (int l = 0; l < c.n_layers; ++l) {
@@ -65,23 +69,23 @@ Verdict GemmFwdData<T>::check_layers(std::span<T* const> acts) const {
     std::vector<float> out(static_cast<std::size_t>(M * N)), ref_in = b_, ref_out(out.size());
     from_blocked(acts.back(), out.data(), gemm_.m_blocking(), gemm_.n_blocking(), false);
     for (int l = 0; l < c.n_layers; ++l) {
-      gemm_reference(M, N, K, a_.data(), ref_in.data(), bias, c.fuse_relu, ref_out.data());
+      ops::gemm_reference(M, N, K, a_.data(), ref_in.data(), bias, c.fuse_relu, ref_out.data());
       ref_in.swap(ref_out);
     }
-    const double tolerance = std::is_same_v<T, double> ? kF64CheckedAsFloat : sum_tolerance(K);
-    return {compare(out.data(), ref_in.data(), M * N), tolerance * c.n_layers};
+    const double tolerance = std::is_same_v<T, double> ? ops::kF64CheckedAsFloat : ops::sum_tolerance(K);
+    return {ops::compare(out.data(), ref_in.data(), M * N), tolerance * c.n_layers};
   } else {
-    const Bf16Sum sum = gemm_.bf16_sum();
+    const ops::Bf16Sum sum = gemm_.bf16_sum();
     std::vector<float> in(static_cast<std::size_t>(K * N)), out(static_cast<std::size_t>(M * N)), ref(out.size());
-    Bf16Magnitudes magnitudes;
+    ops::Bf16Magnitudes magnitudes;
     Verdict worst;
     for (int l = 0; l < c.n_layers; ++l) {
       const auto layer = static_cast<std::size_t>(l);
       // Layer l's input: B, or layer l - 1's output (an MLP has M == K and bm == bk: one layout).
       from_blocked(acts[layer], in.data(), gemm_.k_blocking(), gemm_.n_blocking(), false);
       from_blocked(acts[layer + 1], out.data(), gemm_.m_blocking(), gemm_.n_blocking(), false);
-      gemm_reference(M, N, K, a_.data(), in.data(), bias, c.fuse_relu, ref.data(), &magnitudes, sum.chunk_terms);
-      const ErrorNorms e = compare_within(out.data(), ref.data(), magnitudes, M * N, sum);
+      ops::gemm_reference(M, N, K, a_.data(), in.data(), bias, c.fuse_relu, ref.data(), &magnitudes, sum.chunk_terms);
+      const ops::ErrorNorms e = ops::compare_within(out.data(), ref.data(), magnitudes, M * N, sum);
       const bool fails = !e.passed(0), worst_fails = !worst.norms.passed(0);
       if (l > 0 && (fails < worst_fails ||
                     (fails == worst_fails && e.worst_error_to_bound <= worst.norms.worst_error_to_bound)))
@@ -116,7 +120,7 @@ Verdict GemmFwdData<T>::check() const {
 template <class T>
 std::uint64_t GemmFwdData<T>::bytes(const GemmFwd& gemm, bool ring_buffer, bool check) {
   const GemmFwdConfig& c = gemm.config();
-  const Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
+  const ops::Blocking mB = gemm.m_blocking(), nB = gemm.n_blocking(), kB = gemm.k_blocking();
   const std::uint64_t element = sizeof(T);
   const std::int64_t layers = c.n_layers;
   const std::int64_t outputs = ring_buffer ? std::min<std::int64_t>(layers, 2) : layers;

@@ -28,7 +28,6 @@
 #include <weft/ops/element_type.hpp>
 #include <weft/ops/gemm_fwd.hpp>
 
-#include "ops_names.hpp"
 #include "sample_driver.hpp"
 
 namespace weft::samples {
@@ -45,7 +44,7 @@ class GemmFwdData {
  public:
   // `gemm` must outlive this object; T must be its precision's type, and out_fill 0 for an MLP
   // (weft::Error otherwise).
-  GemmFwdData(const GemmFwd& gemm, bool ring_buffer, GemmFwdInit init = {});
+  GemmFwdData(const ops::GemmFwd& gemm, bool ring_buffer, GemmFwdInit init = {});
 
   void run() const { gemm_.run(acts_, weights_, biases_); }
   Verdict check() const;
@@ -55,12 +54,12 @@ class GemmFwdData {
   std::span<T* const> activations() const { return acts_; }
 
   // Bytes the constructor allocates, with (`check`) what check() allocates on top.
-  static std::uint64_t bytes(const GemmFwd& gemm, bool ring_buffer, bool check);
+  static std::uint64_t bytes(const ops::GemmFwd& gemm, bool ring_buffer, bool check);
 
  private:
   Verdict check_layers(std::span<T* const> acts) const;
 
-  const GemmFwd& gemm_;
+  const ops::GemmFwd& gemm_;
   bool ring_buffer_;
   std::vector<float> a_, b_, bias_;  // plain, the values of T
   std::vector<std::vector<T>> weights_blocked_;
@@ -71,6 +70,6 @@ class GemmFwdData {
 };
 
 extern template class GemmFwdData<float>;
-extern template class GemmFwdData<bfloat16>;
+extern template class GemmFwdData<ops::bfloat16>;
 
 }  // namespace weft::samples

@@ -4,28 +4,29 @@
 
 #include <weft/ops/gemm_reference.hpp>
 
-#include "ops_names.hpp"
-
 namespace weft::samples {
 namespace {
+
+using weft::ops::GemmPassLayout;
+using weft::ops::PassMatrix;
 
 // Random values in [-1, 1) from `seed`, rounded to T.
 template <class T>
 std::vector<float> random_matrix(const PassMatrix& m, std::uint64_t seed) {
   std::vector<float> plain(static_cast<std::size_t>(m.rows.size * m.cols.size));
-  fill_random(plain.data(), m.rows.size * m.cols.size, seed);
-  round_to_element_type<T>(plain);
+  ops::fill_random(plain.data(), m.rows.size * m.cols.size, seed);
+  ops::round_to_element_type<T>(plain);
   return plain;
 }
 
 template <class T>
 std::vector<T> blocked_copy(const PassMatrix& m, const std::vector<float>& plain) {
-  return to_blocked<T>(plain.data(), m.rows, m.cols, m.row_block_major, m.order);
+  return ops::to_blocked<T>(plain.data(), m.rows, m.cols, m.row_block_major, m.order);
 }
 
 template <class T>
 const GemmPassLayout& checked(const GemmPassLayout& layout) {
-  require_buffers_of<T>(layout.dtype, "GemmPassData");
+  ops::require_buffers_of<T>(layout.dtype, "GemmPassData");
   return layout;
 }
 
@@ -40,23 +41,23 @@ GemmPassData<T>::GemmPassData(const GemmPassLayout& layout, std::uint64_t left_s
       left_blocked_(blocked_copy<T>(layout.left, left_)),
       right_blocked_(blocked_copy<T>(layout.right, right_)),
       out_blocked_(static_cast<std::size_t>(layout.out.rows.padded() * layout.out.cols.padded()),
-                   from_float<T>(out_fill)) {}
+                   ops::from_float<T>(out_fill)) {}
 
 template <class T>
-Verdict GemmPassData<T>::check(const Bf16Sum& sum) const {
+Verdict GemmPassData<T>::check(const ops::Bf16Sum& sum) const {
   const PassMatrix& o = layout_.out;
   const std::int64_t count = o.rows.size * o.cols.size;
   std::vector<float> ref(static_cast<std::size_t>(count));
-  Bf16Magnitudes magnitudes;
-  gemm_reference(o.rows.size, o.cols.size, layout_.reduction(), {left_.data(), layout_.left.transposed},
-                 {right_.data(), layout_.right.transposed}, nullptr, false, ref.data(),
-                 std::is_same_v<T, float> ? nullptr : &magnitudes, sum.chunk_terms);
+  ops::Bf16Magnitudes magnitudes;
+  ops::gemm_reference(o.rows.size, o.cols.size, layout_.reduction(), {left_.data(), layout_.left.transposed},
+                      {right_.data(), layout_.right.transposed}, nullptr, false, ref.data(),
+                      std::is_same_v<T, float> ? nullptr : &magnitudes, sum.chunk_terms);
   std::vector<float> result(ref.size());
-  from_blocked(out_blocked_.data(), result.data(), o.rows, o.cols, o.row_block_major, o.order);
+  ops::from_blocked(out_blocked_.data(), result.data(), o.rows, o.cols, o.row_block_major, o.order);
   if constexpr (std::is_same_v<T, float>) {
-    return {compare(result.data(), ref.data(), count), sum_tolerance(layout_.reduction())};
+    return {ops::compare(result.data(), ref.data(), count), ops::sum_tolerance(layout_.reduction())};
   } else {
-    return {compare_within(result.data(), ref.data(), magnitudes, count, sum), 0};
+    return {ops::compare_within(result.data(), ref.data(), magnitudes, count, sum), 0};
   }
 }
 
@@ -80,6 +81,6 @@ std::uint64_t GemmPassData<T>::bytes(const GemmPassLayout& layout, bool check) {
 }
 
 template class GemmPassData<float>;
-template class GemmPassData<bfloat16>;
+template class GemmPassData<ops::bfloat16>;
 
 }  // namespace weft::samples

@@ -34,7 +34,7 @@ class GemmPassData {
  public:
   // Random inputs from the seeds (rounded to T), their blocked copies, and a blocked output filled
   // with `out_fill`.
-  GemmPassData(const GemmPassLayout& layout, std::uint64_t left_seed, std::uint64_t right_seed,
+  GemmPassData(const ops::GemmPassLayout& layout, std::uint64_t left_seed, std::uint64_t right_seed,
                float out_fill = 0.0f);
 
   const T* left() const { return left_blocked_.data(); }
@@ -44,18 +44,18 @@ class GemmPassData {
   // The output (unblocked) against op(left) x op(right) computed in double precision: in f32 the
   // relative L2 error within sum_tolerance(reduction); in bf16 every element within its bound for
   // `sum` (how the pass summed it; unused in f32).
-  Verdict check(const Bf16Sum& sum) const;
+  Verdict check(const ops::Bf16Sum& sum) const;
   // Bytes the constructor allocates, with (`check`) what check() allocates on top.
-  static std::uint64_t bytes(const GemmPassLayout& layout, bool check);
+  static std::uint64_t bytes(const ops::GemmPassLayout& layout, bool check);
 
  private:
-  GemmPassLayout layout_;
+  ops::GemmPassLayout layout_;
   std::vector<float> left_, right_;  // plain, the values the blocked copies hold
   std::vector<T> left_blocked_, right_blocked_, out_blocked_;
 };
 
 extern template class GemmPassData<float>;
-extern template class GemmPassData<bfloat16>;
+extern template class GemmPassData<ops::bfloat16>;
 
 // The run of weft-gemm-bwd and weft-gemm-upd: checks that the buffers fit this machine (`what`
 // names them for the message), allocates and fills them in the pass's precision, prints `header`,
@@ -63,7 +63,7 @@ extern template class GemmPassData<bfloat16>;
 template <class T, class Pass>
 int run_gemm_pass_in(const Pass& pass, const RunSettings& settings, const std::string& what,
                      const std::string& header) {
-  const GemmPassLayout layout = pass.layout();
+  const ops::GemmPassLayout layout = pass.layout();
   MemoryTally memory;
   memory.add_bytes(pass.run_memory_bytes(settings.threads));
   memory.add_bytes(GemmPassData<T>::bytes(layout, settings.check));
@@ -79,7 +79,7 @@ int run_gemm_pass_in(const Pass& pass, const RunSettings& settings, const std::s
 
 template <class Pass>
 int run_gemm_pass(const Pass& pass, const RunSettings& settings, const std::string& what, const std::string& header) {
-  if (pass.config().bf16()) return run_gemm_pass_in<bfloat16>(pass, settings, what, header);
+  if (pass.config().bf16()) return run_gemm_pass_in<ops::bfloat16>(pass, settings, what, header);
   return run_gemm_pass_in<float>(pass, settings, what, header);
 }
 

@@ -13,11 +13,12 @@
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
 #include "gemm_fwd_data.hpp"
-#include "ops_names.hpp"
 
 namespace {
 
 using namespace weft::samples;
+namespace ops = weft::ops;
+using weft::ops::GemmFwdConfig;
 
 const weft::cli::Tool kTool{
     "weft-gemm",
@@ -102,7 +103,7 @@ std::size_t config_from(SampleArgs& args, GemmFwdConfig& c, int argc, char** arg
 
 // Allocates (GemmFwdData), runs, times and checks. T is the precision's type.
 template <class T>
-int run_allocated(const GemmFwd& gemm, bool ring_buffer, const RunSettings& settings) {
+int run_allocated(const ops::GemmFwd& gemm, bool ring_buffer, const RunSettings& settings) {
   const GemmFwdData<T> data(gemm, ring_buffer);
   const GemmFwdConfig& config = gemm.config();
   const int n_outputs = data.output_buffers();
@@ -125,11 +126,11 @@ int run(int argc, char** argv) {
   const RunSettings settings = args.run_settings(n_iters_index);
   resolve_gemm_auto(config, settings.threads, "weft-gemm");
 
-  const GemmFwd gemm(config);  // validates everything before memory is allocated
+  const ops::GemmFwd gemm(config);  // validates everything before memory is allocated
   const std::string layers = config.n_layers > 1 ? ", " + std::to_string(config.n_layers) + " layers" : "";
   // The precision's element type, as a value to dispatch on.
   const auto in_precision = [&](auto&& f) {
-    if (config.bf16()) return f(bfloat16{});
+    if (config.bf16()) return f(ops::bfloat16{});
     if (config.f64()) return f(double{});
     return f(float{});
   };

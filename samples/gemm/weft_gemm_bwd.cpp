@@ -9,11 +9,11 @@
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
 #include "gemm_pass.hpp"
-#include "ops_names.hpp"
 
 namespace {
 
 using namespace weft::samples;
+namespace ops = weft::ops;
 
 const weft::cli::Tool kTool{
     "weft-gemm-bwd",
@@ -32,7 +32,7 @@ const weft::cli::Tool kTool{
     "  VNNI-2 along M inside the timed run; bm and bk even)\n"};
 
 int run(int argc, char** argv) {
-  GemmBwdConfig config;
+  ops::GemmBwdConfig config;
   SampleArgs args;
   parse_gemm_arguments(args, config, argc, argv, 10, "LOOP_STRING M N K bm bn bk [mbf] [private_trans] [n_iters]");
   const bool tuned = parse_auto_shape(args, config, 5, "auto M N K [n_iters]");
@@ -42,7 +42,7 @@ int run(int argc, char** argv) {
   }
   const RunSettings settings = args.run_settings(tuned ? 4 : 9);
   resolve_gemm_auto(config, settings.threads, "weft-gemm-bwd");
-  const GemmBwd bwd(config);  // validates everything before memory is allocated
+  const ops::GemmBwd bwd(config);  // validates everything before memory is allocated
   const char* const transposes = config.private_trans ? "private" : "up-front";
   return run_gemm_pass(
       bwd, settings,

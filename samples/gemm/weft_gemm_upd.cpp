@@ -9,11 +9,11 @@
 #include "gemm_args.hpp"
 #include "gemm_auto.hpp"
 #include "gemm_pass.hpp"
-#include "ops_names.hpp"
 
 namespace {
 
 using namespace weft::samples;
+namespace ops = weft::ops;
 
 const weft::cli::Tool kTool{
     "weft-gemm-upd",
@@ -34,7 +34,7 @@ const weft::cli::Tool kTool{
     "  weights' VNNI-2 tiles, inside the timed run; bn and bk even)\n"};
 
 int run(int argc, char** argv) {
-  GemmUpdConfig config;
+  ops::GemmUpdConfig config;
   SampleArgs args;
   parse_gemm_arguments(args, config, argc, argv, 11,
                        "LOOP_STRING M N K bm bn bk [nbf] [private_trans] [n_partial_filters] [n_iters]");
@@ -46,7 +46,7 @@ int run(int argc, char** argv) {
   }
   const RunSettings settings = args.run_settings(tuned ? 4 : 10);
   resolve_gemm_auto(config, settings.threads, "weft-gemm-upd");
-  const GemmUpd upd(config);  // validates everything before memory is allocated
+  const ops::GemmUpd upd(config);  // validates everything before memory is allocated
   const bool partial = upd.uses_partial_filters();
   const std::string buffers = std::string("dY, X, dW, their blocked copies, X^T") +
                               (config.private_trans ? " per thread" : "") + (partial ? ", partial filters" : "");

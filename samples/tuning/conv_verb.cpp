@@ -8,7 +8,6 @@
 #include <weft/cli/command_line.hpp>
 #include <weft/ops/conv_workload.hpp>
 
-#include "ops_names.hpp"
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
@@ -17,10 +16,10 @@ namespace weft::samples {
 int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   CLI::App app;
   RequestOptions given;
-  ConvShape shape;
+  ops::ConvShape shape;
   std::int64_t stride = 1, pad = 0;
   std::string pass_name = "fwd";
-  ConvSearchOptions search;
+  ops::ConvSearchOptions search;
   constexpr std::int64_t kMax = 1 << 20;
   for (auto [name, size] : {std::pair{"--N", &shape.N}, {"--H", &shape.H}, {"--W", &shape.W}, {"--C", &shape.C},
                             {"--K", &shape.K}, {"--R", &shape.R}, {"--S", &shape.S}})
@@ -50,10 +49,10 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
       throw CliError(std::string(both) + " and " + one + " both set the same size: give one of them");
     if (cli::given(app, both)) *value = std::string(both) == "--stride" ? stride : pad;
   }
-  const ConvPassKind pass = build_workload([&] { return parse_conv_pass(pass_name); });
+  const ops::ConvPassKind pass = build_workload([&] { return ops::parse_conv_pass(pass_name); });
   search.dtype = parse_sample_dtype(dtype_name);
   const Request request = make_request(app, given);
-  const ConvWorkload workload = build_workload([&] { return ConvWorkload(shape, pass, search); });
+  const ops::ConvWorkload workload = build_workload([&] { return ops::ConvWorkload(shape, pass, search); });
   check_request(workload, request,
                 "weft-conv-" + pass_name + " accepts none of the --bc / --bk blocks for this shape");
   return run_tuning(workload, request, out, err);

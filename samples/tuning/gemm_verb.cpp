@@ -6,12 +6,13 @@
 #include <weft/cli/command_line.hpp>
 #include <weft/ops/gemm_workload.hpp>
 
-#include "ops_names.hpp"
 #include "tune_request.hpp"
 #include "tune_verbs.hpp"
 
 namespace weft::samples {
 namespace {
+
+using weft::ops::GemmPassKind;
 
 // GEMM tile sizes: beyond this a tile exceeds any cache many times over, and its padded blocked
 // copies would dwarf the matrices.
@@ -38,7 +39,7 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   RequestOptions given;
   std::int64_t M = 0, N = 0, K = 0, layers = 1;
   std::string pass_name = "fwd";
-  GemmSearchOptions search;
+  ops::GemmSearchOptions search;
   std::array<std::vector<long>, 3> chunks;
   for (auto [name, size] : {std::pair{"--M", &M}, {"--N", &N}, {"--K", &K}})
     cli::add_integer(app, name, *size, 1, 1 << 20, "GEMM size");
@@ -55,9 +56,9 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   cli::parse(app, argc, argv, 2);
   for (const char* required : {"--M", "--N", "--K"})
     if (!cli::given(app, required)) throw CliError(std::string("gemm needs ") + required);
-  const GemmPassKind pass = build_workload([&] { return parse_gemm_pass(pass_name); });
+  const GemmPassKind pass = build_workload([&] { return ops::parse_gemm_pass(pass_name); });
   search.dtype = parse_sample_dtype(dtype_name, true);
-  if (!cli::given(app, "--bn")) search.bn = default_gemm_search(search.dtype).bn;
+  if (!cli::given(app, "--bn")) search.bn = ops::default_gemm_search(search.dtype).bn;
   const ChunkOption& own = kChunkOptions[static_cast<std::size_t>(pass)];
   for (std::size_t i = 0; i < kChunkOptions.size(); ++i) {
     const ChunkOption& c = kChunkOptions[i];
@@ -66,7 +67,7 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
       search.chunks = chunks[i];
     } else {
       throw CliError(std::string(c.option) + " splits the " + c.dimension + " loop of --pass " +
-                     std::string(to_string(c.pass)) + "; --pass " + pass_name + " takes " + own.option);
+                     std::string(ops::to_string(c.pass)) + "; --pass " + pass_name + " takes " + own.option);
     }
   }
   if (pass == GemmPassKind::fwd && cli::given(app, "--private-trans"))
@@ -76,8 +77,8 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   if (layers > 1 && cli::given(app, "--bk"))
     throw CliError("--bk has no effect with --layers: an MLP feeds each output into the next layer, so bk = bm");
   const Request request = make_request(app, given);
-  const GemmWorkload workload =
-      build_workload([&] { return GemmWorkload({M, N, K, static_cast<int>(layers)}, search, pass); });
+  const ops::GemmWorkload workload =
+      build_workload([&] { return ops::GemmWorkload({M, N, K, static_cast<int>(layers)}, search, pass); });
   const std::int64_t size = pass == GemmPassKind::fwd ? K : pass == GemmPassKind::bwd ? M : N;
   check_request(workload, request,
                 std::string("every ") + own.option + " exceeds the number of " + own.dimension + " blocks (" +

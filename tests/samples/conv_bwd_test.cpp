@@ -24,7 +24,6 @@
 #include <weft/ops/conv_reference.hpp>
 #include "conv_args.hpp"
 #include "conv_test_support.hpp"
-#include "ops_names.hpp"
 #include "run_program.hpp"
 
 namespace {
@@ -34,6 +33,26 @@ using weft::samples::test::random_floats;
 using weft::samples::test::square_shape;
 
 using namespace weft::samples;
+using weft::ops::ActivationLayout;
+using weft::ops::blocked_to_nchw;
+using weft::ops::compare;
+using weft::ops::conv_bwd_data_reference;
+using weft::ops::ConvBwd;
+using weft::ops::ConvBwdConfig;
+using weft::ops::ConvBwdPath;
+using weft::ops::ConvMachine;
+using weft::ops::ConvShape;
+using weft::ops::ErrorNorms;
+using weft::ops::filter_to_vnni2;
+using weft::ops::FilterLayout;
+using weft::ops::kcrs_to_blocked;
+using weft::ops::model_conv_bwd_config;
+using weft::ops::nchw_to_blocked;
+using weft::ops::round_to_bf16;
+using weft::ops::sum_tolerance;
+using weft::ops::to_bf16;
+using weft::ops::to_floats;
+using weft::ops::TransposedFilterLayout;
 using ::testing::HasSubstr;
 
 struct Case {

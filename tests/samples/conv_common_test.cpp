@@ -17,7 +17,6 @@
 #include <weft/ops/conv_reference.hpp>
 #include <weft/ops/conv_shape.hpp>
 #include "conv_test_support.hpp"
-#include "ops_names.hpp"
 #include <weft/ops/rim_taps.hpp>
 
 namespace {
@@ -26,6 +25,15 @@ using weft::samples::test::random_floats;
 using weft::samples::test::square_shape;
 
 using namespace weft::samples;
+using weft::ops::conv_bwd_data_reference;
+using weft::ops::conv_bwd_weights_reference;
+using weft::ops::conv_fwd_reference;
+using weft::ops::ConvLoops;
+using weft::ops::ConvShape;
+using weft::ops::edge_chunks;
+using weft::ops::rim_taps;
+using weft::ops::RimTaps;
+using weft::ops::TapRange;
 using ::testing::HasSubstr;
 
 

@@ -25,7 +25,6 @@
 #include <weft/ops/conv_reference.hpp>
 #include "conv_args.hpp"
 #include "conv_test_support.hpp"
-#include "ops_names.hpp"
 #include "run_program.hpp"
 
 namespace {
@@ -35,6 +34,25 @@ using weft::samples::test::random_floats;
 using weft::samples::test::square_shape;
 
 using namespace weft::samples;
+using weft::ops::ActivationLayout;
+using weft::ops::blocked_bias;
+using weft::ops::blocked_to_nchw;
+using weft::ops::compare;
+using weft::ops::conv_fwd_reference;
+using weft::ops::ConvFwd;
+using weft::ops::ConvFwdConfig;
+using weft::ops::ConvMachine;
+using weft::ops::ConvShape;
+using weft::ops::ErrorNorms;
+using weft::ops::filter_to_vnni2;
+using weft::ops::kcrs_to_blocked;
+using weft::ops::model_conv_fwd_config;
+using weft::ops::nchw_to_blocked;
+using weft::ops::nonzero_rim_elements;
+using weft::ops::round_to_bf16;
+using weft::ops::sum_tolerance;
+using weft::ops::to_bf16;
+using weft::ops::to_floats;
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 

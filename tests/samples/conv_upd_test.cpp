@@ -17,13 +17,26 @@
 #include <weft/ops/conv_reference.hpp>
 #include "conv_test_support.hpp"
 #include <weft/ops/conv_upd.hpp>
-#include "ops_names.hpp"
 #include "sample_driver.hpp"
 #include "run_program.hpp"
 
 namespace {
 
 using namespace weft::samples;
+using weft::ops::blocked_to_kcrs;
+using weft::ops::compare;
+using weft::ops::conv_bwd_weights_reference;
+using weft::ops::ConvMachine;
+using weft::ops::ConvShape;
+using weft::ops::ConvUpd;
+using weft::ops::ConvUpdConfig;
+using weft::ops::fill_random;
+using weft::ops::model_conv_upd_config;
+using weft::ops::nchw_to_blocked;
+using weft::ops::round_to_bf16;
+using weft::ops::sum_tolerance;
+using weft::ops::to_bf16;
+using weft::ops::vnni2_to_filter;
 
 struct Case {
   std::string loop_string;

@@ -21,12 +21,21 @@
 #include <weft/tuner/tuner.hpp>
 
 #include "conv_test_support.hpp"
-#include "ops_names.hpp"
 #include "temporary_tuning_database.hpp"
 #endif
 
 namespace weft::samples {
 namespace {
+
+using weft::ops::best_conv_config;
+using weft::ops::conv_key;
+using weft::ops::ConvBwdConfig;
+using weft::ops::ConvFwdChoice;
+using weft::ops::ConvFwdConfig;
+using weft::ops::ConvPassKind;
+using weft::ops::ConvSearchOptions;
+using weft::ops::ConvShape;
+using weft::ops::ConvWorkload;
 
 #ifdef WEFT_HAVE_GEMM_TUNING
 using test::square_shape;
@@ -135,32 +144,32 @@ TEST(ConvWorkload, PassesAreDistinctWorkloadsWithTheirOwnReductions) {
     ASSERT_EQ(loops.size(), 7u);
     for (std::size_t x = 0; x < loops.size(); ++x)
       if (loops[x].reduction) found += static_cast<char>('a' + x);
-    EXPECT_EQ(found, letters) << to_string(pass);
+    EXPECT_EQ(found, letters) << ops::to_string(pass);
     EXPECT_EQ(w.supports_parallel_reduction(), pass == ConvPassKind::upd);
     // The untuned choice: the machine model's for fwd and bwd (the reduction's chunks outside the
     // output's blocks), the samples' default for upd.
     EXPECT_EQ(w.default_config(1).loop_string, pass == ConvPassKind::bwd ? "Acbdefg" : "Abcdefg");
   }
-  EXPECT_THROW(parse_conv_pass("mlp"), Error);
-  EXPECT_EQ(parse_conv_pass("bwd"), ConvPassKind::bwd);
+  EXPECT_THROW(ops::parse_conv_pass("mlp"), Error);
+  EXPECT_EQ(ops::parse_conv_pass("bwd"), ConvPassKind::bwd);
 }
 
 TEST(ConvWorkload, TunedConfigurationsBecomeTheSamplesConfigurations) {
   const ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
   const tuner::TunedConfig fwd{{{"bc", 64}, {"bk", 32}, {"h_in_gemm", 2}, {"c_block", 2}}, "acdbefgcd", {{}, {}, {1}, {4}}};
-  const ConvFwdConfig f = to_conv_fwd_config(fwd, shape);
+  const ConvFwdConfig f = ops::to_conv_fwd_config(fwd, shape);
   EXPECT_EQ(f.bc, 64);
   EXPECT_EQ(f.h_in_gemm, 2);
   EXPECT_EQ(f.c_block, 2);
   EXPECT_EQ(f.k_block, 1);
   EXPECT_EQ(f.h_block, 4);
   EXPECT_EQ(f.w_block, 1);  // the sample's default
-  const ConvBwdConfig b = to_conv_bwd_config({{{"k_block", 2}}, "abbcdefg", {{}, {1}}}, shape);
+  const ConvBwdConfig b = ops::to_conv_bwd_config({{{"k_block", 2}}, "abbcdefg", {{}, {1}}}, shape);
   EXPECT_EQ(b.c_block, 1);
   EXPECT_EQ(b.k_block, 2);
   // Blocks the samples cannot take are refused, not dropped.
-  EXPECT_THROW(to_conv_fwd_config({{}, "aabcdefg", {{1}}}, shape), Error);
-  EXPECT_THROW(to_conv_upd_config({{}, "abcddefg", {{}, {}, {}, {2}}}, shape), Error);
+  EXPECT_THROW(ops::to_conv_fwd_config({{}, "aabcdefg", {{1}}}, shape), Error);
+  EXPECT_THROW(ops::to_conv_upd_config({{}, "abcddefg", {{}, {}, {}, {2}}}, shape), Error);
 }
 
 using BestConvConfig = test::TemporaryTuningDatabase;
@@ -185,10 +194,10 @@ TEST_F(BestConvConfig, ExactNearestAndDefault) {
   // Another pass, or another team: the untuned choice (backward by data: the machine model's).
   ConvBwdConfig bwd;
   bwd.shape = shape;
-  const ConvBwdChoice none = best_conv_config(bwd, 1, db);
+  const ops::ConvBwdChoice none = best_conv_config(bwd, 1, db);
   EXPECT_EQ(none.source, tuner::ConfigSource::heuristic);
   EXPECT_EQ(none.config.loop_string, "Acbdefg");
-  EXPECT_EQ(none.config.bc, ConvMachine::current().gemm_rows);  // one register row panel: 32 with AVX2 code
+  EXPECT_EQ(none.config.bc, ops::ConvMachine::current().gemm_rows);  // one register row panel: 32 with AVX2 code
   problem.shape = shape;
   EXPECT_EQ(best_conv_config(problem, 2, db).source, tuner::ConfigSource::heuristic);
 }
@@ -199,9 +208,9 @@ TEST_F(BestConvConfig, FindsOneByOneLayersWithoutPadding) {
   const tuner::TuningDatabase db(path_);
   const ConvShape shape = square_shape(1, 14, 64, 64, 1, 1, 0);
   add(conv_key(ConvPassKind::upd, shape, 1), {{{"bc", 32}, {"bk", 32}, {"h_in_gemm", 14}}, "abcdefg", {}});
-  ConvUpdConfig problem;
+  ops::ConvUpdConfig problem;
   problem.shape = shape;
-  const ConvUpdChoice found = best_conv_config(problem, 1, db);
+  const ops::ConvUpdChoice found = best_conv_config(problem, 1, db);
   EXPECT_EQ(found.source, tuner::ConfigSource::exact) << found.detail;
   EXPECT_EQ(found.config.h_in_gemm, 14);
 }
@@ -283,10 +292,10 @@ TEST_F(BestBf16ConvConfig, TheDataTypeIsPartOfTheLookup) {
   EXPECT_EQ(found.config.bk, 64);
   // Every pass keeps the problem's data type, from a record or from the default.
   add(conv_key(ConvPassKind::upd, shape, 1, jit::DataType::bf16), {{{"bc", 64}, {"bk", 64}, {"h_in_gemm", 14}}, "Abcdefg", {}});
-  ConvUpdConfig upd;
+  ops::ConvUpdConfig upd;
   upd.shape = shape;
   upd.dtype = jit::DataType::bf16;
-  const ConvUpdChoice upd_found = best_conv_config(upd, 1, db);
+  const ops::ConvUpdChoice upd_found = best_conv_config(upd, 1, db);
   EXPECT_EQ(upd_found.source, tuner::ConfigSource::exact) << upd_found.detail;
   EXPECT_TRUE(upd_found.config.bf16());
   ConvBwdConfig bwd;

@@ -14,12 +14,17 @@
 #include <weft/ops/gemm_upd.hpp>
 
 #include "gemm_pass.hpp"
-#include "ops_names.hpp"
 
 namespace {
 
 using namespace weft::samples;
 using weft::jit::DataType;
+using weft::ops::bfloat16;
+using weft::ops::GemmBwd;
+using weft::ops::GemmBwdConfig;
+using weft::ops::GemmUpd;
+using weft::ops::GemmUpdConfig;
+using weft::ops::sum_tolerance;
 
 enum class Pass { bwd, upd };
 
@@ -76,7 +81,7 @@ GemmUpdConfig upd_config(const Shape& s, DataType dtype) {
 // dX = W^T dY or dW = dY X^T through the sample.
 template <class T>
 Verdict pass_error(const Shape& s) {
-  const DataType dtype = weft::samples::data_type_of<T>();
+  const DataType dtype = weft::ops::data_type_of<T>();
   if (s.pass == Pass::bwd) return pass_error<T>(GemmBwd(bwd_config(s, dtype)), s.threads);
   return pass_error<T>(GemmUpd(upd_config(s, dtype)), s.threads);
 }

@@ -11,17 +11,16 @@
 #include <weft/ops/gemm_defaults.hpp>
 
 #include "gemm_fwd_data.hpp"
-#include "ops_names.hpp"
 
 namespace {
 
-using weft::samples::GemmConfigOverride;
-using weft::samples::GemmFwdConfig;
+using weft::ops::GemmConfigOverride;
+using weft::ops::GemmFwdConfig;
 
 // The sample's own check (the output against the product in double) after two runs.
 bool runs_correctly(const GemmFwdConfig& config, int threads) {
   omp_set_num_threads(threads);
-  const weft::samples::GemmFwd gemm(config);
+  const weft::ops::GemmFwd gemm(config);
   const weft::samples::GemmFwdData<float> data(gemm, false, {.a_seed = 5, .b_seed = 6, .bias_seed = 7, .out_fill = 777.0f});
   data.run();
   data.run();
@@ -32,7 +31,7 @@ bool runs_correctly(const GemmFwdConfig& config, int threads) {
 GemmFwdConfig recommended(std::int64_t n, int threads) {
   GemmFwdConfig problem;
   problem.M = problem.N = problem.K = n;
-  return weft::samples::recommended_gemm_config(problem, threads);
+  return weft::ops::recommended_gemm_config(problem, threads);
 }
 
 TEST(GemmConfigOverride, EmptyKeepsTheChosenConfiguration) {
@@ -72,8 +71,8 @@ TEST(GemmConfigOverride, GivenTilesReplaceOnlyThemselves) {
 // The rule table (gemm_defaults.hpp): AVX2 32 x 48 x 64 in chunks of 4 K blocks, AVX-512 64 x 48 x
 // 64 in chunks of 8; bf16 64 x 128 x 64 in chunks of 4 on both; an MLP keeps bm == bk.
 TEST(RecommendedGemmConfig, TilesAndChunksFollowTheVectorWidth) {
-  using weft::samples::GemmMachine;
-  using weft::samples::recommended_gemm_config;
+  using weft::ops::GemmMachine;
+  using weft::ops::recommended_gemm_config;
   GemmFwdConfig problem;
   problem.M = problem.N = problem.K = 2048;
   const GemmFwdConfig avx2 = recommended_gemm_config(problem, 1, GemmMachine{.vector_bytes = 32});
@@ -94,13 +93,13 @@ TEST(RecommendedGemmConfig, TilesAndChunksFollowTheVectorWidth) {
 
 // Groups of M blocks: up to 8, at least one per thread; one thread runs "abcb", more "aBcb".
 TEST(RecommendedGemmConfig, MBlockGroupsShareTheTeam) {
-  using weft::samples::GemmMachine;
+  using weft::ops::GemmMachine;
   GemmFwdConfig problem;
   problem.M = 256, problem.N = problem.K = 512;
-  const GemmFwdConfig one = weft::samples::recommended_gemm_config(problem, 1, GemmMachine{.vector_bytes = 64});
+  const GemmFwdConfig one = weft::ops::recommended_gemm_config(problem, 1, GemmMachine{.vector_bytes = 64});
   EXPECT_EQ(one.loop_string, "abcb");
   EXPECT_EQ(one.m_blocks, std::vector<long>{4});  // 4 blocks of 64
-  const GemmFwdConfig two = weft::samples::recommended_gemm_config(problem, 2, GemmMachine{.vector_bytes = 64});
+  const GemmFwdConfig two = weft::ops::recommended_gemm_config(problem, 2, GemmMachine{.vector_bytes = 64});
   EXPECT_EQ(two.loop_string, "aBcb");
   EXPECT_EQ(two.m_blocks, std::vector<long>{2});
 }
@@ -108,13 +107,13 @@ TEST(RecommendedGemmConfig, MBlockGroupsShareTheTeam) {
 // Shapes that are not powers of two (remainder blocks in M, N and K), both entries, 1 to 3
 // threads: the sample takes the choice and computes the product.
 TEST(RecommendedGemmConfig, TheSampleRunsEveryChoice) {
-  using weft::samples::GemmMachine;
+  using weft::ops::GemmMachine;
   for (const auto& [m, n, k] : {std::tuple{100L, 70L, 130L}, std::tuple{33L, 257L, 65L}, std::tuple{200L, 48L, 600L}})
     for (int bytes : {32, 64})
       for (int threads : {1, 2, 3}) {
         GemmFwdConfig problem;
         problem.M = m, problem.N = n, problem.K = k;
-        const GemmFwdConfig c = weft::samples::recommended_gemm_config(problem, threads, GemmMachine{.vector_bytes = bytes});
+        const GemmFwdConfig c = weft::ops::recommended_gemm_config(problem, threads, GemmMachine{.vector_bytes = bytes});
         EXPECT_TRUE(runs_correctly(c, threads)) << m << "x" << n << "x" << k << " " << c.loop_string << " bm " << c.bm;
       }
 }

@@ -11,14 +11,13 @@
 #include <weft/ops/gemm_fwd.hpp>
 
 #include "gemm_fwd_data.hpp"
-#include "ops_names.hpp"
 
 namespace {
 
 using weft::jit::DataType;
-using weft::samples::bfloat16;
-using weft::samples::GemmFwd;
-using weft::samples::GemmFwdConfig;
+using weft::ops::bfloat16;
+using weft::ops::GemmFwd;
+using weft::ops::GemmFwdConfig;
 using weft::samples::GemmFwdData;
 
 // Runs the sample's forward pass (its driver's data, GemmFwdData) twice and returns the check's
@@ -53,7 +52,7 @@ TEST_P(GemmFwdCases, MatchesReference) {
   config.bm = c.bm, config.bn = c.bn, config.bk = c.bk, config.kbf = c.kbf;
   config.fuse_bias = c.bias, config.fuse_relu = c.relu;
   const auto v = run_and_check<float>(config, c.threads);
-  EXPECT_EQ(v.tolerance, weft::samples::sum_tolerance(c.K));
+  EXPECT_EQ(v.tolerance, weft::ops::sum_tolerance(c.K));
   EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
   if (c.bk % 2 != 0) return;  // bf16 weights pair their K
   // The same in bf16, on whichever path this run selects (avx512_bf16, or WEFT_ISA's).
@@ -88,7 +87,7 @@ TEST(GemmFwd, MlpOfThreeLayersWithBiasAndRelu) {
   config.n_layers = 3;
   config.fuse_bias = config.fuse_relu = true;
   const auto v = run_and_check<float>(config, 2);
-  EXPECT_EQ(v.tolerance, 3 * weft::samples::sum_tolerance(config.K));
+  EXPECT_EQ(v.tolerance, 3 * weft::ops::sum_tolerance(config.K));
   EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
 }
 

@@ -21,12 +21,25 @@
 #include <weft/parlooper/loop_string.hpp>
 #include <weft/tuner/tuner.hpp>
 
-#include "ops_names.hpp"
 #include "temporary_tuning_database.hpp"
 #endif
 
 namespace weft::samples {
 namespace {
+
+using weft::ops::best_gemm_config;
+using weft::ops::default_gemm_search;
+using weft::ops::gemm_key;
+using weft::ops::GemmBwdChoice;
+using weft::ops::GemmChoice;
+using weft::ops::GemmFwdConfig;
+using weft::ops::GemmPassKind;
+using weft::ops::GemmSearchOptions;
+using weft::ops::GemmShape;
+using weft::ops::GemmUpdConfig;
+using weft::ops::GemmWorkload;
+using weft::ops::partial_filters_for;
+using weft::ops::to_string;
 
 #ifdef WEFT_HAVE_GEMM_TUNING
 
@@ -54,8 +67,8 @@ TEST(GemmWorkload, BadProblemsAreRefused) {
   EXPECT_THROW(GemmWorkload({.M = 40, .N = 24, .K = 48, .layers = 2}), Error);  // an MLP needs M == K
   EXPECT_THROW(GemmWorkload({.M = 40, .N = 24, .K = 40, .layers = 2}, {}, GemmPassKind::bwd), Error);
   EXPECT_THROW(GemmWorkload({.M = 40, .N = 24, .K = 40}, {.private_trans = {2}, .specs = {}}, GemmPassKind::bwd), Error);
-  EXPECT_THROW(parse_gemm_pass("mlp"), Error);
-  EXPECT_EQ(parse_gemm_pass("upd"), GemmPassKind::upd);
+  EXPECT_THROW(ops::parse_gemm_pass("mlp"), Error);
+  EXPECT_EQ(ops::parse_gemm_pass("upd"), GemmPassKind::upd);
 }
 
 struct PassCase {
@@ -303,7 +316,7 @@ TEST(GemmWorkload, TheUpdateGetsOneFilterCopyPerThreadAlongItsReduction) {
   EXPECT_EQ(partial_filters_for("aBc", 4), 0);
   EXPECT_EQ(partial_filters_for("not a loop string", 4), 0);
   const tuner::TunedConfig tuned{{{"bm", 16}, {"nbf", 2}, {"private_trans", 1}}, "abC", {}};
-  const auto c = to_gemm_pass_config<GemmUpdConfig>(tuned, {64, 48, 32}, 2);
+  const auto c = ops::to_gemm_pass_config<GemmUpdConfig>(tuned, {64, 48, 32}, 2);
   EXPECT_EQ(c.n_partial_filters, 2);
   EXPECT_EQ(c.nbf, 2);
   EXPECT_TRUE(c.private_trans);
@@ -318,7 +331,7 @@ TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
   const GemmShape shape{64, 64, 64};
   add(gemm_key(GemmPassKind::bwd, shape, 2), {{{"bm", 16}, {"bn", 32}, {"bk", 16}, {"mbf", 2}, {"private_trans", 1}}, "ACb", {}});
   add(gemm_key(GemmPassKind::upd, shape, 2), {{{"bm", 16}, {"bn", 16}, {"bk", 32}, {"nbf", 2}, {"private_trans", 0}}, "aBC", {}});
-  GemmBwdConfig bwd;
+  ops::GemmBwdConfig bwd;
   bwd.M = bwd.N = bwd.K = 64;
   const GemmBwdChoice b = best_gemm_config(bwd, 2, db);
   EXPECT_EQ(b.source, tuner::ConfigSource::exact) << b.detail;
@@ -329,12 +342,12 @@ TEST_F(BestGemmConfig, BackwardPassesTakeTheirOwnRecords) {
 
   GemmUpdConfig upd;
   upd.M = 80, upd.N = 64, upd.K = 64;
-  const GemmUpdChoice u = best_gemm_config(upd, 2, db);
+  const ops::GemmUpdChoice u = best_gemm_config(upd, 2, db);
   EXPECT_EQ(u.source, tuner::ConfigSource::nearest) << u.detail;
   EXPECT_EQ(u.config.loop_string, "aBC");
   EXPECT_EQ(u.config.M, 80);
   EXPECT_EQ(u.config.n_partial_filters, 2);  // c is parallel
-  GemmUpd runs(u.config);
+  ops::GemmUpd runs(u.config);
 
   // The forward pass does not take the backward passes' records, nor another team's.
   GemmFwdConfig fwd;
@@ -364,7 +377,7 @@ TEST_F(BestGemmConfig, TheDataTypeIsPartOfTheLookup) {
   EXPECT_TRUE(own.config.bf16());
   EXPECT_NE(own.detail.find("gemm_fwd M=64 N=64 K=64 bf16 threads=1"), std::string::npos) << own.detail;
 
-  GemmBwdConfig bwd;
+  ops::GemmBwdConfig bwd;
   bwd.M = bwd.N = bwd.K = 64;
   bwd.dtype = jit::DataType::bf16;
   const GemmBwdChoice fp32 = best_gemm_config(bwd, 1, db);
@@ -372,13 +385,13 @@ TEST_F(BestGemmConfig, TheDataTypeIsPartOfTheLookup) {
   EXPECT_EQ(fp32.config.loop_string, "bca");
   EXPECT_TRUE(fp32.config.bf16());
   EXPECT_EQ(fp32.detail.rfind("no BF16 record fits; the FP32 one, run in BF16: ", 0), 0u) << fp32.detail;
-  GemmBwd runs(fp32.config);
+  ops::GemmBwd runs(fp32.config);
 
   GemmUpdConfig upd;
   upd.M = upd.N = upd.K = 64;
   EXPECT_EQ(best_gemm_config(upd, 1, db).source, tuner::ConfigSource::exact);  // FP32 takes bn = 15
   upd.dtype = jit::DataType::bf16;
-  const GemmUpdChoice odd = best_gemm_config(upd, 1, db);
+  const ops::GemmUpdChoice odd = best_gemm_config(upd, 1, db);
   EXPECT_EQ(odd.source, tuner::ConfigSource::heuristic) << odd.detail;
   EXPECT_NE(odd.detail.find("does not fit this problem"), std::string::npos) << odd.detail;
   EXPECT_TRUE(odd.config.bf16());

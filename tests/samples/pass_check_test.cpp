@@ -19,7 +19,6 @@
 #include <weft/ops/conv_fwd.hpp>
 #include "conv_test_support.hpp"
 #include <weft/ops/conv_upd.hpp>
-#include "ops_names.hpp"
 
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
 #include <weft/ops/best_gemm_config.hpp>
@@ -32,6 +31,19 @@
 
 namespace weft::samples {
 namespace {
+
+using weft::ops::best_conv_config;
+using weft::ops::conv_key;
+using weft::ops::ConvBwd;
+using weft::ops::ConvBwdConfig;
+using weft::ops::ConvFwd;
+using weft::ops::ConvFwdConfig;
+using weft::ops::ConvPassKind;
+using weft::ops::ConvUpd;
+using weft::ops::ConvUpdConfig;
+using weft::ops::GemmFwd;
+using weft::ops::GemmFwdConfig;
+using weft::ops::GemmUpd;
 
 using test::square_shape;
 
@@ -200,14 +212,14 @@ TEST(PassCheck, GemmPassesCheckAndConstructorAgree) {
   c.loop_string = "aBCx";
   expect_refused<GemmFwd>(c, "aBCx");
 
-  GemmBwdConfig bwd;
+  ops::GemmBwdConfig bwd;
   bwd.loop_string = "aBC";
   bwd.M = bwd.N = bwd.K = 96;
-  EXPECT_EQ(agreed_error<GemmBwd>(bwd), "");
+  EXPECT_EQ(agreed_error<ops::GemmBwd>(bwd), "");
   bwd.mbf = 3;
-  expect_refused<GemmBwd>(bwd, "loop 'b' is the reduction");
+  expect_refused<ops::GemmBwd>(bwd, "loop 'b' is the reduction");
 
-  GemmUpdConfig upd;
+  ops::GemmUpdConfig upd;
   upd.loop_string = "ABc";
   upd.M = upd.N = upd.K = 96;
   upd.dtype = jit::DataType::bf16;
@@ -266,30 +278,30 @@ class BestConfigCheck : public test::TemporaryTuningDatabase {};
 // The lookups try the stored record (refused: a parallel reduction), then the samples' default:
 // neither is generated before the caller builds the pass it returns.
 TEST_F(BestConfigCheck, LookupsGenerateNoCode) {
-  const ConvShape shape = square_shape(1, 11, 40, 36, 3, 1, 1);
+  const ops::ConvShape shape = square_shape(1, 11, 40, 36, 3, 1, 1);
   const tuner::TunedConfig parallel_c_chunks{{{"bc", 20}, {"bk", 12}, {"c_block", 2}, {"k_block", 2}}, "gfedcBa", {}};
   add(conv_key(ConvPassKind::fwd, shape, 1), parallel_c_chunks);
   add(conv_key(ConvPassKind::bwd, shape, 1), {{{"bc", 20}, {"bk", 12}, {"k_block", 3}}, "gfedCba", {}});
   add(conv_key(ConvPassKind::upd, shape, 1), {{{"bc", 20}, {"bk", 12}, {"h_in_gemm", 12}}, "gfedcba", {}});
-  const GemmShape gemm_shape{.M = 84, .N = 70, .K = 66};
-  add(gemm_key(GemmPassKind::fwd, gemm_shape, 1), {{{"bm", 21}, {"bn", 14}, {"bk", 11}, {"kbf", 3}}, "CBA", {}});
+  const ops::GemmShape gemm_shape{.M = 84, .N = 70, .K = 66};
+  add(ops::gemm_key(ops::GemmPassKind::fwd, gemm_shape, 1), {{{"bm", 21}, {"bn", 14}, {"bk", 11}, {"kbf", 3}}, "CBA", {}});
   const tuner::TuningDatabase db(path_);
 
   const std::size_t before = code_blocks();
   ConvFwdConfig fwd;
   fwd.shape = shape;
-  const ConvFwdChoice fwd_choice = best_conv_config(fwd, 1, db);
+  const ops::ConvFwdChoice fwd_choice = best_conv_config(fwd, 1, db);
   ConvBwdConfig bwd;
   bwd.shape = shape;
-  const ConvBwdChoice bwd_choice = best_conv_config(bwd, 1, db);
+  const ops::ConvBwdChoice bwd_choice = best_conv_config(bwd, 1, db);
   ConvUpdConfig upd;
   upd.shape = shape;
-  const ConvUpdChoice upd_choice = best_conv_config(upd, 1, db);
+  const ops::ConvUpdChoice upd_choice = best_conv_config(upd, 1, db);
   GemmFwdConfig gemm;
   gemm.M = gemm_shape.M;
   gemm.N = gemm_shape.N;
   gemm.K = gemm_shape.K;
-  const GemmChoice gemm_choice = best_gemm_config(gemm, 1, db);
+  const ops::GemmChoice gemm_choice = ops::best_gemm_config(gemm, 1, db);
   EXPECT_EQ(code_blocks(), before);
 
   // Every record was refused, for the rule it breaks, and the default taken.
@@ -306,7 +318,7 @@ TEST_F(BestConfigCheck, LookupsGenerateNoCode) {
 TEST(ConvWorkloadKnobs, AreCheckedWithoutGeneratingCode) {
   const std::size_t before = code_blocks();
   for (const ConvPassKind pass : {ConvPassKind::fwd, ConvPassKind::bwd, ConvPassKind::upd}) {
-    const ConvWorkload workload(square_shape(1, 9, 44, 52, 3, 1, 1), pass);
+    const ops::ConvWorkload workload(square_shape(1, 9, 44, 52, 3, 1, 1), pass);
     EXPECT_FALSE(workload.knob_choices().empty());
   }
   EXPECT_EQ(code_blocks(), before);

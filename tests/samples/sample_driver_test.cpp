@@ -12,6 +12,7 @@
 namespace {
 
 using namespace weft::samples;
+using weft::ops::ErrorNorms;
 
 TEST(SampleDriver, ReportsTheCheckAndTheMeasureLine) {
   int calls = 0;

@@ -15,44 +15,45 @@
 #include <weft/tuner/shipped_tuning.hpp>
 #include <weft/tuner/tuning_database.hpp>
 
-#include "ops_names.hpp"
 #endif
 
 namespace weft::samples {
 namespace {
+
+using weft::ops::ConvPassKind;
 
 #if defined(WEFT_HAVE_GEMM_TUNING)
 
 // What best_conv_config does with a record for its problem (to_conv_*_config, the problem's data
 // type, the pass's check), on the record's own shape and team.
 void expect_the_conv_sample_accepts(const tuner::TuningRecord& record) {
-  const ConvPassKind pass = parse_conv_pass(record.key.kind.substr(std::string("conv_").size()));
+  const ConvPassKind pass = ops::parse_conv_pass(record.key.kind.substr(std::string("conv_").size()));
   ASSERT_EQ(record.key.shape.size(), 11u);
   const auto size = [&](std::size_t i) { return record.key.shape[i].second; };
-  const ConvShape shape{.N = size(0), .H = size(1), .W = size(2), .C = size(3), .K = size(4), .R = size(5),
-                        .S = size(6), .stride_h = size(7), .stride_w = size(8), .pad_h = size(9), .pad_w = size(10)};
+  const ops::ConvShape shape{.N = size(0), .H = size(1), .W = size(2), .C = size(3), .K = size(4), .R = size(5),
+                             .S = size(6), .stride_h = size(7), .stride_w = size(8), .pad_h = size(9), .pad_w = size(10)};
   const jit::DataType dtype = record.key.dtype == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
-  ASSERT_EQ(conv_key(pass, shape, record.key.threads, dtype), record.key)
-      << "not the key weft-conv-" << to_string(pass) << " looks up";
+  ASSERT_EQ(ops::conv_key(pass, shape, record.key.threads, dtype), record.key)
+      << "not the key weft-conv-" << ops::to_string(pass) << " looks up";
   omp_set_num_threads(record.key.threads);  // the update's partial filters follow the team
   try {
     switch (pass) {
       case ConvPassKind::fwd: {
-        ConvFwdConfig c = to_conv_fwd_config(record.config, shape);
+        ops::ConvFwdConfig c = ops::to_conv_fwd_config(record.config, shape);
         c.dtype = dtype;
-        ConvFwd::check(c);
+        ops::ConvFwd::check(c);
         break;
       }
       case ConvPassKind::bwd: {
-        ConvBwdConfig c = to_conv_bwd_config(record.config, shape);
+        ops::ConvBwdConfig c = ops::to_conv_bwd_config(record.config, shape);
         c.dtype = dtype;
-        ConvBwd::check(c);
+        ops::ConvBwd::check(c);
         break;
       }
       case ConvPassKind::upd: {
-        ConvUpdConfig c = to_conv_upd_config(record.config, shape);
+        ops::ConvUpdConfig c = ops::to_conv_upd_config(record.config, shape);
         c.dtype = dtype;
-        ConvUpd::check(c);
+        ops::ConvUpd::check(c);
         break;
       }
     }
