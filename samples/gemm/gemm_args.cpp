@@ -1,6 +1,7 @@
 #include "gemm_args.hpp"
 
 #include <weft/cli/command_line.hpp>
+#include <weft/jit/error.hpp>
 #include <weft/ops/element_type.hpp>
 
 namespace weft::samples {
@@ -44,6 +45,30 @@ bool parse_auto_shape(const SampleArgs& args, GemmLoops& loops, std::size_t max,
   loops.N = args.integer(2, "N", 0);
   loops.K = args.integer(3, "K", 0);
   return true;
+}
+
+void parse_gemm_precision(const SampleArgs& args, GemmLoops& loops, std::size_t position, const char* program) {
+  if (args.positional().size() <= position) return;
+  const std::string& precision = args.positional()[position];
+  const std::string argument = "precision (argument " + std::to_string(position + 1) + "): ";
+  if (precision == "F16" || precision == "BF8" || precision == "INT8") {
+    throw Error(argument + precision + " is not supported yet, " + program +
+                " computes in FP32, BF16 or FP64; nothing was run (another precision's result would be reported "
+                "under the same MEASURE tag). Pass FP32, BF16 or FP64");
+  }
+  if ((precision == "FP32" || precision == "FP64") && loops.bf16()) {
+    throw Error(argument + precision +
+                ", but USE_BF16 in the environment asks for bf16; nothing was run. Pass BF16, or unset USE_BF16 (or "
+                "set it to 0) for " + precision);
+  }
+  if (precision == "BF16") {
+    loops.dtype = jit::DataType::bf16;
+  } else if (precision == "FP64") {
+    loops.dtype = jit::DataType::f64;
+  } else if (precision != "FP32") {
+    throw UsageError(argument + "'" + precision +
+                     "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8, nor weft's FP64");
+  }
 }
 
 std::string gemm_header(const char* program, const GemmLoops& loops) {

@@ -26,6 +26,14 @@ void parse_gemm_arguments(SampleArgs& args, ops::GemmLoops& loops, int argc, cha
 // resolves the configuration (gemm_auto.hpp). Returns false for any other line.
 bool parse_auto_shape(const SampleArgs& args, ops::GemmLoops& loops, std::size_t max, const char* form);
 
+// The optional precision argument at `position` (0-based): PARLOOPER's FP32 or BF16, or weft's
+// FP64 (doubles; PARLOOPER's GEMMs have none). Sets loops.dtype, which parse_gemm_arguments set to
+// bf16 when USE_BF16 asked for it: FP32 or FP64 against that is refused (weft::Error), and so are
+// F16, BF8 and INT8, which weft has no kernels for (another precision's numbers would be reported
+// under their tag); any other word is a UsageError. `program` names the sample in the refusals.
+// Without the argument loops.dtype stays as it is.
+void parse_gemm_precision(const SampleArgs& args, ops::GemmLoops& loops, std::size_t position, const char* program);
+
 // "<program>: FP32, <loop_string>, M x N x K = 64 x 64 x 64, blocks 32 x 32 x 32" (BF16 in bf16):
 // how the samples' header lines start.
 std::string gemm_header(const char* program, const ops::GemmLoops& loops);

@@ -56,10 +56,9 @@ constexpr const char* kForm =
     "LOOP_STRING M N K bm bn bk [kbf] [n_layers] [n_iters] [fuse_bias] [fuse_relu] [precision] "
     "[use_ping_pong_bufs]";
 
-// PARLOOPER's arguments after fuse_relu (its scripts pass "... 0 0 BF16 0"): precision (13),
-// use_ping_pong_bufs (14) and sparse_frac (15). Sets c.dtype (already bf16 when USE_BF16 asked
-// for it; FP64 is weft's own word, PARLOOPER's GEMM having no FP64); returns whether the MLP writes
-// a ring of two output buffers.
+// PARLOOPER's arguments after fuse_relu (its scripts pass "... 0 0 BF16 0"): precision (13, into
+// c.dtype: parse_gemm_precision), use_ping_pong_bufs (14) and sparse_frac (15). Returns whether the
+// MLP writes a ring of two output buffers.
 bool parse_parlooper_tail(const SampleArgs& args, GemmFwdConfig& c) {
   const std::vector<std::string>& positional = args.positional();
   if (positional.size() > 14) {
@@ -67,27 +66,7 @@ bool parse_parlooper_tail(const SampleArgs& args, GemmFwdConfig& c) {
                 "'): PARLOOPER ran a sparse A through decompressing kernels here, which weft-gemm does "
                 "not have; nothing was run. Drop the argument for a dense GEMM");
   }
-  if (positional.size() > 12) {
-    const std::string& precision = positional[12];
-    if (precision == "F16" || precision == "BF8" || precision == "INT8") {
-      throw weft::Error("precision (argument 13): " + precision +
-                  " is not supported yet, weft-gemm computes in FP32, BF16 or FP64; nothing was run (another "
-                  "precision's result would be reported under the same MEASURE tag). Pass FP32, BF16 or FP64");
-    }
-    if ((precision == "FP32" || precision == "FP64") && c.bf16()) {
-      throw weft::Error("precision (argument 13): " + precision +
-                        ", but USE_BF16 in the environment asks for bf16; nothing was run. Pass BF16, or unset "
-                        "USE_BF16 (or set it to 0) for " + precision);
-    }
-    if (precision == "BF16") {
-      c.dtype = weft::jit::DataType::bf16;
-    } else if (precision == "FP64") {
-      c.dtype = weft::jit::DataType::f64;
-    } else if (precision != "FP32") {
-      throw UsageError("precision (argument 13): '" + precision +
-                       "' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8, nor weft's FP64");
-    }
-  }
+  parse_gemm_precision(args, c, 12, "weft-gemm");
   return args.switch_at(13, "use_ping_pong_bufs");
 }
 
