@@ -2,8 +2,10 @@
 #include <cctype>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,7 @@ using weft::ops::GemmBwdConfig;
 using weft::ops::GemmUpd;
 using weft::ops::GemmUpdConfig;
 using weft::ops::sum_tolerance;
+using weft::ops::sum_tolerance_f64;
 
 enum class Pass { bwd, upd };
 
@@ -53,7 +56,7 @@ Config config_of(const Shape& s) {
 }
 
 // The pass run twice (the second run must not see the first one's state) on an output that starts
-// as garbage, compared with the plain reference. T: float or bfloat16, the pass's precision.
+// as garbage, compared with the plain reference. T: float, bfloat16 or double, the pass's precision.
 template <class T, class Pass>
 Verdict pass_error(const Pass& pass, int threads) {
   omp_set_num_threads(threads);
@@ -101,6 +104,16 @@ TEST_P(GemmBackwardCases, MatchesReferenceInBf16) {
   EXPECT_TRUE(v.norms.bounded);
   EXPECT_TRUE(v.norms.passed(0)) << v.norms.to_string();
 }
+
+// The same shapes in f64 (weft-gemm-bwd / -upd ... FP64): doubles with all 53 bits random, against
+// the reference summed in double, within the f64 tolerance of the reduction's length.
+TEST_P(GemmBackwardCases, MatchesReferenceInF64) {
+  const Shape& s = GetParam();
+  const Verdict v = pass_error<double>(s);
+  EXPECT_EQ(v.tolerance, sum_tolerance_f64(s.pass == Pass::bwd ? s.M : s.N));
+  EXPECT_TRUE(v.norms.passed(v.tolerance)) << v.norms.to_string();
+  EXPECT_GT(v.norms.max_abs_ref, 0.0);  // a vacuous comparison would pass too
+}
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GemmBackwardCases,
     ::testing::Values(Shape{Pass::bwd, "aBC", 64, 64, 64, 32, 32, 32, 1, false, 0, 2},
@@ -144,20 +157,42 @@ TEST(GemmBackward, ParallelReductionWithSeveralChunksIsAnError) {
   EXPECT_NO_THROW(GemmUpd{u});
 }
 
-// Runs `pass` in bf16 and checks it; then one wrong element of its output (the first, in either
-// layout) must fail the check.
-template <class Pass>
-void expect_wrong_element_found(const Pass& pass) {
+// Runs `pass` in T and checks it (it must pass); then `spoil` changes one element of its blocked
+// output (all of it, padding included), and returns the check of that.
+template <class T, class Pass, class Spoil>
+Verdict check_after_spoiling(const Pass& pass, const Spoil& spoil) {
   omp_set_num_threads(2);
-  GemmPassData<bfloat16> data(pass.layout(), 21, 22);
+  GemmPassData<T> data(pass.layout(), 21, 22);
   pass.run(data.left(), data.right(), data.out());
   const Verdict right = data.check(pass.bf16_sum());
-  ASSERT_TRUE(right.norms.passed(0)) << right.norms.to_string();
-  const float value = weft::jit::to_float(data.out()[0]);
-  data.out()[0] = weft::jit::to_bfloat16(value + 0.25f + std::fabs(value) / 16);
-  const Verdict wrong = data.check(pass.bf16_sum());
+  EXPECT_TRUE(right.norms.passed(right.tolerance)) << right.norms.to_string();
+  const weft::ops::PassMatrix& o = pass.layout().out;
+  spoil(std::span<T>(data.out(), static_cast<std::size_t>(o.rows.padded() * o.cols.padded())));
+  return data.check(pass.bf16_sum());
+}
+
+// In bf16 one wrong element (the first, in either layout) must fail the check.
+template <class Pass>
+void expect_wrong_element_found(const Pass& pass) {
+  const Verdict wrong = check_after_spoiling<bfloat16>(pass, [](std::span<bfloat16> out) {
+    const float value = weft::jit::to_float(out[0]);
+    out[0] = weft::jit::to_bfloat16(value + 0.25f + std::fabs(value) / 16);
+  });
   EXPECT_FALSE(wrong.norms.passed(0)) << wrong.norms.to_string();
   EXPECT_EQ(wrong.norms.beyond_bound, 1) << wrong.norms.to_string();
+}
+
+// In f64 the largest element rounded to float (what an f32 computation of it is off by, at least)
+// must fail the check.
+template <class Pass>
+void expect_float_element_found(const Pass& pass) {
+  const Verdict wrong = check_after_spoiling<double>(pass, [](std::span<double> out) {
+    double& largest = *std::max_element(out.begin(), out.end(),
+                                        [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+    ASSERT_NE(largest, static_cast<double>(static_cast<float>(largest)));
+    largest = static_cast<float>(largest);
+  });
+  EXPECT_FALSE(wrong.norms.passed(wrong.tolerance)) << wrong.norms.to_string();
 }
 
 // The check can fail: dX, dW, and dW reduced from partial filters.
@@ -169,6 +204,14 @@ TEST(GemmBackward, Bf16CheckFindsOneWrongElement) {
   const GemmUpd partial(upd_config({Pass::upd, "abC", 64, 48, 64, 16, 16, 16, 3, false, 2, 2}, DataType::bf16));
   EXPECT_TRUE(partial.uses_partial_filters());
   expect_wrong_element_found(partial);
+}
+
+TEST(GemmBackward, F64CheckFindsOneElementRoundedToFloat) {
+  expect_float_element_found(
+      GemmBwd(bwd_config({Pass::bwd, "ACb", 64, 48, 64, 16, 16, 16, 2, false, 0, 2}, DataType::f64)));
+  const GemmUpd partial(upd_config({Pass::upd, "abC", 64, 48, 64, 16, 16, 16, 3, false, 2, 2}, DataType::f64));
+  EXPECT_TRUE(partial.uses_partial_filters());
+  expect_float_element_found(partial);
 }
 
 TEST(GemmBackward, Bf16NeedsEvenReductionTilesAndBf16Buffers) {

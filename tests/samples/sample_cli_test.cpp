@@ -1,7 +1,7 @@
 // The GEMM sample programs, run as programs: PARLOOPER's argument lines (its scripts pass
-// "... 0 0 BF16 0"), PARLOOPER's MEASURE tags, bf16 runs on every instruction set the host runs,
-// and an exit status of 2 with a message naming the argument for every bad argument (precisions
-// weft does not have and sizes beyond this machine included).
+// "... 0 0 BF16 0"), PARLOOPER's MEASURE tags, bf16 and FP64 runs on every instruction set the
+// host runs, and an exit status of 2 with a message naming the argument for every bad argument
+// (precisions weft does not have and sizes beyond this machine included).
 #include <gtest/gtest.h>
 
 #include "run_program.hpp"
@@ -93,14 +93,29 @@ std::vector<std::string> host_isas() {
   return names;
 }
 
-// USE_BF16 (PARLOOPER's switch) and weft-gemm's BF16 precision argument run every sample in bf16,
+// A run that must succeed: the program, its arguments, what the environment adds, and the MEASURE
+// tag it must print.
+struct PassingRun {
+  const char* program;
+  std::string args, env, tag;
+};
+
+// Runs `c` on the instruction set `isa`: it must exit with 0, name `precision` ("BF16", "FP64") in
+// its header line, pass its check and print c.tag. Returns what it printed.
+Result expect_passing_run(const PassingRun& c, const std::string& isa, const std::string& precision) {
+  const Result r = run(c.program, c.args, "WEFT_ISA=" + isa + " " + c.env);
+  const std::string what = isa + ": " + c.program + " " + c.args;
+  EXPECT_EQ(r.status, 0) << what << "\n" << r.err;
+  EXPECT_NE(r.out.find(": " + precision + ", "), std::string::npos) << what << "\n" << r.out;
+  EXPECT_NE(r.out.find("check: PASSED"), std::string::npos) << what << "\n" << r.out;
+  EXPECT_EQ(measure_tag(r.out), c.tag) << what << "\n" << r.out;
+  return r;
+}
+
+// USE_BF16 (PARLOOPER's switch) and the BF16 precision argument run every sample in bf16,
 // checked element by element, with the precision in the header and at the end of the MEASURE tag.
 TEST_F(GemmSampleCli, RunsBf16OnEveryIsaTheHostRuns) {
-  struct Case {
-    const char* program;
-    std::string args, env, tag;
-  };
-  const Case cases[] = {
+  const PassingRun cases[] = {
       // An MLP of 2 layers with bias and ReLU, by the precision argument.
       {fwd, "aBC 64 48 64 16 16 16 2 2 2 1 1 BF16 0", "", "aBC_64_48_64_16_16_16_bf2_threads2_bf16"},
       // The same with PARLOOPER's ring of two buffers over 3 layers, by USE_BF16 (and BF16 agreeing).
@@ -112,18 +127,17 @@ TEST_F(GemmSampleCli, RunsBf16OnEveryIsaTheHostRuns) {
        "ABc_70_46_50_16_16_16_bf3_threads2_private_act_trans1_npartialFilters0_bf16"},
       {upd, "abC 70 96 50 16 16 16 3 0 2 2", "USE_BF16=1",
        "abC_70_96_50_16_16_16_bf3_threads2_private_act_trans0_npartialFilters2_bf16"},
+      // The backward passes by the precision argument.
+      {bwd, "aBC 70 46 50 16 16 16 1 0 2 BF16", "", "aBC_70_46_50_16_16_16_bf1_threads2_private_wt_trans0_bf16"},
+      {upd, "aBC 70 46 50 16 16 16 1 0 0 2 BF16", "",
+       "aBC_70_46_50_16_16_16_bf1_threads2_private_act_trans0_npartialFilters0_bf16"},
   };
   const std::vector<std::string> isas = host_isas();
   ASSERT_FALSE(isas.empty());
   for (const std::string& isa : isas) {
-    for (const Case& c : cases) {
-      const Result r = run(c.program, c.args, "WEFT_ISA=" + isa + " " + c.env);
-      const std::string what = isa + ": " + c.program + " " + c.args;
-      EXPECT_EQ(r.status, 0) << what << "\n" << r.err;
-      EXPECT_NE(r.out.find(": BF16, "), std::string::npos) << what << "\n" << r.out;
-      EXPECT_NE(r.out.find("check: PASSED"), std::string::npos) << what << "\n" << r.out;
-      EXPECT_NE(r.out.find("bf16 bound per element: 0 beyond it"), std::string::npos) << what << "\n" << r.out;
-      EXPECT_EQ(measure_tag(r.out), c.tag) << what << "\n" << r.out;
+    for (const PassingRun& c : cases) {
+      const Result r = expect_passing_run(c, isa, "BF16");
+      EXPECT_NE(r.out.find("bf16 bound per element: 0 beyond it"), std::string::npos) << isa << "\n" << r.out;
     }
   }
   // The forward sample names the instruction set it ran.
@@ -131,32 +145,35 @@ TEST_F(GemmSampleCli, RunsBf16OnEveryIsaTheHostRuns) {
   EXPECT_NE(native.out.find("isa " + isas.front()), std::string::npos) << native.out;
 }
 
-// weft-gemm's precision argument FP64 (weft's own word): doubles, an MLP with bias and ReLU too,
-// checked, with the precision in the header and "_f64" at the end of the MEASURE tag; refused
-// against USE_BF16.
+// The precision argument FP64 (weft's own word) of all three samples: doubles, an MLP with bias
+// and ReLU, odd tiles, W^T / X^T per thread and partial filters too, checked (the backward passes
+// against the double reference within the f64 tolerance), with the precision in the header and
+// "_f64" at the end of the MEASURE tag.
 TEST_F(GemmSampleCli, RunsFp64ByThePrecisionArgument) {
+  const PassingRun cases[] = {
+      {fwd, "aBC 70 46 50 16 24 9 2 1 2 1 1 FP64", "", "aBC_70_46_50_16_24_9_bf2_threads2_f64"},
+      {fwd, "aCb 64 48 64 16 16 16 2 3 2 1 1 FP64 1", "", "aCb_64_48_64_16_16_16_bf2_threads2_f64"},
+      {bwd, "ACb 70 46 50 9 16 11 2 1 2 FP64", "", "ACb_70_46_50_9_16_11_bf2_threads2_private_wt_trans1_f64"},
+      {upd, "ABc 70 46 50 16 5 7 3 1 0 2 FP64", "",
+       "ABc_70_46_50_16_5_7_bf3_threads2_private_act_trans1_npartialFilters0_f64"},
+      {upd, "abC 70 96 50 16 16 16 3 0 2 2 FP64", "",
+       "abC_70_96_50_16_16_16_bf3_threads2_private_act_trans0_npartialFilters2_f64"},
+  };
   for (const std::string& isa : host_isas()) {
-    for (const auto& [args, tag] :
-         {std::pair<std::string, std::string>{"aBC 70 46 50 16 24 9 2 1 2 1 1 FP64", "aBC_70_46_50_16_24_9_bf2_threads2_f64"},
-          {"aCb 64 48 64 16 16 16 2 3 2 1 1 FP64 1", "aCb_64_48_64_16_16_16_bf2_threads2_f64"}}) {
-      const Result r = run(fwd, args, "WEFT_ISA=" + isa);
-      const std::string what = isa + ": " + args;
-      EXPECT_EQ(r.status, 0) << what << "\n" << r.err;
-      EXPECT_NE(r.out.find(": FP64, "), std::string::npos) << what << "\n" << r.out;
-      EXPECT_NE(r.out.find("check: PASSED"), std::string::npos) << what << "\n" << r.out;
-      EXPECT_EQ(measure_tag(r.out), tag) << what << "\n" << r.out;
+    for (const PassingRun& c : cases) {
+      const Result r = expect_passing_run(c, isa, "FP64");
+      if (c.program == fwd) continue;
+      // The backward passes' tolerance: an f32 computation misses it by orders of magnitude.
+      const std::size_t tolerance = r.out.find("; tolerance ");
+      ASSERT_NE(tolerance, std::string::npos) << isa << "\n" << r.out;
+      EXPECT_LT(std::stod(r.out.substr(tolerance + 12)), 1e-13) << isa << "\n" << r.out;
     }
   }
-  const Result r = run(fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP64", "USE_BF16=1");
-  EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(r.err.find("precision (argument 13): FP64, but USE_BF16 in the environment asks for bf16"),
-            std::string::npos)
-      << r.err;
 }
 
 // FP32 stays FP32 (USE_BF16 unset or 0: no "_bf16" in the tag); F16, BF8, INT8, a non-integer
-// USE_BF16, USE_BF16 against an explicit FP32, and tiles bf16 cannot pair are refused with exit
-// status 2 and a message, before anything runs.
+// USE_BF16, USE_BF16 against an explicit FP32 or FP64, and tiles bf16 cannot pair are refused with
+// exit status 2 and a message, before anything runs.
 TEST_F(GemmSampleCli, RefusesWhatItCannotRunInBf16) {
   for (const char* program : {fwd, bwd, upd}) {
     for (const char* env : {"", "USE_BF16=0"}) {
@@ -176,6 +193,18 @@ TEST_F(GemmSampleCli, RefusesWhatItCannotRunInBf16) {
       {fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 INT8 0", "", "precision (argument 13): INT8 is not supported yet"},
       {fwd, "aCb 64 64 64 32 32 32 2 1 2 0 0 FP32 0", "USE_BF16=1",
        "precision (argument 13): FP32, but USE_BF16 in the environment asks for bf16"},
+      {bwd, "aBC 64 64 64 32 32 32 1 0 2 F16", "",
+       "precision (argument 11): F16 is not supported yet, weft-gemm-bwd computes in FP32, BF16 or FP64"},
+      {upd, "aBC 64 64 64 32 32 32 1 0 0 2 INT8", "",
+       "precision (argument 12): INT8 is not supported yet, weft-gemm-upd computes in FP32, BF16 or FP64"},
+      {upd, "aBC 64 64 64 32 32 32 1 0 0 2 FP32", "USE_BF16=1",
+       "precision (argument 12): FP32, but USE_BF16 in the environment asks for bf16"},
+      {fwd, "aBC 64 64 64 32 32 32 1 1 2 0 0 FP64", "USE_BF16=1",
+       "precision (argument 13): FP64, but USE_BF16 in the environment asks for bf16"},
+      {bwd, "aBC 64 64 64 32 32 32 1 0 2 FP64", "USE_BF16=1",
+       "precision (argument 11): FP64, but USE_BF16 in the environment asks for bf16"},
+      {upd, "aBC 64 64 64 32 32 32 1 0 0 2 FP64", "USE_BF16=1",
+       "precision (argument 12): FP64, but USE_BF16 in the environment asks for bf16"},
       {fwd, "aBC 64 64 64 32 32 32", "USE_BF16=yes", "USE_BF16 (environment): 'yes' is not an integer"},
       {bwd, "aBC 64 64 64 32 32 32", "USE_BF16=1.5", "USE_BF16 (environment): '1.5' is not an integer"},
       {upd, "aBC 64 64 64 32 32 32", "USE_BF16=on", "USE_BF16 (environment): 'on' is not an integer"},
@@ -216,12 +245,16 @@ TEST_F(GemmSampleCli, EveryBadArgumentExitsTwoNamingIt) {
       {bwd, "aBC 64 64 64 32 32 32 --warmup 1", "--warmup is given twice"},  // run() adds --warmup 0
       {fwd, "auto 64 64", "missing K (argument 4)"},
       {fwd, "aBC 64 32 96 32 32 32 1 2", "n_layers > 1"},
-      {bwd, "aBC 64 64 64 32 32 32 1 0 1 7", "unexpected argument '7' (argument 11)"},
+      {bwd, "aBC 64 64 64 32 32 32 1 0 1 FP32 7", "unexpected argument '7' (argument 12)"},
+      {bwd, "aBC 64 64 64 32 32 32 1 0 1 fp64",
+       "precision (argument 11): 'fp64' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8, nor weft's FP64"},
       {bwd, "aBC 64 64 64 32 32 32 1 2", "private_trans: 2 is outside [0, 1]"},
       {bwd, "aBC 64 64", "missing K (argument 4)"},
       {bwd, "auto 64 64", "missing K (argument 4)"},
       {upd, "auto 64 64 64 10 7", "unexpected argument '7' (argument 6): at most 5 positional arguments, auto M N K [n_iters]"},
-      {upd, "aBC 64 64 64 32 32 32 1 0 0 1 7", "unexpected argument '7' (argument 12)"},
+      {upd, "aBC 64 64 64 32 32 32 1 0 0 1 FP64 7", "unexpected argument '7' (argument 13)"},
+      {upd, "aBC 64 64 64 32 32 32 1 0 0 1 7",
+       "precision (argument 12): '7' is none of PARLOOPER's FP32, BF16, F16, BF8, INT8, nor weft's FP64"},
       {upd, "abC 64 64 64 32 32 32 1 0 -1", "n_partial_filters: -1 is outside"},
       {upd, "abC 64 128 64 32 32 32 4 0 1", "n_partial_filters (1) is smaller"},
   };
