@@ -12,6 +12,10 @@
 #if defined(WEFT_HAVE_GEMM_TUNING)  // the tuning libraries are built with the tuner
 #include <weft/jit/error.hpp>
 #include <weft/ops/conv_workload.hpp>
+#include <weft/ops/gemm_bwd.hpp>
+#include <weft/ops/gemm_fwd.hpp>
+#include <weft/ops/gemm_upd.hpp>
+#include <weft/ops/gemm_workload.hpp>
 #include <weft/tuner/shipped_tuning.hpp>
 #include <weft/tuner/tuning_database.hpp>
 
@@ -62,6 +66,38 @@ void expect_the_conv_sample_accepts(const tuner::TuningRecord& record) {
   }
 }
 
+// The same for a GEMM pass's record: to_gemm_pass_config, the record's data type, the pass's check
+// (best_gemm_config's steps). Kinds gemm_fwd, gemm_bwd, gemm_upd, and gemm_mlp (a forward of layers).
+template <class Config, class Pass>
+void expect_the_gemm_pass_accepts(const tuner::TuningRecord& record, const ops::GemmShape& shape,
+                                  ops::GemmPassKind pass, jit::DataType dtype) {
+  ASSERT_EQ(ops::gemm_key(pass, shape, record.key.threads, dtype), record.key) << "not the key the GEMM samples look up";
+  Config c = ops::to_gemm_pass_config<Config>(record.config, shape, record.key.threads);
+  c.dtype = dtype;
+  try {
+    Pass::check(c);
+  } catch (const Error& e) {
+    ADD_FAILURE() << "the sample refuses it: " << e.what();
+  }
+}
+
+void expect_the_gemm_sample_accepts(const tuner::TuningRecord& record) {
+  const bool mlp = record.key.kind == "gemm_mlp";
+  const ops::GemmPassKind pass = mlp ? ops::GemmPassKind::fwd : ops::parse_gemm_pass(record.key.kind.substr(5));
+  ASSERT_EQ(record.key.shape.size(), mlp ? 4u : 3u);
+  const auto size = [&](std::size_t i) { return record.key.shape[i].second; };
+  const ops::GemmShape shape{.M = size(0), .N = size(1), .K = size(2), .layers = mlp ? static_cast<int>(size(3)) : 1};
+  const jit::DataType dtype = record.key.dtype == "bf16"   ? jit::DataType::bf16
+                              : record.key.dtype == "fp64" ? jit::DataType::f64
+                                                           : jit::DataType::f32;
+  omp_set_num_threads(record.key.threads);  // the update's partial filters follow the team
+  switch (pass) {
+    case ops::GemmPassKind::fwd: return expect_the_gemm_pass_accepts<ops::GemmFwdConfig, ops::GemmFwd>(record, shape, pass, dtype);
+    case ops::GemmPassKind::bwd: return expect_the_gemm_pass_accepts<ops::GemmBwdConfig, ops::GemmBwd>(record, shape, pass, dtype);
+    case ops::GemmPassKind::upd: return expect_the_gemm_pass_accepts<ops::GemmUpdConfig, ops::GemmUpd>(record, shape, pass, dtype);
+  }
+}
+
 TEST(ShippedTuningRecords, EveryRecordParsesAndItsSampleAcceptsIt) {
   const tuner::ShippedTuning shipped(WEFT_SHIPPED_TUNING_SOURCE_DIR);
   const auto files = shipped.files();
@@ -81,9 +117,9 @@ TEST(ShippedTuningRecords, EveryRecordParsesAndItsSampleAcceptsIt) {
           << "another machine's record (" << record.machine.to_string() << ") in the file of " << machine.to_string();
       if (record.key.kind.starts_with("conv_")) {
         expect_the_conv_sample_accepts(record);
+      } else if (record.key.kind.starts_with("gemm_")) {
+        expect_the_gemm_sample_accepts(record);
       } else {
-        // Records of the GEMM passes would be checked as best_gemm_config applies them
-        // (gemm_workload.hpp: gemm_key, to_gemm_pass_config; then the pass's check()).
         ADD_FAILURE() << "no check here for records of kind " << record.key.kind << ": add one";
       }
       ++checked;
