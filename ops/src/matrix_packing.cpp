@@ -75,56 +75,55 @@ detail::TileTransposes tile_transposes(const PassMatrix& m, TileMove move, bool 
 
 std::int64_t blocked_size(const PassMatrix& m) { return m.rows.padded() * m.cols.padded(); }
 
-template <class T>
-void pack(const T* plain, MatrixOrder order, const PassMatrix& m, T* blocked) {
-  require_buffers("pack", {{"plain", plain}, {"blocked", blocked}});
+namespace {
+
+// Every tile between the plain matrix and the blocked copy: into the tiles (pack: `from` plain, `to`
+// blocked, the padding of partial tiles written with zeros) or out of them (unpack).
+template <bool into_tiles, class T>
+void move_tiles(const T* from, T* to, const PassMatrix& m, MatrixOrder order) {
   const std::int64_t tile_size = m.rows.block * m.cols.block;
   const TileMove move = tile_move<T>(m, order);
   std::optional<detail::TileTransposes> transposes;
-  if (move == TileMove::transpose || move == TileMove::words) transposes.emplace(tile_transposes<T>(m, move, true));
+  if (move == TileMove::transpose || move == TileMove::words) transposes.emplace(tile_transposes<T>(m, move, into_tiles));
+  // Column steps of the column-major copies on each side, and where element (r, c) of a tile is in
+  // the tile and in its plain patch (plain_offset is linear, so relative to the patch's corner).
+  const std::int64_t from_column = into_tiles ? m.rows.size : m.rows.block;
+  const std::int64_t to_column = into_tiles ? m.rows.block : m.rows.size;
+  const auto in_tile = [&](std::int64_t r, std::int64_t c) { return tile_offset(r, c, m.rows.block, m.order); };
+  const auto in_patch = [&](std::int64_t r, std::int64_t c) { return plain_offset(r, c, m, order); };
   for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
-    T* out = blocked + tile;
-    if (rows < m.rows.block || cols < m.cols.block) std::fill(out, out + tile_size, T{});  // the padding
-    const T* in = plain + plain_offset(r0, c0, m, order);
+    const std::int64_t patch = plain_offset(r0, c0, m, order);
+    const T* in = from + (into_tiles ? patch : tile);
+    T* out = to + (into_tiles ? tile : patch);
+    if (into_tiles && (rows < m.rows.block || cols < m.cols.block)) std::fill(out, out + tile_size, T{});
     switch (move) {
       case TileMove::columns:
         for (std::int64_t c = 0; c < cols; ++c)
-          std::memcpy(out + c * m.rows.block, in + c * m.rows.size, static_cast<std::size_t>(rows) * sizeof(T));
+          std::memcpy(out + c * to_column, in + c * from_column, static_cast<std::size_t>(rows) * sizeof(T));
         break;
       case TileMove::transpose:
       case TileMove::words: transposes->of(rows, cols)(tpp::UnaryArgs{.in = in, .out = out}); break;
       case TileMove::elements:
         for (std::int64_t c = 0; c < cols; ++c)
           for (std::int64_t r = 0; r < rows; ++r)
-            out[tile_offset(r, c, m.rows.block, m.order)] = plain[plain_offset(r0 + r, c0 + c, m, order)];
+            out[into_tiles ? in_tile(r, c) : in_patch(r, c)] = in[into_tiles ? in_patch(r, c) : in_tile(r, c)];
         break;
     }
   });
 }
 
+}  // namespace
+
+template <class T>
+void pack(const T* plain, MatrixOrder order, const PassMatrix& m, T* blocked) {
+  require_buffers("pack", {{"plain", plain}, {"blocked", blocked}});
+  move_tiles<true>(plain, blocked, m, order);
+}
+
 template <class T>
 void unpack(const T* blocked, const PassMatrix& m, T* plain, MatrixOrder order) {
   require_buffers("unpack", {{"blocked", blocked}, {"plain", plain}});
-  const TileMove move = tile_move<T>(m, order);
-  std::optional<detail::TileTransposes> transposes;
-  if (move == TileMove::transpose || move == TileMove::words) transposes.emplace(tile_transposes<T>(m, move, false));
-  for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
-    const T* in = blocked + tile;
-    T* out = plain + plain_offset(r0, c0, m, order);
-    switch (move) {
-      case TileMove::columns:
-        for (std::int64_t c = 0; c < cols; ++c)
-          std::memcpy(out + c * m.rows.size, in + c * m.rows.block, static_cast<std::size_t>(rows) * sizeof(T));
-        break;
-      case TileMove::transpose:
-      case TileMove::words: transposes->of(rows, cols)(tpp::UnaryArgs{.in = in, .out = out}); break;
-      case TileMove::elements:
-        for (std::int64_t c = 0; c < cols; ++c)
-          for (std::int64_t r = 0; r < rows; ++r)
-            plain[plain_offset(r0 + r, c0 + c, m, order)] = in[tile_offset(r, c, m.rows.block, m.order)];
-        break;
-    }
-  });
+  move_tiles<false>(blocked, plain, m, order);
 }
 
 template void pack(const float*, MatrixOrder, const PassMatrix&, float*);
