@@ -39,5 +39,6 @@ class BlockedWeightFunction(torch.autograd.Function):
             x_upd = x if plan.x_shared else upd.to_blocked("x", x)
             dw = layer._weight.gradient(plan.upd, upd(dy_upd, x_upd, layout="blocked"), weight.dtype)
         if ctx.needs_input_grad[2]:
-            db = dy.to(weight.dtype).sum(ctx.bias_dims)  # weft has no bias-gradient operator
+            # weft has no bias-gradient operator; summed in the master dtype without a widened copy of dy
+            db = dy.sum(ctx.bias_dims, dtype=weight.dtype)
         return dx, dw, db, None, None, None
