@@ -530,3 +530,35 @@ def test_a_pass_configuration_read_from_its_description_prepares_again(make):
     again = make(config)
     assert again.source == "explicit"
     assert all(f"{key}={value}" in again.description for key, value in config.items() if key != "loop_string")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("make", [lambda dtype: wt.Linear(24, 24, relu=True, dtype=dtype),
+                                  lambda dtype: wt.Conv2d(8, 8, 3, padding=1, relu=True, dtype=dtype)],
+                         ids=["linear", "conv2d"])
+def test_kept_blocked_buffers_never_alias_what_a_step_returns(make, dtype):
+    """The blocked temporaries a layer keeps between calls (one per thread, role and size) are
+    reused by the next call: the outputs and gradients of an earlier step must stay as they were,
+    and a second step on the same inputs must give the same values."""
+    torch.manual_seed(21)
+    layer = make(dtype)
+    shape = (6, 24) if isinstance(layer, wt.Linear) else (2, 8, 5, 5)
+    first_x, second_x = (torch.randn(shape).to(dtype).requires_grad_() for _ in range(2))
+
+    def step(x):
+        layer.zero_grad(set_to_none=True)
+        x.grad = None
+        y = layer(x)
+        (y.float() * torch.arange(y.numel()).reshape(y.shape)).sum().backward()
+        return y.detach(), x.grad, layer.weight.grad
+
+    first = step(first_x)
+    kept = [t.clone() for t in first]
+    step(second_x)  # same sizes: every kept buffer is written again
+    for got, expected in zip(first, kept):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    for got, expected in zip(step(first_x), kept):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    wt.release_scratch()
+    for got, expected in zip(step(first_x), kept):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)

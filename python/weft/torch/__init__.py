@@ -12,8 +12,9 @@ live blocked in a Parameter between calls (what the optimizer steps on); state_d
 load_state_dict() speak nn.Linear's and nn.Conv2d's plain layouts. dtype=torch.bfloat16 computes
 in bf16 on fp32 master weights. See docs/python.md, "weft.torch".
 """
+from ._function import release_scratch
 from .conv import Conv2d
 from .linear import MLP, Linear
 from .optimize import OptimizeReport, optimize
 
-__all__ = ["Linear", "MLP", "Conv2d", "optimize", "OptimizeReport"]
+__all__ = ["Linear", "MLP", "Conv2d", "optimize", "OptimizeReport", "release_scratch"]

@@ -5,8 +5,36 @@ Each activation is converted into the blocked layout once per pass that reads it
 back to plain tensors (other PyTorch operations may come between layers). Where two passes lay an
 activation out alike (plan.x_shared: the forward's and the update's x; plan.dy_shared: the two
 backward passes' dy) one blocked copy serves both.
+
+The blocked copies that never leave one call (the forward's blocked y; the backward's blocked dy,
+dx and, in bf16, dw) are kept per thread and reused by the next call of the same size: glibc hands
+multi-megabyte blocks back to the system when they are freed, and touching a new one again faults
+in every page (on a Zen 5 VM a 2048-wide bf16 MLP step spent more time there than in its GEMMs).
+What escapes a call (outputs, gradients, the blocked x kept for the backward pass) is allocated
+anew. release_scratch() frees the kept copies of the calling thread.
 """
+import threading
+
 import torch
+
+_scratch = threading.local()
+
+
+def _kept(role, op, name, dtype):
+    """The calling thread's blocked buffer for `role` (one per size and dtype) of operand `name`."""
+    pool = getattr(_scratch, "pool", None)
+    if pool is None:
+        pool = _scratch.pool = {}
+    key = (role, op.blocked_size(name), dtype)
+    buffer = pool.get(key)
+    if buffer is None:
+        buffer = pool[key] = torch.empty(key[1], dtype=dtype)
+    return buffer
+
+
+def release_scratch():
+    """Frees the blocked buffers weft.torch's layers keep for the calling thread between calls."""
+    _scratch.pool = {}
 
 
 class BlockedWeightFunction(torch.autograd.Function):
@@ -16,7 +44,9 @@ class BlockedWeightFunction(torch.autograd.Function):
         x = x.detach()
         xb = fwd.to_blocked("x", x)
         bb = None if bias is None else fwd.to_blocked("b", bias.detach().to(layer.dtype))
-        y = fwd.from_blocked("y", fwd(xb, layer._weight.for_pass(plan.fwd, weight), bb, layout="blocked"))
+        yb = fwd(xb, layer._weight.for_pass(plan.fwd, weight), bb, layout="blocked",
+                 out=_kept("y", fwd, "y", layer.dtype))
+        y = fwd.from_blocked("y", yb)
         ctx.layer, ctx.plan, ctx.bias_dims = layer, plan, bias_dims
         ctx.save_for_backward(xb if plan.x_shared else x, weight, y if layer.relu else None)
         return y
@@ -31,13 +61,20 @@ class BlockedWeightFunction(torch.autograd.Function):
         dx = dw = db = dyb = None
         if ctx.needs_input_grad[0]:
             bwd = plan.bwd.op
-            dyb = bwd.to_blocked("dy", dy)
-            dx = bwd.from_blocked("dx", bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked"))
+            dyb = bwd.to_blocked("dy", dy, out=_kept("dy", bwd, "dy", layer.dtype))
+            dxb = bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked",
+                      out=_kept("dx", bwd, "dx", layer.dtype))
+            dx = bwd.from_blocked("dx", dxb)
         if ctx.needs_input_grad[1]:
             upd = plan.upd.op
-            dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked("dy", dy)
-            x_upd = x if plan.x_shared else upd.to_blocked("x", x)
-            dw = layer._weight.gradient(plan.upd, upd(dy_upd, x_upd, layout="blocked"), weight.dtype)
+            dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(
+                "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype))
+            x_upd = x if plan.x_shared else upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
+            # The blocked dW is the gradient itself when it is in the master dtype (it escapes);
+            # a bf16 one is widened into a new fp32 tensor and may be kept.
+            dwb = upd(dy_upd, x_upd, layout="blocked",
+                      out=None if layer.dtype == weight.dtype else _kept("dw", upd, "dw", layer.dtype))
+            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
         if ctx.needs_input_grad[2]:
             # weft has no bias-gradient operator; summed in the master dtype without a widened copy of dy
             db = dy.sum(ctx.bias_dims, dtype=weight.dtype)
