@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include <weft/ops/element_type.hpp>
+#include <weft/ops/matrix_packing.hpp>
 #include <weft/tpp/unary.hpp>
 
 #include "plain_transposes.hpp"
@@ -145,40 +146,19 @@ void f32_filter_by_channel(const FilterLayout& l, const float* from, float* to) 
   }
 }
 
-// A 1x1 filter is a K x C row-major matrix, and each (K block, C block) tile the transpose of one of
-// its bk x bc patches (A: c_extent x k_extent, ld C; B: ld bk), as a GEMM's row-major weights: 2.5-4x
-// the patches on 1x1 filters of a million values. In bf16 a VNNI-2 tile pairs neighbouring input
-// channels, which are neighbours on the plain side too: with an even C the move is the transpose of
-// the 32-bit pairs (matrix_packing.cpp's words).
+// A 1x1 filter is a K x C row-major matrix whose tiles are those of a GEMM's weights: (ic, ik) at
+// tile_offset(ik, ic, bk) in a column-major or (bf16) VNNI-2 bk x bc tile, K blocks outermost. So it
+// moves as matrix_packing.hpp's pack / unpack move row-major weights (tile by tile, through the
+// transpose TPP): 2.5-4x the patches on 1x1 filters of a million values.
 template <class T>
-bool tile_transposes_move(const FilterLayout& l) {
-  return l.r * l.s == 1 && (std::is_same_v<T, float> || l.c.size % 2 == 0);
-}
-
-template <bool to_plain, class T>
-void pointwise_filter_by_tile(const FilterLayout& l, const T* from, T* to) {
-  const std::int64_t per = std::is_same_v<T, float> ? 1 : 2;  // elements per moved value
-  const std::int64_t plain_ld = l.c.size / per, tile_ld = l.k.block, tile = l.c.block * l.k.block;
-  const detail::TileTransposes kernels(l.k, l.c, [&](std::int64_t k_extent, std::int64_t c_extent) {
-    const std::int64_t moved = c_extent / per;
-    return to_plain ? detail::plain_transpose(jit::DataType::f32, k_extent, moved, tile_ld, plain_ld)
-                    : detail::plain_transpose(jit::DataType::f32, moved, k_extent, plain_ld, tile_ld);
-  });
-#pragma omp parallel for collapse(2) schedule(static)
-  for (std::int64_t kb = 0; kb < l.k.blocks(); ++kb) {
-    for (std::int64_t cb = 0; cb < l.c.blocks(); ++cb) {
-      const std::int64_t tiled = l.offset(kb, cb, 0, 0), plain = kb * l.k.block * l.c.size + cb * l.c.block;
-      const std::int64_t k_extent = l.k.extent(kb), c_extent = l.c.extent(cb);
-      if (!to_plain && (k_extent < l.k.block || c_extent < l.c.block)) std::fill(to + tiled, to + tiled + tile, T{});
-      kernels.of(k_extent, c_extent)(
-          tpp::UnaryArgs{.in = from + (to_plain ? tiled : plain), .out = to + (to_plain ? plain : tiled)});
-    }
-  }
+PassMatrix pointwise_filter_matrix(const FilterLayout& l) {
+  return {.rows = l.k, .cols = l.c, .row_block_major = true,
+          .order = std::is_same_v<T, float> ? TileOrder::column_major : TileOrder::vnni2};
 }
 
 template <class T>
 void filter_to_blocked(const T* kcrs, const FilterLayout& l, T* blocked) {
-  if (tile_transposes_move<T>(l)) return pointwise_filter_by_tile<false>(l, kcrs, blocked);
+  if (l.r * l.s == 1) return pack(kcrs, MatrixOrder::row_major, pointwise_filter_matrix<T>(l), blocked);
   if constexpr (std::is_same_v<T, float>) {
     if (l.r * l.s > 1) return f32_filter_by_channel<false>(l, kcrs, blocked);
   }
@@ -189,7 +169,7 @@ void filter_to_blocked(const T* kcrs, const FilterLayout& l, T* blocked) {
 
 template <class T>
 void filter_to_plain(const T* blocked, T* kcrs, const FilterLayout& l) {
-  if (tile_transposes_move<T>(l)) return pointwise_filter_by_tile<true>(l, blocked, kcrs);
+  if (l.r * l.s == 1) return unpack(blocked, pointwise_filter_matrix<T>(l), kcrs, MatrixOrder::row_major);
   if constexpr (std::is_same_v<T, float>) {
     if (l.r * l.s > 1) return f32_filter_by_channel<true>(l, blocked, kcrs);
   }

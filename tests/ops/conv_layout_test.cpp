@@ -103,7 +103,7 @@ TEST(ConvLayout, FiltersRoundTripAsBkByBcTiles) {
 // K = 40 in blocks of 32 and C = 50 in blocks of 32 (partial blocks, several 16 x 16 patches per
 // block): 3 x 3 taps (f32: a transpose per input channel; bf16: the patches) and 1 x 1 (a
 // transpose per tile; bf16: of the channel pairs); then a 1 x 1 filter of an odd C = 21, smaller
-// than one block (bf16: the patches, its last channel pair half padding). The buffer starts dirty.
+// than one block (bf16: element by element, its last channel pair half padding). The buffer starts dirty.
 // bf16: kcrs_to_vnni2 is filter_to_vnni2 of the f32 conversion, bit for bit, and vnni2_to_kcrs its
 // inverse.
 TEST(ConvLayout, FiltersWriteEveryElementAcrossPatchesInF32AndVnni2) {
