@@ -11,6 +11,7 @@ void bind_tpp(pybind11::module_& m);      // tpp_bindings.cpp: brgemm, unary, bi
 void bind_einsum(pybind11::module_& m);   // einsum_bindings.cpp: einsum trees
 void bind_ops(pybind11::module_& m);      // ops_bindings.cpp: the GEMM and convolution operators
 void bind_tune(pybind11::module_& m);     // tune_bindings.cpp: tuning them
+void bind_recycled_memory(pybind11::module_& m);  // recycled_memory.cpp: weft.torch's tensors' memory
 
 // Threads of weft's parallel work as set by weft.set_num_threads, process-wide (OpenMP's
 // omp_set_num_threads only sets the calling thread's, and every Python thread is another one);

@@ -26,4 +26,5 @@ PYBIND11_MODULE(_weft, m) {
   weft::python::bind_einsum(m);
   weft::python::bind_ops(m);
   weft::python::bind_tune(m);
+  weft::python::bind_recycled_memory(m);
 }

@@ -120,6 +120,10 @@ class _Operator:
         """Elements of operand `name`'s blocked copy (tile padding and image rims included)."""
         return self._operand(name)["blocked_size"]
 
+    def plain_shape(self, name):
+        """Operand `name`'s plain shape (a tuple)."""
+        return tuple(self._operand(name)["shape"])
+
     def to_blocked(self, name, plain, out=None):
         """The plain array of operand `name` in the operator's blocked layout (a flat array)."""
         if out is None:

@@ -562,3 +562,77 @@ def test_kept_blocked_buffers_never_alias_what_a_step_returns(make, dtype):
     wt.release_scratch()
     for got, expected in zip(step(first_x), kept):
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
+
+
+def test_recycled_memory_reuses_a_block_only_once_every_tensor_on_it_is_gone():
+    from weft.torch import _memory
+    elements = _memory.RECYCLED_FROM_BYTES  # float32: four times the threshold
+    wt.release_scratch()
+    before = wt.memory_stats()
+    a, b = _memory.empty(elements, torch.float32), _memory.empty((elements // 4, 4), torch.float32)
+    assert a.shape == (elements,) and b.shape == (elements // 4, 4) and a.data_ptr() != b.data_ptr()
+    assert wt.memory_stats()["in_use_bytes"] >= before["in_use_bytes"] + 8 * elements
+    address = a.data_ptr()
+    view = a[16:]  # a view holds the block as well
+    del a
+    c = _memory.empty(elements, torch.float32)
+    assert c.data_ptr() not in (address, b.data_ptr())
+    del view
+    d = _memory.empty(elements, torch.float32)  # the freed block, its size class alike
+    assert d.data_ptr() == address
+    assert wt.memory_stats()["reuses"] == before["reuses"] + 1
+    del b, c, d
+    assert wt.memory_stats()["cached_bytes"] >= 3 * 4 * elements
+    wt.release_scratch()
+    assert wt.memory_stats()["cached_bytes"] == 0
+    small = _memory.empty(3, torch.bfloat16)  # below the threshold: torch.empty, outside the pool
+    assert small.shape == (3,) and wt.memory_stats()["in_use_bytes"] == before["in_use_bytes"]
+
+
+def test_recycled_memory_keeps_no_more_than_its_limit():
+    from weft.torch import _memory
+    limit = wt.memory_stats()["limit_bytes"]
+    try:
+        wt.set_memory_limit(0)
+        t = _memory.empty(_memory.RECYCLED_FROM_BYTES, torch.float32)
+        del t
+        assert wt.memory_stats()["cached_bytes"] == 0
+        with pytest.raises(ValueError, match="nbytes must be >= 0"):
+            wt.set_memory_limit(-1)
+        with pytest.raises(ValueError, match="nbytes must be >= 1"):
+            weft._weft.recycled_block(0)
+    finally:
+        wt.set_memory_limit(limit)
+    assert wt.memory_stats()["limit_bytes"] == limit
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("make", [lambda dtype: wt.Linear(256, 512, relu=True, dtype=dtype),
+                                  lambda dtype: wt.Conv2d(64, 64, 3, padding=1, relu=True, dtype=dtype)],
+                         ids=["linear", "conv2d"])
+def test_recycled_outputs_and_gradients_held_across_steps_stay_as_they_were(make, dtype):
+    """Outputs, input and weight gradients (large enough for the recycling pool) that the caller
+    still holds keep their values through the next steps; once let go, their memory serves them."""
+    torch.manual_seed(23)
+    layer = make(dtype)
+    shape = (256, 256) if isinstance(layer, wt.Linear) else (2, 64, 32, 32)
+    first_x, second_x = (torch.randn(shape).to(dtype).requires_grad_() for _ in range(2))
+
+    def step(x):
+        layer.zero_grad(set_to_none=True)
+        x.grad = None
+        y = layer(x)
+        (y.float() * torch.arange(y.numel()).reshape(y.shape).sin()).sum().backward()
+        return y.detach(), x.grad, layer.weight.grad
+
+    first = step(first_x)
+    held = [t.clone() for t in first]
+    reuses = wt.memory_stats()["reuses"]
+    second = step(second_x)
+    assert all(a.data_ptr() != b.data_ptr() for a, b in zip(first, second))
+    for got, expected in zip(first, held):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    del first, second
+    for got, expected in zip(step(first_x), held):
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    assert wt.memory_stats()["reuses"] > reuses

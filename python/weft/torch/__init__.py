@@ -13,8 +13,9 @@ load_state_dict() speak nn.Linear's and nn.Conv2d's plain layouts. dtype=torch.b
 in bf16 on fp32 master weights. See docs/python.md, "weft.torch".
 """
 from ._function import release_scratch
+from ._memory import memory_stats, set_memory_limit
 from .conv import Conv2d
 from .linear import MLP, Linear
 from .optimize import OptimizeReport, optimize
 
-__all__ = ["Linear", "MLP", "Conv2d", "optimize", "OptimizeReport", "release_scratch"]
+__all__ = ["Linear", "MLP", "Conv2d", "optimize", "OptimizeReport", "release_scratch", "memory_stats", "set_memory_limit"]

@@ -5,6 +5,7 @@ import re
 import torch
 
 from .. import _weft
+from . import _memory
 from ._layout import BlockedLayout, same_layout
 
 # The compute dtypes and what weft.ops calls them. float64: weft's GEMM operators in float64
@@ -174,7 +175,11 @@ class WeightState:
             return data
         key = (data.data_ptr(), weight._version)
         if self._copy_key != key:
-            self._copy = data.to(self.dtype)
+            # Into the last copy when there is one: only the passes read it, within a call (a
+            # weight changed between a forward and its backward is autograd's error anyway).
+            if self._copy is None or self._copy.shape != data.shape:
+                self._copy = _memory.empty(data.shape, self.dtype)
+            self._copy.copy_(data)
             self._copy_key = key
         return self._copy
 
@@ -189,7 +194,8 @@ class WeightState:
         padding zero (an optimizer step then leaves the padding zero)."""
         if not passw.straight:
             dw = self.layout.move_from(passw.to_weight, dw)
-        dw = dw.to(master)
+        if dw.dtype != master:
+            dw = _memory.empty(dw.shape, master).copy_(dw)
         if self.layout.padding.numel():
             dw[self.layout.padding] = 0
         return dw

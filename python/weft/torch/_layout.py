@@ -16,6 +16,8 @@ import math
 
 import torch
 
+from . import _memory
+
 # Probe digits: (digit + 1) must be an integer the dtype holds exactly (bf16 to 2^8, fp32 to 2^24,
 # fp64 to 2^53), so that a float32 weight of up to 2^24 elements takes one probe.
 _BASES = {torch.bfloat16: 2 ** 8, torch.float32: 2 ** 24, torch.float64: 2 ** 53}
@@ -102,7 +104,7 @@ class BlockedLayout:
         return position_of[self.index.clamp(min=0).long()]
 
     def move_from(self, gather, blocked):
-        out = blocked[gather]
+        out = torch.index_select(blocked, 0, gather, out=_memory.empty(gather.numel(), blocked.dtype))
         if self.padding.numel():
             out[self.padding] = 0
         return out
