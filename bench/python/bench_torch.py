@@ -4,7 +4,7 @@
 after weft.torch.optimize, in one process, the two interleaved round by round (medians).
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_torch.py [--mlp 1024x256,4096x1024]
-        [--layers 3] [--threads 2] [--rounds 7] [--dtype float32|bfloat16] [--resnet] [--no-cnn]
+        [--layers 3] [--threads 2] [--rounds 7] [--dtype float32|bfloat16] [--resnet] [--no-cnn] [--sgd]
 
 --mlp: the MLPs' width x batch (each --layers Linear + ReLU layers); --resnet: each ResNet-50
 layer of bench_python.py's list alone (Conv2d + ReLU at batch = threads, its input requiring a
@@ -47,24 +47,29 @@ def mlp_sizes(text):
         raise argparse.ArgumentTypeError(f"--mlp takes WIDTHxBATCH[,WIDTHxBATCH...], not {text!r}")
 
 
-def step_seconds(model, x, calls):
+def step_seconds(model, optimizer, x, calls):
     begin = time.perf_counter()
     for _ in range(calls):
         model.zero_grad(set_to_none=True)
         x.grad = None  # a layer's input that requires a gradient (--resnet): dx anew each step
         model(x).sum().backward()
+        if optimizer is not None:
+            optimizer.step()
     return (time.perf_counter() - begin) / calls
 
 
-def compare(name, reference, x, rounds, calls, flops):
+def compare(name, reference, x, rounds, calls, flops, sgd):
     model = copy.deepcopy(reference)
     report = weft.torch.optimize(model)
+    # A tiny learning rate: the weights move (weft.torch's bf16 copy is made again each step) but
+    # stay near where they started, so that both models keep computing alike.
+    optimizers = {id(m): torch.optim.SGD(m.parameters(), lr=1e-6) if sgd else None for m in (reference, model)}
     for m in (reference, model):
-        step_seconds(m, x, 2)  # warm-up: kernels generated, plans prepared
+        step_seconds(m, optimizers[id(m)], x, 2)  # warm-up: kernels generated, plans prepared
     times = {"torch.nn": [], "weft.torch": []}
     for _ in range(rounds):
-        times["torch.nn"].append(step_seconds(reference, x, calls))
-        times["weft.torch"].append(step_seconds(model, x, calls))
+        times["torch.nn"].append(step_seconds(reference, optimizers[id(reference)], x, calls))
+        times["weft.torch"].append(step_seconds(model, optimizers[id(model)], x, calls))
     t, w = statistics.median(times["torch.nn"]), statistics.median(times["weft.torch"])
     print(f"{name:44s} {flops / 1e9:7.2f} {t * 1e3:10.2f} ms {w * 1e3:10.2f} ms {t / w:8.2f}x"
           f"   ({len(report.swapped)} layers swapped)")
@@ -80,13 +85,14 @@ def main():
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
     parser.add_argument("--resnet", action="store_true", help="also each ResNet-50 layer of the list alone")
     parser.add_argument("--no-cnn", action="store_true", help="leave out the small CNN")
+    parser.add_argument("--sgd", action="store_true", help="an SGD step (torch.optim.SGD) after each backward")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     weft.set_num_threads(args.threads)
     dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
     print(f"{cpu_name()}, weft ISA {weft.isa()}, {args.threads} threads, torch {torch.__version__}, {args.dtype}, "
-          f"forward + backward per step, medians of {args.rounds} rounds of {args.calls}")
+          f"forward + backward{' + SGD' if args.sgd else ''} per step, medians of {args.rounds} rounds of {args.calls}")
     print(f"{'case':44s} {'GFLOP':>7s} {'torch.nn':>13s} {'weft.torch':>13s} {'speed-up':>9s}")
     for width, batch in args.mlp:
         layers = []
@@ -95,20 +101,21 @@ def main():
         mlp = nn.Sequential(*layers).to(dtype)
         x = torch.randn(batch, width).to(dtype)
         compare(f"MLP {args.layers} x {width}, batch {batch}", mlp, x, args.rounds, args.calls,
-                3 * 2 * batch * width * width * args.layers)
+                3 * 2 * batch * width * width * args.layers, args.sgd)
     if not args.no_cnn:
         cnn = nn.Sequential(nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
                             nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.ReLU()).to(dtype)
         images = torch.randn(args.threads, 64, 28, 28).to(dtype)
         conv_flops = 3 * 2 * args.threads * (2 * 64 * 64 * 9 * 28 * 28 + 128 * 64 * 9 * 14 * 14)
-        compare(f"CNN 3 convs 64x28x28, batch {args.threads}", cnn, images, args.rounds, args.calls, conv_flops)
+        compare(f"CNN 3 convs 64x28x28, batch {args.threads}", cnn, images, args.rounds, args.calls, conv_flops,
+                args.sgd)
     if args.resnet:
         for name, H, W, C, K, R, S, stride, pad in resnet_layers(RESNET_LAYERS):
             layer = nn.Sequential(nn.Conv2d(C, K, (R, S), stride=stride, padding=pad), nn.ReLU()).to(dtype)
             images = torch.randn(args.threads, C, H, W).to(dtype).requires_grad_()
             P, Q = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
             compare(f"{name} {C}x{H}x{W} {K}x{R}x{S}/{stride}", layer, images, args.rounds, args.calls,
-                    3 * 2 * args.threads * C * K * R * S * P * Q)
+                    3 * 2 * args.threads * C * K * R * S * P * Q, args.sgd)
 
 if __name__ == "__main__":
     main()

@@ -52,6 +52,21 @@ std::int64_t blocked_size(const GemmUpdConfig& c) {
 
 long chunks_of(std::int64_t size) { return static_cast<long>((size + kReduceChunk - 1) / kReduceChunk); }
 
+// A finished f32 dW tile (bm x bk, column-major) into the VNNI-2 order of the bf16 weights, kept in
+// f32: out[(j / 2) * 2 * bm + 2 * i + j % 2] = in[i + j * bm] (tpp::UnaryOp::vnni2_pack's order,
+// whose kernels write bf16 only). bk is even.
+void vnni2_order_f32(const float* in, std::int64_t bm, std::int64_t bk, float* out) {
+  for (std::int64_t j = 0; j < bk; j += 2) {
+    const float* even = in + j * bm;
+    const float* odd = even + bm;
+    float* pair = out + j * bm;
+    for (std::int64_t i = 0; i < bm; ++i) {
+      pair[2 * i] = even[i];
+      pair[2 * i + 1] = odd[i];
+    }
+  }
+}
+
 }  // namespace
 
 GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
@@ -145,24 +160,30 @@ void GemmUpd::reduce_partial_filters(T* grad_weight) const {
   });
 }
 
-void GemmUpd::reduce_partial_filters(bfloat16* grad_weight) const {
+template <class Out>
+void GemmUpd::reduce_partial_filters_vnni2(Out* grad_weight) const {
   const float* copies = partial_filters<float>();
   const std::int64_t tile = config_.bm * config_.bk;
   (*tile_loop_)([&](int* ind) {
     thread_local std::vector<float> sum;
     sum.resize(static_cast<std::size_t>(tile));
     (*reduce_tile_)(copies + ind[0] * tile, sum.data());
-    (*pack_sums_)(tpp::UnaryArgs{.in = sum.data(), .out = grad_weight + ind[0] * tile});
+    if constexpr (std::is_same_v<Out, float>) {
+      vnni2_order_f32(sum.data(), config_.bm, config_.bk, grad_weight + ind[0] * tile);
+    } else {
+      (*pack_sums_)(tpp::UnaryArgs{.in = sum.data(), .out = grad_weight + ind[0] * tile});
+    }
   });
 }
 
-template <class T>
-void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const {
+template <class T, class Out>
+void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) const {
   require_buffers_of<T>(config_.dtype, "GemmUpd::run");
   require_buffers("GemmUpd::run", {{"grad_out", grad_out}, {"input", input}, {"grad_weight", grad_weight}});
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
   constexpr bool bf16 = std::is_same_v<T, bfloat16>;
+  constexpr bool widened = bf16 && std::is_same_v<Out, float>;  // bf16 pass, f32 dW
   using Sum = std::conditional_t<std::is_same_v<T, double>, double, float>;  // sum_types()
   input_t_.start(input);
   if constexpr (bf16) grad_out_v_->start(grad_out);
@@ -194,23 +215,39 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, T* grad_weight) const
       args.c = copies + copy * filter_size_ + c_offset;
       accumulate_.get(im == Mb - 1, ik == Kb - 1, false, false)(args);
     } else {
-      T* const c = grad_weight + c_offset;
+      Out* const c = grad_weight + c_offset;
       args.c = c;
       const bool last = in + n_step_ >= Nb;
-      kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, last)(args);
+      if constexpr (widened) {
+        // f32 sums: the accumulating kernels (bf16 in, f32 out) onto a block zeroed first.
+        if (in == 0) std::fill(c, c + bm * bk, 0.0f);
+        accumulate_.get(im == Mb - 1, ik == Kb - 1, false, false)(args);
+      } else {
+        kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, last)(args);
+      }
       // The block is complete: into the weights' VNNI-2 tile (BRGEMM writes C column-major), through
       // a tile of scratch (a TPP does not pack in place).
       if constexpr (bf16) {
         if (last) {
-          thread_local std::vector<bfloat16> packed;
+          thread_local std::vector<Out> packed;
           packed.resize(static_cast<std::size_t>(bm * bk));
-          (*pack_tile_)(tpp::UnaryArgs{.in = c, .out = packed.data()});
+          if constexpr (widened) {
+            vnni2_order_f32(c, bm, bk, packed.data());
+          } else {
+            (*pack_tile_)(tpp::UnaryArgs{.in = c, .out = packed.data()});
+          }
           std::copy(packed.begin(), packed.end(), c);
         }
       }
     }
   });
-  if (partial) reduce_partial_filters(grad_weight);
+  if (partial) {
+    if constexpr (bf16) {
+      reduce_partial_filters_vnni2(grad_weight);
+    } else {
+      reduce_partial_filters(grad_weight);
+    }
+  }
 }
 
 void GemmUpd::run(const float* grad_out, const float* input, float* grad_weight) const {
@@ -222,6 +259,10 @@ void GemmUpd::run(const bfloat16* grad_out, const bfloat16* input, bfloat16* gra
 }
 
 void GemmUpd::run(const double* grad_out, const double* input, double* grad_weight) const {
+  run_typed(grad_out, input, grad_weight);
+}
+
+void GemmUpd::run(const bfloat16* grad_out, const bfloat16* input, float* grad_weight) const {
   run_typed(grad_out, input, grad_weight);
 }
 

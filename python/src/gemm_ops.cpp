@@ -164,6 +164,11 @@ class GemmBackwardWeightsOp : public GemmOp<ops::GemmUpd> {
   void run(std::span<void* const> b) const override {
     on_element_type(dtype_, [&]<class T>(T) { run_pass<T>(b[0], b[1], b[2]); });
   }
+
+  bool writes_f32_output() const override { return dtype_ == jit::DataType::bf16; }
+  void run_f32_output(std::span<void* const> b) const override {
+    pass_->run(static_cast<const bfloat16*>(b[0]), static_cast<const bfloat16*>(b[1]), static_cast<float*>(b[2]));
+  }
 };
 
 template <class Op, class Config>

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -70,12 +71,18 @@ std::string dtype_words(DataType dtype) {
 // count).
 enum class Form { plain, blocked };
 
+// A bf16 operator's blocked output may hold f32 where the operator writes one (writes_f32_output).
+enum class Output { in_dtype, f32_too };
+
 ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string& name, Access access, const Operand& o,
-                       Form form) {
+                       Form form, Output output = Output::in_dtype) {
   ArrayView view = view_array(array, name, access, op.dtype() == DataType::bf16 ? Uint16As::bf16 : Uint16As::error);
-  if (view.dtype != op.dtype()) {
+  const bool f32_output = output == Output::f32_too && o.output && view.dtype == DataType::f32 && op.writes_f32_output();
+  if (view.dtype != op.dtype() && !f32_output) {
+    const bool f32_allowed = output == Output::f32_too && o.output && op.writes_f32_output();
     throw_type_error("argument '" + name + "' holds " + std::string(jit::to_string(view.dtype)) +
-                     ", but the operator computes in " + dtype_words(op.dtype()));
+                     ", but the operator computes in " + dtype_words(op.dtype()) +
+                     (f32_allowed ? " (its blocked output may be float32 too)" : ""));
   }
   if (form == Form::plain && view.shape != o.shape) {
     throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ", expected " + shape_text(o.shape));
@@ -145,13 +152,20 @@ void run_blocked(const BoundOp& bound, const py::sequence& arrays) {
     const Operand& o = operands[i];
     // The output is the Python call's `out=`.
     views.push_back(checked_view(op, arrays[i], o.output ? "out" : o.name, o.output ? Access::write : Access::read, o,
-                                 Form::blocked));
+                                 Form::blocked, Output::f32_too));
     blocked.push_back(views.back().data);
   }
+  const bool f32_output = op.dtype() != DataType::f32 && std::any_of(operands.begin(), operands.end(), [&](const Operand& o) {
+    return o.output && views[static_cast<std::size_t>(&o - operands.data())].dtype == DataType::f32;
+  });
   py::gil_scoped_release release;
   std::lock_guard lock(op.run_lock());
   omp_set_num_threads(op.threads());
-  op.run(blocked);
+  if (f32_output) {
+    op.run_f32_output(blocked);
+  } else {
+    op.run(blocked);
+  }
 }
 
 void convert(const BoundOp& bound, const std::string& name, py::handle from, py::handle to, bool into_blocked) {
@@ -219,6 +233,7 @@ void bind_ops(py::module_& m) {
       .def_property_readonly("source", [](const BoundOp& b) { return b.op->source(); })
       .def_property_readonly("description", [](const BoundOp& b) { return b.op->description(); })
       .def_property_readonly("threads", [](const BoundOp& b) { return b.op->threads(); })
+      .def_property_readonly("writes_f32_output", [](const BoundOp& b) { return b.op->writes_f32_output(); })
       .def_property_readonly("config_keys", [](const BoundOp& b) { return b.config_keys; })
       .def("run_plain", &run_plain, py::arg("inputs"), py::arg("out"))
       .def("run_blocked", &run_blocked, py::arg("arrays"))

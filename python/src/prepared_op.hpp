@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <mutex>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,11 @@ class PreparedOp {
   // One run on blocked buffers, one per operand in operands()' order. The operators keep scratch
   // between runs, so runs of one PreparedOp take turns (run_lock()).
   virtual void run(std::span<void* const> blocked) const = 0;
+  // A bf16 pass that can also write its output in f32 says so (the GEMM backward by weights: the
+  // weight gradient unrounded, for fp32 master weights kept in the bf16 layout), and runs so in
+  // run_f32_output (the output buffer holding floats); the others are never asked to.
+  virtual bool writes_f32_output() const { return false; }
+  virtual void run_f32_output(std::span<void* const> blocked) const;
 
   std::mutex& run_lock() const { return run_mutex_; }
 
@@ -69,5 +75,9 @@ class PreparedOp {
  private:
   mutable std::mutex run_mutex_;
 };
+
+inline void PreparedOp::run_f32_output(std::span<void* const> /*blocked*/) const {
+  throw std::logic_error("PreparedOp::run_f32_output on an operator without an f32 output");
+}
 
 }  // namespace weft::python

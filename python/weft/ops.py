@@ -106,6 +106,8 @@ class _Operator:
                            doc="the keys config= takes for this operator: loop_string, blocks and its knobs")
     dtype = property(lambda self: self._op.dtype)
     threads = property(lambda self: self._op.threads)
+    writes_f32_output = property(lambda self: self._op.writes_f32_output,
+                                 doc="whether a bf16 operator's blocked out= may be float32 (GemmBackwardWeights)")
     operands = property(lambda self: self._operands,
                         doc="per operand: name, plain shape, blocked_size, output")
 
@@ -202,7 +204,11 @@ class GemmBackwardData(_GemmBackward):
 
 
 class GemmBackwardWeights(_GemmBackward):
-    """dw (M, K) = dy (N, M).T @ x (N, K): the weights' gradient of Gemm."""
+    """dw (M, K) = dy (N, M).T @ x (N, K): the weights' gradient of Gemm.
+
+    In bf16 with layout="blocked", out may be a float32 array of op.blocked_size("dw") elements:
+    the gradient unrounded, each element where the bf16 copy would hold it (fp32 master weights
+    kept in the bf16 weights' layout, as weft.torch does)."""
 
     def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
         super().__init__("upd", M, N, K, dtype, config, threads)

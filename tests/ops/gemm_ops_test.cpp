@@ -185,6 +185,63 @@ TEST(GemmOpsMlp, ThreeLayersWithExplicitLoopsMatchTheChainedReference) {
   EXPECT_TRUE(e.passed(3 * sum_tolerance(64))) << e.to_string();
 }
 
+// A bf16 backward-by-weights pass writing dW in f32 (the gradient of fp32 master weights): the
+// VNNI-2 positions of its bf16 dW, the sums unrounded, the padding zero. With one reduction chunk,
+// or with partial filters, the bf16 pass rounds those very f32 sums once, so each f32 element
+// rounds to the bf16 one bit for bit; with two chunks the bf16 pass rounds twice, and the f32
+// sums are checked against the reference alone.
+TEST(GemmUpdF32Weights, WritesTheBf16PassSumsUnroundedInItsVnni2Tiles) {
+  omp_set_num_threads(2);
+  struct Case {
+    const char* loop_string;
+    std::int64_t nbf, partial_filters;
+    bool one_rounding;
+  };
+  for (const Case& k : {Case{"Abc", 1, 0, true}, Case{"aBc", 2, 0, false}, Case{"abC", 1, 2, true}}) {
+    SCOPED_TRACE(k.loop_string);
+    GemmUpdConfig config = gemm_config<GemmUpdConfig>({.M = 70, .N = 52, .K = 90, .dtype = jit::DataType::bf16});
+    config.loop_string = k.loop_string;
+    config.bm = 16;
+    config.bn = 14;  // 4 N blocks, the last one partial
+    config.bk = 16;
+    config.nbf = k.nbf;
+    config.n_partial_filters = k.partial_filters;
+    const GemmUpd pass(config);
+    ASSERT_EQ(pass.uses_partial_filters(), k.partial_filters > 0);
+    const GemmPassLayout l = pass.layout();
+    const std::vector<float> left = random_plain<bfloat16>(l.left, 31), right = random_plain<bfloat16>(l.right, 32);
+    const std::vector<bfloat16> left_b = packed<bfloat16>(left, l.left), right_b = packed<bfloat16>(right, l.right);
+    const std::size_t size = static_cast<std::size_t>(blocked_size(l.out));
+    std::vector<bfloat16> dw16(size);
+    std::vector<float> dw32(size, 777.0f);
+    pass.run(left_b.data(), right_b.data(), dw16.data());
+    pass.run(left_b.data(), right_b.data(), dw32.data());
+
+    // Where the real elements are: ones packed into the f32 copy of the layout, zeros elsewhere.
+    const std::vector<float> ones(static_cast<std::size_t>(l.out.rows.size * l.out.cols.size), 1.0f);
+    std::vector<float> real(size);
+    pack(ones.data(), MatrixOrder::column_major, l.out, real.data());
+    for (std::size_t i = 0; i < size; ++i) {
+      if (real[i] == 0.0f) {
+        ASSERT_EQ(dw32[i], 0.0f) << "padding at " << i;
+      } else if (k.one_rounding) {
+        ASSERT_EQ(jit::to_bfloat16(dw32[i]).bits, dw16[i].bits) << "at " << i << ": " << dw32[i] << " vs " << to_float(dw16[i]);
+      }
+    }
+    std::vector<float> plain(ones.size()), ref(ones.size());
+    unpack(dw32.data(), l.out, plain.data(), MatrixOrder::column_major);
+    gemm_reference(l.out.rows.size, l.out.cols.size, l.reduction(), {left.data(), l.left.transposed},
+                   {right.data(), l.right.transposed}, nullptr, false, ref.data());
+    const ErrorNorms e = compare(plain.data(), ref.data(), static_cast<std::int64_t>(plain.size()));
+    EXPECT_TRUE(e.passed(sum_tolerance(l.reduction()))) << e.to_string();
+  }
+  // An f32 pass has no such run.
+  const GemmUpd f32(gemm_config<GemmUpdConfig>({.M = 16, .N = 16, .K = 16}));
+  std::vector<bfloat16> in(4096);
+  std::vector<float> out(4096);
+  EXPECT_THROW(f32.run(in.data(), in.data(), out.data()), Error);
+}
+
 // The three ways to a configuration keep the descriptor and give the operator something it takes.
 TEST(GemmOpsConfig, ExplicitTunedAndDefaultConfigurationsKeepTheDescriptor) {
   const GemmDesc desc{.M = 96, .N = 64, .K = 32, .dtype = jit::DataType::bf16, .layers = 1, .bias = true, .relu = false};

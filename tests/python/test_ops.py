@@ -299,6 +299,32 @@ def test_blocked_bf16_gemm_backward_agrees_with_plain(rng):
     np.testing.assert_array_equal(op.from_blocked("dx", dxb), op(dy, w))
 
 
+def test_bf16_backward_by_weights_writes_float32_sums_where_its_bf16_ones_would_be(rng):
+    M, N, K = 48, 40, 64
+    dy, x = bf16_bits(normal(rng, (N, M))), bf16_bits(normal(rng, (N, K)))
+    # One batch-reduce chunk: the bf16 output is the same f32 sums, rounded once.
+    op = weft.ops.GemmBackwardWeights(M, N, K, dtype="bf16",
+                                      config={"loop_string": "Abc", "bm": 16, "bn": 8, "bk": 16, "nbf": 1})
+    assert op.writes_f32_output and not weft.ops.GemmBackwardData(M, N, K, dtype="bf16").writes_f32_output
+    dyb, xb = op.to_blocked("dy", dy), op.to_blocked("x", x)
+    dw16 = op(dyb, xb, layout="blocked")
+    dw32 = op(dyb, xb, layout="blocked", out=np.full(op.blocked_size("dw"), 7.0, dtype=np.float32))
+    assert dw32.dtype == np.float32
+    bits = dw32.view(np.uint32).astype(np.uint64)
+    nearest_even = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    np.testing.assert_array_equal(nearest_even, dw16)  # every element where the bf16 one is
+    assert (dw32 != bf16_values(dw16)).mean() > 0.9  # and unrounded
+    np.testing.assert_array_equal(op.from_blocked("dw", dw16), op(dy, x))
+    with pytest.raises(TypeError, match=r"argument 'out' holds f64.*its blocked output may be float32 too"):
+        op(dyb, xb, layout="blocked", out=np.zeros(op.blocked_size("dw")))
+    with pytest.raises(TypeError, match="argument 'out' holds f32, but the operator computes in bfloat16"):
+        op(dy, x, out=np.zeros((M, K), dtype=np.float32))  # plain: bf16 only
+    bwd = weft.ops.GemmBackwardData(M, N, K, dtype="bf16")
+    with pytest.raises(TypeError, match=r"argument 'out' holds f32, but the operator computes in bfloat16$"):
+        bwd(bwd.to_blocked("dy", dy), bwd.to_blocked("w", bf16_bits(normal(rng, (M, K)))), layout="blocked",
+            out=np.zeros(bwd.blocked_size("dx"), dtype=np.float32))
+
+
 # The cache of prepared operators, and configurations.
 
 def test_a_second_call_reuses_the_prepared_operator(rng):

@@ -564,6 +564,23 @@ def test_kept_blocked_buffers_never_alias_what_a_step_returns(make, dtype):
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("batch", [40, 256])
+def test_bf16_linear_weight_gradient_is_summed_in_fp32_and_never_rounded_to_bf16(batch):
+    """The update pass writes the fp32 master weight's gradient itself, in the bf16 weight's tile
+    order: the sums of bf16 products as fp32 accumulates them, not rounded to bf16 (2^-9 relative)."""
+    torch.manual_seed(29)
+    layer = wt.Linear(64, 48, bias=False, dtype=torch.bfloat16)
+    x = torch.randn(batch, 64).to(torch.bfloat16)
+    y = layer(x)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    plain = layer._weight.layout.from_blocked(layer.weight.grad)
+    assert plain.dtype == torch.float32 and plain.shape == (48, 64)
+    reference = dy.double().T @ x.double()
+    assert (plain.to(torch.bfloat16).float() != plain).float().mean() > 0.9
+    torch.testing.assert_close(plain.double(), reference, rtol=1e-5, atol=1e-6 * batch)
+
+
 def test_recycled_memory_reuses_a_block_only_once_every_tensor_on_it_is_gone():
     from weft.torch import _memory
     elements = _memory.RECYCLED_FROM_BYTES  # float32: four times the threshold

@@ -82,10 +82,13 @@ class BlockedWeightFunction(torch.autograd.Function):
             dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(
                 "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype))
             x_upd = x if plan.x_shared else upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
-            # The blocked dW is the gradient itself when it is in the master dtype (it escapes);
-            # a bf16 one is widened into a new fp32 tensor and may be kept.
+            # The blocked dW is the gradient itself when the pass writes it in the master dtype (it
+            # escapes): always in fp32 and fp64; in bf16 when the pass lays dW out as the parameter
+            # (fp32 sums unrounded, in the bf16 tile order). Else a bf16 dW is moved and widened
+            # into a new fp32 tensor, and kept.
+            straight_f32 = layer.dtype != weight.dtype and plan.upd.straight and upd.writes_f32_output
             dwb = upd(dy_upd, x_upd, layout="blocked",
-                      out=_new(upd, "dw", layer.dtype, True) if layer.dtype == weight.dtype else
+                      out=_new(upd, "dw", weight.dtype, True) if layer.dtype == weight.dtype or straight_f32 else
                       _kept("dw", upd, "dw", layer.dtype))
             dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
         if ctx.needs_input_grad[2]:

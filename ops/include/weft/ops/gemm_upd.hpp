@@ -21,7 +21,8 @@
 // is repacked in VNNI-2 along N (TileTransform::vnni2_pack; shared or private like X^T), and each
 // dW tile is repacked in VNNI-2 along K once complete, all inside the timed run. The partial
 // filters stay f32: the kernels accumulate into them in f32, and the reduction rounds each tile
-// to bf16 once. bn and bk must be even.
+// to bf16 once. bn and bk must be even. A bf16 pass may write dW in f32 instead (the run overload
+// with a float dW): the same VNNI-2 positions, the sums unrounded (fp32 master weights).
 //
 // In f64 every buffer holds double in the f32 layouts (no VNNI), and the partial filters are f64.
 #pragma once
@@ -64,6 +65,10 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   void run(const float* grad_out, const float* input, float* grad_weight) const;
   void run(const bfloat16* grad_out, const bfloat16* input, bfloat16* grad_weight) const;
   void run(const double* grad_out, const double* input, double* grad_weight) const;
+  // A bf16 pass that writes dW in f32, unrounded, in the VNNI-2 tile order of its bf16 dW (each
+  // element where the bf16 one would be): the gradient of fp32 master weights kept in the bf16
+  // weights' layout, without a bf16 dW to widen. Throws weft::Error unless the pass is bf16.
+  void run(const bfloat16* grad_out, const bfloat16* input, float* grad_weight) const;
 
   // dY (M x N), X (K x N, transposed) and dW (M x K), plain and blocked.
   GemmPassLayout layout() const;
@@ -83,13 +88,16 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
 
  private:
   GemmUpd(GemmUpdConfig config, PassCode code);
-  template <class T>
-  void run_typed(const T* grad_out, const T* input, T* grad_weight) const;
+  // Out: T, or float for a bf16 pass writing f32 dW.
+  template <class T, class Out>
+  void run_typed(const T* grad_out, const T* input, Out* grad_weight) const;
   template <class Sum>
   void zero_partial_filters() const;
   template <class T>
   void reduce_partial_filters(T* grad_weight) const;  // f32 and f64: the copies' own type
-  void reduce_partial_filters(bfloat16* grad_weight) const;
+  // bf16: each tile's copies summed in f32, then into dW's VNNI-2 tile (bf16, or f32 unrounded).
+  template <class Out>
+  void reduce_partial_filters_vnni2(Out* grad_weight) const;
   // The partial filters as their elements (GemmLoops::sum_types: float, or double in f64).
   template <class Sum>
   Sum* partial_filters() const {
