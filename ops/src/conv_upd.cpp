@@ -206,6 +206,15 @@ double ConvUpd::tolerance() const {
 std::int64_t ConvUpd::reduction_length() const { return config_.shape.N * config_.shape.ofh() * config_.shape.ofw(); }
 
 void ConvUpd::run(const void* input, const void* grad_output, void* grad_filter) const {
+  run_into(input, grad_output, grad_filter, FilterType::config);
+}
+
+void ConvUpd::run(const jit::bfloat16* input, const jit::bfloat16* grad_output, float* grad_filter) const {
+  require_buffers_of<jit::bfloat16>(config_.dtype, "ConvUpd::run");
+  run_into(input, grad_output, grad_filter, FilterType::f32);
+}
+
+void ConvUpd::run_into(const void* input, const void* grad_output, void* grad_filter, FilterType filter_type) const {
   require_buffers("ConvUpd::run", {{"input", input}, {"grad_output", grad_output}, {"grad_filter", grad_filter}});
   if (omp_in_parallel()) {
     throw Error("ConvUpd::run inside an OpenMP parallel region: it opens its own (its partial filters are shared "
@@ -219,7 +228,11 @@ void ConvUpd::run(const void* input, const void* grad_output, void* grad_filter)
   if (operands_) {
     operands_->prepare(input, grad_output);
     accumulate(*operands_, operands_->accumulator());
-    operands_->finish(grad_filter);
+    if (filter_type == FilterType::f32) {
+      operands_->finish_f32(static_cast<float*>(grad_filter));
+    } else {
+      operands_->finish(grad_filter);
+    }
   } else {
     accumulate(Fp32Operands{static_cast<const float*>(input), static_cast<const float*>(grad_output),
                             input_layout(), grad_output_layout(), config_.shape.stride_h},

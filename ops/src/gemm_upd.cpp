@@ -8,6 +8,8 @@
 #include <weft/jit/error.hpp>
 #include <weft/ops/block_loops.hpp>
 
+#include "vnni2_f32.hpp"
+
 namespace weft::ops {
 namespace {
 
@@ -51,21 +53,6 @@ std::int64_t blocked_size(const GemmUpdConfig& c) {
 }
 
 long chunks_of(std::int64_t size) { return static_cast<long>((size + kReduceChunk - 1) / kReduceChunk); }
-
-// A finished f32 dW tile (bm x bk, column-major) into the VNNI-2 order of the bf16 weights, kept in
-// f32: out[(j / 2) * 2 * bm + 2 * i + j % 2] = in[i + j * bm] (tpp::UnaryOp::vnni2_pack's order,
-// whose kernels write bf16 only). bk is even.
-void vnni2_order_f32(const float* in, std::int64_t bm, std::int64_t bk, float* out) {
-  for (std::int64_t j = 0; j < bk; j += 2) {
-    const float* even = in + j * bm;
-    const float* odd = even + bm;
-    float* pair = out + j * bm;
-    for (std::int64_t i = 0; i < bm; ++i) {
-      pair[2 * i] = even[i];
-      pair[2 * i + 1] = odd[i];
-    }
-  }
-}
 
 }  // namespace
 
@@ -169,7 +156,7 @@ void GemmUpd::reduce_partial_filters_vnni2(Out* grad_weight) const {
     sum.resize(static_cast<std::size_t>(tile));
     (*reduce_tile_)(copies + ind[0] * tile, sum.data());
     if constexpr (std::is_same_v<Out, float>) {
-      vnni2_order_f32(sum.data(), config_.bm, config_.bk, grad_weight + ind[0] * tile);
+      detail::vnni2_order_f32(sum.data(), config_.bm, config_.bk, grad_weight + ind[0] * tile);
     } else {
       (*pack_sums_)(tpp::UnaryArgs{.in = sum.data(), .out = grad_weight + ind[0] * tile});
     }
@@ -232,7 +219,7 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
           thread_local std::vector<Out> packed;
           packed.resize(static_cast<std::size_t>(bm * bk));
           if constexpr (widened) {
-            vnni2_order_f32(c, bm, bk, packed.data());
+            detail::vnni2_order_f32(c, bm, bk, packed.data());
           } else {
             (*pack_tile_)(tpp::UnaryArgs{.in = c, .out = packed.data()});
           }

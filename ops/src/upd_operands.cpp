@@ -5,6 +5,8 @@
 
 #include <weft/jit/error.hpp>
 
+#include "vnni2_f32.hpp"
+
 namespace weft::ops {
 namespace {
 
@@ -100,6 +102,14 @@ void UpdOperands::finish(void* grad_filter) const {
   (*tiles_)([&](int* ind) {
     const std::int64_t t = ind[0];
     (*round_tile_)(tpp::UnaryArgs{.in = accumulator_.data() + t * tile, .out = out + t * tile});
+  });
+}
+
+void UpdOperands::finish_f32(float* grad_filter) const {
+  const std::int64_t bk = filter_.k.block, bc = filter_.c.block, tile = bk * bc;
+  (*tiles_)([&](int* ind) {
+    const std::int64_t t = ind[0];
+    detail::vnni2_order_f32(accumulator_.data() + t * tile, bk, bc, grad_filter + t * tile);
   });
 }
 

@@ -128,6 +128,11 @@ class ConvBackwardDataOp : public ConvOp<ops::ConvBwd> {
   }
 
   void run(std::span<void* const> b) const override { pass_->run(b[1], b[0], b[2]); }
+
+  bool writes_f32_output() const override { return dtype_ == jit::DataType::bf16; }
+  void run_f32_output(std::span<void* const> b) const override {
+    pass_->run(static_cast<const jit::bfloat16*>(b[1]), static_cast<const jit::bfloat16*>(b[0]), static_cast<float*>(b[2]));
+  }
 };
 
 // Backward by weights: operands dy, x -> dw; the pass takes (x, dy, dw).
@@ -140,6 +145,11 @@ class ConvBackwardWeightsOp : public ConvOp<ops::ConvUpd> {
   }
 
   void run(std::span<void* const> b) const override { pass_->run(b[1], b[0], b[2]); }
+
+  bool writes_f32_output() const override { return dtype_ == jit::DataType::bf16; }
+  void run_f32_output(std::span<void* const> b) const override {
+    pass_->run(static_cast<const jit::bfloat16*>(b[1]), static_cast<const jit::bfloat16*>(b[0]), static_cast<float*>(b[2]));
+  }
 };
 
 template <class Op, class Config>

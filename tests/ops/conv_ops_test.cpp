@@ -127,6 +127,32 @@ TEST_P(ConvOps, BackwardByWeightsMatchesTheReference) {
   const std::vector<float> blocked = bf16() ? vnni2_to_filter(dw.bf16.data(), fl) : dw.f32;
   blocked_to_kcrs(blocked.data(), got.data(), fl);
   expect_close(got, ref, upd.tolerance());
+  if (!bf16()) return;
+
+  // A bf16 pass writing grad_filter in f32 (fp32 master weights): the sums the bf16 run rounds
+  // once, unrounded, each where the bf16 value is.
+  std::vector<float> dw32(static_cast<std::size_t>(fl.size()), 777.0f);
+  upd.run(xb.bf16.data(), dyb.bf16.data(), dw32.data());
+  std::size_t unrounded = 0;
+  std::vector<jit::bfloat16> high(dw32.size()), low(dw32.size());
+  for (std::size_t i = 0; i < dw32.size(); ++i) {
+    ASSERT_EQ(jit::to_bfloat16(dw32[i]).bits, dw.bf16[i].bits) << "at " << i;
+    unrounded += dw32[i] != jit::to_float(dw.bf16[i]);
+    high[i] = jit::to_bfloat16(dw32[i]);
+    low[i] = jit::to_bfloat16(dw32[i] - jit::to_float(high[i]));
+  }
+  EXPECT_GT(unrounded, dw32.size() / 2);
+  // The f32 values (high + low: 16 bits of mantissa) against the reference, within the f32 sums'
+  // tolerance alone.
+  const std::vector<float> high_f = vnni2_to_filter(high.data(), fl), low_f = vnni2_to_filter(low.data(), fl);
+  std::vector<float> sums(high_f.size());
+  for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = high_f[i] + low_f[i];
+  blocked_to_kcrs(sums.data(), got.data(), fl);
+  expect_close(got, ref, sum_tolerance(upd.reduction_length()) + 0x1p-15);
+  std::vector<float> f32_out(dw32.size());
+  EXPECT_THROW(ConvUpd(default_conv_config<ConvUpdConfig>({.shape = s}, kThreads))
+                   .run(xb.bf16.data(), dyb.bf16.data(), f32_out.data()),
+               Error);
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<ConvShape, jit::DataType>>& info) {

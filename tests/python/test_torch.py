@@ -581,6 +581,20 @@ def test_bf16_linear_weight_gradient_is_summed_in_fp32_and_never_rounded_to_bf16
     torch.testing.assert_close(plain.double(), reference, rtol=1e-5, atol=1e-6 * batch)
 
 
+def test_bf16_conv2d_weight_gradient_is_summed_in_fp32_and_never_rounded_to_bf16():
+    torch.manual_seed(31)
+    layer = wt.Conv2d(16, 32, 3, padding=1, bias=False, dtype=torch.bfloat16)
+    x = torch.randn(2, 16, 9, 9).to(torch.bfloat16)
+    y = layer(x)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    plain = layer._weight.layout.from_blocked(layer.weight.grad)
+    assert plain.dtype == torch.float32 and plain.shape == (32, 16, 3, 3)
+    reference = torch.nn.grad.conv2d_weight(x.double(), (32, 16, 3, 3), dy.double(), padding=1)
+    assert (plain.to(torch.bfloat16).float() != plain).float().mean() > 0.9
+    torch.testing.assert_close(plain.double(), reference, rtol=1e-5, atol=1e-4)
+
+
 def test_recycled_memory_reuses_a_block_only_once_every_tensor_on_it_is_gone():
     from weft.torch import _memory
     elements = _memory.RECYCLED_FROM_BYTES  # float32: four times the threshold

@@ -24,7 +24,8 @@
 // In bf16 (ConvLoops::dtype) input and grad_output hold bf16 and grad_filter comes out in bf16 as the
 // forward pass takes it (tiles in VNNI-2 along C, filter_to_vnni2); bc must be even. Each run
 // first lays the inputs out for the bf16 BRGEMM (upd_operands.hpp: input rows transposed, grad_output
-// rows in VNNI-2 along pixels), sums in an fp32 grad_filter, and rounds it to bf16 once at the end.
+// rows in VNNI-2 along pixels), sums in an fp32 grad_filter, and rounds it to bf16 once at the end
+// (or, for fp32 master weights, writes those sums in f32 where the bf16 values would be).
 //
 // Accumulation: a tile is written by one thread, in loop order, when no reduction loop is split
 // among threads and each thread keeps its tiles from one entry of the parallel loops to the next
@@ -84,6 +85,11 @@ class ConvUpd {
     run(static_cast<const void*>(input), static_cast<const void*>(grad_output), static_cast<void*>(grad_filter));
   }
 
+  // A bf16 pass that writes grad_filter in f32: its fp32 sums unrounded, each where the bf16
+  // grad_filter holds it (VNNI-2 tiles), the gradient of fp32 master weights kept in the bf16
+  // filter's layout. Throws weft::Error unless the pass is bf16.
+  void run(const jit::bfloat16* input, const jit::bfloat16* grad_output, float* grad_filter) const;
+
   const ConvUpdConfig& config() const { return config_; }
   ActivationLayout input_layout() const;
   ActivationLayout grad_output_layout() const;
@@ -112,6 +118,9 @@ class ConvUpd {
 
  private:
   ConvUpd(ConvUpdConfig config, PassCode code);
+  // grad_filter in config().dtype, or (bf16 passes) in f32.
+  enum class FilterType { config, f32 };
+  void run_into(const void* input, const void* grad_output, void* grad_filter, FilterType filter_type) const;
 
   ConvUpdConfig config_;
   int team_;

@@ -54,6 +54,8 @@ class UpdOperands {
   void prepare(const void* input, const void* grad_output) const;
   // fp32 accumulator tiles -> grad_filter (bf16, VNNI-2 tiles as filter_to_vnni2), in parallel.
   void finish(void* grad_filter) const;
+  // The same tiles unrounded: grad_filter in f32, each value where the bf16 one would be.
+  void finish_f32(float* grad_filter) const;
 
   // The BRGEMM's reduction length (pixels per output row, even) and leading dimensions / strides in
   // elements: A (grad_output rows) lda = bk, one output row apart by a_row(); B ldb = wq(), the
