@@ -24,16 +24,25 @@ from . import _memory
 _scratch = threading.local()
 
 
-def _kept(role, op, name, dtype):
-    """The calling thread's blocked buffer for `role` (one per size and dtype) of operand `name`."""
+def _kept_buffer(key, shape, dtype):
     pool = getattr(_scratch, "pool", None)
     if pool is None:
         pool = _scratch.pool = {}
-    key = (role, op.blocked_size(name), dtype)
     buffer = pool.get(key)
     if buffer is None:
-        buffer = pool[key] = _memory.empty(key[1], dtype)
+        buffer = pool[key] = _memory.empty(shape, dtype)
     return buffer
+
+
+def _kept(role, op, name, dtype):
+    """The calling thread's blocked buffer for `role` (one per size and dtype) of operand `name`."""
+    size = op.blocked_size(name)
+    return _kept_buffer((role, size, dtype), size, dtype)
+
+
+def _kept_plain(role, shape, dtype):
+    """The calling thread's buffer for plain tensor `role` of `shape`."""
+    return _kept_buffer(("plain " + role, tuple(shape), dtype), shape, dtype)
 
 
 def _new(op, name, dtype, blocked):
@@ -67,9 +76,14 @@ class BlockedWeightFunction(torch.autograd.Function):
     def backward(ctx, dy):
         x, weight, y = ctx.saved_tensors
         layer, plan = ctx.layer, ctx.plan
-        dy = dy.to(layer.dtype).contiguous()
+        # dy into a kept buffer of its shape, contiguous: through ReLU's gradient (0 at 0, as torch's
+        # own) when the forward fused one, else copied when it is not contiguous (the expanded
+        # ones of a loss's sum()). It never leaves this call.
+        dy = dy.to(layer.dtype)
         if y is not None:
-            dy = torch.ops.aten.threshold_backward(dy, y, 0)  # ReLU's gradient (0 at 0), as torch's own
+            dy = torch.ops.aten.threshold_backward.grad_input(dy, y, 0, grad_input=_kept_plain("dy", y.shape, y.dtype))
+        elif not dy.is_contiguous():
+            dy = _kept_plain("dy", dy.shape, dy.dtype).copy_(dy)
         dx = dw = db = dyb = None
         if ctx.needs_input_grad[0]:
             bwd = plan.bwd.op
