@@ -532,6 +532,24 @@ def test_a_pass_configuration_read_from_its_description_prepares_again(make):
     assert all(f"{key}={value}" in again.description for key, value in config.items() if key != "loop_string")
 
 
+def _layer_and_two_inputs(make, dtype, seed, rows, image):
+    """make(dtype) and two random inputs for it: (rows, in_features), or 2 images of image x image."""
+    torch.manual_seed(seed)
+    layer = make(dtype)
+    shape = (rows, layer.in_features) if isinstance(layer, wt.Linear) else (2, layer.in_channels, image, image)
+    return (layer,) + tuple(torch.randn(shape).to(dtype).requires_grad_() for _ in range(2))
+
+
+def _weighted_step(layer, x):
+    """One training step of `layer` on x with a loss that weighs each output differently: the
+    output, the input gradient and the weight gradient."""
+    layer.zero_grad(set_to_none=True)
+    x.grad = None
+    y = layer(x)
+    (y.float() * torch.arange(y.numel()).reshape(y.shape).sin()).sum().backward()
+    return y.detach(), x.grad, layer.weight.grad
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("make", [lambda dtype: wt.Linear(24, 24, relu=True, dtype=dtype),
                                   lambda dtype: wt.Conv2d(8, 8, 3, padding=1, relu=True, dtype=dtype)],
@@ -540,17 +558,10 @@ def test_kept_blocked_buffers_never_alias_what_a_step_returns(make, dtype):
     """The blocked temporaries a layer keeps between calls (one per thread, role and size) are
     reused by the next call: the outputs and gradients of an earlier step must stay as they were,
     and a second step on the same inputs must give the same values."""
-    torch.manual_seed(21)
-    layer = make(dtype)
-    shape = (6, 24) if isinstance(layer, wt.Linear) else (2, 8, 5, 5)
-    first_x, second_x = (torch.randn(shape).to(dtype).requires_grad_() for _ in range(2))
+    layer, first_x, second_x = _layer_and_two_inputs(make, dtype, 21, rows=6, image=5)
 
     def step(x):
-        layer.zero_grad(set_to_none=True)
-        x.grad = None
-        y = layer(x)
-        (y.float() * torch.arange(y.numel()).reshape(y.shape)).sum().backward()
-        return y.detach(), x.grad, layer.weight.grad
+        return _weighted_step(layer, x)
 
     first = step(first_x)
     kept = [t.clone() for t in first]
@@ -644,26 +655,15 @@ def test_recycled_memory_keeps_no_more_than_its_limit():
 def test_recycled_outputs_and_gradients_held_across_steps_stay_as_they_were(make, dtype):
     """Outputs, input and weight gradients (large enough for the recycling pool) that the caller
     still holds keep their values through the next steps; once let go, their memory serves them."""
-    torch.manual_seed(23)
-    layer = make(dtype)
-    shape = (256, 256) if isinstance(layer, wt.Linear) else (2, 64, 32, 32)
-    first_x, second_x = (torch.randn(shape).to(dtype).requires_grad_() for _ in range(2))
-
-    def step(x):
-        layer.zero_grad(set_to_none=True)
-        x.grad = None
-        y = layer(x)
-        (y.float() * torch.arange(y.numel()).reshape(y.shape).sin()).sum().backward()
-        return y.detach(), x.grad, layer.weight.grad
-
-    first = step(first_x)
+    layer, first_x, second_x = _layer_and_two_inputs(make, dtype, 23, rows=256, image=32)
+    first = _weighted_step(layer, first_x)
     held = [t.clone() for t in first]
     reuses = wt.memory_stats()["reuses"]
-    second = step(second_x)
+    second = _weighted_step(layer, second_x)
     assert all(a.data_ptr() != b.data_ptr() for a, b in zip(first, second))
     for got, expected in zip(first, held):
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
     del first, second
-    for got, expected in zip(step(first_x), held):
+    for got, expected in zip(_weighted_step(layer, first_x), held):
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
     assert wt.memory_stats()["reuses"] > reuses
