@@ -108,6 +108,10 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
                           .ld_out = config_.bm, .types = {.in = in, .out = jit::DataType::bf16}};
   };
   pack_tile_ = make_kernel<tpp::Unary>(pack(jit::DataType::bf16), code);
+  kernels_f32_.emplace(m_blocking(), k_blocking(), config_.bn,
+                       LeadingDims{.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, Epilogue{},
+                       tpp::DataTypes{.in = jit::DataType::bf16, .out = jit::DataType::f32, .compute = jit::DataType::f32},
+                       code);
   pack_sums_ = make_kernel<tpp::Unary>(pack(jit::DataType::f32), code);
   if (!uses_partial_filters()) return;
   reduce_tile_ = make_kernel<tpp::Unary>(desc(tpp::UnaryOp::reduce_rows_sum, config_.bm * config_.bk,
@@ -206,9 +210,23 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
       args.c = c;
       const bool last = in + n_step_ >= Nb;
       if constexpr (widened) {
-        // f32 sums: the accumulating kernels (bf16 in, f32 out) onto a block zeroed first.
-        if (in == 0) std::fill(c, c + bm * bk, 0.0f);
-        accumulate_.get(im == Mb - 1, ik == Kb - 1, false, false)(args);
+        // f32 sums (kernels with bf16 in, f32 out). The kernels of an edge block write its real
+        // rows and columns only: its padding is zeroed first, so that dW's padding is zero.
+        const bool first = in == 0;
+        const bool edge = (im == Mb - 1 && m_blocking().padded() != config_.M) ||
+                          (ik == Kb - 1 && k_blocking().padded() != config_.K);
+        if (first && last) {
+          // One chunk: the sums into a scratch tile, and from there into dW's VNNI-2 order.
+          thread_local std::vector<float> sums;
+          sums.resize(static_cast<std::size_t>(bm * bk));
+          if (edge) std::fill(sums.begin(), sums.end(), 0.0f);
+          args.c = sums.data();
+          kernels_f32_->get(im == Mb - 1, ik == Kb - 1, true, true)(args);
+          detail::vnni2_order_f32(sums.data(), bm, bk, c);
+          return;
+        }
+        if (first && edge) std::fill(c, c + bm * bk, 0.0f);
+        kernels_f32_->get(im == Mb - 1, ik == Kb - 1, first, last)(args);
       } else {
         kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, last)(args);
       }

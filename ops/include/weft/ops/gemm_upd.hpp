@@ -113,6 +113,7 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   std::optional<tpp::Unary> zero_chunk_, reduce_chunk_full_, reduce_chunk_tail_;
   BrgemmTable kernels_;            // beta = 0 on the first chunk
   BrgemmTable accumulate_;         // partial filters: always beta = 1 onto zeroed copies
+  std::optional<BrgemmTable> kernels_f32_;  // bf16 in, f32 out, beta = 0 on the first chunk: dW in f32
   std::optional<parlooper::ThreadedLoop<2>> partial_loop_;    // (P, chunks), "AB": zeroing the copies
   std::optional<parlooper::ThreadedLoop<1>> reduce_loop_;     // (chunks), "A"
   // bf16 with partial filters: the copies of one dW tile summed into f32, then rounded into dW's
