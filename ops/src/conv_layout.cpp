@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include <weft/ops/element_type.hpp>
 #include <weft/ops/matrix_packing.hpp>
@@ -39,10 +40,22 @@ tpp::Unary transpose_kernel(std::int64_t m, std::int64_t n, std::int64_t ld_in, 
 // image, channel block and padded row. Row y of channel block cb: channel c of pixel x is at
 // c * plane + x in the plain image (A: w x channels, ld plane) and at x * bc + c in the blocked row
 // (B: channels x w, ld bc).
+//
+// With relu_forward_out (a ReLU's backward fused in): each plain row goes through the relu_bwd
+// kernel into the thread's scratch row (w x channels, ld w), and is transposed from there.
 template <class T>
-void activations_to_blocked(const T* nchw, const ActivationLayout& l, T* blocked) {
+void activations_to_blocked(const T* nchw, const ActivationLayout& l, T* blocked, const T* relu_forward_out = nullptr) {
   const std::int64_t C = l.channels.size, bc = l.channels.block, plane = l.h * l.w;
-  const BlockTransposes rows(l.channels, [&](std::int64_t channels) { return transpose_kernel<T>(l.w, channels, plane, bc); });
+  const bool masked = relu_forward_out != nullptr;
+  const BlockTransposes rows(l.channels, [&](std::int64_t channels) {
+    return transpose_kernel<T>(l.w, channels, masked ? l.w : plane, bc);
+  });
+  std::optional<BlockTransposes> masks;
+  if (masked) {
+    masks.emplace(l.channels, [&](std::int64_t channels) {
+      return detail::relu_backward(data_type_of<T>(), l.w, channels, plane, l.w);
+    });
+  }
 #pragma omp parallel for collapse(3) schedule(static)
   for (std::int64_t n = 0; n < l.images; ++n) {
     for (std::int64_t cb = 0; cb < l.channels.blocks(); ++cb) {
@@ -57,8 +70,15 @@ void activations_to_blocked(const T* nchw, const ActivationLayout& l, T* blocked
           std::fill(row + (l.pad_w + l.w) * bc, row + l.padded_w() * bc, T{});
         }
         if (rim_row) continue;
-        rows.of(channels)(
-            tpp::UnaryArgs{.in = nchw + (n * C + cb * bc) * plane + (y - l.pad_h) * l.w, .out = row + l.pad_w * bc});
+        const std::int64_t source = (n * C + cb * bc) * plane + (y - l.pad_h) * l.w;
+        const T* in = nchw + source;
+        if (masked) {
+          thread_local std::vector<T> passed;
+          passed.resize(index(l.w * bc));
+          masks->of(channels)(tpp::UnaryArgs{.in = in, .out = passed.data(), .aux = relu_forward_out + source});
+          in = passed.data();
+        }
+        rows.of(channels)(tpp::UnaryArgs{.in = in, .out = row + l.pad_w * bc});
       }
     }
   }
@@ -188,6 +208,16 @@ std::vector<float> nchw_to_blocked(const float* nchw, const ActivationLayout& l)
 void nchw_to_blocked(const float* nchw, const ActivationLayout& l, float* blocked) { activations_to_blocked(nchw, l, blocked); }
 void nchw_to_blocked(const jit::bfloat16* nchw, const ActivationLayout& l, jit::bfloat16* blocked) {
   activations_to_blocked(nchw, l, blocked);
+}
+void nchw_to_blocked_relu_backward(const float* grad, const float* forward_out, const ActivationLayout& l,
+                                   float* blocked) {
+  require_buffers("nchw_to_blocked_relu_backward", {{"grad", grad}, {"forward_out", forward_out}, {"blocked", blocked}});
+  activations_to_blocked(grad, l, blocked, forward_out);
+}
+void nchw_to_blocked_relu_backward(const jit::bfloat16* grad, const jit::bfloat16* forward_out,
+                                   const ActivationLayout& l, jit::bfloat16* blocked) {
+  require_buffers("nchw_to_blocked_relu_backward", {{"grad", grad}, {"forward_out", forward_out}, {"blocked", blocked}});
+  activations_to_blocked(grad, l, blocked, forward_out);
 }
 void blocked_to_nchw(const float* blocked, float* nchw, const ActivationLayout& l) { activations_to_plain(blocked, nchw, l); }
 void blocked_to_nchw(const jit::bfloat16* blocked, jit::bfloat16* nchw, const ActivationLayout& l) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <type_traits>
 
+#include <weft/jit/error.hpp>
 #include <weft/ops/element_type.hpp>
 
 #include "plain_transposes.hpp"
@@ -126,11 +127,36 @@ void unpack(const T* blocked, const PassMatrix& m, T* plain, MatrixOrder order) 
   move_tiles<false>(blocked, plain, m, order);
 }
 
+template <class T>
+void pack_relu_backward(const T* grad, const T* forward_out, MatrixOrder order, const PassMatrix& m, T* blocked) {
+  require_buffers("pack_relu_backward", {{"grad", grad}, {"forward_out", forward_out}, {"blocked", blocked}});
+  if (tile_move<T>(m, order) != TileMove::columns) {
+    throw Error("pack_relu_backward: column-major tiles from a column-major plain matrix only");
+  }
+  const std::int64_t tile_size = m.rows.block * m.cols.block;
+  // One relu_bwd kernel per tile extent, reading the plain patch (ld: the plain rows) and its
+  // forward output alike, writing the tile (ld: the tile's rows).
+  const detail::TileTransposes masks(m.rows, m.cols, [&](std::int64_t rows, std::int64_t cols) {
+    return detail::relu_backward(data_type_of<T>(), rows, cols, m.rows.size, m.rows.block);
+  });
+  for_each_tile(m, [&](std::int64_t tile, std::int64_t rows, std::int64_t cols, std::int64_t r0, std::int64_t c0) {
+    const std::int64_t patch = plain_offset(r0, c0, m, order);
+    T* out = blocked + tile;
+    if (rows < m.rows.block || cols < m.cols.block) std::fill(out, out + tile_size, T{});
+    masks.of(rows, cols)(tpp::UnaryArgs{.in = grad + patch, .out = out, .aux = forward_out + patch});
+  });
+}
+
 template void pack(const float*, MatrixOrder, const PassMatrix&, float*);
 template void pack(const jit::bfloat16*, MatrixOrder, const PassMatrix&, jit::bfloat16*);
 template void unpack(const float*, const PassMatrix&, float*, MatrixOrder);
 template void unpack(const jit::bfloat16*, const PassMatrix&, jit::bfloat16*, MatrixOrder);
 template void pack(const double*, MatrixOrder, const PassMatrix&, double*);
 template void unpack(const double*, const PassMatrix&, double*, MatrixOrder);
+
+template void pack_relu_backward(const float*, const float*, MatrixOrder, const PassMatrix&, float*);
+template void pack_relu_backward(const jit::bfloat16*, const jit::bfloat16*, MatrixOrder, const PassMatrix&,
+                                 jit::bfloat16*);
+template void pack_relu_backward(const double*, const double*, MatrixOrder, const PassMatrix&, double*);
 
 }  // namespace weft::ops

@@ -1,5 +1,5 @@
 // The JIT transposes that move blocks between a caller's plain tensor and an operator's blocked
-// copy (matrix_packing.cpp, conv_layout.cpp): most of those conversions turn a row-major patch into
+// copy (matrix_packing.cpp, conv_layout.cpp), and the ReLU-backward kernels those conversions fuse: most of those conversions turn a row-major patch into
 // a column-major tile or back, which the transpose TPP does with vector shuffles, while an element
 // loop touches a new cache line on one side for every element (4-7x slower on 1024 x 1024 floats).
 // Internal to ops/: not installed.
@@ -22,6 +22,15 @@ inline tpp::Unary plain_transpose(jit::DataType type, std::int64_t m, std::int64
                                   std::int64_t ld_out) {
   const jit::DataType compute = type == jit::DataType::f64 ? type : jit::DataType::f32;
   return tpp::Unary(tpp::UnaryDesc{.op = tpp::UnaryOp::transpose, .m = m, .n = n, .ld_in = ld_in, .ld_out = ld_out,
+                                   .types = {.in = type, .out = type, .compute = compute}});
+}
+
+// B (m x n, ld_out) = A where the forward output F (m x n, ld_in as A) passed a ReLU (> 0 or NaN),
+// else +0: ReLU's backward on a patch of a plain tensor (A the incoming gradient, F in aux).
+inline tpp::Unary relu_backward(jit::DataType type, std::int64_t m, std::int64_t n, std::int64_t ld_in,
+                                std::int64_t ld_out) {
+  const jit::DataType compute = type == jit::DataType::f64 ? type : jit::DataType::f32;
+  return tpp::Unary(tpp::UnaryDesc{.op = tpp::UnaryOp::relu_bwd, .m = m, .n = n, .ld_in = ld_in, .ld_out = ld_out,
                                    .types = {.in = type, .out = type, .compute = compute}});
 }
 

@@ -12,6 +12,7 @@
 
 #include "ops_factories.hpp"
 #include "weft/ops/best_conv_config.hpp"
+#include "weft/ops/blocked_sums.hpp"
 
 namespace weft::python {
 
@@ -72,6 +73,27 @@ class ConvOp : public PreparedOp {
     }
   }
 
+  void to_blocked_relu_backward(std::size_t i, const void* plain, const void* forward_out,
+                                void* blocked) const override {
+    const ActivationLayout* a = activation(i);
+    if (dtype_ == jit::DataType::bf16) {
+      ops::nchw_to_blocked_relu_backward(static_cast<const bfloat16*>(plain), static_cast<const bfloat16*>(forward_out),
+                                         *a, static_cast<bfloat16*>(blocked));
+    } else {
+      ops::nchw_to_blocked_relu_backward(static_cast<const float*>(plain), static_cast<const float*>(forward_out), *a,
+                                         static_cast<float*>(blocked));
+    }
+  }
+
+  void channel_sums(std::size_t i, const void* blocked, void* out) const override {
+    const ActivationLayout* a = activation(i);
+    if (dtype_ == jit::DataType::bf16) {
+      ops::channel_sums(static_cast<const bfloat16*>(blocked), *a, static_cast<float*>(out));
+    } else {
+      ops::channel_sums(static_cast<const float*>(blocked), *a, static_cast<float*>(out));
+    }
+  }
+
   void from_blocked(std::size_t i, const void* blocked, void* plain) const override {
     if (dtype_ == jit::DataType::bf16) {
       from_blocked_as(layouts_.at(i), static_cast<const bfloat16*>(blocked), static_cast<bfloat16*>(plain));
@@ -90,6 +112,13 @@ class ConvOp : public PreparedOp {
   void add(std::string name, std::vector<std::int64_t> shape, bool output, ConvOperandLayout layout) {
     operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output});
     layouts_.push_back(std::move(layout));
+  }
+
+  // Operand i's layout, which must be an activation's.
+  const ActivationLayout* activation(std::size_t i) const {
+    const auto* a = std::get_if<ActivationLayout>(&layouts_.at(i));
+    if (a == nullptr) throw Error("operand '" + operands_.at(i).name + "' is no activation (a filter or a bias)");
+    return a;
   }
 
   std::optional<Pass> pass_;

@@ -13,6 +13,7 @@
 
 #include "ops_factories.hpp"
 #include "weft/ops/best_gemm_config.hpp"
+#include "weft/ops/blocked_sums.hpp"
 
 namespace weft::python {
 
@@ -58,6 +59,26 @@ class GemmOp : public PreparedOp {
     });
   }
 
+  void to_blocked_relu_backward(std::size_t i, const void* plain, const void* forward_out,
+                                void* blocked) const override {
+    const GemmOperand& o = activation(i);
+    on_element_type(dtype_, [&]<class T>(T) {
+      ops::pack_relu_backward(static_cast<const T*>(plain), static_cast<const T*>(forward_out), o.order, o.matrix,
+                              static_cast<T*>(blocked));
+    });
+  }
+
+  void channel_sums(std::size_t i, const void* blocked, void* out) const override {
+    const GemmOperand& o = activation(i);
+    if (dtype_ == jit::DataType::f64) {
+      ops::row_sums(static_cast<const double*>(blocked), o.matrix, static_cast<double*>(out));
+    } else if (dtype_ == jit::DataType::bf16) {
+      ops::row_sums(static_cast<const bfloat16*>(blocked), o.matrix, static_cast<float*>(out));
+    } else {
+      ops::row_sums(static_cast<const float*>(blocked), o.matrix, static_cast<float*>(out));
+    }
+  }
+
   void from_blocked(std::size_t i, const void* blocked, void* plain) const override {
     const GemmOperand& o = codecs_.at(i);
     on_element_type(dtype_, [&]<class T>(T) {
@@ -86,6 +107,15 @@ class GemmOp : public PreparedOp {
   template <class T>
   void run_pass(const void* first, const void* second, void* out) const {
     pass_->run(static_cast<const T*>(first), static_cast<const T*>(second), static_cast<T*>(out));
+  }
+
+  // Operand i, which must be an activation (plain column-major, column-major tiles).
+  const GemmOperand& activation(std::size_t i) const {
+    const GemmOperand& o = codecs_.at(i);
+    if (o.bias_padded > 0 || o.order != MatrixOrder::column_major || o.matrix.order != ops::TileOrder::column_major) {
+      throw Error("operand '" + operands_.at(i).name + "' is no activation (a weight or a bias)");
+    }
+    return o;
   }
 
   std::optional<Pass> pass_;

@@ -184,6 +184,39 @@ void convert(const BoundOp& bound, const std::string& name, py::handle from, py:
   }
 }
 
+// to_blocked of a gradient through a ReLU (PreparedOp::to_blocked_relu_backward): `forward_out`
+// checked as `plain` is (type, shape).
+void convert_relu_backward(const BoundOp& bound, const std::string& name, py::handle plain, py::handle forward_out,
+                           py::handle to) {
+  const PreparedOp& op = *bound.op;
+  const std::size_t i = operand_index(op, name);
+  const Operand& o = op.operands()[i];
+  const ArrayView source = checked_view(op, plain, name, Access::read, o, Form::plain);
+  const ArrayView mask = checked_view(op, forward_out, "relu_of", Access::read, o, Form::plain);
+  const ArrayView target = checked_view(op, to, "out", Access::write, o, Form::blocked);
+  py::gil_scoped_release release;
+  op.to_blocked_relu_backward(i, source.data, mask.data, target.data);
+}
+
+// PreparedOp::channel_sums of a blocked array into `out` (one value per output feature or channel:
+// the plain shape's second dimension; float32, float64 for an f64 operator).
+void channel_sums(const BoundOp& bound, const std::string& name, py::handle blocked, py::handle out) {
+  const PreparedOp& op = *bound.op;
+  const std::size_t i = operand_index(op, name);
+  const Operand& o = op.operands()[i];
+  const ArrayView source = checked_view(op, blocked, name, Access::read, o, Form::blocked);
+  const ArrayView target = view_array(out, "out", Access::write, Uint16As::error);
+  const DataType sum = op.dtype() == DataType::f64 ? DataType::f64 : DataType::f32;
+  const std::int64_t channels = o.shape.size() >= 2 ? o.shape[1] : 0;
+  if (target.dtype != sum || target.elements() != channels) {
+    throw_type_error("argument 'out' must hold " + std::to_string(channels) + " " + std::string(jit::to_string(sum)) +
+                     " values (one per channel of '" + name + "'), got " + std::to_string(target.elements()) + " " +
+                     std::string(jit::to_string(target.dtype)));
+  }
+  py::gil_scoped_release release;
+  op.channel_sums(i, source.data, target.data);
+}
+
 template <class Prepare>
 std::shared_ptr<BoundOp> prepared(Prepare&& prepare, const std::vector<std::string>& knob_names) {
   std::vector<std::string> keys{"loop_string", "blocks"};
@@ -240,6 +273,9 @@ void bind_ops(py::module_& m) {
       .def("to_blocked", [](const BoundOp& b, const std::string& name, py::handle plain, py::handle out) {
         convert(b, name, plain, out, true);
       }, py::arg("name"), py::arg("plain"), py::arg("out"))
+      .def("to_blocked_relu_backward", &convert_relu_backward, py::arg("name"), py::arg("plain"),
+           py::arg("forward_out"), py::arg("out"))
+      .def("channel_sums", &channel_sums, py::arg("name"), py::arg("blocked"), py::arg("out"))
       .def("from_blocked", [](const BoundOp& b, const std::string& name, py::handle blocked, py::handle out) {
         convert(b, name, blocked, out, false);
       }, py::arg("name"), py::arg("blocked"), py::arg("out"));

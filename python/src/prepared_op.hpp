@@ -52,6 +52,15 @@ class PreparedOp {
   virtual void to_blocked(std::size_t i, const void* plain, void* blocked) const = 0;
   // blocked -> plain: the real elements.
   virtual void from_blocked(std::size_t i, const void* blocked, void* plain) const = 0;
+  // to_blocked of a gradient through a ReLU: plain where forward_out (a plain tensor of the same
+  // shape, the ReLU's output) passed it (> 0 or NaN), +0 elsewhere, in one pass. Activations only:
+  // throws weft::Error naming the operand otherwise.
+  virtual void to_blocked_relu_backward(std::size_t i, const void* plain, const void* forward_out,
+                                        void* blocked) const = 0;
+  // Sums of activation i's blocked copy over the batch (and pixels), one per output feature or
+  // channel, in the dtype's sum type (float; double for f64): a bias gradient from a blocked output
+  // gradient. Activations only: throws weft::Error naming the operand otherwise.
+  virtual void channel_sums(std::size_t i, const void* blocked, void* out) const = 0;
   // One run on blocked buffers, one per operand in operands()' order. The operators keep scratch
   // between runs, so runs of one PreparedOp take turns (run_lock()).
   virtual void run(std::span<void* const> blocked) const = 0;

@@ -126,11 +126,27 @@ class _Operator:
         """Operand `name`'s plain shape (a tuple)."""
         return tuple(self._operand(name)["shape"])
 
-    def to_blocked(self, name, plain, out=None):
-        """The plain array of operand `name` in the operator's blocked layout (a flat array)."""
+    def to_blocked(self, name, plain, out=None, relu_of=None):
+        """The plain array of operand `name` in the operator's blocked layout (a flat array).
+
+        relu_of: for a gradient through a ReLU, the ReLU's output (plain, the shape of `plain`):
+        the elements where it is <= 0 are converted as +0 (it passes > 0 and NaN), the ReLU's
+        backward fused into the conversion (activations only)."""
         if out is None:
             out = _arrays.empty_like_kind(plain, (self.blocked_size(name),), self.dtype)
-        self._op.to_blocked(name, plain, out)
+        if relu_of is None:
+            self._op.to_blocked(name, plain, out)
+        else:
+            self._op.to_blocked_relu_backward(name, plain, relu_of, out)
+        return out
+
+    def channel_sums(self, name, blocked, out=None):
+        """Sums of activation `name`'s blocked copy over the batch and pixels, one per feature or
+        channel (its plain shape's second dimension), float32 (float64 for an f64 operator): the
+        bias gradient from a blocked output gradient."""
+        if out is None:
+            out = _arrays.empty_like_kind(blocked, (self.plain_shape(name)[1],), "f64" if self.dtype == "f64" else "f32")
+        self._op.channel_sums(name, blocked, out)
         return out
 
     def from_blocked(self, name, blocked, out=None):

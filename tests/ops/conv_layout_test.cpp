@@ -5,6 +5,7 @@
 #include <weft/ops/conv_layout.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,28 @@ TEST(ConvLayout, ActivationsWriteEveryElementAcrossPatchesInF32AndBf16) {
   std::vector<jit::bfloat16> back_h(plain.size());
   blocked_to_nchw(blocked_h.data(), back_h.data(), l);
   EXPECT_EQ(floats_of(back_h), plain);
+}
+
+// The ReLU's backward fused into the activation conversion: as nchw_to_blocked of the masked
+// gradient (forward outputs > 0 or NaN pass), rims and padding channels zero, on a dirty buffer.
+TEST(ConvLayout, ReluBackwardConvertsTheMaskedGradientInF32AndBf16) {
+  const ActivationLayout l{.images = 2, .channels = {37, 32}, .h = 5, .w = 21, .pad_h = 1, .pad_w = 2};
+  const std::int64_t count = l.images * 37 * l.h * l.w;
+  const std::vector<float> grad = distinct_values(count);
+  std::vector<float> forward(at(count)), masked(at(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const float f = i % 3 == 0 ? 0.5f : i % 3 == 1 ? -0.0f : (i % 7 == 2 ? std::numeric_limits<float>::quiet_NaN() : -1.0f);
+    forward[at(i)] = f;
+    masked[at(i)] = f > 0.0f || f != f ? grad[at(i)] : 0.0f;
+  }
+  std::vector<float> expected(at(l.size())), got(at(l.size()), -7.0f);
+  nchw_to_blocked(masked.data(), l, expected.data());
+  nchw_to_blocked_relu_backward(grad.data(), forward.data(), l, got.data());
+  EXPECT_EQ(got, expected);
+
+  std::vector<jit::bfloat16> got_h(at(l.size()), jit::to_bfloat16(-7.0f));
+  nchw_to_blocked_relu_backward(bf16_of(grad).data(), bf16_of(forward).data(), l, got_h.data());
+  EXPECT_EQ(floats_of(got_h), expected);
 }
 
 TEST(ConvLayout, FiltersRoundTripAsBkByBcTiles) {

@@ -3,6 +3,7 @@
 #include <weft/ops/matrix_packing.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,39 @@ TEST(MatrixPacking, Float64RoundTripsFromRowAndColumnMajor) { expect_round_trips
 
 TEST(MatrixPacking, Bf16RoundTripsFromRowAndColumnMajorWithVnni2Tiles) {
   expect_round_trips_in_both_orders<jit::bfloat16>();
+}
+
+// The ReLU's backward fused into pack: the tiles hold grad where the forward output passed (> 0 or
+// NaN), +0 elsewhere, the padding zero; as pack() of the masked plain matrix, on a dirty buffer.
+template <class T>
+void expect_relu_backward_packs_the_masked_gradient() {
+  for (const PassMatrix& m : {kLayouts[0], kLayouts[1], kLayouts[3], kLayouts[4]}) {
+    SCOPED_TRACE(std::to_string(m.rows.size) + "x" + std::to_string(m.cols.size));
+    const std::vector<T> grad = plain_matrix<T>(m, MatrixOrder::column_major);
+    std::vector<T> forward(grad.size()), masked(grad.size());
+    for (std::size_t i = 0; i < grad.size(); ++i) {
+      // Passing, zero, negative and NaN forward outputs in turn.
+      const float f = i % 4 == 0 ? 1.5f : i % 4 == 1 ? 0.0f : i % 4 == 2 ? -2.0f : std::numeric_limits<float>::quiet_NaN();
+      forward[i] = from_float<T>(f);
+      masked[i] = f > 0.0f || f != f ? grad[i] : T{};
+    }
+    std::vector<T> expected(static_cast<std::size_t>(blocked_size(m))), got(expected.size(), from_float<T>(-1.0f));
+    pack(masked.data(), MatrixOrder::column_major, m, expected.data());
+    pack_relu_backward(grad.data(), forward.data(), MatrixOrder::column_major, m, got.data());
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(to_float(got[i]), to_float(expected[i])) << i;
+  }
+  const PassMatrix& m = kLayouts[0];
+  std::vector<T> buffer(static_cast<std::size_t>(blocked_size(m)));
+  EXPECT_THAT([&] { pack_relu_backward(buffer.data(), buffer.data(), MatrixOrder::row_major, m, buffer.data()); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("column-major tiles from a column-major plain matrix only")));
+  EXPECT_THAT([&] { pack_relu_backward<T>(buffer.data(), nullptr, MatrixOrder::column_major, m, buffer.data()); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("pack_relu_backward: forward_out is null")));
+}
+
+TEST(MatrixPacking, ReluBackwardPacksTheMaskedGradientInF32Bf16AndF64) {
+  expect_relu_backward_packs_the_masked_gradient<float>();
+  expect_relu_backward_packs_the_masked_gradient<jit::bfloat16>();
+  expect_relu_backward_packs_the_masked_gradient<double>();
 }
 
 TEST(MatrixPacking, NullBuffersAreNamed) {

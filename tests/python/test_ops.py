@@ -325,6 +325,55 @@ def test_bf16_backward_by_weights_writes_float32_sums_where_its_bf16_ones_would_
             out=np.zeros(bwd.blocked_size("dx"), dtype=np.float32))
 
 
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "f64"])
+def test_gemm_dy_converts_through_a_relu_and_sums_into_the_bias_gradient(dtype):
+    """to_blocked(relu_of=y) is to_blocked of dy masked where y <= 0 (NaN passes); channel_sums of a
+    blocked dy is its column sum, in float32 (float64 for f64)."""
+    torch = pytest.importorskip("torch")
+    tdtype = {"f32": torch.float32, "bf16": torch.bfloat16, "f64": torch.float64}[dtype]
+    M, N, K = 40, 24, 16  # partial tiles
+    generator = torch.Generator().manual_seed(5)
+    dy = torch.randn(N, M, generator=generator).to(tdtype)
+    y = torch.randn(N, M, generator=generator).to(tdtype)
+    y[0, :4] = float("nan")
+    y[1, :4] = 0.0
+    masked = torch.where((y > 0) | y.isnan(), dy, torch.zeros_like(dy))
+    for op in (weft.ops.GemmBackwardData(M, N, K, dtype=dtype), weft.ops.GemmBackwardWeights(M, N, K, dtype=dtype)):
+        blocked = op.to_blocked("dy", dy, relu_of=y)
+        assert torch.equal(blocked, op.to_blocked("dy", masked))
+        sums = op.channel_sums("dy", blocked)
+        assert sums.dtype == (torch.float64 if dtype == "f64" else torch.float32) and sums.shape == (M,)
+        torch.testing.assert_close(sums.double(), masked.double().sum(0), rtol=1e-6, atol=1e-5)
+    op = weft.ops.GemmBackwardData(M, N, K, dtype=dtype)
+    w = torch.zeros(M, K, dtype=tdtype)
+    with pytest.raises(ValueError, match="operand 'w' is no activation"):
+        op.to_blocked("w", w, relu_of=w)
+    with pytest.raises(ValueError, match="operand 'w' is no activation"):
+        op.channel_sums("w", op.to_blocked("w", w))
+    with pytest.raises(TypeError, match=r"argument 'out' must hold 40 f.. values \(one per channel of 'dy'\)"):
+        op.channel_sums("dy", op.to_blocked("dy", dy), out=torch.empty(M + 1, dtype=sums.dtype))
+    with pytest.raises(ValueError, match="argument 'relu_of' has shape"):
+        op.to_blocked("dy", dy, relu_of=y[:-1])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_conv_dy_converts_through_a_relu_and_sums_into_the_bias_gradient(dtype):
+    torch = pytest.importorskip("torch")
+    tdtype = torch.float32 if dtype == "f32" else torch.bfloat16
+    N, C, H, W, K = 2, 8, 9, 9, 20  # 20 output channels: a partial channel block
+    generator = torch.Generator().manual_seed(6)
+    op = weft.ops.Conv2dBackwardData(N, C, H, W, K, 3, 3, stride=1, padding=1, dtype=dtype)
+    dy = torch.randn(N, K, H, W, generator=generator).to(tdtype)
+    y = torch.randn(N, K, H, W, generator=generator).to(tdtype)
+    masked = torch.where(y > 0, dy, torch.zeros_like(dy))
+    blocked = op.to_blocked("dy", dy, relu_of=y)
+    assert torch.equal(blocked, op.to_blocked("dy", masked))
+    torch.testing.assert_close(op.channel_sums("dy", blocked).double(), masked.double().sum((0, 2, 3)),
+                               rtol=1e-6, atol=1e-5)
+    with pytest.raises(ValueError, match="operand 'w' is no activation"):
+        op.channel_sums("w", torch.zeros(op.blocked_size("w"), dtype=tdtype))
+
+
 # The cache of prepared operators, and configurations.
 
 def test_a_second_call_reuses_the_prepared_operator(rng):

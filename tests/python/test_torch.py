@@ -119,8 +119,7 @@ def blocked_from_plain(layer):
     real elements only (its blocked padding contributes nothing, and a test of its own checks that
     its gradient is zero), through torch's own differentiable gather into the blocked layout."""
     layout = layer._weight.layout
-    return lambda x, w, b: BlockedWeightFunction.apply(x, layout.to_blocked(w), b, layer,
-                                                        layer._plan(x.shape[0]), 0)
+    return lambda x, w, b: BlockedWeightFunction.apply(x, layout.to_blocked(w), b, layer, layer._plan(x.shape[0]))
 
 
 @pytest.mark.parametrize("relu", [False, True])

@@ -18,7 +18,6 @@ import threading
 
 import torch
 
-from .. import tpp
 from . import _memory
 
 _scratch = threading.local()
@@ -59,7 +58,7 @@ def release_scratch():
 
 class BlockedWeightFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, weight, bias, layer, plan, bias_dims):
+    def forward(ctx, x, weight, bias, layer, plan):
         fwd = plan.fwd.op
         x = x.detach()
         xb = fwd.to_blocked("x", x, out=_new(fwd, "x", layer.dtype, True) if plan.x_shared else
@@ -68,7 +67,7 @@ class BlockedWeightFunction(torch.autograd.Function):
         yb = fwd(xb, layer._weight.for_pass(plan.fwd, weight), bb, layout="blocked",
                  out=_kept("y", fwd, "y", layer.dtype))
         y = fwd.from_blocked("y", yb, out=_new(fwd, "y", layer.dtype, False))
-        ctx.layer, ctx.plan, ctx.bias_dims = layer, plan, bias_dims
+        ctx.layer, ctx.plan = layer, plan
         ctx.save_for_backward(xb if plan.x_shared else x, weight, y if layer.relu else None)
         return y
 
@@ -76,25 +75,25 @@ class BlockedWeightFunction(torch.autograd.Function):
     def backward(ctx, dy):
         x, weight, y = ctx.saved_tensors
         layer, plan = ctx.layer, ctx.plan
-        # dy into a kept buffer of its shape, contiguous: through ReLU's gradient (0 at 0, as torch's
-        # own) when the forward fused one, else copied when it is not contiguous (the expanded
-        # ones of a loss's sum()). It never leaves this call.
+        y = None if y is None else y.detach()  # the ReLU's output, the mask of its backward
+        # The ReLU's backward (where the forward fused one) goes into the conversions of dy into
+        # the passes' layouts (one pass over dy and y per conversion, nothing plain written), and
+        # the bias gradient is summed from a blocked dy, masked. The conversions read a contiguous
+        # dy: an expanded one (a loss's sum()) is copied into a kept buffer first.
         dy = dy.to(layer.dtype)
-        if y is not None:
-            dy = torch.ops.aten.threshold_backward.grad_input(dy, y, 0, grad_input=_kept_plain("dy", y.shape, y.dtype))
-        elif not dy.is_contiguous():
+        if not dy.is_contiguous():
             dy = _kept_plain("dy", dy.shape, dy.dtype).copy_(dy)
-        dx = dw = db = dyb = None
+        dx = dw = db = dyb = dy_upd = None
         if ctx.needs_input_grad[0]:
             bwd = plan.bwd.op
-            dyb = bwd.to_blocked("dy", dy, out=_kept("dy", bwd, "dy", layer.dtype))
+            dyb = bwd.to_blocked("dy", dy, out=_kept("dy", bwd, "dy", layer.dtype), relu_of=y)
             dxb = bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked",
                       out=_kept("dx", bwd, "dx", layer.dtype))
             dx = bwd.from_blocked("dx", dxb, out=_new(bwd, "dx", layer.dtype, False))
         if ctx.needs_input_grad[1]:
             upd = plan.upd.op
             dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(
-                "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype))
+                "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype), relu_of=y)
             x_upd = x if plan.x_shared else upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
             # The blocked dW is the gradient itself when the pass writes it in the master dtype (it
             # escapes): always in fp32 and fp64; in bf16 when the pass lays dW out as the parameter
@@ -106,18 +105,10 @@ class BlockedWeightFunction(torch.autograd.Function):
                       _kept("dw", upd, "dw", layer.dtype))
             dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
         if ctx.needs_input_grad[2]:
-            db = _bias_gradient(dy, ctx.bias_dims, weight.dtype)
-        return dx, dw, db, None, None, None
-
-
-def _bias_gradient(dy, dims, master):
-    """dy summed over `dims` (0: a Linear's rows; (0, 2, 3): a Conv2d's images and pixels) in the
-    master dtype, by weft's reduction TPPs: torch 1.13 sums a bf16 tensor into fp32 some 15x slower
-    than it sums it in bf16 (1.1 against 0.07 ms for 512 x 2048 on a Zen 5), and a bf16 sum would
-    round the gradient."""
-    if dims == 0:
-        return tpp.unary("reduce_rows_sum", dy, torch.empty(dy.shape[1], dtype=master))
-    images, channels = dy.shape[:2]
-    per_image = tpp.unary("reduce_cols_sum", dy.reshape(images * channels, -1),
-                          torch.empty(images * channels, dtype=master))
-    return per_image.reshape(images, channels).sum(0)
+            # Summed in the master dtype (weft's reduction TPPs: torch 1.13 sums bf16 into fp32 some
+            # 15x slower than in bf16, and a bf16 sum would round the gradient).
+            op, blocked = (plan.bwd.op, dyb) if dyb is not None else (plan.upd.op, dy_upd)
+            if blocked is None:  # only the bias needs its gradient
+                blocked = op.to_blocked("dy", dy, out=_kept("dy", op, "dy", layer.dtype), relu_of=y)
+            db = op.channel_sums("dy", blocked, out=torch.empty(op.plain_shape("dy")[1], dtype=weight.dtype))
+        return dx, dw, db, None, None

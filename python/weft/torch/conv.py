@@ -114,7 +114,7 @@ class Conv2d(_common.BlockedWeightModule):
         if input.shape[1] != self.in_channels:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: dimension 1 must be "
                              f"in_channels = {self.in_channels}")
-        return BlockedWeightFunction.apply(input, self.weight, self.bias, self, self._plan(tuple(input.shape)), (0, 2, 3))
+        return BlockedWeightFunction.apply(input, self.weight, self.bias, self, self._plan(tuple(input.shape)))
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "

@@ -99,7 +99,7 @@ class Linear(_common.BlockedWeightModule):
         rows = input.reshape(-1, self.in_features)
         if rows.shape[0] == 0:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: no rows")
-        y = BlockedWeightFunction.apply(rows, self.weight, self.bias, self, self._plan(rows.shape[0]), 0)
+        y = BlockedWeightFunction.apply(rows, self.weight, self.bias, self, self._plan(rows.shape[0]))
         return y.reshape(*input.shape[:-1], self.out_features)
 
     def extra_repr(self):

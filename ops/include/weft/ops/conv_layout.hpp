@@ -50,6 +50,12 @@ void blocked_to_nchw(const float* blocked, float* nchw, const ActivationLayout& 
 // The same in bf16 (the values move unchanged).
 void nchw_to_blocked(const jit::bfloat16* nchw, const ActivationLayout& layout, jit::bfloat16* blocked);
 void blocked_to_nchw(const jit::bfloat16* blocked, jit::bfloat16* nchw, const ActivationLayout& layout);
+// nchw_to_blocked() of a gradient through a ReLU, in one pass: grad where forward_out (the ReLU's
+// output, N x C x h x w as grad) passed it (> 0, or NaN), +0 elsewhere.
+void nchw_to_blocked_relu_backward(const float* grad, const float* forward_out, const ActivationLayout& layout,
+                                   float* blocked);
+void nchw_to_blocked_relu_backward(const jit::bfloat16* grad, const jit::bfloat16* forward_out,
+                                   const ActivationLayout& layout, jit::bfloat16* blocked);
 // How many rim elements (of real and padding channels) are not zero.
 std::int64_t nonzero_rim_elements(const float* blocked, const ActivationLayout& layout);
 

@@ -37,11 +37,22 @@ void pack(const T* plain, MatrixOrder order, const PassMatrix& m, T* blocked);
 template <class T>
 void unpack(const T* blocked, const PassMatrix& m, T* plain, MatrixOrder order);
 
+// pack() of a gradient through a ReLU, in one pass: grad where forward_out (the ReLU's output, of
+// grad's shape and order) passed it (> 0, or NaN), +0 elsewhere. For column-major tiles from a
+// column-major plain matrix (the activation gradients the backward passes read); other orders
+// throw weft::Error, as null buffers do.
+template <class T>
+void pack_relu_backward(const T* grad, const T* forward_out, MatrixOrder order, const PassMatrix& m, T* blocked);
+
 extern template void pack(const float*, MatrixOrder, const PassMatrix&, float*);
 extern template void pack(const jit::bfloat16*, MatrixOrder, const PassMatrix&, jit::bfloat16*);
 extern template void unpack(const float*, const PassMatrix&, float*, MatrixOrder);
 extern template void unpack(const jit::bfloat16*, const PassMatrix&, jit::bfloat16*, MatrixOrder);
 extern template void pack(const double*, MatrixOrder, const PassMatrix&, double*);
 extern template void unpack(const double*, const PassMatrix&, double*, MatrixOrder);
+extern template void pack_relu_backward(const float*, const float*, MatrixOrder, const PassMatrix&, float*);
+extern template void pack_relu_backward(const jit::bfloat16*, const jit::bfloat16*, MatrixOrder, const PassMatrix&,
+                                        jit::bfloat16*);
+extern template void pack_relu_backward(const double*, const double*, MatrixOrder, const PassMatrix&, double*);
 
 }  // namespace weft::ops
