@@ -605,6 +605,22 @@ def test_bf16_conv2d_weight_gradient_is_summed_in_fp32_and_never_rounded_to_bf16
     torch.testing.assert_close(plain.double(), reference, rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("make, shape, dims", [(lambda: wt.Linear(20, 30, relu=True), (7, 20), (0,)),
+                                               (lambda: wt.Conv2d(4, 6, 3, padding=1, relu=True), (2, 4, 5, 5),
+                                                (0, 2, 3))], ids=["linear", "conv2d"])
+def test_the_bias_gradient_alone_is_summed_through_the_relu(make, shape, dims):
+    """Only the bias needs a gradient (a frozen weight, an input without one): dy is converted for
+    the sum alone, through the ReLU's mask."""
+    torch.manual_seed(37)
+    layer = make()
+    layer.weight.requires_grad_(False)
+    y = layer(torch.randn(shape))
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    assert layer.weight.grad is None
+    torch.testing.assert_close(layer.bias.grad, (dy * (y > 0)).sum(dims), rtol=1e-5, atol=1e-5)
+
+
 def test_recycled_memory_reuses_a_block_only_once_every_tensor_on_it_is_gone():
     from weft.torch import _memory
     elements = _memory.RECYCLED_FROM_BYTES  # float32: four times the threshold
