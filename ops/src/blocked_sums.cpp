@@ -21,7 +21,7 @@ tpp::Unary row_reduction(std::int64_t m, std::int64_t n, std::int64_t ld_in) {
 // For each block b of `blocks` (in parallel): the sums of its `patches` patches (patch(b, p): the
 // first element of one, reduced by `reduce` into `block` values), added up, its first `extent(b)`
 // values written to out + b * block.
-template <class T, class Sum, class Patch, class Extent>
+template <class Sum, class Patch, class Extent>
 void block_sums(const tpp::Unary& reduce, std::int64_t blocks, std::int64_t block, std::int64_t patches, Patch patch,
                 Extent extent, Sum* out) {
 #pragma omp parallel for schedule(static)
@@ -41,7 +41,7 @@ void row_sums_of(const T* blocked, const PassMatrix& m, Sum* out) {
   if (m.order != TileOrder::column_major) throw Error("row_sums: column-major tiles only (an activation's)");
   const std::int64_t bm = m.rows.block, bn = m.cols.block;
   // A tile holds whole columns of bm rows: its row sums, tile after tile along the columns.
-  block_sums<T>(row_reduction<T, Sum>(bm, bn, bm), m.rows.blocks(), bm, m.cols.blocks(),
+  block_sums(row_reduction<T, Sum>(bm, bn, bm), m.rows.blocks(), bm, m.cols.blocks(),
                 [&](std::int64_t rb, std::int64_t cb) {
                   return blocked + blocked_offset(rb * bm, cb * bn, m.rows, m.cols, m.row_block_major, m.order);
                 },
@@ -54,7 +54,7 @@ void channel_sums_of(const T* blocked, const ActivationLayout& l, float* out) {
   const std::int64_t bc = l.channels.block;
   // A row of a channel block is bc x w (channels fastest): its per-channel sums, row after row of
   // every image.
-  block_sums<T>(row_reduction<T, float>(bc, l.w, bc), l.channels.blocks(), bc, l.images * l.h,
+  block_sums(row_reduction<T, float>(bc, l.w, bc), l.channels.blocks(), bc, l.images * l.h,
                 [&](std::int64_t cb, std::int64_t p) {
                   return blocked + l.offset(p / l.h, cb, p % l.h + l.pad_h, l.pad_w);
                 },

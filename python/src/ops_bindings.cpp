@@ -77,9 +77,8 @@ enum class Output { in_dtype, f32_too };
 ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string& name, Access access, const Operand& o,
                        Form form, Output output = Output::in_dtype) {
   ArrayView view = view_array(array, name, access, op.dtype() == DataType::bf16 ? Uint16As::bf16 : Uint16As::error);
-  const bool f32_output = output == Output::f32_too && o.output && view.dtype == DataType::f32 && op.writes_f32_output();
-  if (view.dtype != op.dtype() && !f32_output) {
-    const bool f32_allowed = output == Output::f32_too && o.output && op.writes_f32_output();
+  const bool f32_allowed = output == Output::f32_too && o.output && op.writes_f32_output();
+  if (view.dtype != op.dtype() && !(f32_allowed && view.dtype == DataType::f32)) {
     throw_type_error("argument '" + name + "' holds " + std::string(jit::to_string(view.dtype)) +
                      ", but the operator computes in " + dtype_words(op.dtype()) +
                      (f32_allowed ? " (its blocked output may be float32 too)" : ""));
