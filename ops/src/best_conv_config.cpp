@@ -2,9 +2,11 @@
 
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include <weft/jit/error.hpp>
 #include <weft/ops/conv_workload.hpp>
+#include <weft/tuner/tile_bound.hpp>
 
 namespace weft::ops {
 namespace {
@@ -48,18 +50,34 @@ std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tun
 }
 
 template <class Config>
-ConvPassChoice<Config> best_config(const Config& problem, int threads, const tuner::TuningDatabase& database) {
-  const tuner::WorkloadKey keys[] = {conv_key(pass_of<Config>(), problem.shape, threads, problem.dtype)};
-  const tuner::TunedLookup found =
-      find_tuned_config(database, keys, [&](const tuner::TunedConfig& c) { return apply(problem, c).has_value(); });
+ConvPassChoice<Config> best_config(const Config& problem, int threads, const tuner::Knobs& tiles,
+                                   const tuner::TuningDatabase& database) {
+  std::vector<tuner::WorkloadKey> keys{conv_key(pass_of<Config>(), problem.shape, threads, problem.dtype)};
+  if (!tiles.empty()) {  // the tile-bound records first, then free ones with these tiles
+    tuner::WorkloadKey bound = keys.front();
+    bound.tiles = tiles;
+    keys.insert(keys.begin(), std::move(bound));
+  }
+  const tuner::TunedLookup found = find_tuned_config(database, keys, [&](const tuner::TunedConfig& c) {
+    return tuner::has_tiles(c, tiles) && apply(problem, c).has_value();
+  });
   if (found.config) return {*apply(problem, *found.config), found.source, found.detail};
   // Untuned (forward: the machine model's choice), else the default, where the sample takes them
-  // for this problem; else the problem as given (its own checks then name what is wrong).
+  // for this problem (with the tiles asked for); else the problem as given (its own checks then
+  // name what is wrong).
+  const ConvPassKind pass = pass_of<Config>();
   std::optional<Config> fallback =
-      apply(problem, untuned_conv_config(pass_of<Config>(), problem.shape, threads, problem.dtype));
-  if (!fallback) fallback = apply(problem, default_conv_config(pass_of<Config>(), problem.shape, problem.dtype));
+      apply(problem, tuner::with_tiles(untuned_conv_config(pass, problem.shape, threads, problem.dtype), tiles));
+  if (!fallback)
+    fallback = apply(problem, tuner::with_tiles(default_conv_config(pass, problem.shape, problem.dtype), tiles));
+  if (!fallback && !tiles.empty()) {
+    tuner::TunedConfig asked;
+    asked.knobs = tiles;
+    throw Error("the convolution's " + std::string(to_string(pass)) + " pass takes no configuration with" +
+                asked.to_string() + " for this shape");
+  }
   Config c = fallback ? *fallback : problem;
-  if (!fallback) c.loop_string = default_conv_config(pass_of<Config>(), problem.shape).loop_string;
+  if (!fallback) c.loop_string = default_conv_config(pass, problem.shape).loop_string;
   return {c, found.source, found.detail};
 }
 
@@ -86,13 +104,25 @@ std::string describe_choice(const tuner::TunedChoice<Config>& choice) {
 }  // namespace
 
 ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
-  return best_config(problem, threads, database);
+  return best_config(problem, threads, {}, database);
+}
+ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database) {
+  return best_config(problem, threads, tiles, database);
 }
 ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
-  return best_config(problem, threads, database);
+  return best_config(problem, threads, {}, database);
+}
+ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database) {
+  return best_config(problem, threads, tiles, database);
 }
 ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads, const tuner::TuningDatabase& database) {
-  return best_config(problem, threads, database);
+  return best_config(problem, threads, {}, database);
+}
+ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database) {
+  return best_config(problem, threads, tiles, database);
 }
 
 }  // namespace weft::ops

@@ -10,6 +10,7 @@
 #include <weft/ops/gemm.hpp>
 #include <weft/ops/gemm_defaults.hpp>
 #include <weft/ops/gemm_workload.hpp>
+#include <weft/tuner/tile_bound.hpp>
 
 namespace weft::ops {
 namespace {
@@ -61,24 +62,50 @@ Config default_config(const Config& problem) {
   return gemm_config<Config>(desc);
 }
 
-// The keys of the problem's pass and shape in `dtype`: an MLP's own, then a single layer's.
+// The keys of the problem's pass and shape in `dtype`: an MLP's own, then a single layer's; with
+// tiles, each bound to them before all the free ones.
 template <class Config>
-std::vector<tuner::WorkloadKey> keys_of(const Config& problem, int threads, jit::DataType dtype) {
+std::vector<tuner::WorkloadKey> keys_of(const Config& problem, int threads, jit::DataType dtype,
+                                        const tuner::Knobs& tiles) {
   const int layers = layers_of(problem);
   std::vector<tuner::WorkloadKey> keys{gemm_key(pass_of<Config>(), shape_of(problem, layers), threads, dtype)};
   if (layers > 1) keys.push_back(gemm_key(pass_of<Config>(), shape_of(problem, 1), threads, dtype));
-  return keys;
+  if (tiles.empty()) return keys;
+  std::vector<tuner::WorkloadKey> bound = keys;
+  for (tuner::WorkloadKey& key : bound) key.tiles = tiles;
+  bound.insert(bound.end(), keys.begin(), keys.end());
+  return bound;
+}
+
+// `c` with the tiles set, if its pass takes them.
+template <class Config>
+std::optional<Config> with_tiles(Config c, const tuner::Knobs& tiles) {
+  for (const auto& [name, value] : tiles) {
+    if (name == "bm") c.bm = value;
+    else if (name == "bn") c.bn = value;
+    else if (name == "bk") c.bk = value;
+    else throw Error("a GEMM's tiles are bm, bn and bk, not " + name);
+  }
+  try {
+    PassOf<Config>::check(c);
+    return c;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 }
 
 template <class Config>
-GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int threads, const tuner::TuningDatabase& database) {
-  const auto fits = [&](const tuner::TunedConfig& c) { return apply(problem, c, threads).has_value(); };
-  tuner::TunedLookup found = find_tuned_config(database, keys_of(problem, threads, problem.dtype), fits);
+GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int threads, const tuner::Knobs& tiles,
+                                   const tuner::TuningDatabase& database) {
+  const auto fits = [&](const tuner::TunedConfig& c) {
+    return tuner::has_tiles(c, tiles) && apply(problem, c, threads).has_value();
+  };
+  tuner::TunedLookup found = find_tuned_config(database, keys_of(problem, threads, problem.dtype, tiles), fits);
   // bf16 without a bf16 record that fits: the FP32 record's loops and tiles, where bf16 takes them.
   // Not f64: FP32's tiles hold twice the rows of registers in f64, and the f64 heuristic (half of
   // FP32's rows) is the better guess.
   if (!found.config && problem.dtype == jit::DataType::bf16) {
-    tuner::TunedLookup fp32 = find_tuned_config(database, keys_of(problem, threads, jit::DataType::f32), fits);
+    tuner::TunedLookup fp32 = find_tuned_config(database, keys_of(problem, threads, jit::DataType::f32, tiles), fits);
     const std::string name = precision_name(problem.dtype);
     if (fp32.config) {
       fp32.detail = "no " + name + " record fits; the FP32 one, run in " + name + ": " + fp32.detail;
@@ -88,7 +115,20 @@ GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int 
     }
   }
   GemmPassChoice<Config> choice{std::move(heuristic), found.source, found.detail};
-  if (found.config) choice.config = *apply(problem, *found.config, threads);
+  if (found.config) {
+    choice.config = *apply(problem, *found.config, threads);
+  } else if (!tiles.empty()) {
+    std::optional<Config> untuned = with_tiles(choice.config, tiles);
+    if (!untuned) untuned = with_tiles(default_config(problem), tiles);
+    if (!untuned) {
+      tuner::TunedConfig asked;
+      asked.knobs = tiles;
+      throw Error("the GEMM's " + std::string(to_string(pass_of<Config>())) + " pass takes no configuration with" +
+                  asked.to_string() + " for M=" + std::to_string(problem.M) + " N=" + std::to_string(problem.N) +
+                  " K=" + std::to_string(problem.K));
+    }
+    choice.config = *untuned;
+  }
   return choice;
 }
 
@@ -123,15 +163,27 @@ GemmFwdConfig heuristic_gemm_config(const GemmFwdConfig& problem, int threads) {
 }
 
 GemmChoice best_gemm_config(const GemmFwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
-  return best_config(problem, heuristic_gemm_config(problem, threads), threads, database);
+  return best_gemm_config(problem, threads, {}, database);
+}
+GemmChoice best_gemm_config(const GemmFwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                            const tuner::TuningDatabase& database) {
+  return best_config(problem, heuristic_gemm_config(problem, threads), threads, tiles, database);
 }
 
 GemmBwdChoice best_gemm_config(const GemmBwdConfig& problem, int threads, const tuner::TuningDatabase& database) {
-  return best_config(problem, default_config(problem), threads, database);
+  return best_gemm_config(problem, threads, {}, database);
+}
+GemmBwdChoice best_gemm_config(const GemmBwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database) {
+  return best_config(problem, default_config(problem), threads, tiles, database);
 }
 
 GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads, const tuner::TuningDatabase& database) {
-  return best_config(problem, default_config(problem), threads, database);
+  return best_gemm_config(problem, threads, {}, database);
+}
+GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database) {
+  return best_config(problem, default_config(problem), threads, tiles, database);
 }
 
 }  // namespace weft::ops

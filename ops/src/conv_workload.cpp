@@ -16,6 +16,7 @@
 #include <weft/ops/conv_model.hpp>
 #include <weft/ops/conv_reference.hpp>
 #include <weft/ops/verification.hpp>
+#include <weft/tuner/tile_bound.hpp>
 
 namespace weft::ops {
 
@@ -100,8 +101,7 @@ tuner::Knobs default_knobs(ConvPassKind pass) {
 long knob_of(const tuner::Knobs& knobs, const std::string& name, long fallback) { return tuner::TunedConfig{knobs, "", {}}.knob(name, fallback); }
 
 // Whether the sample accepts a knob setting for this shape (with its default loop string); generates no code.
-bool accepted(ConvPassKind pass, const tuner::Knobs& knobs, const ConvShape& shape) {
-  const tuner::TunedConfig config{knobs, ConvLoops{}.loop_string, {}};
+bool accepted(ConvPassKind pass, const tuner::TunedConfig& config, const ConvShape& shape) {
   try {
     switch (pass) {
       case ConvPassKind::fwd: ConvFwd::check(to_conv_fwd_config(config, shape)); break;
@@ -112,6 +112,9 @@ bool accepted(ConvPassKind pass, const tuner::Knobs& knobs, const ConvShape& sha
   } catch (const Error&) {
     return false;
   }
+}
+bool accepted(ConvPassKind pass, const tuner::Knobs& knobs, const ConvShape& shape) {
+  return accepted(pass, tuner::TunedConfig{knobs, ConvLoops{}.loop_string, {}}, shape);
 }
 
 // Channel blocks: values below `channels`, then one block of all of them.
@@ -390,6 +393,24 @@ ConvWorkload::ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions
     }
   for (tuner::Knobs& k : candidates)
     if (accepted(pass_, k, s)) knob_choices_.push_back(std::move(k));
+  if (options_.tile_bound && !knob_choices_.empty()) key(1);  // one bc and one bk, else throws
+}
+
+tuner::TunedConfig ConvWorkload::default_config(int threads) const {
+  const tuner::TunedConfig untuned = untuned_conv_config(pass_, shape_, threads, options_.dtype);
+  if (!options_.tile_bound) return untuned;
+  // The baseline has the bound tiles too (the best may be the baseline, and a record of other
+  // tiles is not what its key says): the untuned knobs where they take those tiles, else the
+  // sample's default knobs.
+  const tuner::Knobs tiles = key(threads).tiles;
+  tuner::TunedConfig bound = tuner::with_tiles(untuned, tiles);
+  if (accepted(pass_, bound, shape_)) return bound;
+  return tuner::with_tiles(default_conv_config(pass_, shape_, options_.dtype), tiles);
+}
+
+tuner::WorkloadKey ConvWorkload::key(int threads) const {
+  const tuner::WorkloadKey free = conv_key(pass_, shape_, threads, options_.dtype);
+  return options_.tile_bound ? tuner::tile_bound_key(free, knob_choices_, {"bc", "bk"}) : free;
 }
 
 ConvWorkload::~ConvWorkload() = default;

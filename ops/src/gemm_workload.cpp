@@ -22,6 +22,7 @@
 #include <weft/ops/gemm_reference.hpp>
 #include <weft/ops/verification.hpp>
 #include <weft/parlooper/loop_string.hpp>
+#include <weft/tuner/tile_bound.hpp>
 
 namespace weft::ops {
 
@@ -445,6 +446,7 @@ GemmWorkload::GemmWorkload(GemmShape shape, GemmSearchOptions options, GemmPassK
         throw Error("GemmWorkload: knob value " + std::to_string(v) + " is out of range");
     }
   }
+  if (options_.tile_bound && !knob_choices().empty()) key(1);  // one bm and one bk, else throws
   // Plain operands, one blocked copy of each, the outputs and the plain output of a check at
   // least: refuse a shape this machine cannot hold before allocating any of it.
   const PassFacts& f = facts(pass);
@@ -482,6 +484,11 @@ std::string GemmWorkload::describe() const {
 }
 
 void GemmWorkload::inspect_checked_output(std::span<float>, int) const {}
+
+tuner::WorkloadKey GemmWorkload::key(int threads) const {
+  const tuner::WorkloadKey free = gemm_key(pass_, shape_, threads, options_.dtype);
+  return options_.tile_bound ? tuner::tile_bound_key(free, knob_choices(), {"bm", "bk"}) : free;
+}
 
 double GemmWorkload::flops() const {
   return 2.0 * static_cast<double>(shape_.M) * static_cast<double>(shape_.N) * static_cast<double>(shape_.K) *
@@ -576,14 +583,16 @@ tuner::CostInputs GemmWorkload::cost_inputs(const tuner::Knobs& knobs) const {
   return in;
 }
 
-tuner::TunedConfig GemmWorkload::default_config(int) const {
+tuner::TunedConfig GemmWorkload::default_config(int threads) const {
   const GemmLoops d;
   auto tile = [&](int dim, std::int64_t value) {
     return paired_tile(shape_, pass_, options_.dtype, dim, static_cast<long>(value));
   };
   tuner::Knobs knobs{{"bm", tile(kLoopM, d.bm)}, {"bn", tile(kLoopN, d.bn)}, {"bk", tile(kLoopK, d.bk)}, {chunks_knob(pass_), 1}};
   if (pass_ != GemmPassKind::fwd) knobs.emplace_back("private_trans", 0);
-  return {knobs, d.loop_string, {}};
+  const tuner::TunedConfig plain{knobs, d.loop_string, {}};
+  // A tile-bound baseline has the bound tiles (the best may be the baseline).
+  return options_.tile_bound ? tuner::with_tiles(plain, key(threads).tiles) : plain;
 }
 
 std::unique_ptr<tuner::Runner> GemmWorkload::prepare(const tuner::TunedConfig& config) const {

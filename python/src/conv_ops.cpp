@@ -193,7 +193,7 @@ std::shared_ptr<PreparedOp> make(const ops::ConvDesc& desc, const OpConfig& requ
           chosen.with_relu = described.with_relu;
         }
       },
-      [&] { return ops::best_conv_config(ops::conv_config<Config>(desc), threads); },
+      [&] { return ops::best_conv_config(ops::conv_config<Config>(desc), threads, request.tiles); },
       [&] { return ops::default_conv_config<Config>(desc, threads); });
   return std::make_shared<Op>(config, std::move(origin), threads);
 }

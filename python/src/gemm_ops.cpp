@@ -214,7 +214,7 @@ std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& requ
           chosen.fuse_relu = described.fuse_relu;
         }
       },
-      [&] { return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads); },
+      [&] { return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads, request.tiles); },
       [&] { return ops::default_gemm_config<Config>(desc, threads); });
   return std::make_shared<Op>(config, std::move(origin), threads);
 }

@@ -45,7 +45,8 @@ std::vector<std::string> knob_names_of(const tuner::Knobs& knobs) {
   return names;
 }
 
-OpConfig parse_op_config(py::handle config, const std::vector<std::string>& knob_names) {
+OpConfig parse_op_config(py::handle config, const std::vector<std::string>& knob_names,
+                         const std::vector<std::string>& tile_names) {
   if (py::isinstance<py::str>(config)) {
     const std::string text = py::str(config);
     if (text == "auto") return {OpConfig::Kind::tuned, {}};
@@ -74,8 +75,20 @@ OpConfig parse_op_config(py::handle config, const std::vector<std::string>& knob
                         joined(knob_names));
     }
   }
-  if (!has_loop_string) throw_value_error("argument 'config': a dict needs a 'loop_string'");
-  return parsed;
+  if (has_loop_string) return parsed;
+  // Tiles only: the tuned choice bound to them.
+  for (const auto& [name, value] : parsed.explicit_config.knobs) {
+    if (std::find(tile_names.begin(), tile_names.end(), name) == tile_names.end())
+      throw_value_error("argument 'config': a dict without 'loop_string' holds tiles only (" + joined(tile_names) +
+                        ": the best configuration with them), not '" + name + "'");
+    if (value < 1) throw_value_error("argument 'config': tile '" + name + "' must be positive, got " + std::to_string(value));
+  }
+  if (!parsed.explicit_config.blocks.empty())
+    throw_value_error("argument 'config': a dict without 'loop_string' holds tiles only (" + joined(tile_names) +
+                      "), not 'blocks'");
+  if (parsed.explicit_config.knobs.empty())
+    throw_value_error("argument 'config': a dict needs a 'loop_string', or tiles (" + joined(tile_names) + ") alone");
+  return {OpConfig::Kind::tuned, {}, parsed.explicit_config.knobs};
 }
 
 std::string source_name(const OpConfig& request, tuner::ConfigSource found) {

@@ -4,10 +4,15 @@
 //
 //   {"loop_string": "aCB", "bm": 64, "bn": 32, "bk": 64, "kbf": 2, "blocks": [[], [], [4]]}
 //
-// loop_string is required; the knobs are the pass's (GEMM: bm bn bk and its chunks kbf / mbf /
-// nbf, the backward passes' private_trans; convolution: bc bk and the pass's knobs); a knob left
-// out keeps the operator's default; "blocks" gives the outer occurrences' block sizes per loop
-// letter a, b, ... (empty: PARLOOPER's rule).
+// The knobs are the pass's (GEMM: bm bn bk and its chunks kbf / mbf / nbf, the backward passes'
+// private_trans; convolution: bc bk and the pass's knobs); a knob left out keeps the operator's
+// default; "blocks" gives the outer occurrences' block sizes per loop letter a, b, ... (empty:
+// PARLOOPER's rule). A dict without loop_string holds tiles only (GEMM bm bn bk, convolution bc
+// bk): "auto" bound to them (the best tuned configuration with these tiles, else the untuned one
+// with them: ops::best_gemm_config / best_conv_config with tiles), as weft.torch asks for its
+// layers' weight layouts:
+//
+//   {"bc": 64, "bk": 64}
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -25,12 +30,15 @@ namespace weft::python {
 struct OpConfig {
   enum class Kind { explicit_config, tuned, machine_default };
   Kind kind = Kind::tuned;
-  tuner::TunedConfig explicit_config;  // with Kind::explicit_config
+  tuner::TunedConfig explicit_config = {};  // with Kind::explicit_config
+  tuner::Knobs tiles = {};  // with Kind::tuned: empty, or the tiles it is bound to
 };
 
 // TypeError / ValueError naming 'config' (and the key) for anything else than the above; a knob
-// not in `knob_names` is refused with the list of those taken.
-OpConfig parse_op_config(pybind11::handle config, const std::vector<std::string>& knob_names);
+// not in `knob_names` is refused with the list of those taken, a dict without loop_string holding
+// another key than `tile_names` with those.
+OpConfig parse_op_config(pybind11::handle config, const std::vector<std::string>& knob_names,
+                         const std::vector<std::string>& tile_names);
 
 // The dict form of a tuned configuration (what parse_op_config takes back).
 pybind11::dict config_dict(const tuner::TunedConfig& config);

@@ -230,7 +230,7 @@ std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t
   const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype, OpFamily::gemm), .layers = layers,
                            .bias = bias, .relu = relu};
   const std::vector<std::string> knobs = gemm_knob_names(pass);
-  const OpConfig request = parse_op_config(config, knobs);
+  const OpConfig request = parse_op_config(config, knobs, {"bm", "bn", "bk"});
   const int t = threads_argument(threads);
   return prepared([&] { return make_gemm_op(pass, desc, request, t); }, knobs);
 }
@@ -244,7 +244,7 @@ std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::v
   const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype, OpFamily::conv), .bias = bias, .relu = relu};
   shape.validate();  // before the knob names, which are computed from the shape
   const std::vector<std::string> knobs = conv_knob_names(pass, desc);
-  const OpConfig request = parse_op_config(config, knobs);
+  const OpConfig request = parse_op_config(config, knobs, {"bc", "bk"});
   const int t = threads_argument(threads);
   return prepared([&] { return make_conv_op(pass, desc, request, t); }, knobs);
 }

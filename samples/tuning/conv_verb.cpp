@@ -35,6 +35,8 @@ int conv_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   add_sample_dtype_option(app, dtype_name, "bf16 tensors, fp32 accumulation");
   for (auto [name, list] : {std::pair{"--bc", &search.bc}, {"--bk", &search.bk}})
     cli::add_integer_list(app, name, *list, 1, 4096, "channel blocks to try");
+  cli::add_flag(app, "--tile-bound", search.tile_bound,
+                "store the best with the one --bc and --bk given, apart from the free search's best");
   // A layer of a network starts with the previous layer's data in the private caches (and
   // weft-bench-conv interleaves oneDNN): convolutions tune cold unless asked otherwise.
   given.caches = "cold";

@@ -52,6 +52,8 @@ int gemm_verb(int argc, char** argv, std::FILE* out, std::FILE* err) {
   for (std::size_t i = 0; i < kChunkOptions.size(); ++i)
     cli::add_integer_list(app, kChunkOptions[i].option, chunks[i], 1, kMaxTile, "batch-reduce chunks to try");
   cli::add_integer_list(app, "--private-trans", search.private_trans, 0, 1, "transposes per thread (1) or up front (0)");
+  cli::add_flag(app, "--tile-bound", search.tile_bound,
+                "store the best with the one --bm and --bk given, apart from the free search's best");
   add_request_options(app, given);
   cli::parse(app, argc, argv, 2);
   for (const char* required : {"--M", "--N", "--K"})

@@ -417,6 +417,24 @@ def test_explicit_convolution_configuration(rng):
                                rtol=F32_TOLERANCE, atol=F32_TOLERANCE * C)
 
 
+def test_a_configuration_of_tiles_alone_runs_the_untuned_choice_with_them(rng, monkeypatch, tmp_path):
+    """config={"bc": .., "bk": ..} (what weft.torch asks for a layer's weight layout): without a
+    record, the untuned configuration with those tiles, computing what the default computes."""
+    monkeypatch.setenv("WEFT_TUNING_DB", str(tmp_path / "empty.jsonl"))
+    monkeypatch.setenv("WEFT_SHIPPED_TUNING_DIR", "")
+    case = CONV_CASES[2]
+    N, C, H, W, K, R, S, stride, padding = case
+    x, w, _ = conv_arrays(rng, case)
+    op = weft.ops.Conv2d(N, C, H, W, K, R, S, stride, padding, config={"bc": 8, "bk": 16})
+    assert op.source == "default" and " bc=8 bk=16 " in op.description
+    np.testing.assert_allclose(op(x, w), weft.ops.Conv2d(N, C, H, W, K, R, S, stride, padding, config="default")(x, w),
+                               rtol=F32_TOLERANCE, atol=F32_TOLERANCE * C)
+    gemm = weft.ops.GemmBackwardData(64, 32, 128, config={"bm": 16, "bk": 64})
+    assert gemm.source == "default" and " bm=16 " in gemm.description and " bk=64 " in gemm.description
+    dy, wg = normal(rng, (32, 64)), normal(rng, (64, 128))
+    np.testing.assert_allclose(gemm(dy, wg), dy.astype(np.float64) @ wg, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * 64)
+
+
 # Errors name the argument.
 
 def test_errors_name_the_argument(rng):
@@ -452,8 +470,16 @@ def test_errors_name_the_argument(rng):
 def test_configuration_errors_name_the_key_and_point_at_the_loop_string(rng):
     with pytest.raises(ValueError, match="argument 'config': unknown key 'bc'; this operator takes loop_string, blocks, bm"):
         weft.ops.Gemm(64, 32, 64, config={"loop_string": "aBC", "bc": 4})
-    with pytest.raises(ValueError, match="'loop_string'"):
-        weft.ops.Gemm(64, 32, 64, config={"bm": 32})
+    with pytest.raises(ValueError, match="without 'loop_string' holds tiles only \\(bm, bn, bk.*not 'kbf'"):
+        weft.ops.Gemm(64, 32, 64, config={"bm": 32, "kbf": 2})
+    with pytest.raises(ValueError, match="without 'loop_string' holds tiles only \\(bc, bk.*not 'h_in_gemm'"):
+        weft.ops.Conv2d(1, 4, 8, 8, 4, 3, 3, config={"bc": 4, "h_in_gemm": 1})
+    with pytest.raises(ValueError, match="a dict needs a 'loop_string', or tiles \\(bm, bn, bk\\) alone"):
+        weft.ops.Gemm(64, 32, 64, config={})
+    with pytest.raises(ValueError, match="tile 'bm' must be positive, got 0"):
+        weft.ops.Gemm(64, 32, 64, config={"bm": 0})
+    with pytest.raises(ValueError, match="the convolution's bwd pass takes no configuration with bc=5 bk=16"):
+        weft.ops.Conv2dBackwardData(1, 16, 6, 6, 32, 3, 3, 1, 1, dtype="bf16", config={"bc": 5, "bk": 16})
     with pytest.raises(ValueError, match="'config': 'fast' is none of"):
         weft.ops.Gemm(64, 32, 64, config="fast")
     with pytest.raises(ValueError) as error:

@@ -1,5 +1,7 @@
 """torch tensors through DLPack: zero copy, bfloat16, float64, outputs of the inputs' kind.
 Skipped when PyTorch is absent."""
+import json
+
 import numpy as np
 import pytest
 
@@ -449,9 +451,10 @@ def test_blocked_layouts_are_the_operators_own(dtype):
 
 
 def test_passes_that_block_the_weight_otherwise_read_it_through_a_gather(monkeypatch):
-    """Without the aligned configurations the backward passes keep their own tiles (32 x 32 here,
-    the forward's 64 x 64): the layer then moves the weight and its gradient between layouts."""
-    monkeypatch.setattr(wt._common, "aligned_configs", lambda op, tiles, fallback: [])
+    """Without the configurations bound to the layer's tiles the backward passes keep their own
+    (32 x 32 here, the forward's 64 x 64): the layer then moves the weight and its gradient between
+    layouts."""
+    monkeypatch.setattr(wt._common, "tile_bound_config", lambda tiles: None)
     torch.manual_seed(15)
     layer = wt.Linear(70, 90, relu=True)
     x = torch.randn(9, 70, requires_grad=True)
@@ -465,6 +468,36 @@ def test_passes_that_block_the_weight_otherwise_read_it_through_a_gather(monkeyp
     torch.testing.assert_close(x.grad, xr.grad, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(plain_grad(layer), w.grad, rtol=1e-5, atol=1e-5)
     assert bool((layer.weight.grad[layer._weight.layout.padding] == 0).all())
+
+
+def test_a_pass_runs_the_tile_bound_record_of_the_layers_tiles(monkeypatch, tmp_path):
+    """A pass whose free record blocks the filter otherwise than the layer runs the best tuned with
+    the layer's tiles (weft.tune's tiles=, weft-tune --tile-bound), reading the filter in place;
+    before, it ran an untuned configuration with the layer's tiles."""
+    path = tmp_path / "tuning.jsonl"
+    monkeypatch.setenv("WEFT_TUNING_DB", str(path))
+    monkeypatch.setenv("WEFT_SHIPPED_TUNING_DIR", "")
+    weft.ops.clear_cache()
+    layer = wt.Conv2d(16, 32, 3, padding=1, threads=1)
+    bound = weft.tune.conv2d(1, 16, 6, 6, 32, 3, 3, padding=1, direction="backward_data", seconds=1, threads=1,
+                             caches="warm", tiles=layer._tiles)
+    free = json.loads(path.read_text())  # the free search's best, with other tiles
+    del free["key"]["tiles"]
+    free["config"] = {"loop_string": "Acbdefg", "knobs": [["bc", 8], ["bk", 8]], "blocks": []}
+    with path.open("a") as db:
+        db.write(json.dumps(free) + "\n")
+    weft.ops.clear_cache()
+    assert "bc=8 bk=8" in weft.ops.Conv2dBackwardData(1, 16, 6, 6, 32, 3, 3, 1, 1, threads=1).description
+    plan = layer._plan((1, 16, 6, 6))
+    assert plan.bwd.straight and plan.bwd.op.source == "tuned (exact hit)", plan.bwd.op.description
+    assert plan.bwd.op.description.split()[2] == bound.config["loop_string"]
+    torch.manual_seed(18)
+    x = torch.randn(1, 16, 6, 6, requires_grad=True)
+    layer(x).square().sum().backward()
+    xr = x.detach().clone().requires_grad_()
+    F.conv2d(xr, layer.plain_weight(), layer.bias.detach(), padding=1).square().sum().backward()
+    torch.testing.assert_close(x.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    weft.ops.clear_cache()
 
 
 def test_bf16_copies_follow_the_fp32_masters_through_optimizer_steps():
@@ -509,26 +542,6 @@ def test_optimize_takes_a_bf16_model_onto_fp32_masters():
     magnitudes = x.double().abs() @ weight.double().abs().T + bias.double().abs()
     got = model(x).double()
     assert ((got - reference.clamp(min=0)).abs() <= bf16_bound(reference, magnitudes)).all()
-
-
-# A prepared pass's own configuration, read back from its description, prepares again: a
-# convolution's description shows derived fields (k_block, h_block) that config= refuses, and
-# reading them in made every aligned re-preparation fail, leaving the weight to a gather per call
-# (10 ms on a 512 x 512 x 3 x 3 filter).
-@pytest.mark.parametrize("make", [
-    lambda config: weft.ops.Conv2d(1, 64, 7, 7, 64, 3, 3, 1, 1, bias=True, relu=True, config=config, threads=1),
-    lambda config: weft.ops.Conv2dBackwardData(1, 64, 7, 7, 64, 3, 3, 1, 1, config=config, threads=1),
-    lambda config: weft.ops.Conv2dBackwardWeights(1, 64, 7, 7, 64, 3, 3, 1, 1, config=config, threads=1),
-    lambda config: weft.ops.Gemm(64, 32, 64, bias=True, config=config, threads=1),
-], ids=["conv_fwd", "conv_bwd", "conv_upd", "gemm"])
-def test_a_pass_configuration_read_from_its_description_prepares_again(make):
-    from weft.torch import _common
-    op = make("default")
-    config = _common.parsed_config(op)
-    assert config is not None and set(config) <= set(op.config_keys)
-    again = make(config)
-    assert again.source == "explicit"
-    assert all(f"{key}={value}" in again.description for key, value in config.items() if key != "loop_string")
 
 
 def _layer_and_two_inputs(make, dtype, seed, rows, image):

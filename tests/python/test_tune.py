@@ -79,3 +79,33 @@ def test_tuned_float64_gemm_is_stored_apart_and_found_by_auto(rng, database):
     assert weft.ops.Gemm(M, N, K, config="auto", threads=1).source == "default"  # float32 has no record
     x, w = rng.standard_normal((N, K)), rng.standard_normal((M, K))
     np.testing.assert_allclose(tuned(x, w), x @ w.T, rtol=1e-13, atol=1e-13 * K)
+
+
+def test_a_tile_bound_run_is_stored_apart_and_found_by_its_tiles(rng, database):
+    """tiles= tunes the best with one tiling and stores it under a key carrying the tiles: config=
+    with those tiles finds it, "auto" does not (the free search's best is another record), and
+    another tiling runs untuned with its own tiles."""
+    sizes = (1, 16, 6, 6, 32, 3, 3, 1, 1)
+    best = weft.tune.conv2d(*sizes[:7], padding=1, direction="backward_data", seconds=1, threads=1, caches="warm",
+                            tiles={"bc": 16, "bk": 16})
+    assert best.config["bc"] == 16 and best.config["bk"] == 16
+    assert best.key.endswith("threads=1 tiles bc=16 bk=16")
+    [key] = stored_keys(database)
+    assert key["tiles"] == [["bc", 16], ["bk", 16]]
+    weft.ops.clear_cache()
+    assert weft.ops.Conv2dBackwardData(*sizes, config="auto", threads=1).source == "default"
+    bound = weft.ops.Conv2dBackwardData(*sizes, config={"bc": 16, "bk": 16}, threads=1)
+    assert bound.source == "tuned (exact hit)" and "tiles bc=16 bk=16" in bound.description
+    assert bound.description.split()[2] == best.config["loop_string"]
+    other = weft.ops.Conv2dBackwardData(*sizes, config={"bc": 8, "bk": 16}, threads=1)
+    assert other.source == "default" and " bc=8 bk=16 " in other.description
+    dy, w = rng.standard_normal((1, 32, 6, 6)).astype(np.float32), rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+    np.testing.assert_allclose(bound(dy, w), other(dy, w), rtol=1e-5, atol=1e-4)
+    gemm = weft.tune.gemm(64, 32, 64, direction="backward_weights", seconds=1, threads=1, tiles={"bm": 32, "bk": 16})
+    assert (gemm.config["bm"], gemm.config["bk"]) == (32, 16) and gemm.key.endswith("tiles bm=32 bk=16")
+    weft.ops.clear_cache()
+    assert weft.ops.GemmBackwardWeights(64, 32, 64, config={"bm": 32, "bk": 16}, threads=1).source == "tuned (exact hit)"
+    with pytest.raises(ValueError, match="argument 'tiles' must give bc and bk: 'bk' is missing"):
+        weft.tune.conv2d(*sizes[:7], padding=1, seconds=1, threads=1, tiles={"bc": 16, "bx": 1})
+    with pytest.raises(TypeError, match="argument 'tiles' must be None or a dict giving bm and bk, not list"):
+        weft.tune.gemm(64, 32, 64, seconds=1, threads=1, tiles=[32, 16])

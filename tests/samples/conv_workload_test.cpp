@@ -202,6 +202,63 @@ TEST_F(BestConvConfig, ExactNearestAndDefault) {
   EXPECT_EQ(best_conv_config(problem, 2, db).source, tuner::ConfigSource::heuristic);
 }
 
+// A layer whose filter layout fixes bc and bk asks for the best with them: a tile-bound record of
+// those tiles before a free record with other tiles (which would block the filter otherwise),
+// a free record with the same tiles where no tile-bound one exists, else the untuned choice with the
+// tiles; a tiling the pass refuses throws. Free lookups never see tile-bound records.
+TEST_F(BestConvConfig, TilesBindTheLookup) {
+  const tuner::TuningDatabase db(path_);
+  const ConvShape shape = square_shape(1, 14, 64, 64, 3, 1, 1);
+  ConvBwdConfig problem;
+  problem.shape = shape;
+  tuner::WorkloadKey bound = conv_key(ConvPassKind::bwd, shape, 1);
+  bound.tiles = {{"bc", 32}, {"bk", 32}};
+  add(conv_key(ConvPassKind::bwd, shape, 1), {{{"bc", 64}, {"bk", 64}, {"h_in_gemm", 2}}, "acbdefg", {}});
+  add(bound, {{{"bc", 32}, {"bk", 32}, {"h_in_gemm", 7}}, "bacdefg", {}});
+  const ops::ConvBwdChoice free = best_conv_config(problem, 1, db);
+  EXPECT_EQ(free.config.loop_string, "acbdefg") << free.detail;
+  const ops::ConvBwdChoice tiled = best_conv_config(problem, 1, {{"bc", 32}, {"bk", 32}}, db);
+  EXPECT_EQ(tiled.source, tuner::ConfigSource::exact) << tiled.detail;
+  EXPECT_EQ(tiled.config.loop_string, "bacdefg");
+  EXPECT_EQ(tiled.config.h_in_gemm, 7);
+  EXPECT_NE(tiled.detail.find("tiles bc=32 bk=32"), std::string::npos) << tiled.detail;
+  // The free record has these tiles: it serves them.
+  const ops::ConvBwdChoice same = best_conv_config(problem, 1, {{"bc", 64}, {"bk", 64}}, db);
+  EXPECT_EQ(same.source, tuner::ConfigSource::exact) << same.detail;
+  EXPECT_EQ(same.config.loop_string, "acbdefg");
+  // No record with these tiles: the untuned choice with them.
+  const ops::ConvBwdChoice untuned = best_conv_config(problem, 1, {{"bc", 16}, {"bk", 64}}, db);
+  EXPECT_EQ(untuned.source, tuner::ConfigSource::heuristic);
+  EXPECT_EQ(untuned.config.bc, 16);
+  EXPECT_EQ(untuned.config.bk, 64);
+  // An odd bc where bf16 pairs channels: no configuration takes it.
+  problem.dtype = jit::DataType::bf16;
+  EXPECT_THROW(best_conv_config(problem, 1, {{"bc", 5}, {"bk", 32}}, db), Error);
+}
+
+// A tile-bound search: one bc and one bk, the key carries them, and the baseline has them too (the
+// best may be the baseline: a record of other tiles would not be what its key says).
+TEST(ConvWorkload, TileBoundSearchesKeyAndBaselineTheirTiles) {
+  const ConvShape shape = square_shape(1, 8, 32, 32, 3, 1, 1);
+  ops::ConvSearchOptions search;
+  search.bc = {16};
+  search.bk = {8};
+  search.tile_bound = true;
+  const ops::ConvWorkload workload(shape, ConvPassKind::fwd, search);
+  const tuner::WorkloadKey key = workload.key(2);
+  EXPECT_EQ(key.tiles, (tuner::Knobs{{"bc", 16}, {"bk", 8}}));
+  EXPECT_TRUE(key.to_string().ends_with(" threads=2 tiles bc=16 bk=8")) << key.to_string();
+  const tuner::TunedConfig baseline = workload.default_config(2);
+  EXPECT_EQ(baseline.knob("bc", 0), 16);
+  EXPECT_EQ(baseline.knob("bk", 0), 8);
+  // A free search's key has no tiles; a bound one with two values for a tile is refused.
+  search.tile_bound = false;
+  EXPECT_TRUE(ops::ConvWorkload(shape, ConvPassKind::fwd, search).key(2).tiles.empty());
+  search.tile_bound = true;
+  search.bk = {8, 16};
+  EXPECT_THROW(ops::ConvWorkload(shape, ConvPassKind::fwd, search), Error);
+}
+
 // Padding 0 (every 1x1 layer) is part of the key; such records were never found (a zero made the
 // shape distance infinite), so `auto` ran the default on them.
 TEST_F(BestConvConfig, FindsOneByOneLayersWithoutPadding) {

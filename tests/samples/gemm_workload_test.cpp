@@ -36,6 +36,7 @@ using weft::ops::GemmFwdConfig;
 using weft::ops::GemmPassKind;
 using weft::ops::GemmSearchOptions;
 using weft::ops::GemmShape;
+using weft::ops::GemmUpdChoice;
 using weft::ops::GemmUpdConfig;
 using weft::ops::GemmWorkload;
 using weft::ops::partial_filters_for;
@@ -396,6 +397,50 @@ TEST_F(BestGemmConfig, TheDataTypeIsPartOfTheLookup) {
   EXPECT_NE(odd.detail.find("does not fit this problem"), std::string::npos) << odd.detail;
   EXPECT_TRUE(odd.config.bf16());
   EXPECT_EQ(odd.config.loop_string, "aBC");  // the sample's default
+}
+
+// A layer whose weight layout fixes bm and bk: a tile-bound record of those tiles, else a free
+// record with them (bf16 then FP32), else the heuristic with them; free lookups skip tile-bound
+// records; a tiling the pass refuses throws.
+TEST_F(BestGemmConfig, TilesBindTheLookup) {
+  const tuner::TuningDatabase db(path_);
+  GemmUpdConfig problem;
+  problem.M = problem.N = problem.K = 128;
+  tuner::WorkloadKey bound = gemm_key(GemmPassKind::upd, {128, 128, 128}, 1);
+  bound.tiles = {{"bm", 32}, {"bk", 64}};
+  add(gemm_key(GemmPassKind::upd, {128, 128, 128}, 1),
+      {{{"bm", 64}, {"bn", 32}, {"bk", 64}, {"nbf", 1}, {"private_trans", 0}}, "aBC", {}});
+  add(bound, {{{"bm", 32}, {"bn", 64}, {"bk", 64}, {"nbf", 2}, {"private_trans", 0}}, "bca", {}});
+  EXPECT_EQ(best_gemm_config(problem, 1, db).config.loop_string, "aBC");
+  const GemmUpdChoice tiled = best_gemm_config(problem, 1, {{"bm", 32}, {"bk", 64}}, db);
+  EXPECT_EQ(tiled.source, tuner::ConfigSource::exact) << tiled.detail;
+  EXPECT_EQ(tiled.config.loop_string, "bca");
+  EXPECT_EQ(tiled.config.bn, 64);
+  const GemmUpdChoice same = best_gemm_config(problem, 1, {{"bm", 64}, {"bk", 64}}, db);
+  EXPECT_EQ(same.config.loop_string, "aBC") << same.detail;
+  // bf16 without a bf16 record: the FP32 tile-bound one.
+  problem.dtype = jit::DataType::bf16;
+  const GemmUpdChoice bf16 = best_gemm_config(problem, 1, {{"bm", 32}, {"bk", 64}}, db);
+  EXPECT_EQ(bf16.config.loop_string, "bca") << bf16.detail;
+  const GemmUpdChoice untuned = best_gemm_config(problem, 1, {{"bm", 16}, {"bk", 16}}, db);
+  EXPECT_EQ(untuned.source, tuner::ConfigSource::heuristic);
+  EXPECT_EQ(untuned.config.bm, 16);
+  EXPECT_EQ(untuned.config.bk, 16);
+  EXPECT_THROW(best_gemm_config(problem, 1, {{"bq", 16}}, db), Error);
+}
+
+TEST(GemmWorkload, TileBoundSearchesKeyAndBaselineTheirTiles) {
+  GemmSearchOptions search;
+  search.bm = {16};
+  search.bk = {32};
+  search.tile_bound = true;
+  const GemmWorkload workload({64, 64, 64}, search, GemmPassKind::bwd);
+  EXPECT_EQ(workload.key(1).tiles, (tuner::Knobs{{"bm", 16}, {"bk", 32}}));
+  const tuner::TunedConfig baseline = workload.default_config(1);
+  EXPECT_EQ(baseline.knob("bm", 0), 16);
+  EXPECT_EQ(baseline.knob("bk", 0), 32);
+  search.bm = {16, 32};
+  EXPECT_THROW(GemmWorkload({64, 64, 64}, search, GemmPassKind::bwd), Error);
 }
 
 TEST_F(BestGemmConfig, AnMlpTakesItsOwnRecordElseASingleLayersWithBkEqualBm) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include <weft/ops/gemm_upd.hpp>
 #include <weft/ops/gemm_workload.hpp>
 #include <weft/tuner/shipped_tuning.hpp>
+#include <weft/tuner/tile_bound.hpp>
 #include <weft/tuner/tuning_database.hpp>
 
 #endif
@@ -28,6 +30,21 @@ using weft::ops::ConvPassKind;
 
 #if defined(WEFT_HAVE_GEMM_TUNING)
 
+// A tile-bound record (weft-tune --tile-bound) binds the pass's weight tiles, `names`, and its
+// configuration has them: the lookup asks for exactly those.
+void expect_tiles_of_the_weight(const tuner::TuningRecord& record, const std::vector<std::string>& names) {
+  if (record.key.tiles.empty()) return;
+  ASSERT_EQ(record.key.tiles.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(record.key.tiles[i].first, names[i]);
+  EXPECT_TRUE(tuner::has_tiles(record.config, record.key.tiles)) << "a configuration of other tiles than its key's";
+}
+
+// The key the sample looks `record` up with: its own, bound to the record's tiles if it has any.
+tuner::WorkloadKey looked_up_as(tuner::WorkloadKey key, const tuner::TuningRecord& record) {
+  key.tiles = record.key.tiles;
+  return key;
+}
+
 // What best_conv_config does with a record for its problem (to_conv_*_config, the problem's data
 // type, the pass's check), on the record's own shape and team.
 void expect_the_conv_sample_accepts(const tuner::TuningRecord& record) {
@@ -37,8 +54,9 @@ void expect_the_conv_sample_accepts(const tuner::TuningRecord& record) {
   const ops::ConvShape shape{.N = size(0), .H = size(1), .W = size(2), .C = size(3), .K = size(4), .R = size(5),
                              .S = size(6), .stride_h = size(7), .stride_w = size(8), .pad_h = size(9), .pad_w = size(10)};
   const jit::DataType dtype = record.key.dtype == "bf16" ? jit::DataType::bf16 : jit::DataType::f32;
-  ASSERT_EQ(ops::conv_key(pass, shape, record.key.threads, dtype), record.key)
+  ASSERT_EQ(looked_up_as(ops::conv_key(pass, shape, record.key.threads, dtype), record), record.key)
       << "not the key weft-conv-" << ops::to_string(pass) << " looks up";
+  expect_tiles_of_the_weight(record, {"bc", "bk"});
   omp_set_num_threads(record.key.threads);  // the update's partial filters follow the team
   try {
     switch (pass) {
@@ -71,7 +89,9 @@ void expect_the_conv_sample_accepts(const tuner::TuningRecord& record) {
 template <class Config, class Pass>
 void expect_the_gemm_pass_accepts(const tuner::TuningRecord& record, const ops::GemmShape& shape,
                                   ops::GemmPassKind pass, jit::DataType dtype) {
-  ASSERT_EQ(ops::gemm_key(pass, shape, record.key.threads, dtype), record.key) << "not the key the GEMM samples look up";
+  ASSERT_EQ(looked_up_as(ops::gemm_key(pass, shape, record.key.threads, dtype), record), record.key)
+      << "not the key the GEMM samples look up";
+  expect_tiles_of_the_weight(record, {"bm", "bk"});
   Config c = ops::to_gemm_pass_config<Config>(record.config, shape, record.key.threads);
   c.dtype = dtype;
   try {

@@ -467,6 +467,7 @@ TEST_F(WeftTuneCli, ConvUsageErrorsAndDryRun) {
       {"conv" + shape + " --dtype f16", "--dtype is f32 or bf16 (the samples' precisions), not 'f16'"},
       {"conv --N 1 --H 2 --W 8 --C 16 --K 16 --R 3 --S 3", "H"},  // the filter does not fit the image
       {"conv" + shape + " --spec a_0_K,b_0_M,c_0_N", "loops"},
+      {"conv" + shape + " --tile-bound --bc 8,16 --bk 16", "tries one value per tile, but bc takes 8 and 16"},
   };
   for (const auto& [args, says] : bad) {
     const Result r = tune(args);
@@ -479,6 +480,10 @@ TEST_F(WeftTuneCli, ConvUsageErrorsAndDryRun) {
   // Parallel reductions (partial filters): d, a reduction of the update, runs in parallel; a, b, c,
   // e run once at this shape and stand outermost.
   EXPECT_NE(dry.out.find("abceDfg"), std::string::npos) << dry.out;
+  // A tile-bound search says its tiles in the key.
+  const Result bound = tune("conv --pass bwd --threads 1 --dry-run --tile-bound" + shape + " --bc 8 --bk 16");
+  EXPECT_EQ(bound.status, 0) << bound.err;
+  EXPECT_NE((bound.out + bound.err).find("threads=1 tiles bc=8 bk=16"), std::string::npos) << bound.out;
 }
 
 // A tiny tuning run per pass into a temporary database, then the program's `auto` reading it.

@@ -62,6 +62,30 @@ TEST_F(TuningDatabaseTest, RoundTripsRecordsAndCreatesDirectories) {
   EXPECT_EQ(parse_json_line(to_json_line(r)).config, r.config);
 }
 
+// A tile-bound record keeps its tiles through the file, and only keys of the same tiles find it:
+// a free lookup never takes the best of a constrained search, nor the other way round.
+TEST_F(TuningDatabaseTest, TileBoundRecordsAreFoundOnlyByTheirTiles) {
+  const TuningDatabase db(path_);
+  TuningRecord bound = record(512, 300, "bca");
+  bound.key.tiles = {{"bm", 64}, {"bk", 32}};
+  db.append(bound);
+  db.append(record(512, 150, "aBC"));
+  const auto contents = db.load();
+  ASSERT_EQ(contents.records.size(), 2u);
+  EXPECT_EQ(contents.records[0].key, bound.key);
+  EXPECT_TRUE(contents.records[1].key.tiles.empty());
+  EXPECT_EQ(to_json_line(contents.records[1]).find("tiles"), std::string::npos);  // free records as before
+  EXPECT_TRUE(bound.key.to_string().ends_with("fp32 threads=2 tiles bm=64 bk=32")) << bound.key.to_string();
+  const MachineFingerprint here = MachineFingerprint::current();
+  EXPECT_EQ(db.lookup(record(512, 0).key, here).record->config.loop_string, "aBC");
+  EXPECT_EQ(db.lookup(bound.key, here).record->config.loop_string, "bca");
+  WorkloadKey near = record(600, 0).key;
+  near.tiles = bound.key.tiles;
+  EXPECT_EQ(db.lookup(near, here).match, TuningDatabase::Match::nearest);
+  near.tiles = {{"bm", 32}, {"bk", 32}};
+  EXPECT_EQ(db.lookup(near, here).match, TuningDatabase::Match::none);
+}
+
 TEST_F(TuningDatabaseTest, LookupPrefersExactThenNearestAndTheFastest) {
   const TuningDatabase db(path_);
   db.append(record(512, 150, "aBC"));

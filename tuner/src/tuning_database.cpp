@@ -50,7 +50,13 @@ struct FileDescriptor {
 json to_json(const WorkloadKey& k) {
   json shape = json::array();
   for (const auto& [name, size] : k.shape) shape.push_back({name, size});
-  return {{"kind", k.kind}, {"shape", shape}, {"dtype", k.dtype}, {"threads", k.threads}};
+  json key = {{"kind", k.kind}, {"shape", shape}, {"dtype", k.dtype}, {"threads", k.threads}};
+  if (!k.tiles.empty()) {  // a free search's record keeps the format of the records before tiles
+    json tiles = json::array();
+    for (const auto& [name, size] : k.tiles) tiles.push_back({name, size});
+    key["tiles"] = tiles;
+  }
+  return key;
 }
 
 json to_json(const MachineFingerprint& m) {
@@ -129,6 +135,8 @@ TuningRecord parse_json_line(std::string_view line) {
     for (const json& s : k.at("shape")) r.key.shape.push_back(named_integer(s, "shape"));
     r.key.dtype = k.at("dtype").get<std::string>();
     r.key.threads = integer<int>(k.at("threads"), "threads");
+    if (k.contains("tiles"))
+      for (const json& t : k.at("tiles")) r.key.tiles.push_back(named_integer(t, "tiles"));
     const json& m = j.at("machine");
     r.machine.cpu_model = m.at("cpu").get<std::string>();
     r.machine.isa = m.at("isa").get<std::string>();
@@ -271,7 +279,9 @@ TuningDatabase::Lookup TuningDatabase::lookup_if(const WorkloadKey& key,
                                       : ", nor are " + std::to_string(more) + " later lines"));
   }
   for (TuningRecord& r : contents.records) {
-    if (r.key.kind != key.kind || r.key.dtype != key.dtype || r.key.threads != key.threads || !takes(r)) continue;
+    if (r.key.kind != key.kind || r.key.dtype != key.dtype || r.key.threads != key.threads ||
+        r.key.tiles != key.tiles || !takes(r))
+      continue;
     const double d = shape_distance(r.key, key);
     if (d != 0 && !(d <= max_distance)) continue;
     Lookup found{d == 0 ? Match::exact : Match::nearest, std::move(r), d};

@@ -7,7 +7,10 @@ namespace weft::tuner {
 std::string WorkloadKey::to_string() const {
   std::string text = kind;
   for (const auto& [name, size] : shape) text += " " + name + "=" + std::to_string(size);
-  return text + " " + dtype + " threads=" + std::to_string(threads);
+  text += " " + dtype + " threads=" + std::to_string(threads);
+  if (!tiles.empty()) text += " tiles";
+  for (const auto& [name, size] : tiles) text += " " + name + "=" + std::to_string(size);
+  return text;
 }
 
 MachineFingerprint MachineFingerprint::current() {

@@ -66,52 +66,27 @@ def description_knobs(description, names):
     return found
 
 
-def parsed_config(op):
-    """A prepared operator's configuration as an explicit config dict, from its one-line description
-    ('heuristic: aBC bm=32 bn=32 bk=32 mbf=1 (no record ...)'), keeping the keys config= takes
-    (op.config_keys: a description may show derived fields too, as a convolution's k_block), or
-    None where the line holds more than a loop string and int knobs (block lists: then the caller
-    keeps the operator's own)."""
-    text = op.description.split(": ", 1)[-1].split(" (", 1)[0].split()
-    if not text or not re.fullmatch(r"[A-Za-z]+", text[0]):
-        return None
-    config = {"loop_string": text[0]}
-    keys = set(op.config_keys)
-    for token in text[1:]:
-        match = re.fullmatch(r"(\w+)=(\d+)", token)
-        if match is None:
-            return None
-        if match.group(1) in keys:
-            config[match.group(1)] = int(match.group(2))
-    return config
+def tile_bound_config(tiles):
+    """The config= that asks a pass for its best configuration with the layer's tiles ({'bm': ..,
+    'bk': ..} or {'bc': .., 'bk': ..}): a tile-bound tuning record (weft-tune --tile-bound), else a
+    free one with these tiles, else the untuned choice with them; None without tiles."""
+    return None if tiles is None else dict(tiles)
 
 
-def aligned_configs(op, tiles, fallback):
-    """Configurations of op's pass that tile the weight as `tiles` says ({'bm': .., 'bk': ..} or
-    {'bc': .., 'bk': ..}): op's own with those tiles, then `fallback` (None: none)."""
-    candidates = []
-    own = parsed_config(op)
-    if own is not None and all(name in own for name in tiles):
-        candidates.append(dict(own, **tiles))
-    if fallback is not None:
-        candidates.append(fallback)
-    return candidates
-
-
-def prepared_pass(make, key, name, weight_layout, tiles, fallback=None):
+def prepared_pass(make, key, name, weight_layout, tiles):
     """PassWeight of the operator make('auto') prepares, or, when it blocks the weight otherwise
-    than the layer, of one prepared with the layer's tiles (aligned_configs) if that blocks it as
-    the layer does: the weight is then read in place instead of through a gather per call."""
+    than the layer, of the one prepared bound to the layer's tiles (tile_bound_config) if that
+    blocks it as the layer does: the weight is then read in place instead of through a gather per
+    call."""
     op, op_key = make("auto"), key + ("auto",)
-    if not weight_layout.matches(op, name) and tiles is not None:
-        for config in aligned_configs(op, tiles, fallback):
-            try:
-                candidate = make(config)
-            except ValueError:
-                continue  # a configuration the pass refuses
-            if weight_layout.matches(candidate, name):
-                op, op_key = candidate, key + (str(sorted(config.items())),)
-                break
+    bound = tile_bound_config(tiles)
+    if not weight_layout.matches(op, name) and bound is not None:
+        try:
+            candidate = make(bound)
+        except ValueError:
+            candidate = None  # the pass takes no configuration with these tiles
+        if candidate is not None and weight_layout.matches(candidate, name):
+            op, op_key = candidate, key + (tuple(sorted(bound.items())),)
     return PassWeight(op, name, weight_layout, op_key)
 
 

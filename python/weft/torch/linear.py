@@ -28,19 +28,17 @@ class _LinearPlan:
         tiles = layer._tiles
         common = dict(dtype=dtype, threads=threads)
 
-        def prepared(make, key, name, fallback):
-            return _common.prepared_pass(make, key, name, layer._weight.layout, tiles, fallback)
+        def prepared(make, key, name):
+            return _common.prepared_pass(make, key, name, layer._weight.layout, tiles)
 
         key = (M, batch, K, dtype, threads)
-        # The plain loops with the layer's tiles, should the pass's own configuration not take them.
-        aligned = None if tiles is None else {"loop_string": "aBC", "bm": tiles["bm"], "bn": 32, "bk": tiles["bk"]}
         self.fwd = prepared(lambda config: ops.Gemm(M, batch, K, bias=layer.bias is not None, relu=layer.relu,
                                                      config=config, **common),
-                            ("fwd", layer.bias is not None, layer.relu) + key, "w", aligned)
+                            ("fwd", layer.bias is not None, layer.relu) + key, "w")
         self.bwd = prepared(lambda config: ops.GemmBackwardData(M, batch, K, config=config, **common),
-                            ("bwd",) + key, "w", aligned)
+                            ("bwd",) + key, "w")
         self.upd = prepared(lambda config: ops.GemmBackwardWeights(M, batch, K, config=config, **common),
-                            ("upd",) + key, "dw", aligned)
+                            ("upd",) + key, "dw")
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", (batch, K), layer.dtype)
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", (batch, M), layer.dtype)
 

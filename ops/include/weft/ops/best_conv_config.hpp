@@ -51,4 +51,16 @@ ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads,
 ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads,
                                const tuner::TuningDatabase& database = tuner::TuningDatabase());
 
+// The same for a layer whose weight layout fixes the channel blocks: `tiles` = {{"bc", ..}, {"bk",
+// ..}} (tile_bound.hpp). A tile-bound record of these tiles (weft-tune conv --tile-bound), else a
+// free record whose configuration has them (each found as above), else the untuned choice with
+// these tiles set, else the default with them. Throws weft::Error when the pass takes no
+// configuration with these tiles. Empty tiles: the overloads above.
+ConvFwdChoice best_conv_config(const ConvFwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+ConvBwdChoice best_conv_config(const ConvBwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+ConvUpdChoice best_conv_config(const ConvUpdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+
 }  // namespace weft::ops

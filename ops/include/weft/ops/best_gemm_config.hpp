@@ -54,6 +54,18 @@ GemmBwdChoice best_gemm_config(const GemmBwdConfig& problem, int threads,
 GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads,
                                const tuner::TuningDatabase& database = tuner::TuningDatabase());
 
+// The same for a layer whose weight layout fixes the weight's tiles: `tiles` = {{"bm", ..}, {"bk",
+// ..}} (tile_bound.hpp; "bn" may be fixed too). A tile-bound record of these tiles (weft-tune gemm
+// --tile-bound), else a free record whose configuration has them (each found as above, bf16 then
+// FP32), else the heuristic with these tiles, else the plain loops with them. Throws weft::Error
+// when the pass takes no configuration with these tiles. Empty tiles: the overloads above.
+GemmChoice best_gemm_config(const GemmFwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                            const tuner::TuningDatabase& database = tuner::TuningDatabase());
+GemmBwdChoice best_gemm_config(const GemmBwdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+GemmUpdChoice best_gemm_config(const GemmUpdConfig& problem, int threads, const tuner::Knobs& tiles,
+                               const tuner::TuningDatabase& database = tuner::TuningDatabase());
+
 // The forward heuristic alone: ops::recommended_gemm_config (gemm_defaults.hpp), else the
 // plain loops ("aBC", 32-cubed tiles, one chunk) where that does not fit the problem. The
 // backward passes' heuristic is that default.

@@ -51,6 +51,8 @@ struct ConvSearchOptions {
   std::vector<tuner::LoopSpecification> specs;
   // f32, or bf16 (bf16 tensors, VNNI-2 filters; odd channel blocks become even).
   jit::DataType dtype = jit::DataType::f32;
+  // The result is the best with one bc and one bk (tile_bound.hpp): its key carries them.
+  bool tile_bound = false;
 };
 
 // The samples' configurations of a tuned configuration for `shape`: missing knobs keep the samples'
@@ -79,16 +81,16 @@ class ConvWorkload : public tuner::Workload {
   ConvWorkload(ConvShape shape, ConvPassKind pass, ConvSearchOptions options = {});
   ~ConvWorkload() override;
 
-  tuner::WorkloadKey key(int threads) const override { return conv_key(pass_, shape_, threads, options_.dtype); }
+  // conv_key; with options.tile_bound, bound to the search's one bc and bk.
+  tuner::WorkloadKey key(int threads) const override;
   double flops() const override { return shape_.flops(); }
   std::vector<tuner::Knobs> knob_choices() const override { return knob_choices_; }
   std::vector<tuner::LogicalLoop> loops(const tuner::Knobs& knobs) const override;
   std::vector<tuner::LoopSpecification> specs(const tuner::Knobs& knobs) const override;
   tuner::CostInputs cost_inputs(const tuner::Knobs& knobs) const override;
   bool supports_parallel_reduction() const override { return pass_ == ConvPassKind::upd; }
-  tuner::TunedConfig default_config(int threads) const override {
-    return untuned_conv_config(pass_, shape_, threads, options_.dtype);
-  }
+  // untuned_conv_config; with options.tile_bound, with the bound tiles.
+  tuner::TunedConfig default_config(int threads) const override;
   std::unique_ptr<tuner::Runner> prepare(const tuner::TunedConfig& config) const override;
 
   const ConvShape& shape() const { return shape_; }

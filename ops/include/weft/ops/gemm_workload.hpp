@@ -67,6 +67,9 @@ struct GemmSearchOptions {
   // f32, bf16 (bf16 operands, fp32 accumulation; odd tiles along a VNNI-2 pairing become even), or
   // f64 (the float inputs held as doubles, f64 throughout).
   jit::DataType dtype = jit::DataType::f32;
+  // The result is the best with one bm and one bk, the weight's tiles (tile_bound.hpp): its key
+  // carries them.
+  bool tile_bound = false;
 };
 
 // The default search in `dtype`: GemmSearchOptions{} with that dtype; bf16 adds bn = 128, the tile
@@ -96,7 +99,8 @@ class GemmWorkload : public tuner::Workload {
   explicit GemmWorkload(GemmShape shape, GemmSearchOptions options = {}, GemmPassKind pass = GemmPassKind::fwd);
   ~GemmWorkload() override;
 
-  tuner::WorkloadKey key(int threads) const override { return gemm_key(pass_, shape_, threads, options_.dtype); }
+  // gemm_key; with options.tile_bound, bound to the search's one bm and bk.
+  tuner::WorkloadKey key(int threads) const override;
   double flops() const override;
   std::vector<tuner::Knobs> knob_choices() const override;
   std::vector<tuner::LogicalLoop> loops(const tuner::Knobs& knobs) const override;

@@ -18,7 +18,12 @@ struct WorkloadKey {
   std::vector<std::pair<std::string, long>> shape;    // named sizes, in a fixed order per kind
   std::string dtype = "fp32";
   int threads = 1;
-  std::string to_string() const;  // "gemm_fwd M=1024 N=1024 K=1024 fp32 threads=2"
+  // Empty for a free search's best. A tile-bound record holds the best configuration with these
+  // tiles ({{"bc", 64}, {"bk", 64}}): what a layer asks for whose weight layout fixes them (weft-tune
+  // --tile-bound). Records are found only by keys of the same tiles: the two never replace each other.
+  std::vector<std::pair<std::string, long>> tiles = {};
+  // "gemm_fwd M=1024 N=1024 K=1024 fp32 threads=2", a tile-bound key ending " tiles bm=64 bk=32"
+  std::string to_string() const;
   bool operator==(const WorkloadKey&) const = default;
 };
 
