@@ -32,6 +32,17 @@ GemmShape shape_of(const GemmLoops& problem, int layers) { return {problem.M, pr
 int layers_of(const GemmFwdConfig& problem) { return problem.n_layers; }
 int layers_of(const GemmLoops&) { return 1; }
 
+// `c` if its pass takes it (the pass's check(), which generates no code), else nullopt.
+template <class Config>
+std::optional<Config> checked(const Config& c) {
+  try {
+    PassOf<Config>::check(c);
+    return c;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 // The problem with a tuned configuration; nullopt when the sample rejects it.
 template <class Config>
 std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tuned, int threads) {
@@ -42,12 +53,7 @@ std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tun
     c.fuse_relu = problem.fuse_relu;
     if (c.n_layers > 1) c.bk = c.bm;  // an MLP feeds outputs back as inputs (a single layer's record)
   }
-  try {
-    PassOf<Config>::check(c);
-    return c;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  return checked(c);
 }
 
 // The plain loops (gemm_config) for what the problem computes.
@@ -86,12 +92,7 @@ std::optional<Config> with_tiles(Config c, const tuner::Knobs& tiles) {
     else if (name == "bk") c.bk = value;
     else throw Error("a GEMM's tiles are bm, bn and bk, not " + name);
   }
-  try {
-    PassOf<Config>::check(c);
-    return c;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  return checked(c);
 }
 
 template <class Config>
