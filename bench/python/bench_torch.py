@@ -5,10 +5,15 @@ after weft.torch.optimize, in one process, the two interleaved round by round (m
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python/bench_torch.py [--mlp 1024x256,4096x1024]
         [--layers 3] [--threads 2] [--rounds 7] [--dtype float32|bfloat16] [--resnet] [--no-cnn] [--sgd]
+        [--fp32-masters]
 
 --mlp: the MLPs' width x batch (each --layers Linear + ReLU layers); --resnet: each ResNet-50
 layer of bench_python.py's list alone (Conv2d + ReLU at batch = threads, its input requiring a
 gradient, as inside a network: forward, backward by data and by weights).
+
+In bfloat16 both models keep bf16 parameters (weft.torch.optimize keeps a model's dtype);
+--fp32-masters gives weft.torch's layers fp32 master weights instead (optimize(model,
+master_dtype=torch.float32)): fp32 weight gradients, and with --sgd a bf16 copy each step.
 
 --threads goes to torch.set_num_threads and weft.set_num_threads (import torch resets OpenMP's
 count of this thread).
@@ -60,9 +65,9 @@ def step_seconds(model, optimizer, x, calls):
     return (time.perf_counter() - begin) / calls
 
 
-def compare(name, reference, x, rounds, calls, flops, sgd):
+def compare(name, reference, x, rounds, calls, flops, sgd, master_dtype):
     model = copy.deepcopy(reference)
-    report = weft.torch.optimize(model)
+    report = weft.torch.optimize(model, master_dtype=master_dtype)
     # A tiny learning rate: the weights move (weft.torch's bf16 copy is made again each step) but
     # stay near where they started, so that both models keep computing alike.
     optimizers = {id(m): torch.optim.SGD(m.parameters(), lr=1e-6) if sgd else None for m in (reference, model)}
@@ -98,14 +103,17 @@ def main():
     parser.add_argument("--resnet", action="store_true", help="also each ResNet-50 layer of the list alone")
     parser.add_argument("--no-cnn", action="store_true", help="leave out the small CNN")
     parser.add_argument("--sgd", action="store_true", help="an SGD step (torch.optim.SGD) after each backward")
+    parser.add_argument("--fp32-masters", action="store_true", help="weft.torch's bf16 layers on fp32 master weights")
     args = parser.parse_args()
+    master_dtype = torch.float32 if args.fp32_masters else None
     torch.set_num_threads(args.threads)
     weft.set_num_threads(args.threads)
     dtype = getattr(torch, args.dtype)
     torch.manual_seed(0)
     raise_mallocs_mmap_threshold()
     print(f"{cpu_name()}, weft ISA {weft.isa()}, {args.threads} threads, torch {torch.__version__}, {args.dtype}, "
-          f"forward + backward{' + SGD' if args.sgd else ''} per step, medians of {args.rounds} rounds of {args.calls}")
+          f"forward + backward{' + SGD' if args.sgd else ''} per step"
+          f"{', weft.torch on fp32 masters' if args.fp32_masters and dtype == torch.bfloat16 else ''}, medians of {args.rounds} rounds of {args.calls}")
     print(f"{'case':44s} {'GFLOP':>7s} {'torch.nn':>13s} {'weft.torch':>13s} {'speed-up':>9s}")
     for width, batch in args.mlp:
         layers = []
@@ -114,21 +122,21 @@ def main():
         mlp = nn.Sequential(*layers).to(dtype)
         x = torch.randn(batch, width).to(dtype)
         compare(f"MLP {args.layers} x {width}, batch {batch}", mlp, x, args.rounds, args.calls,
-                3 * 2 * batch * width * width * args.layers, args.sgd)
+                3 * 2 * batch * width * width * args.layers, args.sgd, master_dtype)
     if not args.no_cnn:
         cnn = nn.Sequential(nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
                             nn.Conv2d(64, 128, 3, stride=2, padding=1), nn.ReLU()).to(dtype)
         images = torch.randn(args.threads, 64, 28, 28).to(dtype)
         conv_flops = 3 * 2 * args.threads * (2 * 64 * 64 * 9 * 28 * 28 + 128 * 64 * 9 * 14 * 14)
         compare(f"CNN 3 convs 64x28x28, batch {args.threads}", cnn, images, args.rounds, args.calls, conv_flops,
-                args.sgd)
+                args.sgd, master_dtype)
     if args.resnet:
         for name, H, W, C, K, R, S, stride, pad in resnet_layers(RESNET_LAYERS):
             layer = nn.Sequential(nn.Conv2d(C, K, (R, S), stride=stride, padding=pad), nn.ReLU()).to(dtype)
             images = torch.randn(args.threads, C, H, W).to(dtype).requires_grad_()
             P, Q = (H + 2 * pad - R) // stride + 1, (W + 2 * pad - S) // stride + 1
             compare(f"{name} {C}x{H}x{W} {K}x{R}x{S}/{stride}", layer, images, args.rounds, args.calls,
-                    3 * 2 * args.threads * C * K * R * S * P * Q, args.sgd)
+                    3 * 2 * args.threads * C * K * R * S * P * Q, args.sgd, master_dtype)
 
 if __name__ == "__main__":
     main()

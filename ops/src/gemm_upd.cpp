@@ -208,13 +208,13 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
     } else {
       Out* const c = grad_weight + c_offset;
       args.c = c;
-      const bool last = in + n_step_ >= Nb;
+      const bool first = in == 0, last = in + n_step_ >= Nb;
+      // The kernels of an edge block write its real rows and columns only: its padding (in dW or
+      // in the scratch it goes through) is zeroed first, so that dW's padding is zero.
+      const bool edge = (im == Mb - 1 && m_blocking().padded() != config_.M) ||
+                        (ik == Kb - 1 && k_blocking().padded() != config_.K);
       if constexpr (widened) {
-        // f32 sums (kernels with bf16 in, f32 out). The kernels of an edge block write its real
-        // rows and columns only: its padding is zeroed first, so that dW's padding is zero.
-        const bool first = in == 0;
-        const bool edge = (im == Mb - 1 && m_blocking().padded() != config_.M) ||
-                          (ik == Kb - 1 && k_blocking().padded() != config_.K);
+        // f32 sums (kernels with bf16 in, f32 out).
         if (first && last) {
           // One chunk: the sums into a scratch tile, and from there into dW's VNNI-2 order.
           thread_local std::vector<float> sums;
@@ -228,7 +228,21 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
         if (first && edge) std::fill(c, c + bm * bk, 0.0f);
         kernels_f32_->get(im == Mb - 1, ik == Kb - 1, first, last)(args);
       } else {
-        kernels_.get(im == Mb - 1, ik == Kb - 1, in == 0, last)(args);
+        if constexpr (bf16) {
+          if (first && last) {
+            // One chunk: the block into a scratch tile, packed from there into dW's VNNI-2 tile
+            // (one pass over dW instead of a write, a pack and a copy back).
+            thread_local std::vector<Out> sums;
+            sums.resize(static_cast<std::size_t>(bm * bk));
+            if (edge) std::fill(sums.begin(), sums.end(), Out{});
+            args.c = sums.data();
+            kernels_.get(im == Mb - 1, ik == Kb - 1, true, true)(args);
+            (*pack_tile_)(tpp::UnaryArgs{.in = sums.data(), .out = c});
+            return;
+          }
+        }
+        if (first && edge) std::fill(c, c + bm * bk, Out{});
+        kernels_.get(im == Mb - 1, ik == Kb - 1, first, last)(args);
       }
       // The block is complete: into the weights' VNNI-2 tile (BRGEMM writes C column-major), through
       // a tile of scratch (a TPP does not pack in place).

@@ -529,19 +529,83 @@ def test_a_shape_the_convolution_refuses_names_the_layer_and_the_input():
         wt.Conv2d(3, 4, 5)(torch.ones(1, 3, 3, 3))
 
 
-def test_optimize_takes_a_bf16_model_onto_fp32_masters():
+def test_optimize_keeps_a_bf16_models_parameters_in_bf16():
+    """A bf16 model stays one: bf16 parameters and gradients, as torch.nn trains it."""
     torch.manual_seed(17)
-    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU()).to(torch.bfloat16)
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Conv2d(1, 2, 3)).to(torch.bfloat16)
     weight, bias = model[0].weight.detach().clone(), model[0].bias.detach().clone()
     report = wt.optimize(model)
-    assert [name for name, _ in report.swapped] == ["0"] and model[0].dtype == torch.bfloat16
-    assert model[0].weight.dtype == torch.float32
+    assert [name for name, _ in report.swapped] == ["0", "2"] and "master_dtype=torch.bfloat16" in str(report)
+    assert all(p.dtype == torch.bfloat16 for p in model.parameters())
+    assert model[0].master_dtype == model[2].master_dtype == torch.bfloat16
+    assert torch.equal(model[0].plain_weight(), weight)
+    x = torch.randn(4, 16).to(torch.bfloat16)
+    model[0](x).sum().backward()
+    assert model[0].weight.grad.dtype == model[0].bias.grad.dtype == torch.bfloat16
+
+
+def test_optimize_gives_bf16_layers_fp32_masters_when_asked():
+    torch.manual_seed(17)
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 4).double()).to(torch.bfloat16)
+    model[2].double()
+    weight, bias = model[0].weight.detach().clone(), model[0].bias.detach().clone()
+    report = wt.optimize(model, master_dtype=torch.float32)
+    assert [name for name, _ in report.swapped] == ["0", "2"] and model[0].dtype == torch.bfloat16
+    assert model[0].weight.dtype == torch.float32 and model[2].weight.dtype == torch.float64  # bf16 layers only
     assert torch.equal(model[0].plain_weight(), weight.float())  # bf16 values, exactly, in fp32 masters
     x = torch.randn(4, 16).to(torch.bfloat16)
     reference = x.double() @ weight.double().T + bias.double()
     magnitudes = x.double().abs() @ weight.double().abs().T + bias.double().abs()
-    got = model(x).double()
+    got = model[:2](x).double()
     assert ((got - reference.clamp(min=0)).abs() <= bf16_bound(reference, magnitudes)).all()
+    with pytest.raises(TypeError, match=r"argument 'master_dtype' must be None .* or torch.float32"):
+        wt.optimize(model, master_dtype=torch.bfloat16)
+
+
+@pytest.mark.parametrize("make", [lambda **k: wt.Linear(40, 24, **k), lambda **k: wt.Conv2d(4, 8, 3, padding=1, **k)],
+                         ids=["linear", "conv2d"])
+def test_bf16_parameters_train_within_the_bound_of_one_more_rounding(make):
+    """master_dtype=torch.bfloat16: the weight, the bias and their gradients in bf16 (each
+    gradient the fp32 sums rounded once more), what the bf16 passes compute unchanged."""
+    torch.manual_seed(43)
+    layer = make(dtype=torch.bfloat16, master_dtype=torch.bfloat16)
+    assert layer.weight.dtype == layer.bias.dtype == torch.bfloat16 and "master_dtype=torch.bfloat16" in repr(layer)
+    shape = (16, 40) if isinstance(layer, wt.Linear) else (2, 4, 6, 6)
+    x = torch.randn(shape).to(torch.bfloat16).requires_grad_()
+    y = layer(x)
+    dy = torch.randn(y.shape).to(torch.bfloat16)
+    y.backward(dy)
+    assert layer.weight.grad.dtype == layer.bias.grad.dtype == torch.bfloat16
+    w, xd, dyd = layer.plain_weight().double(), x.detach().double(), dy.double()
+    if isinstance(layer, wt.Linear):
+        dw, dw_magnitudes = dyd.T @ xd, dyd.abs().T @ xd.abs()
+        dx, dx_magnitudes = dyd @ w, dyd.abs() @ w.abs()
+        db = dyd.sum(0)
+    else:
+        dw = torch.nn.grad.conv2d_weight(xd, w.shape, dyd, 1, 1)
+        dw_magnitudes = torch.nn.grad.conv2d_weight(xd.abs(), w.shape, dyd.abs(), 1, 1)
+        dx = torch.nn.grad.conv2d_input(xd.shape, w, dyd, 1, 1)
+        dx_magnitudes = torch.nn.grad.conv2d_input(xd.shape, w.abs(), dyd.abs(), 1, 1)
+        db = dyd.sum((0, 2, 3))
+    got = plain_grad(layer).double()
+    assert ((got - dw).abs() <= bf16_bound(dw, dw_magnitudes) + 2.0 ** -8 * dw.abs()).all()
+    torch.testing.assert_close(layer.bias.grad.double(), db.to(torch.bfloat16).double(), rtol=2 ** -8, atol=1e-6)
+    assert ((x.grad.double() - dx).abs() <= bf16_bound(dx, dx_magnitudes)).all()
+    optimizer = torch.optim.SGD(layer.parameters(), lr=0.01)
+    before = layer.weight.detach().clone()
+    optimizer.step()
+    assert layer.weight.dtype == torch.bfloat16 and not torch.equal(layer.weight.detach(), before)
+    assert bool((layer.weight.detach()[layer._weight.layout.padding] == 0).all())
+
+
+def test_master_dtype_is_the_compute_dtype_or_fp32_for_bf16():
+    assert wt.Linear(8, 8).master_dtype == torch.float32
+    assert wt.Linear(8, 8, dtype=torch.bfloat16).master_dtype == torch.float32
+    with pytest.raises(TypeError, match=r"'master_dtype' must be torch.float32 or torch.bfloat16 for "
+                                        r"dtype=torch.bfloat16, not torch.float64"):
+        wt.Linear(8, 8, dtype=torch.bfloat16, master_dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"'master_dtype' must be torch.float32 for dtype=torch.float32"):
+        wt.Conv2d(8, 8, 3, master_dtype=torch.bfloat16)
 
 
 def _layer_and_two_inputs(make, dtype, seed, rows, image):

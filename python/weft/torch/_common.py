@@ -19,9 +19,22 @@ def compute_dtype(dtype):
     return dtype
 
 
-def master_dtype(dtype):
-    """The parameters' dtype: fp32 masters for bf16 compute (the optimizer steps in fp32)."""
-    return torch.float32 if dtype == torch.bfloat16 else dtype
+def master_dtype(dtype, requested=None):
+    """The parameters' dtype for compute dtype `dtype`: `requested`, or by default the compute dtype
+    itself, but fp32 masters for bf16 compute (the optimizer steps in fp32). bf16 compute takes
+    requested=torch.bfloat16 too: bf16 parameters and gradients, as a torch.nn model in bf16."""
+    default = torch.float32 if dtype == torch.bfloat16 else dtype
+    if requested is None:
+        return default
+    if requested not in (dtype, default):
+        allowed = "torch.float32 or torch.bfloat16" if dtype == torch.bfloat16 else str(dtype)
+        raise TypeError(f"argument 'master_dtype' must be {allowed} for dtype={dtype}, not {requested}")
+    return requested
+
+
+def master_repr(layer):
+    """', master_dtype=...' for a layer's repr when it is not its dtype's default."""
+    return "" if layer.master_dtype == master_dtype(layer.dtype) else f", master_dtype={layer.master_dtype}"
 
 
 def default_threads():

@@ -95,8 +95,9 @@ class BlockedWeightFunction(torch.autograd.Function):
             dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(
                 "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype), relu_of=y)
             x_upd = x if plan.x_shared else upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
-            # The blocked dW is the gradient itself when the pass writes it in the master dtype (it
-            # escapes): always in fp32 and fp64; in bf16 when the pass lays dW out as the parameter
+            # The blocked dW is the gradient itself when the pass writes it in the parameters' dtype
+            # (it escapes): always for fp32, fp64 and bf16 parameters; for fp32 masters of bf16
+            # compute when the pass lays dW out as the parameter
             # (fp32 sums unrounded, in the bf16 tile order). Else a bf16 dW is moved and widened
             # into a new fp32 tensor, and kept.
             straight_f32 = layer.dtype != weight.dtype and plan.upd.straight and upd.writes_f32_output
@@ -105,10 +106,11 @@ class BlockedWeightFunction(torch.autograd.Function):
                       _kept("dw", upd, "dw", layer.dtype))
             dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
         if ctx.needs_input_grad[2]:
-            # Summed in the master dtype (weft's reduction TPPs: torch 1.13 sums bf16 into fp32 some
-            # 15x slower than in bf16, and a bf16 sum would round the gradient).
+            # Summed in fp32 or fp64 (weft's reduction TPPs: torch 1.13 sums bf16 into fp32 some 15x
+            # slower than in bf16, and bf16 sums would round each partial sum).
             op, blocked = (plan.bwd.op, dyb) if dyb is not None else (plan.upd.op, dy_upd)
             if blocked is None:  # only the bias needs its gradient
                 blocked = op.to_blocked("dy", dy, out=_kept("dy", op, "dy", layer.dtype), relu_of=y)
-            db = op.channel_sums("dy", blocked, out=torch.empty(op.plain_shape("dy")[1], dtype=weight.dtype))
+            sums = torch.float32 if weight.dtype == torch.bfloat16 else weight.dtype  # bf16 parameters: rounded after
+            db = op.channel_sums("dy", blocked, out=torch.empty(op.plain_shape("dy")[1], dtype=sums)).to(weight.dtype)
         return dx, dw, db, None, None

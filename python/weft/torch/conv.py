@@ -56,13 +56,14 @@ class _ConvPlan:
 class Conv2d(_common.BlockedWeightModule):
     """nn.Conv2d's y = conv2d(x, weight, bias, stride, padding) (NCHW, zero padding, no groups or
     dilation), relu=True fusing a ReLU, on weft's convolution passes; dtype torch.float32 or
-    torch.bfloat16 (fp32 master weights). weft's convolutions have no float64.
+    torch.bfloat16 (fp32 master weights, or bf16 ones with master_dtype=torch.bfloat16, as in
+    Linear). weft's convolutions have no float64.
 
     input_size: the (H, W) the filter's blocked layout is chosen for (default 28 x 28); other
     sizes run too, reading the filter through a gather where their passes block it otherwise."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, bias=True, relu=False,
-                 dtype=torch.float32, threads=None, input_size=None):
+                 dtype=torch.float32, threads=None, input_size=None, master_dtype=None):
         super().__init__()
         for name, value in (("in_channels", in_channels), ("out_channels", out_channels)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -77,7 +78,7 @@ class Conv2d(_common.BlockedWeightModule):
         if dtype == torch.float64:
             raise TypeError("argument 'dtype': weft's convolutions compute in float32 and bfloat16, not float64")
         self.dtype = _common.compute_dtype(dtype)
-        self.master_dtype = _common.master_dtype(self.dtype)
+        self.master_dtype = _common.master_dtype(self.dtype, master_dtype)
         self._weft_dtype = _common.WEFT_DTYPES[self.dtype]
         self.relu = bool(relu)
         self.threads = _common.check_threads(threads)
@@ -118,5 +119,5 @@ class Conv2d(_common.BlockedWeightModule):
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"padding={self.padding}, bias={self.bias is not None}, relu={self.relu}, dtype={self.dtype}, "
-                f"threads={self.threads}")
+                f"padding={self.padding}, bias={self.bias is not None}, relu={self.relu}, dtype={self.dtype}"
+                f"{_common.master_repr(self)}, threads={self.threads}")

@@ -48,13 +48,16 @@ class Linear(_common.BlockedWeightModule):
     weft's GEMM passes. relu=True fuses a ReLU into the forward (and its mask into the backward).
 
     dtype: torch.float32, torch.bfloat16 (bf16 inputs and outputs, fp32 master weights; the
-    gradients of the parameters in fp32) or torch.float64 (weft's float64 GEMM). threads: the team
+    gradients of the parameters in fp32) or torch.float64 (weft's float64 GEMM). master_dtype:
+    the parameters' dtype, torch.float32 by default for bf16; torch.bfloat16 keeps them (and
+    their gradients) in bf16, as a torch.nn model in bf16 does. threads: the team
     (default: weft.set_num_threads' count if set, else torch.get_num_threads()).
 
     self.weight is the blocked copy (flat); plain_weight() gives the (out, in) tensor; state_dict()
     holds the plain one, as nn.Linear's."""
 
-    def __init__(self, in_features, out_features, bias=True, relu=False, dtype=torch.float32, threads=None):
+    def __init__(self, in_features, out_features, bias=True, relu=False, dtype=torch.float32, threads=None,
+                 master_dtype=None):
         super().__init__()
         for name, value in (("in_features", in_features), ("out_features", out_features)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -62,7 +65,7 @@ class Linear(_common.BlockedWeightModule):
         self.in_features, self.out_features = in_features, out_features
         self.relu = bool(relu)
         self.dtype = _common.compute_dtype(dtype)
-        self.master_dtype = _common.master_dtype(self.dtype)
+        self.master_dtype = _common.master_dtype(self.dtype, master_dtype)
         self._weft_dtype = _common.WEFT_DTYPES[self.dtype]
         self.threads = _common.check_threads(threads)
         self._plans = {}
@@ -102,7 +105,7 @@ class Linear(_common.BlockedWeightModule):
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, "
-                f"relu={self.relu}, dtype={self.dtype}, threads={self.threads}")
+                f"relu={self.relu}, dtype={self.dtype}{_common.master_repr(self)}, threads={self.threads}")
 
 
 class MLP(nn.Sequential):
@@ -111,10 +114,10 @@ class MLP(nn.Sequential):
     '0.weight', '0.bias', '1.weight', ... as nn.Sequential(nn.Linear, nn.Linear, ...) (the ReLUs
     hold no state)."""
 
-    def __init__(self, sizes, bias=True, relu_last=False, dtype=torch.float32, threads=None):
+    def __init__(self, sizes, bias=True, relu_last=False, dtype=torch.float32, threads=None, master_dtype=None):
         sizes = list(sizes)
         if len(sizes) < 2:
             raise ValueError(f"argument 'sizes' needs at least 2 sizes (input, output), got {sizes}")
         layers = [Linear(sizes[i], sizes[i + 1], bias=bias, relu=relu_last or i + 2 < len(sizes), dtype=dtype,
-                         threads=threads) for i in range(len(sizes) - 1)]
+                         threads=threads, master_dtype=master_dtype) for i in range(len(sizes) - 1)]
         super().__init__(*layers)

@@ -61,14 +61,22 @@ def _conv_padding(layer):
     return tuple(layer.padding)
 
 
-def _swap(name, layer, shared, threads):
+def _master_dtype(layer, master_dtype):
+    """The swapped layer's parameter dtype: the layer's own, or fp32 masters for a bf16 layer when
+    master_dtype is torch.float32."""
+    if master_dtype == torch.float32 and layer.weight.dtype == torch.bfloat16:
+        return torch.float32
+    return layer.weight.dtype
+
+
+def _swap(name, layer, shared, threads, master_dtype):
     """(the weft.torch layer, description) or (None, reason)."""
     if type(layer) is nn.Linear:
         reason = _common_reason(layer, shared)
         if reason:
             return None, reason
         new = Linear(layer.in_features, layer.out_features, bias=layer.bias is not None, dtype=layer.weight.dtype,
-                     threads=threads)
+                     threads=threads, master_dtype=_master_dtype(layer, master_dtype))
     elif type(layer) is nn.Conv2d:
         reason = _common_reason(layer, shared)
         if reason is None and layer.groups != 1:
@@ -83,7 +91,8 @@ def _swap(name, layer, shared, threads):
         if reason:
             return None, reason
         new = Conv2d(layer.in_channels, layer.out_channels, tuple(layer.kernel_size), stride=tuple(layer.stride),
-                     padding=padding, bias=layer.bias is not None, dtype=layer.weight.dtype, threads=threads)
+                     padding=padding, bias=layer.bias is not None, dtype=layer.weight.dtype, threads=threads,
+                     master_dtype=_master_dtype(layer, master_dtype))
     elif isinstance(layer, (nn.Linear, nn.Conv2d)):
         return None, f"{type(layer).__name__}, a subclass of {type(layer).__mro__[1].__name__}: its owner may read " \
                      ".weight plain"
@@ -97,22 +106,29 @@ def _swap(name, layer, shared, threads):
     return new, None
 
 
-def optimize(model, threads=None):
+def optimize(model, threads=None, master_dtype=None):
     """Swaps, in place, the nn.Linear and nn.Conv2d layers of `model` (itself included only through
     its children: pass a container) that weft.torch runs, for weft.torch.Linear / Conv2d with the
     same weights; fuses an nn.ReLU that follows one of them in an nn.Sequential (the ReLU becomes
     nn.Identity, so state_dict keys stay). Returns an OptimizeReport (print it) of what was swapped
     and what was left to PyTorch, and why. Create the optimizer after this call: the parameters
-    are new ones."""
+    are new ones.
+
+    The swapped layers compute in their weights' dtype and keep it for their parameters, as the
+    model had them (a bf16 model trains in bf16, as torch.nn's); master_dtype=torch.float32 gives
+    the bf16 layers fp32 master weights instead (their values exactly, widened)."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"argument 'model' must be a torch.nn.Module, not {type(model).__name__}")
+    if master_dtype not in (None, torch.float32):
+        raise TypeError(f"argument 'master_dtype' must be None (each layer's own dtype) or torch.float32 (fp32 "
+                        f"masters for bf16 layers), not {master_dtype!r}")
     report = OptimizeReport()
     shared = _shared_parameters(model)
-    _optimize_children(model, "", shared, threads, report)
+    _optimize_children(model, "", shared, threads, master_dtype, report)
     return report
 
 
-def _optimize_children(module, prefix, shared, threads, report):
+def _optimize_children(module, prefix, shared, threads, master_dtype, report):
     if isinstance(module, nn.MultiheadAttention):
         report.left.append((prefix.rstrip(".") or "(model)", "nn.MultiheadAttention reads its projections plain"))
         return
@@ -122,7 +138,7 @@ def _optimize_children(module, prefix, shared, threads, report):
         if child is None:
             continue
         qualified = prefix + name
-        new, reason = _swap(qualified, child, shared, threads)
+        new, reason = _swap(qualified, child, shared, threads, master_dtype)
         if new is not None:
             following = module._modules[names[position + 1]] if position + 1 < len(names) else None
             fused = isinstance(module, nn.Sequential) and type(following) is nn.ReLU
@@ -136,4 +152,4 @@ def _optimize_children(module, prefix, shared, threads, report):
         elif reason is not None:
             report.left.append((qualified, reason))
         else:
-            _optimize_children(child, qualified + ".", shared, threads, report)
+            _optimize_children(child, qualified + ".", shared, threads, master_dtype, report)
