@@ -598,6 +598,44 @@ def test_bf16_parameters_train_within_the_bound_of_one_more_rounding(make):
     assert bool((layer.weight.detach()[layer._weight.layout.padding] == 0).all())
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("out_features", [20, 64])
+def test_the_bias_follows_every_change_of_the_parameter(dtype, out_features):
+    """The forward reads a bias whose blocked layout is the plain one (64: a whole tile) in place,
+    and converts any other (20: padded): an optimizer step, an in-place change through .data and a
+    new tensor behind the parameter each reach the next call."""
+    torch.manual_seed(47)
+    layer = wt.Linear(12, out_features, dtype=dtype)
+    x = torch.randn(3, 12).to(dtype)
+    base = (layer(x) - layer.bias.detach().to(dtype)).float()  # x @ W.T, as the layer computes it
+    assert layer._plan(3).bias_plain == (out_features == 64)
+    optimizer = torch.optim.SGD([layer.bias], lr=0.5)
+    layer(x).float().square().sum().backward()
+    optimizer.step()
+    changes = [lambda: None,  # the step above
+               lambda: layer.bias.data.add_(1.0),
+               lambda: setattr(layer.bias, "data", torch.full((out_features,), 3.0, dtype=layer.bias.dtype))]
+    for change in changes:
+        change()
+        expected = base + layer.bias.detach().to(dtype).float()
+        torch.testing.assert_close(layer(x).float(), expected, rtol=2 ** -7, atol=2 ** -6)
+
+
+@pytest.mark.parametrize("make", [lambda: wt.Linear(16, 8, dtype=torch.bfloat16),
+                                  lambda: wt.Conv2d(3, 4, 3, dtype=torch.bfloat16)], ids=["linear", "conv2d"])
+def test_a_change_of_fp32_masters_through_data_reaches_the_next_forward(make):
+    """.data shares the storage but not the version counter: the bf16 copy of fp32 masters is made
+    anew by each forward, so a change through .data (old-style optimizers, p.data.add_) is seen.
+    The copy was kept by version alone before, and the forward ran on the stale weights."""
+    torch.manual_seed(53)
+    layer = make()
+    x = torch.randn((4, 16) if isinstance(layer, wt.Linear) else (1, 3, 5, 5)).to(torch.bfloat16)
+    before = layer(x)
+    layer.weight.data.mul_(2)
+    layer.bias.data.mul_(2)
+    torch.testing.assert_close(layer(x).float(), 2 * before.float(), rtol=2 ** -7, atol=1e-3)
+
+
 def test_master_dtype_is_the_compute_dtype_or_fp32_for_bf16():
     assert wt.Linear(8, 8).master_dtype == torch.float32
     assert wt.Linear(8, 8, dtype=torch.bfloat16).master_dtype == torch.float32

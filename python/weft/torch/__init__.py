@@ -10,7 +10,8 @@ imports PyTorch).
 Forward and both backward passes run weft's operators through torch.autograd.Function. Weights
 live blocked in a Parameter between calls (what the optimizer steps on); state_dict() and
 load_state_dict() speak nn.Linear's and nn.Conv2d's plain layouts. dtype=torch.bfloat16 computes
-in bf16 on fp32 master weights. See docs/python.md, "weft.torch".
+in bf16 on fp32 master weights, or on bf16 parameters with master_dtype=torch.bfloat16 (what
+optimize() gives a bf16 model). See docs/python.md, "weft.torch".
 """
 from ._function import release_scratch
 from ._memory import memory_stats, set_memory_limit

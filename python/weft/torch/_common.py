@@ -155,14 +155,16 @@ class WeightState:
         self._copy = None
         self._copy_key = None
 
-    def compute_copy(self, weight):
-        """The weight in the compute dtype: the parameter itself, or its bf16 copy (made once per
-        optimizer step: the key is the parameter's version counter)."""
+    def compute_copy(self, weight, refresh=False):
+        """The weight in the compute dtype: the parameter itself, or its bf16 copy. The forward
+        makes the copy anew (refresh: a change through .data passes the version counter by, as
+        autocast's cast cache, which lives for one forward, never misses); the backward passes
+        reuse it while the parameter's version and storage are the forward's."""
         data = weight.detach()
         if self.dtype == data.dtype:
             return data
         key = (data.data_ptr(), weight._version)
-        if self._copy_key != key:
+        if refresh or self._copy_key != key:
             # Into the last copy when there is one: only the passes read it, within a call (a
             # weight changed between a forward and its backward is autograd's error anyway).
             if self._copy is None or self._copy.shape != data.shape:
@@ -171,8 +173,8 @@ class WeightState:
             self._copy_key = key
         return self._copy
 
-    def for_pass(self, passw, weight):
-        w = self.compute_copy(weight)
+    def for_pass(self, passw, weight, refresh=False):
+        w = self.compute_copy(weight, refresh)
         if passw.straight:
             return w
         return passw.layout.move_from(passw.to_op, w)

@@ -6,6 +6,9 @@ back to plain tensors (other PyTorch operations may come between layers). Where 
 activation out alike (plan.x_shared: the forward's and the update's x; plan.dy_shared: the two
 backward passes' dy) one blocked copy serves both.
 
+A bias whose blocked layout is its plain one (plan.bias_plain: its length a multiple of the
+tile) is read in place.
+
 The blocked copies that never leave one call (the forward's blocked y; the backward's blocked dy,
 dx and, in bf16, dw) are kept per thread and reused by the next call of the same size: glibc hands
 multi-megabyte blocks back to the system when they are freed, and touching a new one again faults
@@ -63,8 +66,10 @@ class BlockedWeightFunction(torch.autograd.Function):
         x = x.detach()
         xb = fwd.to_blocked("x", x, out=_new(fwd, "x", layer.dtype, True) if plan.x_shared else
                             _kept("x", fwd, "x", layer.dtype))
-        bb = None if bias is None else fwd.to_blocked("b", bias.detach().to(layer.dtype))
-        yb = fwd(xb, layer._weight.for_pass(plan.fwd, weight), bb, layout="blocked",
+        bb = None if bias is None else bias.detach().to(layer.dtype)
+        if bb is not None and not plan.bias_plain:
+            bb = fwd.to_blocked("b", bb)
+        yb = fwd(xb, layer._weight.for_pass(plan.fwd, weight, refresh=True), bb, layout="blocked",
                  out=_kept("y", fwd, "y", layer.dtype))
         y = fwd.from_blocked("y", yb, out=_new(fwd, "y", layer.dtype, False))
         ctx.layer, ctx.plan = layer, plan

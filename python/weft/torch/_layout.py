@@ -118,3 +118,14 @@ def same_layout(op_a, name_a, op_b, name_b, shape, dtype):
         return False
     return all(torch.equal(op_a.to_blocked(name_a, plain), op_b.to_blocked(name_b, plain))
                for plain, _ in _digit_probes(math.prod(shape), shape, dtype))
+
+
+def is_plain(op, name, shape, dtype):
+    """Whether operator `op` lays operand `name` (plain shape `shape`) out as its plain layout: no
+    padding, no permutation (a bias whose length is a multiple of the tile). The blocked copy is
+    then the plain tensor itself, read in place, so nothing has to be kept or converted per call."""
+    numel = math.prod(shape)
+    if op.blocked_size(name) != numel:
+        return False
+    return all(torch.equal(op.to_blocked(name, plain), plain.reshape(-1))
+               for plain, _ in _digit_probes(numel, shape, dtype))

@@ -15,6 +15,7 @@ from .. import ops
 from . import _common
 from ._common import WeightState
 from ._function import BlockedWeightFunction
+from ._layout import is_plain
 
 # The image the filter's layout is chosen for at construction (one image, this size unless
 # input_size= says): the forward operator of that shape fixes the channel blocks.
@@ -51,6 +52,7 @@ class _ConvPlan:
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", shape, layer.dtype)
         output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)
+        self.bias_plain = bias and is_plain(self.fwd.op, "b", (K,), layer.dtype)
 
 
 class Conv2d(_common.BlockedWeightModule):

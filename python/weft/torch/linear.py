@@ -14,6 +14,7 @@ from .. import ops
 from . import _common
 from ._common import WeightState
 from ._function import BlockedWeightFunction
+from ._layout import is_plain
 
 # The batch the weight's layout is chosen for at construction: the forward operator of that shape
 # fixes the tiles (bm, bk); other batches run with the same tiles (bn follows the batch).
@@ -41,6 +42,7 @@ class _LinearPlan:
                             ("upd",) + key, "dw")
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", (batch, K), layer.dtype)
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", (batch, M), layer.dtype)
+        self.bias_plain = layer.bias is not None and is_plain(self.fwd.op, "b", (M,), layer.dtype)
 
 
 class Linear(_common.BlockedWeightModule):
