@@ -71,10 +71,8 @@ ConvPassChoice<Config> best_config(const Config& problem, int threads, const tun
   if (!fallback)
     fallback = apply(problem, tuner::with_tiles(default_conv_config(pass, problem.shape, problem.dtype), tiles));
   if (!fallback && !tiles.empty()) {
-    tuner::TunedConfig asked;
-    asked.knobs = tiles;
     throw Error("the convolution's " + std::string(to_string(pass)) + " pass takes no configuration with" +
-                asked.to_string() + " for this shape");
+                tuner::tiles_text(tiles) + " for this shape");
   }
   Config c = fallback ? *fallback : problem;
   if (!fallback) c.loop_string = default_conv_config(pass, problem.shape).loop_string;

@@ -122,10 +122,8 @@ GemmPassChoice<Config> best_config(const Config& problem, Config heuristic, int 
     std::optional<Config> untuned = with_tiles(choice.config, tiles);
     if (!untuned) untuned = with_tiles(default_config(problem), tiles);
     if (!untuned) {
-      tuner::TunedConfig asked;
-      asked.knobs = tiles;
       throw Error("the GEMM's " + std::string(to_string(pass_of<Config>())) + " pass takes no configuration with" +
-                  asked.to_string() + " for M=" + std::to_string(problem.M) + " N=" + std::to_string(problem.N) +
+                  tuner::tiles_text(tiles) + " for M=" + std::to_string(problem.M) + " N=" + std::to_string(problem.N) +
                   " K=" + std::to_string(problem.K));
     }
     choice.config = *untuned;

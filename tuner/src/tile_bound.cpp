@@ -42,4 +42,10 @@ TunedConfig with_tiles(TunedConfig config, const Knobs& tiles) {
   return config;
 }
 
+std::string tiles_text(const Knobs& tiles) {
+  TunedConfig config;
+  config.knobs = tiles;
+  return config.to_string();
+}
+
 }  // namespace weft::tuner

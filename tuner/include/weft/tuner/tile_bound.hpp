@@ -30,4 +30,7 @@ bool has_tiles(const TunedConfig& config, const Knobs& tiles);
 // `config` with the knobs of `tiles` set (added where missing).
 TunedConfig with_tiles(TunedConfig config, const Knobs& tiles);
 
+// " bc=64 bk=64": the tiles as an error message names them.
+std::string tiles_text(const Knobs& tiles);
+
 }  // namespace weft::tuner
