@@ -157,9 +157,10 @@ class WeightState:
 
     def compute_copy(self, weight, refresh=False):
         """The weight in the compute dtype: the parameter itself, or its bf16 copy. The forward
-        makes the copy anew (refresh: a change through .data passes the version counter by, as
-        autocast's cast cache, which lives for one forward, never misses); the backward passes
-        reuse it while the parameter's version and storage are the forward's."""
+        makes the copy anew (refresh): a change through .data bypasses the version counter, so a
+        copy kept across forwards could be stale (autocast's cast cache, too, lives for one
+        forward). The backward passes reuse the forward's copy while the parameter's storage and
+        version are unchanged."""
         data = weight.detach()
         if self.dtype == data.dtype:
             return data

@@ -102,9 +102,8 @@ class BlockedWeightFunction(torch.autograd.Function):
             x_upd = x if plan.x_shared else upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
             # The blocked dW is the gradient itself when the pass writes it in the parameters' dtype
             # (it escapes): always for fp32, fp64 and bf16 parameters; for fp32 masters of bf16
-            # compute when the pass lays dW out as the parameter
-            # (fp32 sums unrounded, in the bf16 tile order). Else a bf16 dW is moved and widened
-            # into a new fp32 tensor, and kept.
+            # compute when the pass lays dW out as the parameter (fp32 sums unrounded, in the bf16
+            # tile order). Else a bf16 dW is kept, and moved and widened into a new fp32 tensor.
             straight_f32 = layer.dtype != weight.dtype and plan.upd.straight and upd.writes_f32_output
             dwb = upd(dy_upd, x_upd, layout="blocked",
                       out=_new(upd, "dw", weight.dtype, True) if layer.dtype == weight.dtype or straight_f32 else
