@@ -213,49 +213,41 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
       // in the scratch it goes through) is zeroed first, so that dW's padding is zero.
       const bool edge = (im == Mb - 1 && m_blocking().padded() != config_.M) ||
                         (ik == Kb - 1 && k_blocking().padded() != config_.K);
-      if constexpr (widened) {
-        // f32 sums (kernels with bf16 in, f32 out).
+      // A widened pass sums in f32 (kernels with bf16 in, f32 out).
+      const BrgemmTable& table = [&]() -> const BrgemmTable& {
+        if constexpr (widened) {
+          return *kernels_f32_;
+        } else {
+          return kernels_;
+        }
+      }();
+      // bf16: dW's tiles are VNNI-2, BRGEMM writes C column-major, and a TPP does not pack in
+      // place, so a complete block goes into dW's tile through a tile of scratch.
+      thread_local std::vector<Out> scratch;
+      const auto into_vnni2 = [&](const Out* from, Out* to) {
+        if constexpr (widened) {
+          detail::vnni2_order_f32(from, bm, bk, to);
+        } else {
+          (*pack_tile_)(tpp::UnaryArgs{.in = from, .out = to});
+        }
+      };
+      if constexpr (bf16) {
+        scratch.resize(static_cast<std::size_t>(bm * bk));
         if (first && last) {
-          // One chunk: the sums into a scratch tile, and from there into dW's VNNI-2 order.
-          thread_local std::vector<float> sums;
-          sums.resize(static_cast<std::size_t>(bm * bk));
-          if (edge) std::fill(sums.begin(), sums.end(), 0.0f);
-          args.c = sums.data();
-          kernels_f32_->get(im == Mb - 1, ik == Kb - 1, true, true)(args);
-          detail::vnni2_order_f32(sums.data(), bm, bk, c);
+          // One chunk: summed into the scratch, packed from there (one pass over dW).
+          if (edge) std::fill(scratch.begin(), scratch.end(), Out{});
+          args.c = scratch.data();
+          table.get(im == Mb - 1, ik == Kb - 1, true, true)(args);
+          into_vnni2(scratch.data(), c);
           return;
         }
-        if (first && edge) std::fill(c, c + bm * bk, 0.0f);
-        kernels_f32_->get(im == Mb - 1, ik == Kb - 1, first, last)(args);
-      } else {
-        if constexpr (bf16) {
-          if (first && last) {
-            // One chunk: the block into a scratch tile, packed from there into dW's VNNI-2 tile
-            // (one pass over dW instead of a write, a pack and a copy back).
-            thread_local std::vector<Out> sums;
-            sums.resize(static_cast<std::size_t>(bm * bk));
-            if (edge) std::fill(sums.begin(), sums.end(), Out{});
-            args.c = sums.data();
-            kernels_.get(im == Mb - 1, ik == Kb - 1, true, true)(args);
-            (*pack_tile_)(tpp::UnaryArgs{.in = sums.data(), .out = c});
-            return;
-          }
-        }
-        if (first && edge) std::fill(c, c + bm * bk, Out{});
-        kernels_.get(im == Mb - 1, ik == Kb - 1, first, last)(args);
       }
-      // The block is complete: into the weights' VNNI-2 tile (BRGEMM writes C column-major), through
-      // a tile of scratch (a TPP does not pack in place).
+      if (first && edge) std::fill(c, c + bm * bk, Out{});
+      table.get(im == Mb - 1, ik == Kb - 1, first, last)(args);
       if constexpr (bf16) {
-        if (last) {
-          thread_local std::vector<Out> packed;
-          packed.resize(static_cast<std::size_t>(bm * bk));
-          if constexpr (widened) {
-            detail::vnni2_order_f32(c, bm, bk, packed.data());
-          } else {
-            (*pack_tile_)(tpp::UnaryArgs{.in = c, .out = packed.data()});
-          }
-          std::copy(packed.begin(), packed.end(), c);
+        if (last) {  // several chunks summed in place: packed into the scratch, copied back
+          into_vnni2(c, scratch.data());
+          std::copy(scratch.begin(), scratch.end(), c);
         }
       }
     }
