@@ -27,7 +27,7 @@ GemmBwd::GemmBwd(GemmBwdConfig config, PassCode code)
                 config_.dtype, config_.bf16() ? TileTransform::vnni2_transpose : TileTransform::transpose, code),
       // dX block (ik, in) = sum over im of W^T tile (bk x bm) * dY tile (bm x bn). The M padding of
       // W and dY is zero, so every tile reduces over a full bm.
-      kernels_(k_blocking(), n_blocking(), config_.bm, {.lda = config_.bk, .ldb = config_.bm, .ldc = config_.bk}, {},
+      kernels_(k_blocking(), n_blocking(), config_.bm, {.lda = config_.bk, .ldb = config_.bm, .ldc = grad_input_tiles().ld()}, {},
                config_.brgemm_types(), code) {
   const std::array<parlooper::LoopSpecs, 3> specs = config_.loop_specs({1, m_step_, 1});
   require_sequential_reduction(checked_nest(config_.loop_string, specs), 1, reduction_chunks());
@@ -40,6 +40,7 @@ void GemmBwd::run_typed(const T* weight, const T* grad_out, T* grad_in) const {
   require_buffers("GemmBwd::run", {{"weight", weight}, {"grad_out", grad_out}, {"grad_in", grad_in}});
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
   const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
+  const ActivationTiles dx = grad_input_tiles();
   weight_t_.start(weight);
   (*loop_)([&](int* ind) {
     const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
@@ -47,7 +48,7 @@ void GemmBwd::run_typed(const T* weight, const T* grad_out, T* grad_in) const {
     tpp::BrgemmArgs args;
     args.a = weight_t_.tiles<T>(parlooper::ThreadedLoop<3>::get_tid(ind), im, count, ik) + weight_t_.offset(im, ik);
     args.b = grad_out + (in * Mb + im) * bn * bm;
-    args.c = grad_in + (in * Kb + ik) * bn * bk;
+    args.c = grad_in + dx.offset(ik, in);
     args.count = count;
     args.stride_a = bm * bk;
     args.stride_b = bn * bm;
@@ -72,7 +73,7 @@ GemmPassLayout GemmBwd::layout() const {
   const TileOrder w_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
   return {.left = {m_blocking(), k_blocking(), true, true, w_order},
           .right = {m_blocking(), n_blocking(), false, false},
-          .out = {k_blocking(), n_blocking(), false, false},
+          .out = grad_input_tiles().matrix(),
           .dtype = config_.dtype};
 }
 

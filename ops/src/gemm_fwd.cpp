@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <utility>
 
 #include <weft/jit/error.hpp>
@@ -19,6 +20,10 @@ std::int64_t validated_k_step(const GemmFwdConfig& c) {
     throw Error("an MLP (n_layers > 1) feeds each output into the next layer, so it needs "
                 "M == K and bm == bk");
   }
+  if (c.plain_activations && !GemmFwd::takes_plain_activations(c)) {
+    throw Error("plain activations need K % bk == 0 (K = " + std::to_string(c.K) + ", bk = " + std::to_string(c.bk) +
+                "): the batch reduce runs over whole tiles of x, and a plain x has no zero padding");
+  }
   return step;
 }
 
@@ -27,7 +32,8 @@ std::int64_t validated_k_step(const GemmFwdConfig& c) {
 GemmFwd::GemmFwd(GemmFwdConfig config, PassCode code)
     : GemmPass(std::move(config)),
       k_step_(validated_k_step(config_)),
-      kernels_(m_blocking(), n_blocking(), config_.bk, {.lda = config_.bm, .ldb = config_.bk, .ldc = config_.bm},
+      kernels_(m_blocking(), n_blocking(), config_.bk,
+               {.lda = config_.bm, .ldb = input_tiles().ld(), .ldc = output_tiles().ld()},
                {.bias = config_.fuse_bias ? tpp::BrgemmBias::per_row : tpp::BrgemmBias::none,
                 .relu = config_.fuse_relu,
                 .prefetch_c = output_prefetch(config_.loop_string, 3, 0)},
@@ -40,17 +46,18 @@ GemmFwd::GemmFwd(GemmFwdConfig config, PassCode code)
 template <class T>
 void GemmFwd::run_layer(const T* input, const T* weight, const T* bias, T* output) const {
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
-  const std::int64_t bm = config_.bm, bn = config_.bn, bk = config_.bk;
+  const std::int64_t bm = config_.bm, bk = config_.bk;
+  const ActivationTiles x = input_tiles(), y = output_tiles();
   (*loop_)([&](int* ind) {
     const std::int64_t ik = ind[0], im = ind[1], in = ind[2];
     const tpp::Brgemm& gemm = kernels_.get(im == Mb - 1, in == Nb - 1, ik == 0, ik + k_step_ >= Kb);
     tpp::BrgemmArgs args;
     args.a = weight + (im * Kb + ik) * bk * bm;
-    args.b = input + (in * Kb + ik) * bn * bk;
-    args.c = output + (in * Mb + im) * bn * bm;
+    args.b = input + x.offset(ik, in);
+    args.c = output + y.offset(im, in);
     args.count = std::min(k_step_, Kb - ik);
     args.stride_a = bk * bm;
-    args.stride_b = bn * bk;
+    args.stride_b = x.row_tile_stride();
     args.bias = bias != nullptr ? bias + im * bm : nullptr;
     gemm(args);
   });
@@ -83,8 +90,8 @@ void GemmFwd::run_typed(std::span<T* const> activations, std::span<const T* cons
 GemmPassLayout GemmFwd::layout() const {
   const TileOrder a_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
   return {.left = {m_blocking(), k_blocking(), true, false, a_order},
-          .right = {k_blocking(), n_blocking(), false, false},
-          .out = {m_blocking(), n_blocking(), false, false},
+          .right = input_tiles().matrix(),
+          .out = output_tiles().matrix(),
           .dtype = config_.dtype};
 }
 

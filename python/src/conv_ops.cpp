@@ -110,7 +110,7 @@ class ConvOp : public PreparedOp {
   }
 
   void add(std::string name, std::vector<std::int64_t> shape, bool output, ConvOperandLayout layout) {
-    operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output});
+    operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output, false});
     layouts_.push_back(std::move(layout));
   }
 

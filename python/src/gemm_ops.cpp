@@ -99,7 +99,12 @@ class GemmOp : public PreparedOp {
 
   void add(std::string name, std::vector<std::int64_t> shape, bool output, GemmOperand codec) {
     const std::int64_t elements = codec.bias_padded > 0 ? codec.bias_padded : ops::blocked_size(codec.matrix);
-    operands_.push_back({std::move(name), std::move(shape), elements, output});
+    const PassMatrix& m = codec.matrix;
+    // One column-major tile of the whole matrix, read as column-major: the row-major array itself.
+    const bool plain = codec.bias_padded == 0 && codec.order == MatrixOrder::column_major &&
+                       m.order == ops::TileOrder::column_major && m.rows.block == m.rows.size &&
+                       m.cols.block == m.cols.size;
+    operands_.push_back({std::move(name), std::move(shape), elements, output, plain});
     codecs_.push_back(codec);
   }
 
@@ -216,6 +221,15 @@ std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& requ
       },
       [&] { return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads, request.tiles); },
       [&] { return ops::default_gemm_config<Config>(desc, threads); });
+  // The activations PyTorch holds, read and written in place where the pass can (measured as fast
+  // as on blocked copies: docs/python.md), which spares every call two or three conversions.
+  if constexpr (std::is_same_v<Config, ops::GemmFwdConfig>) {
+    config.plain_activations = ops::GemmFwd::takes_plain_activations(config);
+    if (config.plain_activations) origin.description += ", x and y plain";
+  } else if constexpr (std::is_same_v<Config, ops::GemmBwdConfig>) {
+    config.plain_grad_input = true;
+    origin.description += ", dx plain";
+  }
   return std::make_shared<Op>(config, std::move(origin), threads);
 }
 

@@ -121,19 +121,37 @@ void run_plain(const BoundOp& bound, const py::sequence& inputs, py::handle out)
     throw_value_error("the operator takes " + std::to_string(next_input) + " arrays, " + std::to_string(inputs.size()) +
                       " were given");
   }
+  // Operands whose layout is their plain one are used in place, except an output that shares
+  // memory with an input (out=x): it is written to scratch and copied after the run.
+  const auto bytes = [&](std::size_t i) { return static_cast<std::size_t>(views[i].elements()) * jit::size_of(op.dtype()); };
+  const auto overlap = [&](std::size_t i, std::size_t j) {
+    const auto* a = static_cast<const std::byte*>(views[i].data);
+    const auto* b = static_cast<const std::byte*>(views[j].data);
+    return a < b + bytes(j) && b < a + bytes(i);
+  };
+  std::vector<bool> in_place(operands.size());
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    in_place[i] = operands[i].plain;
+    for (std::size_t j = 0; j < operands.size() && in_place[i] && operands[i].output; ++j)
+      in_place[i] = operands[j].output || !overlap(i, j);
+  }
   py::gil_scoped_release release;
   std::lock_guard lock(op.run_lock());
   omp_set_num_threads(op.threads());
   bound.scratch.resize(operands.size());
   std::vector<void*> blocked;
   for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (in_place[i]) {
+      blocked.push_back(views[i].data);
+      continue;
+    }
     blocked.push_back(bound.scratch[i].reserve(static_cast<std::size_t>(operands[i].blocked_elements) *
                                                jit::size_of(op.dtype())));
     if (!operands[i].output) op.to_blocked(i, views[i].data, blocked[i]);
   }
   op.run(blocked);
   for (std::size_t i = 0; i < operands.size(); ++i) {
-    if (operands[i].output) op.from_blocked(i, blocked[i], views[i].data);
+    if (operands[i].output && !in_place[i]) op.from_blocked(i, blocked[i], views[i].data);
   }
 }
 
@@ -257,7 +275,8 @@ void bind_ops(py::module_& m) {
         py::list list;
         for (const Operand& o : b.op->operands()) {
           list.append(py::dict(py::arg("name") = o.name, py::arg("shape") = py::tuple(py::cast(o.shape)),
-                               py::arg("blocked_size") = o.blocked_elements, py::arg("output") = o.output));
+                               py::arg("blocked_size") = o.blocked_elements, py::arg("output") = o.output,
+                               py::arg("plain") = o.plain));
         }
         return list;
       })

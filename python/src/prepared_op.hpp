@@ -29,6 +29,7 @@ struct Operand {
   std::vector<std::int64_t> shape;   // plain, row-major
   std::int64_t blocked_elements = 0; // of the blocked copy, padding and rims included
   bool output = false;               // written by run(); the others are read
+  bool plain = false;                // the blocked layout is the plain one: run_plain uses the array in place
 };
 
 // Where a configuration came from ("explicit", "default", "tuned (exact hit)", "tuned (nearest

@@ -85,12 +85,23 @@ class GemmOps : public ::testing::TestWithParam<std::tuple<Shape, jit::DataType>
     return {.M = shape.M, .N = shape.N, .K = shape.K, .dtype = dtype};
   }
   static constexpr int kThreads = 2;
+  // Elements past the output's layout, which no store may reach.
+  static constexpr std::int64_t kGuard = 64;
+  template <class T>
+  static void expect_guard_untouched(const std::vector<T>& out) {
+    for (std::size_t i = out.size() - kGuard; i < out.size(); ++i)
+      ASSERT_EQ(to_float(out[i]), to_float(from_float<T>(777.0f))) << "a store past the output's layout, at element " << i;
+  }
   void SetUp() override { omp_set_num_threads(kThreads); }
 
+  // plain: x and y in their plain layouts (one tile each, no padding), bk a divisor of K.
   template <class T>
-  void forward(GemmDesc d) {
+  void forward(GemmDesc d, bool plain = false) {
     d.bias = d.relu = true;
-    const GemmFwd gemm(default_gemm_config<GemmFwdConfig>(d, kThreads));
+    GemmFwdConfig config = default_gemm_config<GemmFwdConfig>(d, kThreads);
+    config.plain_activations = plain;
+    if (plain && d.K % config.bk != 0) config.bk = d.K;
+    const GemmFwd gemm(config);
     const GemmPassLayout l = gemm.layout();
     const std::vector<float> a = random_plain<T>(l.left, 1), b = random_plain<T>(l.right, 2);
     std::vector<float> bias(static_cast<std::size_t>(gemm.m_blocking().padded()), 0.0f);
@@ -98,23 +109,27 @@ class GemmOps : public ::testing::TestWithParam<std::tuple<Shape, jit::DataType>
     round_to_element_type<T>(bias);
     const std::vector<T> a_b = packed<T>(a, l.left), bias_t = converted<T>(bias);
     std::vector<T> b_b = packed<T>(b, l.right);
-    std::vector<T> c_b(static_cast<std::size_t>(blocked_size(l.out)), from_float<T>(777.0f));
+    std::vector<T> c_b(static_cast<std::size_t>(blocked_size(l.out) + kGuard), from_float<T>(777.0f));
     T* acts[] = {b_b.data(), c_b.data()};
     const T* weights[] = {a_b.data()};
     const T* biases[] = {bias_t.data()};
     gemm.run(acts, weights, biases);
     gemm.run(acts, weights, biases);  // prepared once, run many times
+    expect_guard_untouched(c_b);
     expect_matches_reference<T>(unpacked(c_b, l.out), l, a, b, bias.data(), true, gemm.bf16_sum());
   }
 
   template <class T, class Pass, class Config>
-  void backward() {
-    const Pass pass(default_gemm_config<Config>(desc(), kThreads));
+  void backward(void (*adjust)(Config&) = nullptr) {
+    Config config = default_gemm_config<Config>(desc(), kThreads);
+    if (adjust != nullptr) adjust(config);
+    const Pass pass(config);
     const GemmPassLayout l = pass.layout();
     const std::vector<float> left = random_plain<T>(l.left, 4), right = random_plain<T>(l.right, 5);
     const std::vector<T> left_b = packed<T>(left, l.left), right_b = packed<T>(right, l.right);
-    std::vector<T> out_b(static_cast<std::size_t>(blocked_size(l.out)));
+    std::vector<T> out_b(static_cast<std::size_t>(blocked_size(l.out) + kGuard), from_float<T>(777.0f));
     pass.run(left_b.data(), right_b.data(), out_b.data());
+    expect_guard_untouched(out_b);
     expect_matches_reference<T>(unpacked(out_b, l.out), l, left, right, nullptr, false, pass.bf16_sum());
   }
 };
@@ -132,6 +147,26 @@ TEST_P(GemmOps, BackwardByDataMatchesTheReference) {
     backward<bfloat16, GemmBwd, GemmBwdConfig>();
   } else {
     backward<float, GemmBwd, GemmBwdConfig>();
+  }
+}
+
+// The forward reading x and writing y in place as PyTorch's row-major tensors: the remainder tiles
+// along M and N (70 x 50) touch only the real elements (the guard past the output shows a stray
+// store, the reference a wrong one).
+TEST_P(GemmOps, ForwardOnPlainActivationsMatchesTheReference) {
+  if (desc().dtype == jit::DataType::bf16) {
+    forward<bfloat16>(desc(), true);
+  } else {
+    forward<float>(desc(), true);
+  }
+}
+
+TEST_P(GemmOps, BackwardByDataIntoAPlainGradientMatchesTheReference) {
+  const auto plain = [](GemmBwdConfig& c) { c.plain_grad_input = true; };
+  if (desc().dtype == jit::DataType::bf16) {
+    backward<bfloat16, GemmBwd, GemmBwdConfig>(plain);
+  } else {
+    backward<float, GemmBwd, GemmBwdConfig>(plain);
   }
 }
 

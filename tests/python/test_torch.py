@@ -172,6 +172,28 @@ def test_linear_matches_functional_fp32(bias, relu, shape):
     assert plan.fwd.straight and plan.bwd.straight and plan.upd.straight  # blocked once, read in place
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_linear_runs_on_plain_activations_where_the_passes_take_them(dtype):
+    # 128 inputs, a multiple of every bk weft picks for them; a batch of 33, no multiple of bn.
+    torch.manual_seed(5)
+    layer = wt.Linear(128, 72, relu=True, dtype=dtype)
+    x = torch.randn(33, 128, dtype=dtype, requires_grad=True)
+    dy = torch.randn(33, 72, dtype=dtype)
+    y = layer(x)
+    y.backward(dy)
+    plan = layer._plan(33)
+    assert plan.x_plain and plan.y_plain and plan.dx_plain
+    w = layer.plain_weight().requires_grad_()
+    b = layer.bias.detach().clone().requires_grad_()
+    xr = x.detach().clone().requires_grad_()
+    yr = F.relu(F.linear(xr, w, b))
+    yr.backward(dy)
+    torch.testing.assert_close(y, yr)
+    torch.testing.assert_close(x.grad, xr.grad)
+    torch.testing.assert_close(plain_grad(layer), w.grad)
+    assert y.data_ptr() != x.data_ptr() and x.grad.data_ptr() != dy.data_ptr()
+
+
 def test_linear_bf16_within_the_bound_on_fp32_masters():
     torch.manual_seed(4)
     layer = wt.Linear(40, 24, dtype=torch.bfloat16)

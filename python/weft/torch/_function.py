@@ -2,9 +2,10 @@
 its two backward operators, on plain activations and the layer's blocked weight.
 
 Each activation is converted into the blocked layout once per pass that reads it, and the outputs
-back to plain tensors (other PyTorch operations may come between layers). Where two passes lay an
-activation out alike (plan.x_shared: the forward's and the update's x; plan.dy_shared: the two
-backward passes' dy) one blocked copy serves both.
+back to plain tensors (other PyTorch operations may come between layers), except where a pass
+takes the plain tensor itself (plan.x_plain, y_plain, dx_plain: weft.ops' GEMM forward and
+backward by data). Where two passes lay an activation out alike (plan.x_shared: the forward's and
+the update's x; plan.dy_shared: the two backward passes' dy) one blocked copy serves both.
 
 A bias whose blocked layout is its plain one (plan.bias_plain: its length a multiple of the
 tile) is read in place.
@@ -64,14 +65,21 @@ class BlockedWeightFunction(torch.autograd.Function):
     def forward(ctx, x, weight, bias, layer, plan):
         fwd = plan.fwd.op
         x = x.detach()
-        xb = fwd.to_blocked("x", x, out=_new(fwd, "x", layer.dtype, True) if plan.x_shared else
-                            _kept("x", fwd, "x", layer.dtype))
+        if plan.x_plain:
+            xb = x.reshape(-1)
+        else:
+            xb = fwd.to_blocked("x", x, out=_new(fwd, "x", layer.dtype, True) if plan.x_shared else
+                                _kept("x", fwd, "x", layer.dtype))
         bb = None if bias is None else bias.detach().to(layer.dtype)
         if bb is not None and not plan.bias_plain:
             bb = fwd.to_blocked("b", bb)
-        yb = fwd(xb, layer._weight.for_pass(plan.fwd, weight, refresh=True), bb, layout="blocked",
-                 out=_kept("y", fwd, "y", layer.dtype))
-        y = fwd.from_blocked("y", yb, out=_new(fwd, "y", layer.dtype, False))
+        if plan.y_plain:
+            y = _new(fwd, "y", layer.dtype, False)
+            fwd(xb, layer._weight.for_pass(plan.fwd, weight, refresh=True), bb, layout="blocked", out=y.reshape(-1))
+        else:
+            yb = fwd(xb, layer._weight.for_pass(plan.fwd, weight, refresh=True), bb, layout="blocked",
+                     out=_kept("y", fwd, "y", layer.dtype))
+            y = fwd.from_blocked("y", yb, out=_new(fwd, "y", layer.dtype, False))
         ctx.layer, ctx.plan = layer, plan
         ctx.save_for_backward(xb if plan.x_shared else x, weight, y if layer.relu else None)
         return y
@@ -92,9 +100,13 @@ class BlockedWeightFunction(torch.autograd.Function):
         if ctx.needs_input_grad[0]:
             bwd = plan.bwd.op
             dyb = bwd.to_blocked("dy", dy, out=_kept("dy", bwd, "dy", layer.dtype), relu_of=y)
-            dxb = bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked",
-                      out=_kept("dx", bwd, "dx", layer.dtype))
-            dx = bwd.from_blocked("dx", dxb, out=_new(bwd, "dx", layer.dtype, False))
+            if plan.dx_plain:
+                dx = _new(bwd, "dx", layer.dtype, False)
+                bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked", out=dx.reshape(-1))
+            else:
+                dxb = bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked",
+                          out=_kept("dx", bwd, "dx", layer.dtype))
+                dx = bwd.from_blocked("dx", dxb, out=_new(bwd, "dx", layer.dtype, False))
         if ctx.needs_input_grad[1]:
             upd = plan.upd.op
             dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(

@@ -53,6 +53,7 @@ class _ConvPlan:
         output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)
         self.bias_plain = bias and is_plain(self.fwd.op, "b", (K,), layer.dtype)
+        self.x_plain = self.y_plain = self.dx_plain = False  # the convolutions keep activations blocked
 
 
 class Conv2d(_common.BlockedWeightModule):

@@ -7,7 +7,7 @@
 //   bwd.run(weight, grad_out, grad_in);
 //
 // Layouts (blocked_layout.hpp): W [Mb][Kb][bk][bm] (the forward's A), dY [Nb][Mb][bn][bm] (the
-// forward's C), dX [Nb][Kb][bn][bk] (the forward's B). BRGEMM needs W^T tiles
+// forward's C), dX [Nb][Kb][bn][bk] (the forward's B) or plain (plain_grad_input). BRGEMM needs W^T tiles
 // (transposed_tiles.hpp): transposed up front into one shared [Kb][Mb][bm][bk] copy, or
 // (private_trans) by each thread on first use into its own.
 //
@@ -36,6 +36,8 @@ namespace weft::ops {
 struct GemmBwdConfig : GemmLoops {
   std::int64_t mbf = 1;        // the M (reduction) loop is split into mbf batch-reduce chunks
   bool private_trans = false;  // transpose W per thread on first use instead of up front
+  // dX in its plain layout, PyTorch's row-major (N, K), written in place (ActivationTiles).
+  bool plain_grad_input = false;
 };
 
 class GemmBwd : public GemmPass<GemmBwdConfig> {
@@ -71,6 +73,7 @@ class GemmBwd : public GemmPass<GemmBwdConfig> {
   GemmBwd(GemmBwdConfig config, PassCode code);
   template <class T>
   void run_typed(const T* weight, const T* grad_out, T* grad_in) const;
+  ActivationTiles grad_input_tiles() const { return {k_blocking(), n_blocking(), config_.plain_grad_input}; }
 
   std::int64_t m_step_;
   TransposedTiles weight_t_;  // W tiles (bm x bk) -> W^T tiles, [Kb][Mb]

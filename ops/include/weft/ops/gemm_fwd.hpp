@@ -40,6 +40,10 @@ struct GemmFwdConfig : GemmLoops {
   int n_layers = 1;      // > 1: an MLP, needs M == K and bm == bk
   bool fuse_bias = false;
   bool fuse_relu = false;
+  // The activations (x, y and an MLP's hidden ones) in their plain layouts, PyTorch's row-major
+  // (N, K) and (N, M), read and written in place (ActivationTiles); needs K % bk == 0, as the
+  // batch reduce runs over whole tiles of x and a plain x has no zero padding.
+  bool plain_activations = false;
 };
 
 class GemmFwd : public GemmPass<GemmFwdConfig> {
@@ -50,9 +54,11 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
   // Throws the weft::Error the constructor throws for `config`, if any, and generates no code: the
   // same checks, with the kernels planned instead of emitted (pass_code.hpp).
   static void check(const GemmFwdConfig& config) { [[maybe_unused]] const GemmFwd checked(config, PassCode::check); }
+  // Whether `config` with plain_activations set is valid: its bk divides K.
+  static bool takes_plain_activations(const GemmFwdConfig& config) { return config.bk > 0 && config.K % config.bk == 0; }
 
-  // One pass through all layers. activations[0] is the input B ([Nb][Kb][bn][bk]);
-  // activations[l + 1] receives layer l's output ([Nb][Mb][bn][bm]); weights[l] is A of layer l
+  // One pass through all layers. activations[0] is the input B ([Nb][Kb][bn][bk], or plain);
+  // activations[l + 1] receives layer l's output ([Nb][Mb][bn][bm], or plain); weights[l] is A of layer l
   // ([Mb][Kb][bk][bm]); biases[l] has Mb * bm elements (used when fuse_bias). The float overload
   // runs an f32 pass, the bfloat16 one a bf16 pass (weights in VNNI-2 tiles), the double one an
   // f64 pass; the others throw weft::Error.
@@ -88,6 +94,8 @@ class GemmFwd : public GemmPass<GemmFwdConfig> {
                  std::span<const T* const> biases) const;
   template <class T>
   void run_layer(const T* input, const T* weight, const T* bias, T* output) const;
+  ActivationTiles input_tiles() const { return {k_blocking(), n_blocking(), config_.plain_activations}; }
+  ActivationTiles output_tiles() const { return {m_blocking(), n_blocking(), config_.plain_activations}; }
 
   std::int64_t k_step_ = 1;
   BrgemmTable kernels_;

@@ -31,4 +31,25 @@ struct GemmPassLayout {
   std::int64_t reduction() const { return left.transposed ? left.rows.size : left.cols.size; }
 };
 
+// An activation of a pass (x, y, dy, dx: `rows` = its features, `cols` = the batch) as the BRGEMM
+// calls walk it: tile (ir, ic), rows.block x cols.block, is either a contiguous tile of the blocked
+// layout [cols blocks][rows blocks][bc][br], or (plain) a window of the plain column-major matrix,
+// which is PyTorch's row-major (batch, features) tensor itself: nothing to convert, no padding (the
+// kernels of the remainder blocks touch only real elements).
+struct ActivationTiles {
+  Blocking rows, cols;
+  bool plain = false;
+
+  std::int64_t offset(std::int64_t ir, std::int64_t ic) const {
+    return plain ? ic * cols.block * rows.size + ir * rows.block : (ic * rows.blocks() + ir) * cols.block * rows.block;
+  }
+  std::int64_t ld() const { return plain ? rows.size : rows.block; }
+  // From tile (ir, ic) to tile (ir + 1, ic): a batch reduce's stride along the features.
+  std::int64_t row_tile_stride() const { return plain ? rows.block : cols.block * rows.block; }
+  // The layout's operand: plain is one tile of the whole matrix.
+  PassMatrix matrix() const {
+    return plain ? PassMatrix{{rows.size, rows.size}, {cols.size, cols.size}} : PassMatrix{rows, cols};
+  }
+};
+
 }  // namespace weft::ops
