@@ -12,7 +12,8 @@ w (M, K), b (M,) and y (N, M); a convolution takes NCHW activations and KCRS fil
     op.source, op.description                              # 'tuned (exact hit)' or 'default', ...
     y = weft.ops.conv2d(x, w, b, stride=1, padding=1, relu=True)
 
-Arrays are plain (row-major, converted into weft's blocked layouts and back on every call) or,
+Arrays are plain (row-major, converted into weft's blocked layouts and back on every call, except
+the activations a GEMM pass reads or writes in place: op.operands marks them "plain") or,
 with layout="blocked", flat arrays already in the operator's blocked layouts (op.to_blocked /
 op.from_blocked convert; op.blocked_size(name) says how many elements), for callers who keep
 tensors blocked between calls. Prepared operators are kept per (descriptor, configuration,
@@ -109,7 +110,8 @@ class _Operator:
     writes_f32_output = property(lambda self: self._op.writes_f32_output,
                                  doc="whether a bf16 operator's blocked out= may be float32 (GemmBackwardWeights)")
     operands = property(lambda self: self._operands,
-                        doc="per operand: name, plain shape, blocked_size, output")
+                        doc="per operand: name, plain shape, blocked_size, output, plain (the blocked "
+                            "layout is the plain one: used in place)")
 
     def _operand(self, name):
         for operand in self._operands:
