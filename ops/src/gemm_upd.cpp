@@ -25,6 +25,11 @@ std::int64_t validated_n_step(const GemmUpdConfig& c) {
   c.require_even_in_bf16("bn", c.bn, "the dY tiles are repacked in VNNI-2 along N, this pass's reduction");
   c.require_even_in_bf16("bk", c.bk, "dW is written in the weights' VNNI-2 tiles, pairs along K");
   if (c.n_partial_filters < 0) throw Error("n_partial_filters must be >= 0");
+  if (c.plain_input && !GemmUpd::takes_plain_input(c)) {
+    throw Error("a plain input X needs K % bk == 0 and N % bn == 0 (K = " + std::to_string(c.K) + ", bk = " +
+                std::to_string(c.bk) + ", N = " + std::to_string(c.N) + ", bn = " + std::to_string(c.bn) +
+                "): its tiles are transposed whole, and the reduction over N needs zero padding a plain X has not");
+  }
   if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
     throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
                 std::to_string(c.M) + " x " + std::to_string(c.K) + ": the copies of dW (" +
@@ -62,7 +67,7 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
       filter_size_(blocked_size(config_)),
       reduce_chunk_(std::min(kReduceChunk, filter_size_)),
       input_t_(config_.bk, config_.bn, n_blocking().blocks(), k_blocking().blocks(), false, config_.private_trans,
-               config_.dtype, TileTransform::transpose, code),
+               config_.dtype, TileTransform::transpose, code, config_.plain_input ? config_.K : 0),
       zero_chunk_(make_kernel<tpp::Unary>(
           desc(tpp::UnaryOp::zero, reduce_chunk_, 1, reduce_chunk_, reduce_chunk_, config_.sum_types()), code)),
       // dW chunk = sum over the P copies: a reduction along the columns of a (chunk x P) matrix
@@ -280,8 +285,10 @@ void GemmUpd::run(const bfloat16* grad_out, const bfloat16* input, float* grad_w
 GemmPassLayout GemmUpd::layout() const {
   // dW in the weights' layout: VNNI-2 tiles in bf16.
   const TileOrder dw_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
+  PassMatrix x = ActivationTiles{k_blocking(), n_blocking(), config_.plain_input}.matrix();
+  x.transposed = true;
   return {.left = {m_blocking(), n_blocking(), false, false},
-          .right = {k_blocking(), n_blocking(), false, true},
+          .right = x,
           .out = {m_blocking(), k_blocking(), true, false, dw_order},
           .dtype = config_.dtype};
 }

@@ -27,14 +27,16 @@ jit::DataType checked(jit::DataType type, TileTransform transform, std::int64_t 
 }
 
 std::optional<TileTranspose> transposer(jit::DataType type, TileTransform transform, std::int64_t rows,
-                                        std::int64_t cols, PassCode code) {
+                                        std::int64_t cols, PassCode code, std::int64_t source_ld) {
   if (transform == TileTransform::vnni2_pack) return std::nullopt;
-  return TileTranspose(rows, cols, type, transform == TileTransform::vnni2_transpose, code);
+  return TileTranspose(rows, cols, type, transform == TileTransform::vnni2_transpose, code, source_ld);
 }
 
-std::optional<tpp::Unary> packer(TileTransform transform, std::int64_t rows, std::int64_t cols, PassCode code) {
+std::optional<tpp::Unary> packer(TileTransform transform, std::int64_t rows, std::int64_t cols, PassCode code,
+                                 std::int64_t source_ld) {
   if (transform != TileTransform::vnni2_pack) return std::nullopt;
-  return make_kernel<tpp::Unary>({.op = tpp::UnaryOp::vnni2_pack, .m = rows, .n = cols, .ld_in = rows, .ld_out = rows,
+  return make_kernel<tpp::Unary>({.op = tpp::UnaryOp::vnni2_pack, .m = rows, .n = cols,
+                                  .ld_in = source_ld != 0 ? source_ld : rows, .ld_out = rows,
                                   .types = {.in = jit::DataType::bf16, .out = jit::DataType::bf16}},
                                  code);
 }
@@ -43,24 +45,26 @@ std::optional<tpp::Unary> packer(TileTransform transform, std::int64_t rows, std
 
 TransposedTiles::TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner,
                                  bool swap, bool per_thread, jit::DataType type, TileTransform transform,
-                                 PassCode code)
+                                 PassCode code, std::int64_t source_ld)
     : rows_(rows),
       cols_(cols),
       outer_(outer),
       inner_(inner),
       tile_(rows * cols),
+      source_ld_(source_ld),
       swap_(swap),
       per_thread_(per_thread),
       element_bytes_(jit::size_of(type)),
       transform_(transform),
-      transpose_(transposer(checked(type, transform, rows, cols), transform, rows, cols, code)),
-      pack_(packer(transform, rows, cols, code)),
+      transpose_(transposer(checked(type, transform, rows, cols), transform, rows, cols, code, source_ld)),
+      pack_(packer(transform, rows, cols, code, source_ld)),
       all_tiles_(make_loop<2>(
           {parlooper::LoopSpecs{0L, static_cast<long>(outer)}, parlooper::LoopSpecs{0L, static_cast<long>(inner)}}, "AB",
           code)) {}
 
 void TransposedTiles::transform(std::int64_t o, std::int64_t i, std::byte* copy) const {
-  const std::byte* in = source_ + static_cast<std::size_t>((o * inner_ + i) * tile_) * element_bytes_;
+  const std::int64_t at = source_ld_ != 0 ? o * cols_ * source_ld_ + i * rows_ : (o * inner_ + i) * tile_;
+  const std::byte* in = source_ + static_cast<std::size_t>(at) * element_bytes_;
   std::byte* out = copy + static_cast<std::size_t>(offset(o, i)) * element_bytes_;
   if (pack_) {
     (*pack_)(tpp::UnaryArgs{.in = in, .out = out});

@@ -222,13 +222,16 @@ std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& requ
       [&] { return ops::best_gemm_config(ops::gemm_config<Config>(desc), threads, request.tiles); },
       [&] { return ops::default_gemm_config<Config>(desc, threads); });
   // The activations PyTorch holds, read and written in place where the pass can (measured as fast
-  // as on blocked copies: docs/python.md), which spares every call two or three conversions.
+  // as on blocked copies: docs/ops.md), which spares the calls their conversions.
   if constexpr (std::is_same_v<Config, ops::GemmFwdConfig>) {
     config.plain_activations = ops::GemmFwd::takes_plain_activations(config);
     if (config.plain_activations) origin.description += ", x and y plain";
   } else if constexpr (std::is_same_v<Config, ops::GemmBwdConfig>) {
     config.plain_grad_input = true;
     origin.description += ", dx plain";
+  } else {
+    config.plain_input = ops::GemmUpd::takes_plain_input(config);
+    if (config.plain_input) origin.description += ", x plain";
   }
   return std::make_shared<Op>(config, std::move(origin), threads);
 }

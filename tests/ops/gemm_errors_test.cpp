@@ -47,6 +47,15 @@ TEST(GemmOpsErrors, ImpossibleShapesAreNamed) {
   GemmBwdConfig odd = gemm_config<GemmBwdConfig>({.M = 32, .N = 32, .K = 32, .dtype = jit::DataType::bf16});
   odd.bk = 31;
   EXPECT_THAT([&] { GemmBwd{odd}; }, ThrowsMessage<Error>(HasSubstr("bk = 31 is odd")));
+  // Plain activations read whole tiles along the reduction: the tiles must divide it.
+  GemmFwdConfig fwd = gemm_config<GemmFwdConfig>({.M = 32, .N = 32, .K = 48});
+  fwd.bk = 32;
+  fwd.plain_activations = true;
+  EXPECT_THAT([&] { GemmFwd{fwd}; }, ThrowsMessage<Error>(HasSubstr("plain activations need K % bk == 0 (K = 48, bk = 32)")));
+  GemmUpdConfig upd = gemm_config<GemmUpdConfig>({.M = 32, .N = 40, .K = 32});
+  upd.bn = 32;
+  upd.plain_input = true;
+  EXPECT_THAT([&] { GemmUpd{upd}; }, ThrowsMessage<Error>(HasSubstr("N = 40, bn = 32")));
 }
 
 TEST(GemmOpsErrors, WrongDataTypesAreNamed) {

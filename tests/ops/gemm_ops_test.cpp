@@ -170,6 +170,21 @@ TEST_P(GemmOps, BackwardByDataIntoAPlainGradientMatchesTheReference) {
   }
 }
 
+// X read from PyTorch's row-major tensor in place: its tiles transposed straight from it (tiles
+// that divide K and N).
+TEST_P(GemmOps, BackwardByWeightsFromAPlainInputMatchesTheReference) {
+  const auto plain = [](GemmUpdConfig& c) {
+    c.plain_input = true;
+    if (c.K % c.bk != 0) c.bk = c.K;
+    if (c.N % c.bn != 0) c.bn = c.N;
+  };
+  if (desc().dtype == jit::DataType::bf16) {
+    backward<bfloat16, GemmUpd, GemmUpdConfig>(plain);
+  } else {
+    backward<float, GemmUpd, GemmUpdConfig>(plain);
+  }
+}
+
 TEST_P(GemmOps, BackwardByWeightsMatchesTheReference) {
   if (desc().dtype == jit::DataType::bf16) {
     backward<bfloat16, GemmUpd, GemmUpdConfig>();

@@ -35,6 +35,31 @@ void expect_transposed(const TransposedTiles& t, const float* copy, const std::v
       ASSERT_EQ(transposed[r * cols + c], tile[c * rows + r]) << "tile (" << o << ", " << i << ")";
 }
 
+// A plain column-major source (source_ld: its rows) read in place: tile (o, i) is the window at
+// column o * cols, row i * rows, and its transpose lands where the blocked source's tile would.
+TEST(TransposedTiles, APlainSourceIsReadInPlaceTileByTile) {
+  const std::int64_t rows = 4, cols = 3, outer = 2, inner = 3;  // the matrix: 12 x 6
+  const std::int64_t ld = inner * rows;
+  std::vector<float> plain(static_cast<std::size_t>(ld * outer * cols));
+  weft::ops::fill_random(plain.data(), static_cast<std::int64_t>(plain.size()), 9);
+  std::vector<float> blocked;  // the same tiles, contiguous, [outer][inner]
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i)
+      for (std::int64_t c = 0; c < cols; ++c)
+        for (std::int64_t r = 0; r < rows; ++r) blocked.push_back(plain[static_cast<std::size_t>((o * cols + c) * ld + i * rows + r)]);
+  omp_set_num_threads(2);
+  for (bool per_thread : {false, true}) {
+    const TransposedTiles t(rows, cols, outer, inner, false, per_thread, DataType::f32, TileTransform::transpose,
+                            weft::ops::PassCode::build, ld);
+    t.start(plain.data());
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) expect_transposed(t, t.tiles<float>(0, o, 1, i), blocked, rows, cols, inner, o, i);
+  }
+  // A stride below the tile's rows, or with VNNI-2, is refused.
+  EXPECT_THROW(weft::ops::TileTranspose(4, 4, DataType::f32, false, weft::ops::PassCode::build, 3), weft::Error);
+  EXPECT_THROW(weft::ops::TileTranspose(4, 4, DataType::bf16, true, weft::ops::PassCode::build, 8), weft::Error);
+}
+
 TEST(TransposedTiles, SharedAndPerThreadCopiesHoldTheSameTransposes) {
   const std::int64_t rows = 5, cols = 3, outer = 4, inner = 2;
   std::vector<float> source(static_cast<std::size_t>(outer * inner * rows * cols));

@@ -204,6 +204,9 @@ def test_plain_activations_are_used_in_place_and_out_may_alias_x(rng):
     expected = dy.astype(np.float64) @ w
     assert bwd(dy, w, out=dy) is dy
     np.testing.assert_allclose(dy, expected, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * 64)
+    upd = weft.ops.GemmBackwardWeights(64, 50, 64, config={"bm": 32, "bn": 10, "bk": 32})
+    assert [o["plain"] for o in upd.operands] == [False, True, False]
+    np.testing.assert_allclose(upd(dy, x), dy.astype(np.float64).T @ x, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * 50)
     # K not a multiple of bk: x and y blocked.
     assert not any(o["plain"] for o in weft.ops.Gemm(64, 50, 72, config={"bm": 32, "bn": 16, "bk": 32}).operands)
 

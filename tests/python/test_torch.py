@@ -173,16 +173,19 @@ def test_linear_matches_functional_fp32(bias, relu, shape):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_linear_runs_on_plain_activations_where_the_passes_take_them(dtype):
-    # 128 inputs, a multiple of every bk weft picks for them; a batch of 33, no multiple of bn.
+@pytest.mark.parametrize("batch", [33, 64])
+def test_linear_runs_on_plain_activations_where_the_passes_take_them(dtype, batch):
+    # 128 inputs, a multiple of every bk weft picks for them. A batch of 33, no multiple of bn:
+    # the backward by weights converts x (it needs whole tiles along N); of 64: it reads x in place.
     torch.manual_seed(5)
     layer = wt.Linear(128, 72, relu=True, dtype=dtype)
-    x = torch.randn(33, 128, dtype=dtype, requires_grad=True)
-    dy = torch.randn(33, 72, dtype=dtype)
+    x = torch.randn(batch, 128, dtype=dtype, requires_grad=True)
+    dy = torch.randn(batch, 72, dtype=dtype)
     y = layer(x)
     y.backward(dy)
-    plan = layer._plan(33)
+    plan = layer._plan(batch)
     assert plan.x_plain and plan.y_plain and plan.dx_plain
+    assert plan.upd_x_plain == (batch == 64)
     w = layer.plain_weight().requires_grad_()
     b = layer.bias.detach().clone().requires_grad_()
     xr = x.detach().clone().requires_grad_()

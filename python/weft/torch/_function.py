@@ -3,8 +3,8 @@ its two backward operators, on plain activations and the layer's blocked weight.
 
 Each activation is converted into the blocked layout once per pass that reads it, and the outputs
 back to plain tensors (other PyTorch operations may come between layers), except where a pass
-takes the plain tensor itself (plan.x_plain, y_plain, dx_plain: weft.ops' GEMM forward and
-backward by data). Where two passes lay an activation out alike (plan.x_shared: the forward's and
+takes the plain tensor itself (plan.x_plain, y_plain, dx_plain, upd_x_plain: weft.ops' GEMM
+passes). Where two passes lay an activation out alike (plan.x_shared: the forward's and
 the update's x; plan.dy_shared: the two backward passes' dy) one blocked copy serves both.
 
 A bias whose blocked layout is its plain one (plan.bias_plain: its length a multiple of the
@@ -111,7 +111,12 @@ class BlockedWeightFunction(torch.autograd.Function):
             upd = plan.upd.op
             dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(
                 "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype), relu_of=y)
-            x_upd = x if plan.x_shared else upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
+            if plan.x_shared:
+                x_upd = x
+            elif plan.upd_x_plain:
+                x_upd = x.reshape(-1)
+            else:
+                x_upd = upd.to_blocked("x", x, out=_kept("x_upd", upd, "x", layer.dtype))
             # The blocked dW is the gradient itself when the pass writes it in the parameters' dtype
             # (it escapes): always for fp32, fp64 and bf16 parameters; for fp32 masters of bf16
             # compute when the pass lays dW out as the parameter (fp32 sums unrounded, in the bf16

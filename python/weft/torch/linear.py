@@ -43,11 +43,13 @@ class _LinearPlan:
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", (batch, K), layer.dtype)
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", (batch, M), layer.dtype)
         self.bias_plain = layer.bias is not None and is_plain(self.fwd.op, "b", (M,), layer.dtype)
-        # The forward reads x and writes y, the backward by data writes dx, as PyTorch's tensors
-        # where the passes take them plain (weft.ops: K a multiple of the forward's bk).
+        # The forward reads x and writes y, the backward by data writes dx, and the backward by
+        # weights reads x, as PyTorch's tensors where the passes take them plain (weft.ops: tiles
+        # that divide K, and for the backward by weights N).
         self.x_plain = is_plain(self.fwd.op, "x", (batch, K), layer.dtype)
         self.y_plain = is_plain(self.fwd.op, "y", (batch, M), layer.dtype)
         self.dx_plain = is_plain(self.bwd.op, "dx", (batch, K), layer.dtype)
+        self.upd_x_plain = is_plain(self.upd.op, "x", (batch, K), layer.dtype)
 
 
 class Linear(_common.BlockedWeightModule):

@@ -6,7 +6,7 @@
 //   GemmUpd upd(cfg);
 //   upd.run(grad_out, input, grad_weight);
 //
-// Layouts: dY [Nb][Mb][bn][bm], X [Nb][Kb][bn][bk], dW [Mb][Kb][bk][bm]. BRGEMM needs X^T tiles
+// Layouts: dY [Nb][Mb][bn][bm], X [Nb][Kb][bn][bk] or plain (plain_input), dW [Mb][Kb][bk][bm]. BRGEMM needs X^T tiles
 // (transposed_tiles.hpp): transposed up front into a shared [Nb][Kb][bk][bn] copy or
 // (private_trans) by each thread on first use.
 //
@@ -49,6 +49,11 @@ struct GemmUpdConfig : GemmLoops {
   std::int64_t nbf = 1;        // the N (reduction) loop is split into nbf batch-reduce chunks
   bool private_trans = false;  // transpose X per thread on first use instead of up front
   std::int64_t n_partial_filters = 0;
+  // X read in its plain layout, PyTorch's row-major (N, K), in place (ActivationTiles): its tiles
+  // are transposed for BRGEMM anyway, now straight from the plain tensor. Needs K % bk == 0 and
+  // N % bn == 0: the transposes move whole tiles, and the reduction over N needs the zero padding
+  // a plain X does not have.
+  bool plain_input = false;
 };
 
 class GemmUpd : public GemmPass<GemmUpdConfig> {
@@ -59,6 +64,10 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   // Throws the weft::Error the constructor throws for `config`, if any, and generates no code
   // (pass_code.hpp). Used to try tuned configurations (best_gemm_config).
   static void check(const GemmUpdConfig& config) { [[maybe_unused]] const GemmUpd checked(config, PassCode::check); }
+  // Whether `config` with plain_input set is valid: bk divides K and bn divides N.
+  static bool takes_plain_input(const GemmUpdConfig& config) {
+    return config.bk > 0 && config.bn > 0 && config.K % config.bk == 0 && config.N % config.bn == 0;
+  }
 
   // The float overload runs an f32 pass, the bfloat16 one a bf16 pass, the double one an f64 pass;
   // the others throw weft::Error.

@@ -22,9 +22,10 @@ class TileTranspose {
  public:
   // Throws weft::Error for a type other than f32, bf16 and f64, vnni2 outside bf16, or odd rows or
   // columns with vnni2. With PassCode::check the kernels are planned only (pass_code.hpp), and the
-  // transpose must not be called.
+  // transpose must not be called. `ld_in`: the source's column stride in elements, 0 for `rows` (a
+  // contiguous tile); a window of a larger column-major matrix otherwise (not with vnni2).
   TileTranspose(std::int64_t rows, std::int64_t cols, jit::DataType type, bool vnni2,
-                PassCode code = PassCode::build);
+                PassCode code = PassCode::build, std::int64_t ld_in = 0);
 
   // `scratch`: scratch_bytes() bytes, one thread's at a time (unused without vnni2).
   void operator()(const void* in, void* out, void* scratch) const;

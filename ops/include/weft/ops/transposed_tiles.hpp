@@ -9,6 +9,11 @@
 // transpose (pairs of rows). vnni2_pack is the unary TPP; the transposes are TileTranspose's
 // (tile_transpose.hpp), vnni2_transpose through a tile of scratch per thread.
 //
+// The source may also be a plain column-major matrix read in place (source_ld > 0, its leading
+// dimension): tile (o, i) is then the window at o * cols * source_ld + i * rows (ActivationTiles in
+// gemm_layout.hpp: an activation as PyTorch holds it, o its batch block and i its feature block),
+// every window whole (the grid divides the matrix).
+//
 // Either every tile is reformatted up front by a parallel loop into one shared copy, or
 // (per_thread) each thread reformats the tiles it reads on first use into its own copy: no second
 // parallel phase and no barrier, at the cost of a copy per thread.
@@ -47,7 +52,8 @@ class TransposedTiles {
   // tiles() must not be called.
   TransposedTiles(std::int64_t rows, std::int64_t cols, std::int64_t outer, std::int64_t inner, bool swap,
                   bool per_thread, jit::DataType type = jit::DataType::f32,
-                  TileTransform transform = TileTransform::transpose, PassCode code = PassCode::build);
+                  TileTransform transform = TileTransform::transpose, PassCode code = PassCode::build,
+                  std::int64_t source_ld = 0);
 
   // Before every run over `source` (elements of the type): reformats every tile now (shared copy),
   // or forgets which tiles the threads have reformatted (per-thread copies).
@@ -76,6 +82,7 @@ class TransposedTiles {
   void transform(std::int64_t o, std::int64_t i, std::byte* copy) const;  // tile (o, i) of source_ into its slot
 
   std::int64_t rows_, cols_, outer_, inner_, tile_;
+  std::int64_t source_ld_;  // 0: contiguous source tiles
   bool swap_, per_thread_;
   std::size_t element_bytes_;
   TileTransform transform_;
