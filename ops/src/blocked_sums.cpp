@@ -1,5 +1,7 @@
 #include <weft/ops/blocked_sums.hpp>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -40,6 +42,16 @@ void row_sums_of(const T* blocked, const PassMatrix& m, Sum* out) {
   require_buffers("row_sums", {{"blocked", blocked}, {"out", out}});
   if (m.order != TileOrder::column_major) throw Error("row_sums: column-major tiles only (an activation's)");
   const std::int64_t bm = m.rows.block, bn = m.cols.block;
+  if (m.rows.blocks() == 1 && m.cols.blocks() == 1 && bm == m.rows.size && bn == m.cols.size) {
+    // A plain matrix (one tile of it all): its rows in parallel, in chunks that divide them, each
+    // a window of the matrix (ld: its rows).
+    std::int64_t chunk = std::max<std::int64_t>(1, bm / (4 * static_cast<std::int64_t>(omp_get_max_threads())));
+    while (bm % chunk != 0) --chunk;
+    block_sums(row_reduction<T, Sum>(chunk, bn, bm), bm / chunk, chunk, 1,
+               [&](std::int64_t rb, std::int64_t) { return blocked + rb * chunk; }, [&](std::int64_t) { return chunk; },
+               out);
+    return;
+  }
   // A tile holds whole columns of bm rows: its row sums, tile after tile along the columns.
   block_sums(row_reduction<T, Sum>(bm, bn, bm), m.rows.blocks(), bm, m.cols.blocks(),
                 [&](std::int64_t rb, std::int64_t cb) {

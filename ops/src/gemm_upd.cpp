@@ -30,6 +30,11 @@ std::int64_t validated_n_step(const GemmUpdConfig& c) {
                 std::to_string(c.bk) + ", N = " + std::to_string(c.N) + ", bn = " + std::to_string(c.bn) +
                 "): its tiles are transposed whole, and the reduction over N needs zero padding a plain X has not");
   }
+  if (c.plain_grad_output && !GemmUpd::takes_plain_grad_output(c)) {
+    throw Error("a plain dY needs M % bm == 0 and N % bn == 0 (M = " + std::to_string(c.M) + ", bm = " +
+                std::to_string(c.bm) + ", N = " + std::to_string(c.N) + ", bn = " + std::to_string(c.bn) +
+                "): its tiles are read whole, and the reduction over N needs zero padding a plain dY has not");
+  }
   if (c.n_partial_filters > 0 && blocked_size(c) > kMaxReduceStride) {
     throw Error("n_partial_filters " + std::to_string(c.n_partial_filters) + " with M x K = " +
                 std::to_string(c.M) + " x " + std::to_string(c.K) + ": the copies of dW (" +
@@ -87,9 +92,11 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
       // dW block (im, ik) = sum over in of dY tile (bm x bn) * X^T tile (bn x bk). The N padding
       // of dY and X is zero, so every tile reduces over a full bn.
       kernels_(m_blocking(), k_blocking(), config_.bn,
-               {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {}, config_.brgemm_types(), code),
+               {.lda = grad_output_ld(), .ldb = config_.bn, .ldc = config_.bm},
+               {}, config_.brgemm_types(), code),
       accumulate_(m_blocking(), k_blocking(), config_.bn,
-                  {.lda = config_.bm, .ldb = config_.bn, .ldc = config_.bm}, {.accumulate = true},
+                  {.lda = grad_output_ld(), .ldb = config_.bn, .ldc = config_.bm},
+                  {.accumulate = true},
                   // The operands' type in, the copies' out: f32 copies in bf16 too.
                   {.in = config_.brgemm_types().in, .out = config_.sum_types().out, .compute = config_.sum_types().compute},
                   code),
@@ -107,7 +114,8 @@ GemmUpd::GemmUpd(GemmUpdConfig config, PassCode code)
   if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
   if (!config_.bf16()) return;
   grad_out_v_.emplace(config_.bm, config_.bn, n_blocking().blocks(), m_blocking().blocks(), false,
-                      config_.private_trans, config_.dtype, TileTransform::vnni2_pack, code);
+                      config_.private_trans, config_.dtype, TileTransform::vnni2_pack, code,
+                      config_.plain_grad_output ? config_.M : 0);
   const auto pack = [&](jit::DataType in) {
     return tpp::UnaryDesc{.op = tpp::UnaryOp::vnni2_pack, .m = config_.bm, .n = config_.bk, .ld_in = config_.bm,
                           .ld_out = config_.bm, .types = {.in = in, .out = jit::DataType::bf16}};
@@ -181,6 +189,7 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
   constexpr bool bf16 = std::is_same_v<T, bfloat16>;
   constexpr bool widened = bf16 && std::is_same_v<Out, float>;  // bf16 pass, f32 dW
   using Sum = std::conditional_t<std::is_same_v<T, double>, double, float>;  // sum_types()
+  const ActivationTiles dy = grad_output_tiles();
   input_t_.start(input);
   if constexpr (bf16) grad_out_v_->start(grad_out);
   const bool partial = uses_partial_filters();
@@ -195,10 +204,10 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
     tpp::BrgemmArgs args;
     // dY tiles: read in place in f32, from their VNNI-2 copies in bf16 (the same [Nb][Mb] slots).
     args.a = bf16 ? grad_out_v_->tiles<T>(tid, in, count, im) + grad_out_v_->offset(in, im)
-                  : grad_out + (in * Mb + im) * bn * bm;
+                  : grad_out + dy.offset(im, in);
     args.b = input_t_.tiles<T>(tid, in, count, ik) + input_t_.offset(in, ik);
     args.count = count;
-    args.stride_a = Mb * bn * bm;
+    args.stride_a = bf16 ? Mb * bn * bm : dy.col_tile_stride();
     args.stride_b = Kb * bk * bn;
     const std::int64_t c_offset = (im * Kb + ik) * bk * bm;
     if (partial) {
@@ -287,7 +296,7 @@ GemmPassLayout GemmUpd::layout() const {
   const TileOrder dw_order = config_.bf16() ? TileOrder::vnni2 : TileOrder::column_major;
   PassMatrix x = ActivationTiles{k_blocking(), n_blocking(), config_.plain_input}.matrix();
   x.transposed = true;
-  return {.left = {m_blocking(), n_blocking(), false, false},
+  return {.left = grad_output_tiles().matrix(),
           .right = x,
           .out = {m_blocking(), k_blocking(), true, false, dw_order},
           .dtype = config_.dtype};

@@ -1,5 +1,7 @@
 #include <weft/ops/matrix_packing.hpp>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -21,6 +23,18 @@ std::int64_t plain_offset(std::int64_t r, std::int64_t c, const PassMatrix& m, M
 
 std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const PassMatrix& m) {
   return ops::blocked_offset(r, c, m.rows, m.cols, m.row_block_major, m.order);
+}
+
+// A plain operand (one column-major tile of the whole matrix, whose blocked copy is the plain
+// matrix itself) as tiles of whole columns, a divisor of them each, so that converting it runs in
+// parallel; the same memory, no padding. Other matrices as they are.
+PassMatrix walked(const PassMatrix& m) {
+  if (m.rows.block != m.rows.size || m.cols.block != m.cols.size || m.order != TileOrder::column_major) return m;
+  std::int64_t chunk = std::max<std::int64_t>(1, m.cols.size / (4 * static_cast<std::int64_t>(omp_get_max_threads())));
+  while (m.cols.size % chunk != 0) --chunk;
+  PassMatrix w = m;
+  w.cols.block = chunk;
+  return w;
 }
 
 // Calls visit(tile, rows, cols, r0, c0) for every tile of `m`, in parallel: `tile` the offset of
@@ -81,7 +95,8 @@ namespace {
 // Every tile between the plain matrix and the blocked copy: into the tiles (pack: `from` plain, `to`
 // blocked, the padding of partial tiles written with zeros) or out of them (unpack).
 template <bool into_tiles, class T>
-void move_tiles(const T* from, T* to, const PassMatrix& m, MatrixOrder order) {
+void move_tiles(const T* from, T* to, const PassMatrix& matrix, MatrixOrder order) {
+  const PassMatrix m = walked(matrix);
   const std::int64_t tile_size = m.rows.block * m.cols.block;
   const TileMove move = tile_move<T>(m, order);
   std::optional<detail::TileTransposes> transposes;
@@ -128,8 +143,9 @@ void unpack(const T* blocked, const PassMatrix& m, T* plain, MatrixOrder order) 
 }
 
 template <class T>
-void pack_relu_backward(const T* grad, const T* forward_out, MatrixOrder order, const PassMatrix& m, T* blocked) {
+void pack_relu_backward(const T* grad, const T* forward_out, MatrixOrder order, const PassMatrix& matrix, T* blocked) {
   require_buffers("pack_relu_backward", {{"grad", grad}, {"forward_out", forward_out}, {"blocked", blocked}});
+  const PassMatrix m = walked(matrix);
   if (tile_move<T>(m, order) != TileMove::columns) {
     throw Error("pack_relu_backward: column-major tiles from a column-major plain matrix only");
   }

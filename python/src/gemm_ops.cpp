@@ -207,7 +207,7 @@ class GemmBackwardWeightsOp : public GemmOp<ops::GemmUpd> {
 };
 
 template <class Op, class Config>
-std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& request, int threads) {
+std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& request, int threads, bool plain_dy) {
   auto [config, origin] = choose_config(
       request, ops::gemm_config<Config>(desc),
       [&](const tuner::TunedConfig& tuned) {
@@ -223,29 +223,34 @@ std::shared_ptr<PreparedOp> make(const ops::GemmDesc& desc, const OpConfig& requ
       [&] { return ops::default_gemm_config<Config>(desc, threads); });
   // The activations PyTorch holds, read and written in place where the pass can (measured as fast
   // as on blocked copies: docs/ops.md), which spares the calls their conversions.
+  std::string plain;  // the operands read or written in place, for the description
+  const auto use = [&](bool& flag, bool possible, const char* names) {
+    flag = possible;
+    if (possible) plain += std::string(plain.empty() ? "" : ", ") + names;
+  };
   if constexpr (std::is_same_v<Config, ops::GemmFwdConfig>) {
-    config.plain_activations = ops::GemmFwd::takes_plain_activations(config);
-    if (config.plain_activations) origin.description += ", x and y plain";
+    use(config.plain_activations, ops::GemmFwd::takes_plain_activations(config), "x, y");
   } else if constexpr (std::is_same_v<Config, ops::GemmBwdConfig>) {
-    config.plain_grad_input = true;
-    origin.description += ", dx plain";
+    use(config.plain_grad_output, plain_dy && ops::GemmBwd::takes_plain_grad_output(config), "dy");
+    use(config.plain_grad_input, true, "dx");
   } else {
-    config.plain_input = ops::GemmUpd::takes_plain_input(config);
-    if (config.plain_input) origin.description += ", x plain";
+    use(config.plain_grad_output, ops::GemmUpd::takes_plain_grad_output(config), "dy");
+    use(config.plain_input, ops::GemmUpd::takes_plain_input(config), "x");
   }
+  if (!plain.empty()) origin.description += "; plain: " + plain;
   return std::make_shared<Op>(config, std::move(origin), threads);
 }
 
 }  // namespace
 
 std::shared_ptr<PreparedOp> make_gemm_op(GemmPassKind pass, const ops::GemmDesc& desc, const OpConfig& config,
-                                         int threads) {
+                                         int threads, bool plain_dy) {
   switch (pass) {
-    case GemmPassKind::fwd: return make<GemmForwardOp, ops::GemmFwdConfig>(desc, config, threads);
-    case GemmPassKind::bwd: return make<GemmBackwardDataOp, ops::GemmBwdConfig>(desc, config, threads);
+    case GemmPassKind::fwd: return make<GemmForwardOp, ops::GemmFwdConfig>(desc, config, threads, plain_dy);
+    case GemmPassKind::bwd: return make<GemmBackwardDataOp, ops::GemmBwdConfig>(desc, config, threads, plain_dy);
     case GemmPassKind::upd: break;
   }
-  return make<GemmBackwardWeightsOp, ops::GemmUpdConfig>(desc, config, threads);
+  return make<GemmBackwardWeightsOp, ops::GemmUpdConfig>(desc, config, threads, plain_dy);
 }
 
 std::vector<std::string> gemm_knob_names(GemmPassKind pass) {

@@ -243,14 +243,14 @@ std::shared_ptr<BoundOp> prepared(Prepare&& prepare, const std::vector<std::stri
 }
 
 std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t M, std::int64_t N, std::int64_t K, py::handle dtype,
-                     int layers, bool bias, bool relu, py::handle config, py::handle threads) {
+                     int layers, bool bias, bool relu, py::handle config, py::handle threads, bool plain_dy) {
   const ops::GemmPassKind pass = ops::parse_gemm_pass(pass_name);
   const ops::GemmDesc desc{.M = M, .N = N, .K = K, .dtype = op_dtype(dtype, OpFamily::gemm), .layers = layers,
                            .bias = bias, .relu = relu};
   const std::vector<std::string> knobs = gemm_knob_names(pass);
   const OpConfig request = parse_op_config(config, knobs, {"bm", "bn", "bk"});
   const int t = threads_argument(threads);
-  return prepared([&] { return make_gemm_op(pass, desc, request, t); }, knobs);
+  return prepared([&] { return make_gemm_op(pass, desc, request, t, plain_dy); }, knobs);
 }
 
 std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::vector<std::int64_t>& sizes, py::handle dtype,
@@ -298,7 +298,7 @@ void bind_ops(py::module_& m) {
         convert(b, name, blocked, out, false);
       }, py::arg("name"), py::arg("blocked"), py::arg("out"));
   m.def("prepare_gemm", &prepare_gemm, py::arg("pass_name"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"),
-        py::arg("layers"), py::arg("bias"), py::arg("relu"), py::arg("config"), py::arg("threads"));
+        py::arg("layers"), py::arg("bias"), py::arg("relu"), py::arg("config"), py::arg("threads"), py::arg("plain_dy") = true);
   m.def("prepare_conv", &prepare_conv, py::arg("pass_name"), py::arg("sizes"), py::arg("dtype"), py::arg("bias"),
         py::arg("relu"), py::arg("config"), py::arg("threads"));
 }

@@ -19,9 +19,11 @@ namespace weft::python {
 // The forward pass (layers > 1: the MLP) in Linear's convention: operands x (N, K), w (M, K) per
 // layer ("w0", "w1", ... for an MLP), b (M,) per layer with desc.bias, y (N, M) = x @ w.T + b.
 // Backward by data: dy (N, M), w (M, K) -> dx (N, K) = dy @ w. By weights: dy (N, M), x (N, K)
-// -> dw (M, K) = dy.T @ x.
+// -> dw (M, K) = dy.T @ x. Activations are read and written in place where the pass can
+// (docs/ops.md, "Plain activations"); plain_dy = false keeps the backward by data's dy blocked
+// (for a caller that shares one blocked dy with the backward by weights).
 std::shared_ptr<PreparedOp> make_gemm_op(ops::GemmPassKind pass, const ops::GemmDesc& desc, const OpConfig& config,
-                                         int threads);
+                                         int threads, bool plain_dy = true);
 // The knobs a GEMM pass's explicit configuration takes (the tuner's names).
 std::vector<std::string> gemm_knob_names(ops::GemmPassKind pass);
 

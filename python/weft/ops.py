@@ -205,17 +205,22 @@ class Gemm(_Operator):
 
 
 class _GemmBackward(_Operator):
-    def __init__(self, pass_name, M, N, K, dtype, config, threads):
+    def __init__(self, pass_name, M, N, K, dtype, config, threads, plain_dy=True):
         config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype, True)
-        super().__init__(("gemm_" + pass_name, M, N, K, dtype, _frozen(config), threads),
-                         lambda: _weft.prepare_gemm(pass_name, M, N, K, dtype, 1, False, False, config, threads))
+        super().__init__(("gemm_" + pass_name, M, N, K, dtype, _frozen(config), threads, bool(plain_dy)),
+                         lambda: _weft.prepare_gemm(pass_name, M, N, K, dtype, 1, False, False, config, threads,
+                                                    bool(plain_dy)))
 
 
 class GemmBackwardData(_GemmBackward):
-    """dx (N, K) = dy (N, M) @ w (M, K): the input's gradient of Gemm."""
+    """dx (N, K) = dy (N, M) @ w (M, K): the input's gradient of Gemm.
 
-    def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
-        super().__init__("bwd", M, N, K, dtype, config, threads)
+    dy and dx are used in place where the pass can (op.operands' "plain"); plain_dy=False keeps
+    dy in the blocked layout, e.g. to share one blocked dy with a GemmBackwardWeights that
+    cannot read it plain."""
+
+    def __init__(self, M, N, K, dtype="f32", config="auto", threads=None, plain_dy=True):
+        super().__init__("bwd", M, N, K, dtype, config, threads, plain_dy)
 
     def __call__(self, dy, w, out=None, layout="plain"):
         return self._call([dy, w], out, layout)

@@ -185,6 +185,33 @@ TEST_P(GemmOps, BackwardByWeightsFromAPlainInputMatchesTheReference) {
   }
 }
 
+// dY read in place by both backward passes (tiles that divide M, and for the update N).
+TEST_P(GemmOps, BackwardByDataFromAPlainGradientMatchesTheReference) {
+  const auto plain = [](GemmBwdConfig& c) {
+    c.plain_grad_output = c.plain_grad_input = true;
+    if (c.M % c.bm != 0) c.bm = c.M;
+  };
+  if (desc().dtype == jit::DataType::bf16) {
+    backward<bfloat16, GemmBwd, GemmBwdConfig>(plain);
+  } else {
+    backward<float, GemmBwd, GemmBwdConfig>(plain);
+  }
+}
+
+TEST_P(GemmOps, BackwardByWeightsFromPlainActivationsMatchesTheReference) {
+  const auto plain = [](GemmUpdConfig& c) {
+    c.plain_input = c.plain_grad_output = true;
+    if (c.K % c.bk != 0) c.bk = c.K;
+    if (c.N % c.bn != 0) c.bn = c.N;
+    if (c.M % c.bm != 0) c.bm = c.M;
+  };
+  if (desc().dtype == jit::DataType::bf16) {
+    backward<bfloat16, GemmUpd, GemmUpdConfig>(plain);
+  } else {
+    backward<float, GemmUpd, GemmUpdConfig>(plain);
+  }
+}
+
 TEST_P(GemmOps, BackwardByWeightsMatchesTheReference) {
   if (desc().dtype == jit::DataType::bf16) {
     backward<bfloat16, GemmUpd, GemmUpdConfig>();

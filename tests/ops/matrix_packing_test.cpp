@@ -2,6 +2,9 @@
 // column-major matrices to and from every blocked layout a GEMM operand takes.
 #include <weft/ops/matrix_packing.hpp>
 
+#include <omp.h>
+
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -11,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <weft/jit/error.hpp>
+#include <weft/ops/blocked_sums.hpp>
 #include <weft/ops/element_type.hpp>
 
 namespace weft::ops {
@@ -46,6 +50,10 @@ const PassMatrix kLayouts[] = {
     // an odd column count (the last pair half padding: element by element).
     {.rows = {37, 16}, .cols = {22, 8}, .row_block_major = true, .order = TileOrder::vnni2},
     {.rows = {19, 8}, .cols = {13, 4}, .row_block_major = true, .order = TileOrder::vnni2},
+    // Plain operands (one tile of the whole matrix, converted in parallel in column chunks that
+    // divide the columns): 37 columns take chunks of one.
+    {.rows = {24, 24}, .cols = {37, 37}},
+    {.rows = {16, 16}, .cols = {40, 40}},
 };
 
 template <class T>
@@ -92,7 +100,7 @@ TEST(MatrixPacking, Bf16RoundTripsFromRowAndColumnMajorWithVnni2Tiles) {
 // NaN), +0 elsewhere, the padding zero; as pack() of the masked plain matrix, on a dirty buffer.
 template <class T>
 void expect_relu_backward_packs_the_masked_gradient() {
-  for (const PassMatrix& m : {kLayouts[0], kLayouts[1], kLayouts[3], kLayouts[4]}) {
+  for (const PassMatrix& m : {kLayouts[0], kLayouts[1], kLayouts[3], kLayouts[4], kLayouts[7], kLayouts[8]}) {
     SCOPED_TRACE(std::to_string(m.rows.size) + "x" + std::to_string(m.cols.size));
     const std::vector<T> grad = plain_matrix<T>(m, MatrixOrder::column_major);
     std::vector<T> forward(grad.size()), masked(grad.size());
@@ -119,6 +127,24 @@ TEST(MatrixPacking, ReluBackwardPacksTheMaskedGradientInF32Bf16AndF64) {
   expect_relu_backward_packs_the_masked_gradient<float>();
   expect_relu_backward_packs_the_masked_gradient<jit::bfloat16>();
   expect_relu_backward_packs_the_masked_gradient<double>();
+}
+
+// The bias gradient's sums over a blocked and over a plain operand (rows in parallel chunks).
+TEST(MatrixPacking, RowSumsOfBlockedAndPlainOperandsAreTheRowsSums) {
+  omp_set_num_threads(2);
+  for (const PassMatrix& m : {kLayouts[1], kLayouts[3], kLayouts[7], kLayouts[8]}) {
+    SCOPED_TRACE(std::to_string(m.rows.size) + "x" + std::to_string(m.cols.size));
+    const std::vector<float> plain = plain_matrix<float>(m, MatrixOrder::column_major);
+    std::vector<float> blocked(static_cast<std::size_t>(blocked_size(m)));
+    pack(plain.data(), MatrixOrder::column_major, m, blocked.data());
+    std::vector<float> sums(static_cast<std::size_t>(m.rows.size), -1.0f);
+    row_sums(blocked.data(), m, sums.data());
+    for (std::int64_t r = 0; r < m.rows.size; ++r) {
+      double expected = 0;
+      for (std::int64_t c = 0; c < m.cols.size; ++c) expected += plain[static_cast<std::size_t>(c * m.rows.size + r)];
+      ASSERT_NEAR(sums[static_cast<std::size_t>(r)], expected, 1e-5 * std::abs(expected)) << "row " << r;
+    }
+  }
 }
 
 TEST(MatrixPacking, NullBuffersAreNamed) {

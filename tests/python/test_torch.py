@@ -174,26 +174,36 @@ def test_linear_matches_functional_fp32(bias, relu, shape):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("batch", [33, 64])
-def test_linear_runs_on_plain_activations_where_the_passes_take_them(dtype, batch):
+@pytest.mark.parametrize("out_features", [72, 128])
+@pytest.mark.parametrize("relu", [True, False])
+def test_linear_runs_on_plain_activations_where_the_passes_take_them(dtype, batch, out_features, relu):
     # 128 inputs, a multiple of every bk weft picks for them. A batch of 33, no multiple of bn:
-    # the backward by weights converts x (it needs whole tiles along N); of 64: it reads x in place.
+    # the backward by weights converts x and dy (it needs whole tiles along N); of 64: it reads
+    # them in place, and with 128 outputs (whole tiles along M) both backward passes read one
+    # masked plain dy (without a ReLU: dy itself). Otherwise they share one blocked dy.
     torch.manual_seed(5)
-    layer = wt.Linear(128, 72, relu=True, dtype=dtype)
+    M = out_features
+    layer = wt.Linear(128, M, relu=relu, dtype=dtype)
     x = torch.randn(batch, 128, dtype=dtype, requires_grad=True)
-    dy = torch.randn(batch, 72, dtype=dtype)
+    dy = torch.randn(batch, M, dtype=dtype)
+    dy_before = dy.clone()
     y = layer(x)
     y.backward(dy)
+    torch.testing.assert_close(dy, dy_before, rtol=0, atol=0)  # read in place, never written
     plan = layer._plan(batch)
     assert plan.x_plain and plan.y_plain and plan.dx_plain
     assert plan.upd_x_plain == (batch == 64)
+    assert plan.bwd_dy_plain == plan.upd_dy_plain == (batch == 64 and M == 128) and plan.dy_shared
     w = layer.plain_weight().requires_grad_()
     b = layer.bias.detach().clone().requires_grad_()
     xr = x.detach().clone().requires_grad_()
-    yr = F.relu(F.linear(xr, w, b))
+    yr = F.linear(xr, w, b)
+    yr = F.relu(yr) if relu else yr
     yr.backward(dy)
     torch.testing.assert_close(y, yr)
     torch.testing.assert_close(x.grad, xr.grad)
     torch.testing.assert_close(plain_grad(layer), w.grad)
+    torch.testing.assert_close(layer.bias.grad, b.grad)
     assert y.data_ptr() != x.data_ptr() and x.grad.data_ptr() != dy.data_ptr()
 
 

@@ -3,8 +3,8 @@ its two backward operators, on plain activations and the layer's blocked weight.
 
 Each activation is converted into the blocked layout once per pass that reads it, and the outputs
 back to plain tensors (other PyTorch operations may come between layers), except where a pass
-takes the plain tensor itself (plan.x_plain, y_plain, dx_plain, upd_x_plain: weft.ops' GEMM
-passes). Where two passes lay an activation out alike (plan.x_shared: the forward's and
+takes the plain tensor itself (plan.x_plain, y_plain, dx_plain, upd_x_plain, bwd_dy_plain,
+upd_dy_plain: weft.ops' GEMM passes). Where two passes lay an activation out alike (plan.x_shared: the forward's and
 the update's x; plan.dy_shared: the two backward passes' dy) one blocked copy serves both.
 
 A bias whose blocked layout is its plain one (plan.bias_plain: its length a multiple of the
@@ -90,16 +90,25 @@ class BlockedWeightFunction(torch.autograd.Function):
         layer, plan = ctx.layer, ctx.plan
         y = None if y is None else y.detach()  # the ReLU's output, the mask of its backward
         # The ReLU's backward (where the forward fused one) goes into the conversions of dy into
-        # the passes' layouts (one pass over dy and y per conversion, nothing plain written), and
-        # the bias gradient is summed from a blocked dy, masked. The conversions read a contiguous
-        # dy: an expanded one (a loss's sum()) is copied into a kept buffer first.
+        # the passes' layouts (one pass over dy and y per conversion; where both passes read dy
+        # plain, one masked plain copy serves both), and the bias gradient is summed from that
+        # masked dy. The conversions read a contiguous dy: an expanded one (a loss's sum()) is
+        # copied into a kept buffer first.
         dy = dy.to(layer.dtype)
         if not dy.is_contiguous():
             dy = _kept_plain("dy", dy.shape, dy.dtype).copy_(dy)
         dx = dw = db = dyb = dy_upd = None
+
+        def dy_for(op, plain, role):
+            # dy in the pass's layout through the ReLU's mask: the incoming tensor itself where
+            # the pass reads dy plain and no ReLU masks it.
+            if plain and y is None:
+                return dy.reshape(-1)
+            return op.to_blocked("dy", dy, out=_kept(role, op, "dy", layer.dtype), relu_of=y)
+
         if ctx.needs_input_grad[0]:
             bwd = plan.bwd.op
-            dyb = bwd.to_blocked("dy", dy, out=_kept("dy", bwd, "dy", layer.dtype), relu_of=y)
+            dyb = dy_for(bwd, plan.bwd_dy_plain, "dy")
             if plan.dx_plain:
                 dx = _new(bwd, "dx", layer.dtype, False)
                 bwd(dyb, layer._weight.for_pass(plan.bwd, weight), layout="blocked", out=dx.reshape(-1))
@@ -109,8 +118,7 @@ class BlockedWeightFunction(torch.autograd.Function):
                 dx = bwd.from_blocked("dx", dxb, out=_new(bwd, "dx", layer.dtype, False))
         if ctx.needs_input_grad[1]:
             upd = plan.upd.op
-            dy_upd = dyb if dyb is not None and plan.dy_shared else upd.to_blocked(
-                "dy", dy, out=_kept("dy_upd", upd, "dy", layer.dtype), relu_of=y)
+            dy_upd = dyb if dyb is not None and plan.dy_shared else dy_for(upd, plan.upd_dy_plain, "dy_upd")
             if plan.x_shared:
                 x_upd = x
             elif plan.upd_x_plain:
@@ -131,7 +139,7 @@ class BlockedWeightFunction(torch.autograd.Function):
             # slower than in bf16, and bf16 sums would round each partial sum).
             op, blocked = (plan.bwd.op, dyb) if dyb is not None else (plan.upd.op, dy_upd)
             if blocked is None:  # only the bias needs its gradient
-                blocked = op.to_blocked("dy", dy, out=_kept("dy", op, "dy", layer.dtype), relu_of=y)
+                blocked = dy_for(op, plan.bwd_dy_plain, "dy")
             sums = torch.float32 if weight.dtype == torch.bfloat16 else weight.dtype  # bf16 parameters: rounded after
             db = op.channel_sums("dy", blocked, out=torch.empty(op.plain_shape("dy")[1], dtype=sums)).to(weight.dtype)
         return dx, dw, db, None, None

@@ -36,20 +36,26 @@ class _LinearPlan:
         self.fwd = prepared(lambda config: ops.Gemm(M, batch, K, bias=layer.bias is not None, relu=layer.relu,
                                                      config=config, **common),
                             ("fwd", layer.bias is not None, layer.relu) + key, "w")
-        self.bwd = prepared(lambda config: ops.GemmBackwardData(M, batch, K, config=config, **common),
-                            ("bwd",) + key, "w")
         self.upd = prepared(lambda config: ops.GemmBackwardWeights(M, batch, K, config=config, **common),
                             ("upd",) + key, "dw")
+        # The backward by data reads dy plain only where the update does too: then one masked
+        # plain dy serves both; else both read one blocked copy, when they lay it out alike.
+        plain_dy = is_plain(self.upd.op, "dy", (batch, M), layer.dtype)
+        self.bwd = prepared(lambda config: ops.GemmBackwardData(M, batch, K, config=config, plain_dy=plain_dy,
+                                                                 **common),
+                            ("bwd", plain_dy) + key, "w")
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", (batch, K), layer.dtype)
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", (batch, M), layer.dtype)
         self.bias_plain = layer.bias is not None and is_plain(self.fwd.op, "b", (M,), layer.dtype)
-        # The forward reads x and writes y, the backward by data writes dx, and the backward by
-        # weights reads x, as PyTorch's tensors where the passes take them plain (weft.ops: tiles
-        # that divide K, and for the backward by weights N).
+        # The forward reads x and writes y, the backward passes read dy, the backward by data
+        # writes dx and the backward by weights reads x, as PyTorch's tensors where the passes
+        # take them plain (weft.ops: tiles that divide the reduced sizes, docs/ops.md).
         self.x_plain = is_plain(self.fwd.op, "x", (batch, K), layer.dtype)
         self.y_plain = is_plain(self.fwd.op, "y", (batch, M), layer.dtype)
         self.dx_plain = is_plain(self.bwd.op, "dx", (batch, K), layer.dtype)
         self.upd_x_plain = is_plain(self.upd.op, "x", (batch, K), layer.dtype)
+        self.bwd_dy_plain = is_plain(self.bwd.op, "dy", (batch, M), layer.dtype)
+        self.upd_dy_plain = is_plain(self.upd.op, "dy", (batch, M), layer.dtype)
 
 
 class Linear(_common.BlockedWeightModule):

@@ -7,7 +7,8 @@
 //   bwd.run(weight, grad_out, grad_in);
 //
 // Layouts (blocked_layout.hpp): W [Mb][Kb][bk][bm] (the forward's A), dY [Nb][Mb][bn][bm] (the
-// forward's C), dX [Nb][Kb][bn][bk] (the forward's B) or plain (plain_grad_input). BRGEMM needs W^T tiles
+// forward's C) or plain (plain_grad_output), dX [Nb][Kb][bn][bk] (the forward's B) or plain
+// (plain_grad_input). BRGEMM needs W^T tiles
 // (transposed_tiles.hpp): transposed up front into one shared [Kb][Mb][bm][bk] copy, or
 // (private_trans) by each thread on first use into its own.
 //
@@ -38,6 +39,9 @@ struct GemmBwdConfig : GemmLoops {
   bool private_trans = false;  // transpose W per thread on first use instead of up front
   // dX in its plain layout, PyTorch's row-major (N, K), written in place (ActivationTiles).
   bool plain_grad_input = false;
+  // dY read in its plain layout (N, M) in place; needs M % bm == 0, as the batch reduce runs over
+  // whole tiles of dY and a plain dY has no zero padding.
+  bool plain_grad_output = false;
 };
 
 class GemmBwd : public GemmPass<GemmBwdConfig> {
@@ -47,6 +51,8 @@ class GemmBwd : public GemmPass<GemmBwdConfig> {
 
   // Throws the weft::Error the constructor throws for `config`, if any, and generates no code
   // (pass_code.hpp). Used to try tuned configurations (best_gemm_config).
+  // Whether `config` with plain_grad_output set is valid: bm divides M.
+  static bool takes_plain_grad_output(const GemmBwdConfig& config) { return config.bm > 0 && config.M % config.bm == 0; }
   static void check(const GemmBwdConfig& config) { [[maybe_unused]] const GemmBwd checked(config, PassCode::check); }
 
   // The float overload runs an f32 pass, the bfloat16 one a bf16 pass, the double one an f64 pass;
@@ -74,6 +80,7 @@ class GemmBwd : public GemmPass<GemmBwdConfig> {
   template <class T>
   void run_typed(const T* weight, const T* grad_out, T* grad_in) const;
   ActivationTiles grad_input_tiles() const { return {k_blocking(), n_blocking(), config_.plain_grad_input}; }
+  ActivationTiles grad_output_tiles() const { return {m_blocking(), n_blocking(), config_.plain_grad_output}; }
 
   std::int64_t m_step_;
   TransposedTiles weight_t_;  // W tiles (bm x bk) -> W^T tiles, [Kb][Mb]

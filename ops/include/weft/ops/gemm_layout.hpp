@@ -46,6 +46,8 @@ struct ActivationTiles {
   std::int64_t ld() const { return plain ? rows.size : rows.block; }
   // From tile (ir, ic) to tile (ir + 1, ic): a batch reduce's stride along the features.
   std::int64_t row_tile_stride() const { return plain ? rows.block : cols.block * rows.block; }
+  // From tile (ir, ic) to tile (ir, ic + 1): a batch reduce's stride along the batch.
+  std::int64_t col_tile_stride() const { return plain ? cols.block * rows.size : rows.blocks() * cols.block * rows.block; }
   // The layout's operand: plain is one tile of the whole matrix.
   PassMatrix matrix() const {
     return plain ? PassMatrix{{rows.size, rows.size}, {cols.size, cols.size}} : PassMatrix{rows, cols};

@@ -6,7 +6,8 @@
 //   GemmUpd upd(cfg);
 //   upd.run(grad_out, input, grad_weight);
 //
-// Layouts: dY [Nb][Mb][bn][bm], X [Nb][Kb][bn][bk] or plain (plain_input), dW [Mb][Kb][bk][bm]. BRGEMM needs X^T tiles
+// Layouts: dY [Nb][Mb][bn][bm] or plain (plain_grad_output), X [Nb][Kb][bn][bk] or plain
+// (plain_input), dW [Mb][Kb][bk][bm]. BRGEMM needs X^T tiles
 // (transposed_tiles.hpp): transposed up front into a shared [Nb][Kb][bk][bn] copy or
 // (private_trans) by each thread on first use.
 //
@@ -54,6 +55,9 @@ struct GemmUpdConfig : GemmLoops {
   // N % bn == 0: the transposes move whole tiles, and the reduction over N needs the zero padding
   // a plain X does not have.
   bool plain_input = false;
+  // dY read in its plain layout (N, M) in place: BRGEMM's A in f32 and f64, the source of its VNNI-2
+  // repack in bf16. Needs M % bm == 0 and N % bn == 0, as plain_input does.
+  bool plain_grad_output = false;
 };
 
 class GemmUpd : public GemmPass<GemmUpdConfig> {
@@ -67,6 +71,10 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   // Whether `config` with plain_input set is valid: bk divides K and bn divides N.
   static bool takes_plain_input(const GemmUpdConfig& config) {
     return config.bk > 0 && config.bn > 0 && config.K % config.bk == 0 && config.N % config.bn == 0;
+  }
+  // Whether `config` with plain_grad_output set is valid: bm divides M and bn divides N.
+  static bool takes_plain_grad_output(const GemmUpdConfig& config) {
+    return config.bm > 0 && config.bn > 0 && config.M % config.bm == 0 && config.N % config.bn == 0;
   }
 
   // The float overload runs an f32 pass, the bfloat16 one a bf16 pass, the double one an f64 pass;
@@ -100,6 +108,9 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   // Out: T, or float for a bf16 pass writing f32 dW.
   template <class T, class Out>
   void run_typed(const T* grad_out, const T* input, Out* grad_weight) const;
+  ActivationTiles grad_output_tiles() const { return {m_blocking(), n_blocking(), config_.plain_grad_output}; }
+  // BRGEMM's A is dY read in place in f32 and f64 (plain: its rows apart), its VNNI-2 copies in bf16.
+  std::int64_t grad_output_ld() const { return config_.bf16() ? config_.bm : grad_output_tiles().ld(); }
   template <class Sum>
   void zero_partial_filters() const;
   template <class T>
