@@ -132,42 +132,43 @@ class GemmOps : public ::testing::TestWithParam<std::tuple<Shape, jit::DataType>
     expect_guard_untouched(out_b);
     expect_matches_reference<T>(unpacked(out_b, l.out), l, left, right, nullptr, false, pass.bf16_sum());
   }
+
+  // forward / backward in the parameter's dtype.
+  void forward_in_dtype(bool plain = false) {
+    if (desc().dtype == jit::DataType::bf16) {
+      forward<bfloat16>(desc(), plain);
+    } else {
+      forward<float>(desc(), plain);
+    }
+  }
+  template <class Pass, class Config>
+  void backward_in_dtype(void (*adjust)(Config&) = nullptr) {
+    if (desc().dtype == jit::DataType::bf16) {
+      backward<bfloat16, Pass, Config>(adjust);
+    } else {
+      backward<float, Pass, Config>(adjust);
+    }
+  }
 };
 
 TEST_P(GemmOps, ForwardWithFusedBiasAndReluMatchesTheReference) {
-  if (desc().dtype == jit::DataType::bf16) {
-    forward<bfloat16>(desc());
-  } else {
-    forward<float>(desc());
-  }
+  forward_in_dtype();
 }
 
 TEST_P(GemmOps, BackwardByDataMatchesTheReference) {
-  if (desc().dtype == jit::DataType::bf16) {
-    backward<bfloat16, GemmBwd, GemmBwdConfig>();
-  } else {
-    backward<float, GemmBwd, GemmBwdConfig>();
-  }
+  backward_in_dtype<GemmBwd, GemmBwdConfig>();
 }
 
 // The forward reading x and writing y in place as PyTorch's row-major tensors: the remainder tiles
 // along M and N (70 x 50) touch only the real elements (the guard past the output shows a stray
 // store, the reference a wrong one).
 TEST_P(GemmOps, ForwardOnPlainActivationsMatchesTheReference) {
-  if (desc().dtype == jit::DataType::bf16) {
-    forward<bfloat16>(desc(), true);
-  } else {
-    forward<float>(desc(), true);
-  }
+  forward_in_dtype(true);
 }
 
 TEST_P(GemmOps, BackwardByDataIntoAPlainGradientMatchesTheReference) {
   const auto plain = [](GemmBwdConfig& c) { c.plain_grad_input = true; };
-  if (desc().dtype == jit::DataType::bf16) {
-    backward<bfloat16, GemmBwd, GemmBwdConfig>(plain);
-  } else {
-    backward<float, GemmBwd, GemmBwdConfig>(plain);
-  }
+  backward_in_dtype<GemmBwd, GemmBwdConfig>(plain);
 }
 
 // X read from PyTorch's row-major tensor in place: its tiles transposed straight from it (tiles
@@ -178,11 +179,7 @@ TEST_P(GemmOps, BackwardByWeightsFromAPlainInputMatchesTheReference) {
     if (c.K % c.bk != 0) c.bk = c.K;
     if (c.N % c.bn != 0) c.bn = c.N;
   };
-  if (desc().dtype == jit::DataType::bf16) {
-    backward<bfloat16, GemmUpd, GemmUpdConfig>(plain);
-  } else {
-    backward<float, GemmUpd, GemmUpdConfig>(plain);
-  }
+  backward_in_dtype<GemmUpd, GemmUpdConfig>(plain);
 }
 
 // dY read in place by both backward passes (tiles that divide M, and for the update N).
@@ -191,11 +188,7 @@ TEST_P(GemmOps, BackwardByDataFromAPlainGradientMatchesTheReference) {
     c.plain_grad_output = c.plain_grad_input = true;
     if (c.M % c.bm != 0) c.bm = c.M;
   };
-  if (desc().dtype == jit::DataType::bf16) {
-    backward<bfloat16, GemmBwd, GemmBwdConfig>(plain);
-  } else {
-    backward<float, GemmBwd, GemmBwdConfig>(plain);
-  }
+  backward_in_dtype<GemmBwd, GemmBwdConfig>(plain);
 }
 
 TEST_P(GemmOps, BackwardByWeightsFromPlainActivationsMatchesTheReference) {
@@ -205,19 +198,11 @@ TEST_P(GemmOps, BackwardByWeightsFromPlainActivationsMatchesTheReference) {
     if (c.N % c.bn != 0) c.bn = c.N;
     if (c.M % c.bm != 0) c.bm = c.M;
   };
-  if (desc().dtype == jit::DataType::bf16) {
-    backward<bfloat16, GemmUpd, GemmUpdConfig>(plain);
-  } else {
-    backward<float, GemmUpd, GemmUpdConfig>(plain);
-  }
+  backward_in_dtype<GemmUpd, GemmUpdConfig>(plain);
 }
 
 TEST_P(GemmOps, BackwardByWeightsMatchesTheReference) {
-  if (desc().dtype == jit::DataType::bf16) {
-    backward<bfloat16, GemmUpd, GemmUpdConfig>();
-  } else {
-    backward<float, GemmUpd, GemmUpdConfig>();
-  }
+  backward_in_dtype<GemmUpd, GemmUpdConfig>();
 }
 
 // Exact multiples of the default tiles and shapes with partial tiles in every dimension.
