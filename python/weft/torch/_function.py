@@ -4,8 +4,9 @@ its two backward operators, on plain activations and the layer's blocked weight.
 Each activation is converted into the blocked layout once per pass that reads it, and the outputs
 back to plain tensors (other PyTorch operations may come between layers), except where a pass
 takes the plain tensor itself (plan.x_plain, y_plain, dx_plain, upd_x_plain, bwd_dy_plain,
-upd_dy_plain: weft.ops' GEMM passes). Where two passes lay an activation out alike (plan.x_shared: the forward's and
-the update's x; plan.dy_shared: the two backward passes' dy) one blocked copy serves both.
+upd_dy_plain: weft.ops' GEMM passes). Where two passes lay an activation out alike
+(plan.x_shared: the forward's and the update's x; plan.dy_shared: the two backward passes' dy)
+one copy serves both.
 
 A bias whose blocked layout is its plain one (plan.bias_plain: its length a multiple of the
 tile) is read in place.
@@ -139,7 +140,7 @@ class BlockedWeightFunction(torch.autograd.Function):
             # slower than in bf16, and bf16 sums would round each partial sum).
             op, blocked = (plan.bwd.op, dyb) if dyb is not None else (plan.upd.op, dy_upd)
             if blocked is None:  # only the bias needs its gradient
-                blocked = dy_for(op, plan.bwd_dy_plain, "dy")
+                blocked = dy_for(op, plan.upd_dy_plain, "dy")
             sums = torch.float32 if weight.dtype == torch.bfloat16 else weight.dtype  # bf16 parameters: rounded after
             db = op.channel_sums("dy", blocked, out=torch.empty(op.plain_shape("dy")[1], dtype=sums)).to(weight.dtype)
         return dx, dw, db, None, None
