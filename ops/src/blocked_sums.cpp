@@ -42,11 +42,9 @@ void row_sums_of(const T* blocked, const PassMatrix& m, Sum* out) {
   require_buffers("row_sums", {{"blocked", blocked}, {"out", out}});
   if (m.order != TileOrder::column_major) throw Error("row_sums: column-major tiles only (an activation's)");
   const std::int64_t bm = m.rows.block, bn = m.cols.block;
-  if (m.rows.blocks() == 1 && m.cols.blocks() == 1 && bm == m.rows.size && bn == m.cols.size) {
-    // A plain matrix (one tile of it all): its rows in parallel, in chunks that divide them, each
-    // a window of the matrix (ld: its rows).
-    std::int64_t chunk = std::max<std::int64_t>(1, bm / (4 * static_cast<std::int64_t>(omp_get_max_threads())));
-    while (bm % chunk != 0) --chunk;
+  if (m.plain()) {
+    // Its rows in parallel, in chunks that divide them, each a window of the matrix (ld: its rows).
+    const std::int64_t chunk = parallel_chunk(bm, omp_get_max_threads());
     block_sums(row_reduction<T, Sum>(chunk, bn, bm), bm / chunk, chunk, 1,
                [&](std::int64_t rb, std::int64_t) { return blocked + rb * chunk; }, [&](std::int64_t) { return chunk; },
                out);

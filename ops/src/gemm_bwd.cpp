@@ -32,7 +32,8 @@ GemmBwd::GemmBwd(GemmBwdConfig config, PassCode code)
                 config_.dtype, config_.bf16() ? TileTransform::vnni2_transpose : TileTransform::transpose, code),
       // dX block (ik, in) = sum over im of W^T tile (bk x bm) * dY tile (bm x bn). The M padding of
       // W and dY is zero, so every tile reduces over a full bm.
-      kernels_(k_blocking(), n_blocking(), config_.bm, {.lda = config_.bk, .ldb = grad_output_tiles().ld(), .ldc = grad_input_tiles().ld()}, {},
+      kernels_(k_blocking(), n_blocking(), config_.bm,
+               {.lda = config_.bk, .ldb = grad_output_tiles().ld(), .ldc = grad_input_tiles().ld()}, {},
                config_.brgemm_types(), code) {
   const std::array<parlooper::LoopSpecs, 3> specs = config_.loop_specs({1, m_step_, 1});
   require_sequential_reduction(checked_nest(config_.loop_string, specs), 1, reduction_chunks());

@@ -29,11 +29,9 @@ std::int64_t blocked_offset(std::int64_t r, std::int64_t c, const PassMatrix& m)
 // matrix itself) as tiles of whole columns, a divisor of them each, so that converting it runs in
 // parallel; the same memory, no padding. Other matrices as they are.
 PassMatrix walked(const PassMatrix& m) {
-  if (m.rows.block != m.rows.size || m.cols.block != m.cols.size || m.order != TileOrder::column_major) return m;
-  std::int64_t chunk = std::max<std::int64_t>(1, m.cols.size / (4 * static_cast<std::int64_t>(omp_get_max_threads())));
-  while (m.cols.size % chunk != 0) --chunk;
+  if (!m.plain()) return m;
   PassMatrix w = m;
-  w.cols.block = chunk;
+  w.cols.block = parallel_chunk(m.cols.size, omp_get_max_threads());
   return w;
 }
 

@@ -99,11 +99,8 @@ class GemmOp : public PreparedOp {
 
   void add(std::string name, std::vector<std::int64_t> shape, bool output, GemmOperand codec) {
     const std::int64_t elements = codec.bias_padded > 0 ? codec.bias_padded : ops::blocked_size(codec.matrix);
-    const PassMatrix& m = codec.matrix;
-    // One column-major tile of the whole matrix, read as column-major: the row-major array itself.
-    const bool plain = codec.bias_padded == 0 && codec.order == MatrixOrder::column_major &&
-                       m.order == ops::TileOrder::column_major && m.rows.block == m.rows.size &&
-                       m.cols.block == m.cols.size;
+    // A plain matrix read as column-major: the row-major array itself.
+    const bool plain = codec.bias_padded == 0 && codec.order == MatrixOrder::column_major && codec.matrix.plain();
     operands_.push_back({std::move(name), std::move(shape), elements, output, plain});
     codecs_.push_back(codec);
   }

@@ -40,7 +40,7 @@ class _LinearPlan:
                             ("upd",) + key, "dw")
         # The backward by data reads dy plain only where the update does too: then one masked
         # plain dy serves both; else both read one blocked copy, when they lay it out alike.
-        plain_dy = is_plain(self.upd.op, "dy", (batch, M), layer.dtype)
+        self.upd_dy_plain = plain_dy = is_plain(self.upd.op, "dy", (batch, M), layer.dtype)
         self.bwd = prepared(lambda config: ops.GemmBackwardData(M, batch, K, config=config, plain_dy=plain_dy,
                                                                  **common),
                             ("bwd", plain_dy) + key, "w")
@@ -55,7 +55,6 @@ class _LinearPlan:
         self.dx_plain = is_plain(self.bwd.op, "dx", (batch, K), layer.dtype)
         self.upd_x_plain = is_plain(self.upd.op, "x", (batch, K), layer.dtype)
         self.bwd_dy_plain = is_plain(self.bwd.op, "dy", (batch, M), layer.dtype)
-        self.upd_dy_plain = is_plain(self.upd.op, "dy", (batch, M), layer.dtype)
 
 
 class Linear(_common.BlockedWeightModule):

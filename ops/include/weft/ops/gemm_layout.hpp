@@ -22,7 +22,21 @@ struct PassMatrix {
   bool row_block_major = false;  // to_blocked's order
   bool transposed = false;       // the product reads its transpose
   TileOrder order = TileOrder::column_major;  // inside each tile (vnni2: a bf16 weight or weight gradient)
+  // One column-major tile of the whole matrix: the blocked copy is the plain matrix itself (an
+  // activation a pass reads or writes in place, ActivationTiles below).
+  bool plain() const {
+    return rows.block == rows.size && cols.block == cols.size && order == TileOrder::column_major;
+  }
 };
+
+// The largest divisor of `size` at most size / (4 threads): a plain matrix's rows or columns in
+// chunks that share out among `threads` without a remainder.
+inline std::int64_t parallel_chunk(std::int64_t size, int threads) {
+  std::int64_t chunk = size / (4 * static_cast<std::int64_t>(threads));
+  if (chunk < 1) chunk = 1;
+  while (size % chunk != 0) --chunk;
+  return chunk;
+}
 
 struct GemmPassLayout {
   PassMatrix left, right, out;
