@@ -17,6 +17,7 @@
 #include "buffers.hpp"
 #include "op_config.hpp"
 #include "ops_factories.hpp"
+#include "weft/ops/vnni2_pairs.hpp"
 
 namespace weft::python {
 
@@ -234,6 +235,31 @@ void channel_sums(const BoundOp& bound, const std::string& name, py::handle bloc
   op.channel_sums(i, source.data, target.data);
 }
 
+// vnni2_pack / vnni2_unpack (ops/vnni2_pairs.hpp) on flat arrays of rows x (elements / rows)
+// column-major values: `in` float32 (the pairs, for the unpack), `out` bfloat16 (the pack) or
+// float32 (the unpack), the same element count.
+void vnni2_pairs(py::handle in, py::handle out, std::int64_t rows, bool pack) {
+  const ArrayView source = view_array(in, "in", Access::read, Uint16As::error);
+  const ArrayView target = view_array(out, "out", Access::write, pack ? Uint16As::bf16 : Uint16As::error);
+  const DataType out_type = pack ? DataType::bf16 : DataType::f32;
+  if (source.dtype != DataType::f32 || target.dtype != out_type)
+    throw_type_error("arguments 'in' and 'out' must hold float32 and " + std::string(jit::to_string(out_type)) +
+                     ", got " + std::string(jit::to_string(source.dtype)) + " and " +
+                     std::string(jit::to_string(target.dtype)));
+  const std::int64_t elements = source.elements();
+  if (rows < 1 || target.elements() != elements || elements % (2 * rows) != 0)
+    throw_value_error("argument 'rows' (" + std::to_string(rows) + ") must divide 'in' (" + std::to_string(elements) +
+                      " elements) into an even number of columns, and 'out' must hold as many (" +
+                      std::to_string(target.elements()) + ")");
+  py::gil_scoped_release release;
+  if (pack) {
+    ops::pack_vnni2(static_cast<const float*>(source.data), rows, elements / rows,
+                    static_cast<jit::bfloat16*>(target.data));
+  } else {
+    ops::unpack_vnni2(static_cast<const float*>(source.data), rows, elements / rows, static_cast<float*>(target.data));
+  }
+}
+
 template <class Prepare>
 std::shared_ptr<BoundOp> prepared(Prepare&& prepare, const std::vector<std::string>& knob_names) {
   std::vector<std::string> keys{"loop_string", "blocks"};
@@ -301,6 +327,10 @@ void bind_ops(py::module_& m) {
         py::arg("layers"), py::arg("bias"), py::arg("relu"), py::arg("config"), py::arg("threads"), py::arg("plain_dy") = true);
   m.def("prepare_conv", &prepare_conv, py::arg("pass_name"), py::arg("sizes"), py::arg("dtype"), py::arg("bias"),
         py::arg("relu"), py::arg("config"), py::arg("threads"));
+  m.def("vnni2_pack", [](py::handle in, py::handle out, std::int64_t rows) { vnni2_pairs(in, out, rows, true); },
+        py::arg("in"), py::arg("out"), py::arg("rows"));
+  m.def("vnni2_unpack", [](py::handle in, py::handle out, std::int64_t rows) { vnni2_pairs(in, out, rows, false); },
+        py::arg("in"), py::arg("out"), py::arg("rows"));
 }
 
 }  // namespace weft::python

@@ -1,4 +1,4 @@
-"""bench/python/bench_torch.py runs end to end on tiny sizes (a smoke run: the script is the
+"""bench/python/bench_torch.py runs end to end on tiny sizes in each of its modes (a smoke run: the script is the
 documented way to reproduce docs/python.md's weft.torch figures; its timings are not checked
 here, benchmarks never go into tests). Skipped when PyTorch is absent."""
 import os
@@ -29,8 +29,10 @@ def run_bench(*arguments):
 @pytest.mark.parametrize("arguments, header", [
     ((), "float32, forward + backward per step"),
     (("--dtype", "bfloat16", "--sgd"), "bfloat16, forward + backward + SGD per step"),
-    (("--dtype", "bfloat16", "--autocast", "--sgd"),
-     "weft.torch on fp32 masters, torch.nn on fp32 parameters under bf16 autocast"),
+    (("--dtype", "bfloat16", "--autocast", "--sgd"), "bfloat16, forward + backward + SGD per step, fp32 parameters under "
+                                                     "bf16 autocast"),
+    (("--dtype", "bfloat16", "--autocast", "--fp32-masters"),
+     "weft.torch on fp32 masters, fp32 parameters under bf16 autocast"),
 ])
 def test_bench_torch_times_both_models_of_each_case(arguments, header):
     result = run_bench(*arguments)

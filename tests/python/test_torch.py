@@ -832,3 +832,114 @@ def test_recycled_outputs_and_gradients_held_across_steps_stay_as_they_were(make
     for got, expected in zip(_weighted_step(layer, first_x), held):
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
     assert wt.memory_stats()["reuses"] > reuses
+
+
+AUTOCAST_LAYERS = [
+    # (make, input shape, float64 reference of the layer on bf16-rounded operands)
+    (lambda: wt.Linear(64, 48, relu=True), (9, 64), lambda x, w, b: F.linear(x, w, b)),
+    (lambda: wt.Linear(3, 5), (4, 3), lambda x, w, b: F.linear(x, w, b)),
+    (lambda: wt.Conv2d(16, 24, 3, padding=1, relu=True), (2, 16, 6, 6), lambda x, w, b: F.conv2d(x, w, b, padding=1)),
+    (lambda: wt.Conv2d(3, 8, 3, stride=2), (1, 3, 9, 9), lambda x, w, b: F.conv2d(x, w, b, stride=2)),
+]
+
+
+@pytest.mark.parametrize("make, shape, reference", AUTOCAST_LAYERS)
+@pytest.mark.parametrize("input_dtype", [torch.float32, torch.bfloat16])
+def test_float32_layers_compute_in_bf16_under_autocast(make, shape, reference, input_dtype):
+    """As nn.Linear and nn.Conv2d under torch.autocast("cpu", dtype=torch.bfloat16): the input cast
+    to bf16, a bf16 output, the fp32 parameters' gradients in fp32 (here summed in fp32 from the
+    bf16 operands, never rounded), an fp32 input's gradient in fp32."""
+    torch.manual_seed(14)
+    layer = make()
+    x = torch.randn(shape).to(input_dtype).requires_grad_()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = layer(x)
+    assert y.dtype == torch.bfloat16
+    dy = torch.randn(y.shape).to(torch.bfloat16)
+    y.backward(dy)
+    assert layer.weight.grad.dtype == layer.bias.grad.dtype == torch.float32
+    assert x.grad.dtype == input_dtype
+    # The float64 reference on the bf16 operands, through the ReLU mask of weft's own output.
+    x64 = x.detach().to(torch.bfloat16).double().requires_grad_()
+    w64 = layer.plain_weight().detach().to(torch.bfloat16).double().requires_grad_()
+    b64 = layer.bias.detach().to(torch.bfloat16).double().requires_grad_()
+    y64 = reference(x64, w64, b64)
+    if layer.relu:
+        y64 = y64 * (y.detach() > 0)
+    y64.backward(dy.double())
+    torch.testing.assert_close(y.double(), y64, rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(layer._weight.layout.from_blocked(layer.weight.grad).double(), w64.grad, rtol=1e-5,
+                               atol=1e-5)
+    torch.testing.assert_close(layer.bias.grad.double(), b64.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(x.grad.double(), x64.grad, rtol=1e-2, atol=1e-2)
+    # Outside autocast the layer computes in fp32 again.
+    assert layer(x.detach().float()).dtype == torch.float32
+
+
+def test_autocast_pairs_the_fp32_layout_where_the_bf16_passes_take_its_tiles():
+    """The bf16 copy of a layer whose bf16 passes take its tiles is its fp32 layout paired (one
+    pass, _autocast.py); a layer with an odd channel block goes through the index maps."""
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        paired, gathered = wt.Linear(64, 48), wt.Conv2d(3, 8, 3)
+        paired(torch.randn(2, 64))
+        gathered(torch.randn(1, 3, 5, 5))
+    assert paired._autocast._weight.pairing is not None
+    assert gathered._autocast._weight.pairing is None
+
+
+def test_layers_under_autocast_take_what_nn_layers_take_there():
+    """A bf16 layer casts an fp32 input (autocast casts an eligible op's inputs to bf16); a
+    float64 layer ignores autocast, as PyTorch's autocast leaves float64 alone."""
+    torch.manual_seed(15)
+    bf16 = wt.Linear(16, 8, dtype=torch.bfloat16)
+    f64 = wt.Linear(16, 8, dtype=torch.float64)
+    x = torch.randn(3, 16, requires_grad=True)
+    x64 = torch.randn(3, 16, dtype=torch.float64)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = bf16(x)
+        y64 = f64(x64)
+    assert y.dtype == torch.bfloat16 and y64.dtype == torch.float64
+    torch.testing.assert_close(y, bf16(x.detach().to(torch.bfloat16)), rtol=0, atol=0)
+    torch.testing.assert_close(y64, f64(x64), rtol=0, atol=0)
+    y.float().sum().backward()
+    assert x.grad.dtype == torch.float32
+
+
+def test_training_under_autocast_follows_torch_nn_under_autocast():
+    """optimize(fp32 model), then the mixed-precision recipe: steps under autocast, SGD on the fp32
+    parameters. The weights stay within bf16 compute's bound of torch.nn's (whose weight gradients
+    are rounded to bf16 first), and the layers keep the fp32 layout their optimizer state is in."""
+    torch.manual_seed(16)
+    reference = small_cnn()
+    model = small_cnn()
+    model.load_state_dict(reference.state_dict())
+    wt.optimize(model)
+    inputs, targets = torch.randn(4, 4, 3, 8, 8), torch.randint(0, 10, (4, 4))
+    for m in (reference, model):
+        optimizer = torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
+        for step in range(4):
+            optimizer.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = F.cross_entropy(m(inputs[step]), targets[step])
+            loss.backward()
+            optimizer.step()
+    for key, value in reference.state_dict().items():
+        assert model.state_dict()[key].dtype == torch.float32
+        torch.testing.assert_close(model.state_dict()[key], value, rtol=2e-2, atol=2e-3)
+
+
+def test_layers_used_under_autocast_copy_and_pickle():
+    import copy
+    import io
+    torch.manual_seed(17)
+    layer = wt.Linear(24, 8, relu=True)
+    x = torch.randn(5, 24)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        expected = layer(x)
+    buffer = io.BytesIO()
+    torch.save(layer, buffer)
+    buffer.seek(0)
+    for other in (copy.deepcopy(layer), torch.load(buffer)):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            torch.testing.assert_close(other(x), expected, rtol=0, atol=0)
+        assert other._autocast._layer is other

@@ -6,6 +6,7 @@ import torch
 
 from .. import _weft
 from . import _memory
+from ._autocast import AutocastView
 from ._layout import BlockedLayout, same_layout
 
 # The compute dtypes and what weft.ops calls them. float64: weft's GEMM operators in float64
@@ -84,6 +85,19 @@ def tile_bound_config(tiles):
     'bk': ..} or {'bc': .., 'bk': ..}): a tile-bound tuning record (weft-tune --tile-bound), else a
     free one with these tiles, else the untuned choice with them; None without tiles."""
     return None if tiles is None else dict(tiles)
+
+
+def bf16_reference(make, tiles):
+    """make(config): the bf16 forward operator of a float32 layer's layout shape, for its autocast
+    view: prepared with the layer's tiles (its bf16 layout is then the fp32 one paired), or its own
+    choice where it takes none of them."""
+    bound = tile_bound_config(tiles)
+    if bound is not None:
+        try:
+            return make(bound)
+        except ValueError:
+            pass
+    return make("auto")
 
 
 def prepared_pass(make, key, name, weight_layout, tiles):
@@ -204,16 +218,25 @@ class BlockedWeightModule(torch.nn.Module):
     dicts in the plain layout, and copies (deepcopy, pickling: the prepared operators stay behind and
     are prepared again, from weft.ops' cache, on the next call)."""
 
-    def _cached_plan(self, shape, make):
+    def _cached_plan(self, shape, make, layer=None):
+        """The plan of `shape` for `layer`: this layer, or its bf16 autocast view (_autocast.py)."""
+        layer = self if layer is None else layer
         threads = self.threads or default_threads()
         key = (shape, threads)
-        plan = self._plans.get(key)
+        plan = layer._plans.get(key)
         if plan is None:
             try:
-                plan = self._plans[key] = make(self, shape, threads)
+                plan = layer._plans[key] = make(layer, shape, threads)
             finally:
-                self._weight.layout.release_probes()  # kept while the plan's passes were compared
+                layer._weight.layout.release_probes()  # kept while the plan's passes were compared
         return plan
+
+    def _autocast_view(self):
+        """This float32 layer as bf16 autocast runs it (_autocast.AutocastView), made on first use."""
+        view = self.__dict__.get("_autocast")
+        if view is None:
+            view = self._autocast = AutocastView(self, self._bf16_reference())
+        return view
 
     def plain_weight(self):
         """The weight as torch.nn's layer holds it ((out, in) or (out, in, kh, kw)), a new tensor."""
@@ -223,6 +246,7 @@ class BlockedWeightModule(torch.nn.Module):
         state = self.__dict__.copy()
         state["_plans"] = {}
         state["_weight"] = WeightState(self._weight.layout, self._weight.dtype)
+        state.pop("_autocast", None)  # made again on first use
         return state
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):

@@ -14,6 +14,7 @@ from torch import nn
 from .. import ops
 from . import _common
 from ._common import WeightState
+from ._autocast import autocast_input
 from ._function import BlockedWeightFunction
 from ._layout import is_plain
 
@@ -90,7 +91,7 @@ class Conv2d(_common.BlockedWeightModule):
         R, S = self.kernel_size
         H, W = _pair(input_size, "input_size") if input_size is not None else (max(LAYOUT_IMAGE, R), max(LAYOUT_IMAGE, S))
         team = self.threads or _common.default_threads()
-        sizes = (1, in_channels, H, W, out_channels, R, S, self.stride, self.padding)
+        sizes = self._layout_sizes = (1, in_channels, H, W, out_channels, R, S, self.stride, self.padding)
         reference = ops.Conv2d(*sizes, dtype=self._weft_dtype, bias=bias, relu=self.relu, threads=team)
         layout = _common.layout_of(("conv_fwd", bias, self.relu) + sizes + (self._weft_dtype, team), reference, "w",
                                    (out_channels, in_channels, R, S), self.dtype)
@@ -106,20 +107,29 @@ class Conv2d(_common.BlockedWeightModule):
         else:
             self.register_parameter("bias", None)
 
-    def _plan(self, shape):
+    def _plan(self, shape, layer=None):
         try:
-            return self._cached_plan(shape, _ConvPlan)
+            return self._cached_plan(shape, _ConvPlan, layer)
         except ValueError as error:
             raise ValueError(f"weft.torch.Conv2d: weft's convolution does not take input {shape} with "
                              f"{self.extra_repr()}: {error}") from error
 
+    def _bf16_reference(self):
+        team = self.threads or _common.default_threads()
+        return _common.bf16_reference(
+            lambda config: ops.Conv2d(*self._layout_sizes, dtype="bf16", bias=self.bias is not None, relu=self.relu,
+                                      threads=team, config=config),
+            self._tiles)
+
     def forward(self, input):
         _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Conv2d")
-        _common.check_input(input, "input", self.dtype, f"(N, {self.in_channels}, H, W)", lambda rank: rank == 4)
+        # Under torch.autocast (CPU, bf16) a float32 layer computes in bf16, as nn.Conv2d there.
+        layer, input = autocast_input(self, input)
+        _common.check_input(input, "input", layer.dtype, f"(N, {self.in_channels}, H, W)", lambda rank: rank == 4)
         if input.shape[1] != self.in_channels:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: dimension 1 must be "
                              f"in_channels = {self.in_channels}")
-        return BlockedWeightFunction.apply(input, self.weight, self.bias, self, self._plan(tuple(input.shape)))
+        return BlockedWeightFunction.apply(input, self.weight, self.bias, layer, self._plan(tuple(input.shape), layer))
 
     def extra_repr(self):
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "

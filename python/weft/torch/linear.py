@@ -13,6 +13,7 @@ from torch import nn
 from .. import ops
 from . import _common
 from ._common import WeightState
+from ._autocast import autocast_input
 from ._function import BlockedWeightFunction
 from ._layout import is_plain
 
@@ -101,12 +102,21 @@ class Linear(_common.BlockedWeightModule):
         else:
             self.register_parameter("bias", None)
 
-    def _plan(self, batch):
-        return self._cached_plan(batch, _LinearPlan)
+    def _plan(self, batch, layer=None):
+        return self._cached_plan(batch, _LinearPlan, layer)
+
+    def _bf16_reference(self):
+        team = self.threads or _common.default_threads()
+        return _common.bf16_reference(
+            lambda config: ops.Gemm(self.out_features, LAYOUT_BATCH, self.in_features, dtype="bf16",
+                                    bias=self.bias is not None, relu=self.relu, threads=team, config=config),
+            self._tiles)
 
     def forward(self, input):
         _common.check_parameter_dtype(self.weight, self.master_dtype, "weft.torch.Linear")
-        _common.check_input(input, "input", self.dtype, f"(*, {self.in_features})",
+        # Under torch.autocast (CPU, bf16) a float32 layer computes in bf16, as nn.Linear there.
+        layer, input = autocast_input(self, input)
+        _common.check_input(input, "input", layer.dtype, f"(*, {self.in_features})",
                             lambda rank: rank >= 1)
         if input.shape[-1] != self.in_features:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: its last dimension must be "
@@ -114,7 +124,7 @@ class Linear(_common.BlockedWeightModule):
         rows = input.reshape(-1, self.in_features)
         if rows.shape[0] == 0:
             raise ValueError(f"argument 'input' has shape {tuple(input.shape)}: no rows")
-        y = BlockedWeightFunction.apply(rows, self.weight, self.bias, self, self._plan(rows.shape[0]))
+        y = BlockedWeightFunction.apply(rows, self.weight, self.bias, layer, self._plan(rows.shape[0], layer))
         return y.reshape(*input.shape[:-1], self.out_features)
 
     def extra_repr(self):
