@@ -165,7 +165,7 @@ void GemmUpd::reduce_partial_filters(T* grad_weight) const {
 }
 
 template <class Out>
-void GemmUpd::reduce_partial_filters_vnni2(Out* grad_weight) const {
+void GemmUpd::reduce_partial_filters_vnni2(Out* grad_weight, bool column_major) const {
   const float* copies = partial_filters<float>();
   const std::int64_t tile = config_.bm * config_.bk;
   (*tile_loop_)([&](int* ind) {
@@ -173,7 +173,11 @@ void GemmUpd::reduce_partial_filters_vnni2(Out* grad_weight) const {
     sum.resize(static_cast<std::size_t>(tile));
     (*reduce_tile_)(copies + ind[0] * tile, sum.data());
     if constexpr (std::is_same_v<Out, float>) {
-      detail::vnni2_order_f32(sum.data(), config_.bm, config_.bk, grad_weight + ind[0] * tile);
+      if (column_major) {
+        std::copy(sum.begin(), sum.end(), grad_weight + ind[0] * tile);
+      } else {
+        detail::vnni2_order_f32(sum.data(), config_.bm, config_.bk, grad_weight + ind[0] * tile);
+      }
     } else {
       (*pack_sums_)(tpp::UnaryArgs{.in = sum.data(), .out = grad_weight + ind[0] * tile});
     }
@@ -181,7 +185,7 @@ void GemmUpd::reduce_partial_filters_vnni2(Out* grad_weight) const {
 }
 
 template <class T, class Out>
-void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) const {
+void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight, bool column_major) const {
   require_buffers_of<T>(config_.dtype, "GemmUpd::run");
   require_buffers("GemmUpd::run", {{"grad_out", grad_out}, {"input", input}, {"grad_weight", grad_weight}});
   const std::int64_t Mb = m_blocking().blocks(), Nb = n_blocking().blocks(), Kb = k_blocking().blocks();
@@ -245,9 +249,12 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
           (*pack_tile_)(tpp::UnaryArgs{.in = from, .out = to});
         }
       };
+      // A widened pass asked for column-major dW (run_f32_column_major) writes each block as the
+      // BRGEMM sums it: in place over several chunks, or copied from the scratch of one.
+      const bool in_vnni2 = !(widened && column_major);
       if constexpr (bf16) {
         scratch.resize(static_cast<std::size_t>(bm * bk));
-        if (first && last) {
+        if (first && last && in_vnni2) {
           // One chunk: summed into the scratch, packed from there (one pass over dW).
           if (edge) std::fill(scratch.begin(), scratch.end(), Out{});
           args.c = scratch.data();
@@ -259,7 +266,7 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
       if (first && edge) std::fill(c, c + bm * bk, Out{});
       table.get(im == Mb - 1, ik == Kb - 1, first, last)(args);
       if constexpr (bf16) {
-        if (last) {  // several chunks summed in place: packed into the scratch, copied back
+        if (last && in_vnni2) {  // several chunks summed in place: packed into the scratch, copied back
           into_vnni2(c, scratch.data());
           std::copy(scratch.begin(), scratch.end(), c);
         }
@@ -268,7 +275,7 @@ void GemmUpd::run_typed(const T* grad_out, const T* input, Out* grad_weight) con
   });
   if (partial) {
     if constexpr (bf16) {
-      reduce_partial_filters_vnni2(grad_weight);
+      reduce_partial_filters_vnni2(grad_weight, column_major);
     } else {
       reduce_partial_filters(grad_weight);
     }
@@ -289,6 +296,10 @@ void GemmUpd::run(const double* grad_out, const double* input, double* grad_weig
 
 void GemmUpd::run(const bfloat16* grad_out, const bfloat16* input, float* grad_weight) const {
   run_typed(grad_out, input, grad_weight);
+}
+
+void GemmUpd::run_f32_column_major(const bfloat16* grad_out, const bfloat16* input, float* grad_weight) const {
+  run_typed(grad_out, input, grad_weight, true);
 }
 
 GemmPassLayout GemmUpd::layout() const {

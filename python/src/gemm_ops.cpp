@@ -201,6 +201,11 @@ class GemmBackwardWeightsOp : public GemmOp<ops::GemmUpd> {
   void run_f32_output(std::span<void* const> b) const override {
     pass_->run(static_cast<const bfloat16*>(b[0]), static_cast<const bfloat16*>(b[1]), static_cast<float*>(b[2]));
   }
+  bool writes_f32_column_major() const override { return writes_f32_output(); }
+  void run_f32_column_major(std::span<void* const> b) const override {
+    pass_->run_f32_column_major(static_cast<const bfloat16*>(b[0]), static_cast<const bfloat16*>(b[1]),
+                                static_cast<float*>(b[2]));
+  }
 };
 
 template <class Op, class Config>

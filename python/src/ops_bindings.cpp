@@ -157,7 +157,8 @@ void run_plain(const BoundOp& bound, const py::sequence& inputs, py::handle out)
 }
 
 // arrays: one blocked array per operand, the output's included, in operand order.
-void run_blocked(const BoundOp& bound, const py::sequence& arrays) {
+// column_major: a float32 output in the f32 layout's column-major tiles (writes_f32_column_major).
+void run_blocked(const BoundOp& bound, const py::sequence& arrays, bool column_major) {
   const PreparedOp& op = *bound.op;
   const std::vector<Operand>& operands = op.operands();
   if (arrays.size() != operands.size()) {
@@ -176,10 +177,17 @@ void run_blocked(const BoundOp& bound, const py::sequence& arrays) {
   const bool f32_output = op.dtype() != DataType::f32 && std::any_of(operands.begin(), operands.end(), [&](const Operand& o) {
     return o.output && views[static_cast<std::size_t>(&o - operands.data())].dtype == DataType::f32;
   });
+  if (column_major && !(f32_output && op.writes_f32_column_major())) {
+    throw_value_error(op.writes_f32_column_major()
+                          ? "argument 'dw_order': 'column_major' needs a float32 out"
+                          : "argument 'dw_order': 'column_major' is for a bf16 GemmBackwardWeights writing float32");
+  }
   py::gil_scoped_release release;
   std::lock_guard lock(op.run_lock());
   omp_set_num_threads(op.threads());
-  if (f32_output) {
+  if (column_major) {
+    op.run_f32_column_major(blocked);
+  } else if (f32_output) {
     op.run_f32_output(blocked);
   } else {
     op.run(blocked);
@@ -311,9 +319,10 @@ void bind_ops(py::module_& m) {
       .def_property_readonly("description", [](const BoundOp& b) { return b.op->description(); })
       .def_property_readonly("threads", [](const BoundOp& b) { return b.op->threads(); })
       .def_property_readonly("writes_f32_output", [](const BoundOp& b) { return b.op->writes_f32_output(); })
+      .def_property_readonly("writes_f32_column_major", [](const BoundOp& b) { return b.op->writes_f32_column_major(); })
       .def_property_readonly("config_keys", [](const BoundOp& b) { return b.config_keys; })
       .def("run_plain", &run_plain, py::arg("inputs"), py::arg("out"))
-      .def("run_blocked", &run_blocked, py::arg("arrays"))
+      .def("run_blocked", &run_blocked, py::arg("arrays"), py::arg("column_major") = false)
       .def("to_blocked", [](const BoundOp& b, const std::string& name, py::handle plain, py::handle out) {
         convert(b, name, plain, out, true);
       }, py::arg("name"), py::arg("plain"), py::arg("out"))

@@ -70,6 +70,11 @@ class PreparedOp {
   // run_f32_output (the output buffer holding floats); the others are never asked to.
   virtual bool writes_f32_output() const { return false; }
   virtual void run_f32_output(std::span<void* const> blocked) const;
+  // The GEMM backward by weights in bf16 writes that f32 output in the f32 layout's column-major
+  // tiles instead where asked (ops::GemmUpd::run_f32_column_major: fp32 weights kept in that layout,
+  // weft.torch under torch.autocast); the others are never asked to.
+  virtual bool writes_f32_column_major() const { return false; }
+  virtual void run_f32_column_major(std::span<void* const> blocked) const;
 
   std::mutex& run_lock() const { return run_mutex_; }
 
@@ -88,6 +93,10 @@ class PreparedOp {
 
 inline void PreparedOp::run_f32_output(std::span<void* const> /*blocked*/) const {
   throw std::logic_error("PreparedOp::run_f32_output on an operator without an f32 output");
+}
+
+inline void PreparedOp::run_f32_column_major(std::span<void* const> /*blocked*/) const {
+  throw std::logic_error("PreparedOp::run_f32_column_major on an operator without one");
 }
 
 }  // namespace weft::python

@@ -109,6 +109,9 @@ class _Operator:
     threads = property(lambda self: self._op.threads)
     writes_f32_output = property(lambda self: self._op.writes_f32_output,
                                  doc="whether a bf16 operator's blocked out= may be float32 (GemmBackwardWeights)")
+    writes_f32_column_major = property(lambda self: self._op.writes_f32_column_major,
+                                       doc="whether that float32 out= may also be in column-major tiles "
+                                           "(GemmBackwardWeights' dw_order='column_major')")
     operands = property(lambda self: self._operands,
                         doc="per operand: name, plain shape, blocked_size, output, plain (the blocked "
                             "layout is the plain one: used in place)")
@@ -158,7 +161,7 @@ class _Operator:
         self._op.from_blocked(name, blocked, out)
         return out
 
-    def _call(self, arrays, out, layout):
+    def _call(self, arrays, out, layout, column_major=False):
         output = next(o for o in self._operands if o["output"])
         if layout == "plain":
             if out is None:
@@ -167,7 +170,7 @@ class _Operator:
         elif layout == "blocked":
             if out is None:
                 out = _arrays.empty_like_kind(arrays[0], (output["blocked_size"],), self.dtype)
-            self._op.run_blocked(list(arrays) + [out])
+            self._op.run_blocked(list(arrays) + [out], column_major)
         else:
             raise ValueError(f"argument 'layout': {layout!r} is none of 'plain', 'blocked'")
         return out
@@ -230,14 +233,20 @@ class GemmBackwardWeights(_GemmBackward):
     """dw (M, K) = dy (N, M).T @ x (N, K): the weights' gradient of Gemm.
 
     In bf16 with layout="blocked", out may be a float32 array of op.blocked_size("dw") elements:
-    the gradient unrounded, each element where the bf16 copy would hold it (fp32 master weights
-    kept in the bf16 weights' layout, as weft.torch does)."""
+    the gradient unrounded, each element where the bf16 copy would hold it (dw_order="vnni2": fp32
+    master weights kept in the bf16 weights' layout, as weft.torch does), or with
+    dw_order="column_major" in the column-major tiles of the f32 operator with these tiles (each
+    tile's column pairs apart: fp32 weights kept in that layout, weft.torch under autocast)."""
 
     def __init__(self, M, N, K, dtype="f32", config="auto", threads=None):
         super().__init__("upd", M, N, K, dtype, config, threads)
 
-    def __call__(self, dy, x, out=None, layout="plain"):
-        return self._call([dy, x], out, layout)
+    def __call__(self, dy, x, out=None, layout="plain", dw_order="vnni2"):
+        if dw_order not in ("vnni2", "column_major"):
+            raise ValueError(f"argument 'dw_order': {dw_order!r} is none of 'vnni2', 'column_major'")
+        if dw_order == "column_major" and layout != "blocked":
+            raise ValueError("argument 'dw_order': 'column_major' is an order of the blocked dw: give layout='blocked'")
+        return self._call([dy, x], out, layout, dw_order == "column_major")
 
 
 def _pair(value, name):

@@ -16,6 +16,7 @@
 #include <weft/ops/element_type.hpp>
 #include <weft/ops/gemm_reference.hpp>
 #include <weft/ops/verification.hpp>
+#include <weft/ops/vnni2_pairs.hpp>
 
 namespace weft::ops {
 namespace {
@@ -251,8 +252,9 @@ TEST(GemmOpsMlp, ThreeLayersWithExplicitLoopsMatchTheChainedReference) {
 // VNNI-2 positions of its bf16 dW, the sums unrounded, the padding zero. With one reduction chunk,
 // or with partial filters, the bf16 pass rounds those very f32 sums once, so each f32 element
 // rounds to the bf16 one bit for bit; with two chunks the bf16 pass rounds twice, and the f32
-// sums are checked against the reference alone.
-TEST(GemmUpdF32Weights, WritesTheBf16PassSumsUnroundedInItsVnni2Tiles) {
+// sums are checked against the reference alone. run_f32_column_major writes the same sums in the
+// f32 layout's column-major tiles.
+TEST(GemmUpdF32Weights, WritesTheBf16PassSumsUnroundedInItsVnni2TilesOrInColumnMajorOnes) {
   omp_set_num_threads(2);
   struct Case {
     const char* loop_string;
@@ -296,12 +298,19 @@ TEST(GemmUpdF32Weights, WritesTheBf16PassSumsUnroundedInItsVnni2Tiles) {
                    {right.data(), l.right.transposed}, nullptr, false, ref.data());
     const ErrorNorms e = compare(plain.data(), ref.data(), static_cast<std::int64_t>(plain.size()));
     EXPECT_TRUE(e.passed(sum_tolerance(l.reduction()))) << e.to_string();
+
+    // In column-major tiles (run_f32_column_major): the same sums, each tile's columns unpaired.
+    std::vector<float> columns(size, 777.0f), unpaired(size);
+    pass.run_f32_column_major(left_b.data(), right_b.data(), columns.data());
+    unpack_vnni2(dw32.data(), config.bm, static_cast<std::int64_t>(size) / config.bm, unpaired.data());
+    EXPECT_EQ(columns, unpaired);
   }
-  // An f32 pass has no such run.
+  // An f32 pass has no such runs.
   const GemmUpd f32(gemm_config<GemmUpdConfig>({.M = 16, .N = 16, .K = 16}));
   std::vector<bfloat16> in(4096);
   std::vector<float> out(4096);
   EXPECT_THROW(f32.run(in.data(), in.data(), out.data()), Error);
+  EXPECT_THROW(f32.run_f32_column_major(in.data(), in.data(), out.data()), Error);
 }
 
 // dW's padding comes out zero whatever the buffer held, in every dtype and way of reducing (one

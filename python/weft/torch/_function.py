@@ -131,10 +131,13 @@ class BlockedWeightFunction(torch.autograd.Function):
             # compute when the pass lays dW out as the parameter (fp32 sums unrounded, in the bf16
             # tile order). Else a bf16 dW is kept, and moved and widened into a new fp32 tensor.
             straight_f32 = layer.dtype != weight.dtype and plan.upd.straight and upd.writes_f32_output
+            # Under autocast, an fp32 weight whose tiles the bf16 passes pair takes the sums in its
+            # own column-major tiles (_autocast.py): the gradient itself, nothing to move.
+            column_major = straight_f32 and layer._weight.takes_column_major_f32 and upd.writes_f32_column_major
             dwb = upd(dy_upd, x_upd, layout="blocked",
                       out=_new(upd, "dw", weight.dtype, True) if layer.dtype == weight.dtype or straight_f32 else
-                      _kept("dw", upd, "dw", layer.dtype))
-            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype)
+                      _kept("dw", upd, "dw", layer.dtype), **({"dw_order": "column_major"} if column_major else {}))
+            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype, column_major)
         if ctx.needs_input_grad[2]:
             # Summed in fp32 or fp64 (weft's reduction TPPs: torch 1.13 sums bf16 into fp32 some 15x
             # slower than in bf16, and bf16 sums would round each partial sum).

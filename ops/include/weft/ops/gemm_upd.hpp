@@ -86,6 +86,11 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   // element where the bf16 one would be): the gradient of fp32 master weights kept in the bf16
   // weights' layout, without a bf16 dW to widen. Throws weft::Error unless the pass is bf16.
   void run(const bfloat16* grad_out, const bfloat16* input, float* grad_weight) const;
+  // The same bf16 pass with dW in f32 in the f32 pass's layout of these tiles instead (column-major
+  // tiles, [Mb][Kb][bk][bm], the sums unrounded): the gradient of an fp32 weight kept in that
+  // layout, whose bf16 passes read a copy with each tile's columns paired (weft.torch's fp32 layers
+  // under torch.autocast; vnni2_pairs.hpp). Throws weft::Error unless the pass is bf16.
+  void run_f32_column_major(const bfloat16* grad_out, const bfloat16* input, float* grad_weight) const;
 
   // dY (M x N), X (K x N, transposed) and dW (M x K), plain and blocked.
   GemmPassLayout layout() const;
@@ -106,8 +111,9 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
  private:
   GemmUpd(GemmUpdConfig config, PassCode code);
   // Out: T, or float for a bf16 pass writing f32 dW.
+  // column_major: a widened pass's dW in column-major tiles (run_f32_column_major).
   template <class T, class Out>
-  void run_typed(const T* grad_out, const T* input, Out* grad_weight) const;
+  void run_typed(const T* grad_out, const T* input, Out* grad_weight, bool column_major = false) const;
   ActivationTiles grad_output_tiles() const { return {m_blocking(), n_blocking(), config_.plain_grad_output}; }
   // BRGEMM's A is dY read in place in f32 and f64 (plain: its rows apart), its VNNI-2 copies in bf16.
   std::int64_t grad_output_ld() const { return config_.bf16() ? config_.bm : grad_output_tiles().ld(); }
@@ -117,7 +123,7 @@ class GemmUpd : public GemmPass<GemmUpdConfig> {
   void reduce_partial_filters(T* grad_weight) const;  // f32 and f64: the copies' own type
   // bf16: each tile's copies summed in f32, then into dW's VNNI-2 tile (bf16, or f32 unrounded).
   template <class Out>
-  void reduce_partial_filters_vnni2(Out* grad_weight) const;
+  void reduce_partial_filters_vnni2(Out* grad_weight, bool column_major) const;
   // The partial filters as their elements (GemmLoops::sum_types: float, or double in f64).
   template <class Sum>
   Sum* partial_filters() const {
