@@ -876,15 +876,28 @@ def test_float32_layers_compute_in_bf16_under_autocast(make, shape, reference, i
     assert layer(x.detach().float()).dtype == torch.float32
 
 
-def test_autocast_pairs_the_fp32_layout_where_the_bf16_passes_take_its_tiles():
+def test_autocast_pairs_the_fp32_layout_where_the_bf16_passes_take_its_tiles(monkeypatch):
     """The bf16 copy of a layer whose bf16 passes take its tiles is its fp32 layout paired (one
-    pass, _autocast.py); a layer with an odd channel block goes through the index maps."""
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        paired, gathered = wt.Linear(64, 48), wt.Conv2d(3, 8, 3)
-        paired(torch.randn(2, 64))
-        gathered(torch.randn(1, 3, 5, 5))
-    assert paired._autocast._weight.pairing is not None
-    assert gathered._autocast._weight.pairing is None
+    pass, _autocast.py), and a Linear's update writes the gradient in that layout itself, where a
+    Conv2d's is moved back (vnni2_unpack); a layer with an odd channel block goes through the
+    index maps."""
+    from weft.torch import _autocast
+    unpacks = []
+    unpack = _autocast._weft.vnni2_unpack
+    monkeypatch.setattr(_autocast._weft, "vnni2_unpack", lambda *args: unpacks.append(1) or unpack(*args))
+    layers = {"linear": (wt.Linear(64, 48), (2, 64)), "conv": (wt.Conv2d(16, 8, 3), (1, 16, 5, 5)),
+              "odd": (wt.Conv2d(3, 8, 3), (1, 3, 5, 5))}
+    moved = {}
+    for name, (layer, shape) in layers.items():
+        unpacks.clear()
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = layer(torch.randn(shape))
+        y.float().sum().backward()
+        moved[name] = len(unpacks)
+    assert layers["linear"][0]._autocast._weight.pairing is not None
+    assert layers["conv"][0]._autocast._weight.pairing is not None
+    assert layers["odd"][0]._autocast._weight.pairing is None
+    assert moved == {"linear": 0, "conv": 1, "odd": 0}
 
 
 def test_layers_under_autocast_take_what_nn_layers_take_there():
@@ -943,3 +956,33 @@ def test_layers_used_under_autocast_copy_and_pickle():
         with torch.autocast("cpu", dtype=torch.bfloat16):
             torch.testing.assert_close(other(x), expected, rtol=0, atol=0)
         assert other._autocast._layer is other
+
+
+def test_bf16_update_writes_fp32_sums_in_column_major_tiles_where_asked():
+    """GemmBackwardWeights(dtype='bf16') with dw_order='column_major': the fp32 sums of its
+    float32 out in the f32 layout's column-major tiles, each tile's column pairs apart (what
+    vnni2_unpack makes of the default VNNI-2 order); the order needs a bf16 update, a float32
+    blocked out."""
+    import weft.ops as ops
+    from weft.torch._common import description_knobs
+    torch.manual_seed(18)
+    upd = ops.GemmBackwardWeights(40, 24, 36, dtype="bf16")
+    assert upd.writes_f32_column_major
+    dy = upd.to_blocked("dy", torch.randn(24, 40).to(torch.bfloat16))
+    x = upd.to_blocked("x", torch.randn(24, 36).to(torch.bfloat16))
+    pairs = upd(dy, x, layout="blocked", out=torch.empty(upd.blocked_size("dw")))
+    columns = upd(dy, x, layout="blocked", out=torch.full((upd.blocked_size("dw"),), 7.0), dw_order="column_major")
+    expected = torch.empty_like(pairs)
+    weft._weft.vnni2_unpack(pairs, expected, description_knobs(upd.description, ("bm",))["bm"])
+    assert torch.equal(columns, expected)
+    with pytest.raises(ValueError, match="'dw_order': 'rows' is none of"):
+        upd(dy, x, layout="blocked", out=torch.empty(upd.blocked_size("dw")), dw_order="rows")
+    with pytest.raises(ValueError, match="give layout='blocked'"):
+        upd(torch.randn(24, 40).to(torch.bfloat16), torch.randn(24, 36).to(torch.bfloat16), dw_order="column_major")
+    with pytest.raises(ValueError, match="needs a float32 out"):
+        upd(dy, x, layout="blocked", dw_order="column_major")
+    f32 = ops.GemmBackwardWeights(40, 24, 36)
+    assert not f32.writes_f32_column_major
+    with pytest.raises(ValueError, match="is for a bf16 GemmBackwardWeights"):
+        f32(f32.to_blocked("dy", torch.randn(24, 40)), f32.to_blocked("x", torch.randn(24, 36)), layout="blocked",
+            dw_order="column_major")
