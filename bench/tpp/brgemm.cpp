@@ -26,6 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include "aligned_buffer.hpp"
+#include "env_shapes.hpp"
 #include "interleaved.hpp"
 #include "emitters.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -215,17 +216,7 @@ void BM_ratio_openblas(benchmark::State& state) {
 // measures the given shapes instead.
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"m", "n", "k", "br"});
-  if (const char* env = std::getenv("WEFT_BENCH_SHAPES")) {
-    for (const char* p = env; *p != '\0';) {
-      long m = 0, n = 0, k = 0, br = 0;
-      int used = 0;
-      if (std::sscanf(p, "%ld,%ld,%ld,%ld%n", &m, &n, &k, &br, &used) != 4 || m < 1 || n < 1 || k < 1 || br < 1) break;
-      b->Args({m, n, k, br});
-      p += used;
-      while (*p == ';' || *p == ' ') ++p;
-    }
-    return;
-  }
+  if (weft::bench::env_shapes(b)) return;
   for (const auto& s : std::vector<std::vector<std::int64_t>>{{32, 32, 32, 8},
                                                              {64, 64, 64, 1},
                                                              {32, 32, 32, 1},

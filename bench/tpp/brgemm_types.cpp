@@ -12,14 +12,13 @@
 //   WEFT_ISA=avx2 taskset -c 1 build/bench/weft-bench-brgemm-types --benchmark_filter=bf16_vs_f32
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "aligned_buffer.hpp"
+#include "env_shapes.hpp"
 #include "interleaved.hpp"
 #include "weft/jit/bfloat16.hpp"
 #include "weft/tpp/brgemm.hpp"
@@ -164,17 +163,7 @@ void BM_f64_vs_libxsmm(benchmark::State& state) {
 // kernels, say: weft.ops' descriptions name their tiles).
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"m", "n", "k", "br"});
-  if (const char* env = std::getenv("WEFT_BENCH_SHAPES")) {
-    for (const char* p = env; *p != '\0';) {
-      long m = 0, n = 0, k = 0, br = 0;
-      int used = 0;
-      if (std::sscanf(p, "%ld,%ld,%ld,%ld%n", &m, &n, &k, &br, &used) != 4 || m < 1 || n < 1 || k < 1 || br < 1) break;
-      b->Args({m, n, k, br});
-      p += used;
-      while (*p == ';' || *p == ' ') ++p;
-    }
-    return;
-  }
+  if (weft::bench::env_shapes(b)) return;
   for (const auto& s : std::vector<std::vector<std::int64_t>>{
            {32, 32, 32, 8}, {64, 64, 64, 1}, {64, 64, 64, 8}, {32, 32, 32, 1}, {80, 80, 80, 1}, {23, 17, 32, 4}, {16, 16, 64, 4}})
     b->Args(s);
