@@ -7,10 +7,11 @@ An AutocastView stands in for the layer in its passes: it is the layer in bf16 (
 bf16 operators prepared with the layer's tiles) with AutocastWeight in place of the layer's
 WeightState. The parameter keeps the fp32 layer's blocked layout; the bf16 passes want their
 weight in VNNI-2 tiles (pairs of the reduced dimension interleaved). With the same tiles that is
-the fp32 layout with the two innermost axes of each tile's pairs swapped, so the bf16 copy is one
-pass of integer operations over the weight, and the gradient one permuted copy back. A bf16
-layout that is not that pairing (the bf16 operator refused the layer's tiles) goes through the
-index maps of _layout.py: correct, but a gather each way.
+the fp32 layout with each tile's column pairs interleaved, so the bf16 copy is one pass
+(weft::ops::pack_vnni2, as fast as a cast), the GEMM update writes its fp32 sums straight into the
+fp32 layout (GemmBackwardWeights' dw_order='column_major'), and a convolution's come back in one
+more pass (unpack_vnni2). A bf16 layout that is not that pairing (the bf16 operator refused the
+layer's tiles) goes through the index maps of _layout.py: correct, but a gather each way.
 """
 import torch
 
