@@ -101,12 +101,10 @@ class AutocastWeight:
         (GemmBackwardWeights' dw_order='column_major'): where the bf16 layout pairs them."""
         return self.pairing is not None
 
-    def gradient(self, passw, dw, master, column_major=False):
-        """A pass's dW (bf16, or fp32 written in the bf16 tile order, or with column_major already
-        in the fp32 layer's column-major tiles) as the fp32 parameter's gradient, in the fp32
-        layer's layout, its padding zero."""
-        if column_major:
-            return dw  # the update wrote the fp32 layout itself, padding zero
+    def gradient(self, passw, dw, master):
+        """A pass's dW (bf16, or fp32 written in the bf16 tile order) as the fp32 parameter's
+        gradient, in the fp32 layer's layout, its padding zero. (A GEMM update that wrote the
+        fp32 layout itself, padding zero, is the gradient as it is: the Function takes it so.)"""
         if not passw.straight:
             dw = self.layout.move_from(passw.to_weight, dw)
         if self.pairing is None:

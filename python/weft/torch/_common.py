@@ -197,10 +197,9 @@ class WeightState:
     # Only an AutocastWeight takes a bf16 update's fp32 sums in column-major tiles.
     takes_column_major_f32 = False
 
-    def gradient(self, passw, dw, master, column_major=False):
+    def gradient(self, passw, dw, master):
         """The weight gradient of a pass's blocked output, in the parameter's layout and dtype, its
         padding zero (an optimizer step then leaves the padding zero)."""
-        assert not column_major, "a layer's own weight takes no column-major f32 gradient"
         if not passw.straight:
             dw = self.layout.move_from(passw.to_weight, dw)
         if dw.dtype != master:

@@ -137,7 +137,7 @@ class BlockedWeightFunction(torch.autograd.Function):
             dwb = upd(dy_upd, x_upd, layout="blocked",
                       out=_new(upd, "dw", weight.dtype, True) if layer.dtype == weight.dtype or straight_f32 else
                       _kept("dw", upd, "dw", layer.dtype), **({"dw_order": "column_major"} if column_major else {}))
-            dw = layer._weight.gradient(plan.upd, dwb, weight.dtype, column_major)
+            dw = dwb if column_major else layer._weight.gradient(plan.upd, dwb, weight.dtype)
         if ctx.needs_input_grad[2]:
             # Summed in fp32 or fp64 (weft's reduction TPPs: torch 1.13 sums bf16 into fp32 some 15x
             # slower than in bf16, and bf16 sums would round each partial sum).
