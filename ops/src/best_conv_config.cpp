@@ -41,6 +41,7 @@ std::optional<Config> apply(const Config& problem, const tuner::TunedConfig& tun
       ConvBwd::check(c);
     } else {
       c.use_mb_par_f32 = problem.use_mb_par_f32;
+      c.pad_h_out = problem.pad_h_out, c.pad_w_out = problem.pad_w_out;
       ConvUpd::check(c);
     }
     return c;

@@ -25,6 +25,8 @@ Config with_knobs(const tuner::TunedConfig& tuned, const ConvDesc& desc) {
     c = to_conv_bwd_config(tuned, desc.shape);
   } else {
     c = to_conv_upd_config(tuned, desc.shape);
+    c.pad_h_out = desc.grad_output_pad_h;
+    c.pad_w_out = desc.grad_output_pad_w;
   }
   c.dtype = desc.dtype;
   return c;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include <weft/jit/error.hpp>
 #include <weft/ops/element_type.hpp>
@@ -28,6 +30,11 @@ const ConvUpdConfig& validated(const ConvUpdConfig& c) {
   if (c.h_in_gemm < 0 || c.h_in_gemm > ofh) {
     throw Error("h_in_gemm (output rows per BRGEMM) must be in [1, ofh = " + std::to_string(ofh) +
                 "], or 0 for the automatic choice; got " + std::to_string(c.h_in_gemm));
+  }
+  for (const auto& [name, rim] : {std::pair{"pad_h_out", c.pad_h_out}, std::pair{"pad_w_out", c.pad_w_out}}) {
+    if (rim < 0 || rim > 4096) {
+      throw Error(std::string(name) + " (grad_output's rim) must be in [0, 4096], got " + std::to_string(rim));
+    }
   }
   return c;
 }
@@ -131,7 +138,7 @@ struct Fp32Operands {
   std::int64_t stride_h;
 
   const float* grad_output_row(std::int64_t n, std::int64_t kb, std::int64_t y) const {
-    return grad_output + out.offset(n, kb, y, 0);
+    return grad_output + out.offset(n, kb, y + out.pad_h, out.pad_w);
   }
   const float* input_tap(std::int64_t n, std::int64_t cb, std::int64_t y, std::int64_t r, std::int64_t s) const {
     return input + in.offset(n, cb, y * stride_h + r, s);
@@ -149,7 +156,7 @@ struct Fp32Operands {
 bool merges_rows(const ConvUpdConfig& c, std::int64_t rows) {
   const ConvShape& s = c.shape;
   return s.R == 1 && s.S == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0 &&
-         s.ofw() % 2 != 0 && s.ofh() > 1 && rows == s.ofh();
+         c.pad_h_out == 0 && c.pad_w_out == 0 && s.ofw() % 2 != 0 && s.ofh() > 1 && rows == s.ofh();
 }
 
 std::optional<UpdOperands> bf16_operands(const ConvUpdConfig& c, std::int64_t rows, ActivationLayout input,
@@ -192,7 +199,8 @@ ActivationLayout ConvUpd::input_layout() const {
 
 ActivationLayout ConvUpd::grad_output_layout() const {
   const ConvShape& s = config_.shape;
-  return {.images = s.N, .channels = config_.k_blocking(), .h = s.ofh(), .w = s.ofw(), .pad_h = 0, .pad_w = 0};
+  return {.images = s.N, .channels = config_.k_blocking(), .h = s.ofh(), .w = s.ofw(), .pad_h = config_.pad_h_out,
+          .pad_w = config_.pad_w_out};
 }
 
 FilterLayout ConvUpd::filter_layout() const {

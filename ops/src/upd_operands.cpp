@@ -84,7 +84,7 @@ void UpdOperands::prepare(const void* input, const void* grad_output) const {
   const std::int64_t bk = grad_output_.channels.block, ofw = grad_output_.w;
   (*output_rows_)([&](int* ind) {
     const std::int64_t n = ind[0], kb = ind[1], y = ind[2];
-    const jit::bfloat16* row = dy + grad_output_.offset(n, kb, y, 0);
+    const jit::bfloat16* row = dy + grad_output_.offset(n, kb, y + grad_output_.pad_h, grad_output_.pad_w);
     jit::bfloat16* out = packed_.data() + ((n * grad_output_.channels.blocks() + kb) * grad_output_.h + y) * a_row();
     if (pack_) (*pack_)(tpp::UnaryArgs{.in = row, .out = out});
     // An odd ofw: the last pixel pairs with the zero extra one; bk elements, too few for a kernel.

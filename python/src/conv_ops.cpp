@@ -110,7 +110,9 @@ class ConvOp : public PreparedOp {
   }
 
   void add(std::string name, std::vector<std::int64_t> shape, bool output, ConvOperandLayout layout) {
-    operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output, false});
+    std::vector<std::int64_t> rim;
+    if (const auto* a = std::get_if<ActivationLayout>(&layout)) rim = {a->pad_h, a->pad_w};
+    operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output, false, std::move(rim)});
     layouts_.push_back(std::move(layout));
   }
 
@@ -191,6 +193,9 @@ std::shared_ptr<PreparedOp> make(const ops::ConvDesc& desc, const OpConfig& requ
         if constexpr (std::is_same_v<Config, ops::ConvFwdConfig>) {
           chosen.with_bias = described.with_bias;
           chosen.with_relu = described.with_relu;
+        } else if constexpr (std::is_same_v<Config, ops::ConvUpdConfig>) {
+          chosen.pad_h_out = described.pad_h_out;
+          chosen.pad_w_out = described.pad_w_out;
         }
       },
       [&] { return ops::best_conv_config(ops::conv_config<Config>(desc), threads, request.tiles); },

@@ -101,7 +101,7 @@ class GemmOp : public PreparedOp {
     const std::int64_t elements = codec.bias_padded > 0 ? codec.bias_padded : ops::blocked_size(codec.matrix);
     // A plain matrix read as column-major: the row-major array itself.
     const bool plain = codec.bias_padded == 0 && codec.order == MatrixOrder::column_major && codec.matrix.plain();
-    operands_.push_back({std::move(name), std::move(shape), elements, output, plain});
+    operands_.push_back({std::move(name), std::move(shape), elements, output, plain, {}});
     codecs_.push_back(codec);
   }
 

@@ -288,12 +288,23 @@ std::shared_ptr<BoundOp> prepare_gemm(const std::string& pass_name, std::int64_t
 }
 
 std::shared_ptr<BoundOp> prepare_conv(const std::string& pass_name, const std::vector<std::int64_t>& sizes, py::handle dtype,
-                     bool bias, bool relu, py::handle config, py::handle threads) {
+                     bool bias, bool relu, py::handle config, py::handle threads,
+                     const std::vector<std::int64_t>& dy_rim) {
   const ops::ConvPassKind pass = ops::parse_conv_pass(pass_name);
   if (sizes.size() != 11) throw_value_error("prepare_conv: sizes are N H W C K R S stride_h stride_w pad_h pad_w");
+  if (dy_rim.size() != 2) throw_value_error("prepare_conv: dy_rim is (h, w)");
+  if (dy_rim[0] < 0 || dy_rim[1] < 0) {
+    throw_value_error("argument 'dy_rim' must be >= 0 (the rims around dy's images), got (" +
+                      std::to_string(dy_rim[0]) + ", " + std::to_string(dy_rim[1]) + ")");
+  }
+  if (pass != ops::ConvPassKind::upd && (dy_rim[0] != 0 || dy_rim[1] != 0)) {
+    throw_value_error("argument 'dy_rim' is the backward-by-weights pass's: the " + pass_name +
+                      " pass lays its operands out itself");
+  }
   const ops::ConvShape shape{.N = sizes[0], .H = sizes[1], .W = sizes[2], .C = sizes[3], .K = sizes[4], .R = sizes[5],
                              .S = sizes[6], .stride_h = sizes[7], .stride_w = sizes[8], .pad_h = sizes[9], .pad_w = sizes[10]};
-  const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype, OpFamily::conv), .bias = bias, .relu = relu};
+  const ops::ConvDesc desc{.shape = shape, .dtype = op_dtype(dtype, OpFamily::conv), .bias = bias, .relu = relu,
+                           .grad_output_pad_h = dy_rim[0], .grad_output_pad_w = dy_rim[1]};
   shape.validate();  // before the knob names, which are computed from the shape
   const std::vector<std::string> knobs = conv_knob_names(pass, desc);
   const OpConfig request = parse_op_config(config, knobs, {"bc", "bk"});
@@ -310,7 +321,8 @@ void bind_ops(py::module_& m) {
         for (const Operand& o : b.op->operands()) {
           list.append(py::dict(py::arg("name") = o.name, py::arg("shape") = py::tuple(py::cast(o.shape)),
                                py::arg("blocked_size") = o.blocked_elements, py::arg("output") = o.output,
-                               py::arg("plain") = o.plain));
+                               py::arg("plain") = o.plain,
+                               py::arg("rim") = o.rim.empty() ? py::object(py::none()) : py::object(py::tuple(py::cast(o.rim)))));
         }
         return list;
       })
@@ -335,7 +347,7 @@ void bind_ops(py::module_& m) {
   m.def("prepare_gemm", &prepare_gemm, py::arg("pass_name"), py::arg("M"), py::arg("N"), py::arg("K"), py::arg("dtype"),
         py::arg("layers"), py::arg("bias"), py::arg("relu"), py::arg("config"), py::arg("threads"), py::arg("plain_dy") = true);
   m.def("prepare_conv", &prepare_conv, py::arg("pass_name"), py::arg("sizes"), py::arg("dtype"), py::arg("bias"),
-        py::arg("relu"), py::arg("config"), py::arg("threads"));
+        py::arg("relu"), py::arg("config"), py::arg("threads"), py::arg("dy_rim") = std::vector<std::int64_t>{0, 0});
   m.def("vnni2_pack", [](py::handle in, py::handle out, std::int64_t rows) { vnni2_pairs(in, out, rows, true); },
         py::arg("in"), py::arg("out"), py::arg("rows"));
   m.def("vnni2_unpack", [](py::handle in, py::handle out, std::int64_t rows) { vnni2_pairs(in, out, rows, false); },

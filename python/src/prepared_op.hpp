@@ -30,6 +30,7 @@ struct Operand {
   std::int64_t blocked_elements = 0; // of the blocked copy, padding and rims included
   bool output = false;               // written by run(); the others are read
   bool plain = false;                // the blocked layout is the plain one: run_plain uses the array in place
+  std::vector<std::int64_t> rim;     // a convolution's activation: its (h, w) rims in the blocked layout
 };
 
 // Where a configuration came from ("explicit", "default", "tuned (exact hit)", "tuned (nearest

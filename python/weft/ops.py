@@ -258,13 +258,15 @@ def _pair(value, name):
 
 
 class _ConvOperator(_Operator):
-    def __init__(self, pass_name, N, C, H, W, K, R, S, stride, padding, dtype, bias, relu, config, threads):
+    def __init__(self, pass_name, N, C, H, W, K, R, S, stride, padding, dtype, bias, relu, config, threads,
+                 dy_rim=(0, 0)):
         (stride_h, stride_w), (pad_h, pad_w) = _pair(stride, "stride"), _pair(padding, "padding")
         sizes = [N, H, W, C, K, R, S, stride_h, stride_w, pad_h, pad_w]
+        dy_rim = _pair(dy_rim, "dy_rim")
         config, threads, dtype = _config_of(config), _threads(threads), _weft_dtype(dtype, False)
-        key = ("conv_" + pass_name, tuple(sizes), dtype, bool(bias), bool(relu), _frozen(config), threads)
+        key = ("conv_" + pass_name, tuple(sizes), dtype, bool(bias), bool(relu), _frozen(config), threads, dy_rim)
         super().__init__(key, lambda: _weft.prepare_conv(pass_name, sizes, dtype, bool(bias), bool(relu), config,
-                                                          threads))
+                                                          threads, list(dy_rim)))
         self.bias = bool(bias)
 
 
@@ -296,10 +298,16 @@ class Conv2dBackwardData(_ConvOperator):
 
 
 class Conv2dBackwardWeights(_ConvOperator):
-    """dw (K, C, R, S) from dy (N, K, P, Q) and x (N, C, H, W): the filter's gradient of Conv2d."""
+    """dw (K, C, R, S) from dy (N, K, P, Q) and x (N, C, H, W): the filter's gradient of Conv2d.
 
-    def __init__(self, N, C, H, W, K, R, S, stride=1, padding=0, dtype="f32", config="auto", threads=None):
-        super().__init__("upd", N, C, H, W, K, R, S, stride, padding, dtype, False, False, config, threads)
+    dy_rim: the (h, w) rims around each image of the blocked dy it reads (an int or a pair; default
+    none). Given Conv2dBackwardData's (its operands' "rim" of "dy"), one blocked dy serves both
+    backward passes."""
+
+    def __init__(self, N, C, H, W, K, R, S, stride=1, padding=0, dtype="f32", config="auto", threads=None,
+                 dy_rim=0):
+        super().__init__("upd", N, C, H, W, K, R, S, stride, padding, dtype, False, False, config, threads,
+                         dy_rim)
 
     def __call__(self, dy, x, out=None, layout="plain"):
         return self._call([dy, x], out, layout)

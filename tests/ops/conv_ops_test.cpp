@@ -7,6 +7,8 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -186,6 +188,66 @@ TEST(ConvOpsConfig, ExplicitTunedAndDefaultConfigurationsKeepTheDescriptor) {
     EXPECT_NO_THROW(ConvFwd::check(c)) << c.loop_string;
   }
   EXPECT_EQ(conv_config<ConvUpdConfig>(kDesc).loop_string, "Abcdefg");
+}
+
+// The backward by weights reads a dy with rims (ConvDesc::grad_output_pad_h / _w, as the backward
+// by data lays it out) and never its rims, which hold NaN here: the result is the reference's.
+// Shapes: 3x3 padded, a 1x1 of stride 1 with odd rows (whose bf16 pass reads an image's rows as
+// one, only without rims) and a strided 3x3; rims as the backward by data's and others.
+TEST(ConvOpsRims, BackwardByWeightsReadsDyInsideItsRimsOnly) {
+  omp_set_num_threads(2);
+  const std::vector<ConvShape> shapes = {
+      {.N = 2, .H = 8, .W = 8, .C = 20, .K = 36, .R = 3, .S = 3, .pad_h = 1, .pad_w = 1},
+      {.N = 1, .H = 7, .W = 7, .C = 16, .K = 32},
+      {.N = 1, .H = 9, .W = 11, .C = 16, .K = 16, .R = 3, .S = 3, .stride_h = 2, .stride_w = 2, .pad_h = 1,
+       .pad_w = 1}};
+  for (const ConvShape& s : shapes) {
+    for (const jit::DataType dtype : {jit::DataType::f32, jit::DataType::bf16}) {
+      const bool bf16 = dtype == jit::DataType::bf16;
+      const ConvBwd bwd(default_conv_config<ConvBwdConfig>({.shape = s, .dtype = dtype}, 2));
+      const ActivationLayout bwd_dy = bwd.grad_output_layout();
+      const std::pair<std::int64_t, std::int64_t> rims[] = {{bwd_dy.pad_h, bwd_dy.pad_w}, {2, 0}, {1, 3}};
+      for (const auto& [rim_h, rim_w] : rims) {
+        SCOPED_TRACE(s.to_string() + " " + std::string(jit::to_string(dtype)) + " rims " + std::to_string(rim_h) +
+                     " x " + std::to_string(rim_w));
+        const ConvDesc d{.shape = s, .dtype = dtype, .grad_output_pad_h = rim_h, .grad_output_pad_w = rim_w};
+        for (const ConvUpdConfig& c : {conv_config<ConvUpdConfig>(d), default_conv_config<ConvUpdConfig>(d, 2),
+                                       tuned_conv_config<ConvUpdConfig>(d, 2)}) {
+          const ConvUpd upd(c);
+          const ActivationLayout layout = upd.grad_output_layout();
+          ASSERT_EQ(layout.pad_h, rim_h);
+          ASSERT_EQ(layout.pad_w, rim_w);
+          const std::vector<float> x = random_values(activations(s, s.C, false), 8, bf16);
+          const std::vector<float> dy = random_values(activations(s, s.K, true), 9, bf16);
+          std::vector<float> dy_blocked = nchw_to_blocked(dy.data(), layout);
+          for (std::int64_t n = 0; n < layout.images; ++n) {
+            for (std::int64_t kb = 0; kb < layout.channels.blocks(); ++kb) {
+              for (std::int64_t y = 0; y < layout.padded_h(); ++y) {
+                for (std::int64_t xx = 0; xx < layout.padded_w(); ++xx) {
+                  if (y >= rim_h && y < rim_h + layout.h && xx >= rim_w && xx < rim_w + layout.w) continue;
+                  const auto at = dy_blocked.begin() + layout.offset(n, kb, y, xx);
+                  std::fill(at, at + layout.channels.block, std::numeric_limits<float>::quiet_NaN());
+                }
+              }
+            }
+          }
+          const Operand xb = operand(nchw_to_blocked(x.data(), upd.input_layout()), bf16);
+          const Operand dyb = operand(std::move(dy_blocked), bf16);
+          const FilterLayout fl = upd.filter_layout();
+          Output dw(fl.size(), bf16);
+          upd.run(xb.data(), dyb.data(), dw.data());
+          std::vector<float> ref(static_cast<std::size_t>(s.K * s.C * s.R * s.S)), got(ref.size());
+          conv_bwd_weights_reference(s, x.data(), dy.data(), ref.data());
+          const std::vector<float> blocked = bf16 ? vnni2_to_filter(dw.bf16.data(), fl) : dw.f32;
+          blocked_to_kcrs(blocked.data(), got.data(), fl);
+          expect_close(got, ref, upd.tolerance());
+        }
+      }
+    }
+  }
+  ConvUpdConfig negative = conv_config<ConvUpdConfig>(kDesc);
+  negative.pad_w_out = -1;
+  EXPECT_THAT([&] { ConvUpd{negative}; }, ThrowsMessage<Error>(AllOf(HasSubstr("pad_w_out"), HasSubstr("-1"))));
 }
 
 TEST(ConvOpsErrors, EachClassOfBadInputIsNamed) {

@@ -304,6 +304,32 @@ def test_conv2d_on_blocked_arrays_agrees_with_plain(rng):
     np.testing.assert_array_equal(op.from_blocked("y", yb), op(x, w, b))
 
 
+def test_conv_backward_by_weights_reads_the_backward_by_datas_blocked_dy(rng):
+    # The backward by data lays dy out with rims (3x3, stride 1); the update prepared with those
+    # rims (dy_rim) takes that same blocked dy and gives what it gives on plain arrays.
+    case = CONV_CASES[0]
+    N, C, H, W, K, R, S, stride, padding = case
+    x, _, _ = conv_arrays(rng, case)
+    P, Q = (H + 2 * padding - R) // stride + 1, (W + 2 * padding - S) // stride + 1
+    dy = normal(rng, (N, K, P, Q))
+    bwd = weft.ops.Conv2dBackwardData(N, C, H, W, K, R, S, stride, padding)
+    rim = next(o["rim"] for o in bwd.operands if o["name"] == "dy")
+    assert rim == (R - 1 - padding, S - 1 - padding)
+    upd = weft.ops.Conv2dBackwardWeights(N, C, H, W, K, R, S, stride, padding, dy_rim=rim)
+    assert next(o["rim"] for o in upd.operands if o["name"] == "dy") == rim
+    assert next(o["rim"] for o in upd.operands if o["name"] == "dw") is None  # a filter has none
+    dyb = bwd.to_blocked("dy", dy)
+    assert dyb.size == upd.blocked_size("dy")
+    dwb = upd(dyb, upd.to_blocked("x", x), layout="blocked")
+    np.testing.assert_array_equal(upd.from_blocked("dw", dwb), upd(dy, x))
+    plain = weft.ops.Conv2dBackwardWeights(N, C, H, W, K, R, S, stride, padding)
+    np.testing.assert_allclose(upd(dy, x), plain(dy, x), rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match=r"argument 'dy_rim' must be >= 0.*\(-1, 0\)"):
+        weft.ops.Conv2dBackwardWeights(N, C, H, W, K, R, S, stride, padding, dy_rim=(-1, 0))
+    with pytest.raises(TypeError, match="argument 'dy_rim' must be an int or a pair of ints"):
+        weft.ops.Conv2dBackwardWeights(N, C, H, W, K, R, S, stride, padding, dy_rim="1")
+
+
 def test_convolution_blocks_that_do_not_divide_the_channels(rng):
     torch = pytest.importorskip("torch")
     x, w = normal(rng, (2, 6, 9, 9)), normal(rng, (20, 6, 3, 3))

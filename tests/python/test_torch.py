@@ -252,6 +252,7 @@ def test_conv2d_matches_functional_fp32(C, K, H, kernel, stride, padding, bias, 
     tolerance = dict(rtol=1e-4, atol=1e-4)
     plan = layer._plan(tuple(x.shape))
     assert plan.fwd.straight and plan.bwd.straight and plan.upd.straight  # the filter read in place
+    assert plan.dy_shared  # the update reads dy with the backward by data's rims: one conversion
     torch.testing.assert_close(y, yr, **tolerance)
     torch.testing.assert_close(x.grad, xr.grad, **tolerance)
     torch.testing.assert_close(plain_grad(layer), w.grad, **tolerance)
@@ -295,6 +296,7 @@ def test_conv2d_bf16_within_the_bound():
     y = layer(x)
     dy = torch.randn(y.shape).to(torch.bfloat16)
     y.backward(dy)
+    assert layer._plan(tuple(x.shape)).dy_shared
     w = layer.plain_weight().to(torch.bfloat16).double()
     b = layer.bias.detach().to(torch.bfloat16).double()
     xd, dyd = x.detach().double(), dy.double()

@@ -48,8 +48,10 @@ class _ConvPlan:
                             ("conv_fwd", bias, layer.relu) + key, "w")
         self.bwd = prepared(lambda config: ops.Conv2dBackwardData(*sizes, config=config, **common), ("conv_bwd",) + key,
                             "w")
-        self.upd = prepared(lambda config: ops.Conv2dBackwardWeights(*sizes, config=config, **common),
-                            ("conv_upd",) + key, "dw")
+        # The update reads dy with the rims the backward by data gives it: one blocked dy for both.
+        dy_rim = next(o["rim"] for o in self.bwd.op.operands if o["name"] == "dy")
+        self.upd = prepared(lambda config: ops.Conv2dBackwardWeights(*sizes, config=config, dy_rim=dy_rim, **common),
+                            ("conv_upd", dy_rim) + key, "dw")
         self.x_shared = _common.operands_alike(self.fwd, "x", self.upd, "x", shape, layer.dtype)
         output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)

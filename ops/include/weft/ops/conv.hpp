@@ -39,12 +39,15 @@
 
 namespace weft::ops {
 
-// What a convolution operator computes. The backward passes read shape and dtype only.
+// What a convolution operator computes. The backward passes read shape and dtype only, and the
+// backward by weights also the rims its grad_output holds.
 struct ConvDesc {
   ConvShape shape;
   jit::DataType dtype = jit::DataType::f32;  // f32 or bf16
   bool bias = false;  // forward: + a per-filter bias (K values)
   bool relu = false;  // forward: ReLU on the output
+  // Backward by weights: grad_output's rims in its blocked layout (ConvUpdConfig::pad_h_out, pad_w_out).
+  std::int64_t grad_output_pad_h = 0, grad_output_pad_w = 0;
 };
 
 // The descriptor in a configuration with the samples' plain loops ("Abcdefg", bc = min(32, C),

@@ -9,7 +9,9 @@
 //   upd.run(input, grad_output, grad_filter);
 //
 // Layouts (conv_layout.hpp): input [N][C/bc][H + 2 pad_h][W + 2 pad_w][bc] with zero rims,
-// grad_output [N][K/bk][ofh][ofw][bk] without rims, grad_filter [K/bk][C/bc][R][S][bc][bk].
+// grad_output [N][K/bk][ofh + 2 pad_h_out][ofw + 2 pad_w_out][bk] (no rims by default; the rims
+// are read from nowhere: with the backward-by-data pass's, one blocked dy serves both passes),
+// grad_filter [K/bk][C/bc][R][S][bc][bk].
 //
 // Loops (PARLOOPER's): a = N, b = C blocks, c = K blocks, d = output rows (step rows_per_gemm()),
 // e = output columns (one step of ofw), f = R, g = S; a, d and e are the reduction. One body call
@@ -60,6 +62,10 @@ struct ConvUpdConfig : ConvLoops {
   // Output rows per BRGEMM (its batch), the step of loop d: 0 picks all ofh rows, or 1 when the
   // loop string parallelizes d (which needs several iterations to share).
   std::int64_t h_in_gemm = 0;
+  // PARLOOPER's pad_h_out / pad_w_out: the rims around each grad_output image in its blocked layout
+  // (0..4096; their contents are never read). A layer gives the backward-by-data pass's
+  // (ConvBwd::grad_output_layout()) so that one blocked copy of dy serves both passes.
+  std::int64_t pad_h_out = 0, pad_w_out = 0;
 };
 
 class ConvUpd {
