@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -239,10 +240,18 @@ TEST_P(NanRule, BinaryMinMaxStreaming) {
       b[e] = std::bit_cast<float>(static_cast<std::uint32_t>(bits_of(DataType::f32, value(e, true))));
     }
     Binary(d, isa())(BinaryArgs{a.data(), b.data(), c.data()});
+    // Every element is checked against the rule, or found bit for bit equal to an output of the same
+    // two inputs that was (the s x s pairs repeat every s^2 elements: the rule's check of every
+    // element took most of the test's time under qemu).
+    std::vector<std::optional<std::uint32_t>> checked(s * s);
     int failures = 0;
     for (std::size_t e = 0; e < a.size() && failures < 10; ++e) {
+      const std::uint32_t got = std::bit_cast<std::uint32_t>(c[e]);
+      std::optional<std::uint32_t>& pair = checked[e % (s * s)];
+      if (pair == got) continue;
       const Value want = op == BinaryOp::max ? maximum(value(e, false), value(e, true)) : minimum(value(e, false), value(e, true));
-      const std::string why = mismatch(DataType::f32, want, std::bit_cast<std::uint32_t>(c[e]));
+      const std::string why = mismatch(DataType::f32, want, got);
+      if (why.empty()) pair = got;
       if (!why.empty()) {
         ++failures;
         ADD_FAILURE() << to_string(op) << "(" << describe(value(e, false)) << ", " << describe(value(e, true)) << ") at " << e << ": " << why;
