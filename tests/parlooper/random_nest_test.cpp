@@ -329,7 +329,9 @@ std::string context(const RandomCase& c, int index) {
                   " threads, specs";
   for (const LoopSpecs& spec : c.specs) {
     s += " {" + std::to_string(spec.start) + "," + std::to_string(spec.end) + "," + std::to_string(spec.step);
-    for (long b : spec.block_size) s += "," + std::to_string(b);
+    // Appended piece by piece: `"," + std::to_string(b)` trips GCC 12's false -Wstringop-overflow
+    // (GCC bug 105329) once GoogleTest's precompiled header changes its inlining.
+    for (long b : spec.block_size) s.append(",").append(std::to_string(b));
     s += "}";
   }
   return s;
