@@ -34,7 +34,6 @@ tpp::UnaryDesc unary(tpp::UnaryOp op, std::int64_t floats) {
 
 PartialSums::PartialSums(std::int64_t tile_floats, std::int64_t tiles, std::int64_t copies, PassCode code)
     : tile_floats_(validated_tile(tile_floats, tiles, copies)),
-      tiles_(tiles),
       copies_(copies),
       size_(tile_floats * tiles),
       stamp_stride_((tiles + kStampsPerLine - 1) / kStampsPerLine * kStampsPerLine),

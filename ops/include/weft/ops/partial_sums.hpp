@@ -56,7 +56,7 @@ class PartialSums {
   std::uint64_t memory_bytes() const;
 
  private:
-  std::int64_t tile_floats_, tiles_, copies_, size_, stamp_stride_;
+  std::int64_t tile_floats_, copies_, size_, stamp_stride_;
   // None in check mode.
   std::optional<tpp::Unary> zero_, copy_;
   std::optional<tpp::Binary> add_;
