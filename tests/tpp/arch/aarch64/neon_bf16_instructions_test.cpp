@@ -327,13 +327,15 @@ std::string hex32(std::uint32_t v) {
   std::snprintf(text, sizeof text, "%08x", v);
   return text;
 }
+// The messages append piece by piece: `" " + hex32(...)` trips GCC 12's false -Wstringop-overflow
+// (GCC bug 105329) with GoogleTest's precompiled header.
 std::string describe(const Registers& r) {
   std::string s = "acc";
-  for (auto a : r.acc) s += " " + hex32(a);
+  for (auto a : r.acc) s.append(" ").append(hex32(a));
   s += " | n";
-  for (auto h : r.n) s += " " + hex32(h).substr(4);
+  for (auto h : r.n) s.append(" ").append(hex32(h).substr(4));
   s += " | m";
-  for (auto h : r.m) s += " " + hex32(h).substr(4);
+  for (auto h : r.m) s.append(" ").append(hex32(h).substr(4));
   return s;
 }
 
@@ -359,8 +361,10 @@ Tally check(const char* what, const std::function<void(Assembler&)>& body, const
     if (got != want) {
       if (++t.model_mismatches <= 8) {
         std::string lanes;
-        for (int i = 0; i < 4; ++i)
-          lanes += " " + hex32(got[i]) + (got[i] == want[i] ? "" : "(model " + hex32(want[i]) + ")");
+        for (int i = 0; i < 4; ++i) {
+          lanes.append(" ").append(hex32(got[i]));
+          if (got[i] != want[i]) lanes.append("(model ").append(hex32(want[i])).append(")");
+        }
         ADD_FAILURE() << what << ": " << describe(r) << "\n  got" << lanes;
       }
     }
