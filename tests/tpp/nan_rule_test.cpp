@@ -251,11 +251,12 @@ TEST_P(NanRule, BinaryMinMaxStreaming) {
       if (pair == got) continue;
       const Value want = op == BinaryOp::max ? maximum(value(e, false), value(e, true)) : minimum(value(e, false), value(e, true));
       const std::string why = mismatch(DataType::f32, want, got);
-      if (why.empty()) pair = got;
-      if (!why.empty()) {
-        ++failures;
-        ADD_FAILURE() << to_string(op) << "(" << describe(value(e, false)) << ", " << describe(value(e, true)) << ") at " << e << ": " << why;
+      if (why.empty()) {
+        pair = got;
+        continue;
       }
+      ++failures;
+      ADD_FAILURE() << to_string(op) << "(" << describe(value(e, false)) << ", " << describe(value(e, true)) << ") at " << e << ": " << why;
     }
   }
 }
