@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include <omp.h>
+
 #include <weft/jit/error.hpp>
 #include <weft/ops/element_type.hpp>
 #include <weft/ops/block_loops.hpp>
@@ -65,6 +67,11 @@ ActivationLayout input_layout_of(const ConvFwdConfig& c) {
 
 ActivationLayout output_layout_of(const ConvFwdConfig& c) {
   return {c.shape.N, c.k_blocking(), c.shape.ofh(), c.shape.ofw(), c.pad_h_out, c.pad_w_out};
+}
+
+// Plain N x K x P x Q: blocks of one channel, no rims.
+ActivationLayout plain_output_of(const ConvFwdConfig& c) {
+  return {c.shape.N, Blocking{c.shape.K, 1}, c.shape.ofh(), c.shape.ofw(), 0, 0};
 }
 
 // Several output rows in one GEMM read the input as one matrix over the output's padded row pitch:
@@ -130,6 +137,17 @@ ConvFwdConfig validated(ConvFwdConfig c) {
     }
   }
   check_rows_in_gemm(c);
+  if (c.plain_output) {
+    if (is_per_tap(c)) {
+      throw Error("plain_output needs the batch-reduce mode: logical padding without input_padding_copy reduces "
+                  "tap by tap into the output; use input_padding_copy 1 or physical padding");
+    }
+    if (c.c_block != 1) {
+      throw Error("plain_output needs c_block = 1 (got " + str(c.c_block) + "): an output block is moved into the "
+                  "plain output after its last chunk, so one call must reduce all C blocks");
+    }
+    if (c.zero_output_rims) throw Error("zero_output_rims with plain_output: a plain output has no rims");
+  }
   return c;
 }
 
@@ -185,9 +203,32 @@ RimTaps image_taps(std::int64_t positions, std::int64_t step, std::int64_t pad, 
   });
 }
 
+// The taps each output column reads in the batch-reduce mode of a validated configuration: with
+// one output row per GEMM and R x S > 1 the columns whose window reaches into the input's rims skip
+// those taps (edge columns, computed down the image), where that saves enough.
+RimTaps column_taps(const ConvFwdConfig& c) {
+  const ConvShape& s = c.shape;
+  const ActivationLayout b = c.pack_input || c.input_padding_copy ? scratch_layout(c) : input_layout_of(c);
+  const bool skip_rims = c.h_in_gemm == 1 && s.R * s.S > 1;
+  RimTaps cols = image_taps(s.ofw(), c.pack_input ? 1 : s.stride_w, b.pad_w, s.W, s.S, skip_rims);
+  if (cols.saved_share() < kEdgeColumnsMinSavedShare) cols = every_tap(s.ofw(), s.S);
+  return cols;
+}
+
 }  // namespace
 
 void ConvFwd::check(const ConvFwdConfig& config) { [[maybe_unused]] const ConvFwd checked(config, PassCode::check); }
+
+bool ConvFwd::plain_output_pays(const ConvFwdConfig& config) {
+  if (is_per_tap(config) || config.c_block != 1 || config.zero_output_rims) return false;
+  ConvFwdConfig checked;
+  try {
+    checked = validated(config);
+  } catch (const Error&) {
+    return false;
+  }
+  return column_taps(checked).ranges.size() == 1;
+}
 
 ConvFwd::ConvFwd(ConvFwdConfig config, PassCode code)
     : config_(validated(std::move(config))),
@@ -197,6 +238,7 @@ ConvFwd::ConvFwd(ConvFwdConfig config, PassCode code)
       w_step_(chunk_step(config_.shape.ofw(), config_.w_block)),
       input_(input_layout_of(config_)),
       output_(output_layout_of(config_)),
+      plain_output_(plain_output_of(config_)),
       scratch_(scratch_layout(config_)),
       filter_{config_.k_blocking(), config_.c_blocking(), config_.shape.R, config_.shape.S},
       b_row_step_(config_.pack_input ? 1 : config_.shape.stride_h),
@@ -220,6 +262,7 @@ ConvFwd::ConvFwd(ConvFwdConfig config, PassCode code)
   }
   kernels_ = make_kernels<tpp::Brgemm>(kernel_descs_, code);
   prepare_scratch(code);
+  prepare_plain_output(code);
   if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
 }
 
@@ -260,8 +303,8 @@ void ConvFwd::prepare_batch_reduce() {
   // between them) and offset tables (R x S > 1).
   const bool skip_rims = hg == 1 && taps > 1;
   const RimTaps rows = image_taps(ofh, b_row_step_, b.pad_h, s.H, s.R, skip_rims);
-  RimTaps cols = image_taps(ofw, b_col_step_, b.pad_w, s.W, s.S, skip_rims);
-  if (cols.saved_share() < kEdgeColumnsMinSavedShare) cols = every_tap(ofw, s.S);
+  // A plain output is moved out of one call's rows, which GEMMs down the image would reach past.
+  const RimTaps cols = config_.plain_output ? every_tap(ofw, s.S) : column_taps(config_);
   row_range_of_row_ = rows.of_position;
   col_ranges_ = static_cast<std::int32_t>(cols.ranges.size());
   if (taps > 1) {
@@ -360,6 +403,33 @@ void ConvFwd::prepare_scratch(PassCode code) {
   prepare_loop_ = make_loop<3>(block_nest_specs<3>({s.N, c_blocks_, scratch_.h}, {1, 1, 1}, {}), "ABC", code);
 }
 
+void ConvFwd::prepare_plain_output(PassCode code) {
+  if (!config_.plain_output) return;
+  // Output row y of a call, columns [ow, ow + width) of channels [kb bk, kb bk + extent): from the
+  // scratch (extent x width, ld bk) into the plain image (width x extent, ld P Q).
+  const ConvShape& s = config_.shape;
+  const Blocking k = config_.k_blocking();
+  const std::int64_t ofw = s.ofw();
+  const std::int64_t extents[] = {k.extent(0), k.extent(k.blocks() - 1)};
+  const std::int64_t widths[] = {w_step_, ofw - (ofw - 1) / w_step_ * w_step_};
+  const jit::DataType type = config_.dtype;
+  for (int index = 0; index < 4; ++index) {
+    row_transposes_[static_cast<std::size_t>(index)] = make_kernel<tpp::Unary>(
+        tpp::UnaryDesc{.op = tpp::UnaryOp::transpose, .m = extents[index / 2], .n = widths[index % 2],
+                       .ld_in = config_.bk, .ld_out = s.ofh() * ofw,
+                       .types = {.in = type, .out = type, .compute = jit::DataType::f32}},
+        code);
+  }
+}
+
+std::int64_t ConvFwd::output_rows_elements() const {
+  if (!config_.plain_output) return 0;
+  // A call writes h_in_gemm rows of the output's pitch (w_step columns with one row), bk channels each.
+  const std::int64_t line = 64 / config_.element_bytes();
+  const std::int64_t elements = config_.h_in_gemm * output_.padded_w() * config_.bk;
+  return (elements + line - 1) / line * line;
+}
+
 void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc) {
   const bool along_row = ldc == 0;
   if (along_row && !slot_of_width_.empty() && slot_of_width_[static_cast<std::size_t>(width)] >= 0) return;
@@ -388,7 +458,10 @@ void ConvFwd::add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64
 }
 
 std::uint64_t ConvFwd::scratch_bytes() const {
-  return scratch_.images > 0 ? bytes_needed({scratch_.size()}, static_cast<std::uint64_t>(config_.element_bytes())) : 0;
+  const auto element = static_cast<std::uint64_t>(config_.element_bytes());
+  const std::uint64_t input = scratch_.images > 0 ? bytes_needed({scratch_.size()}, element) : 0;
+  const std::uint64_t rows = bytes_needed({omp_get_max_threads(), output_rows_elements()}, element);
+  return add_bytes(input, rows);
 }
 
 double ConvFwd::tolerance() const {
@@ -421,15 +494,16 @@ void ConvFwd::run(const void* input, const void* filter, const void* bias, void*
 template <class T>
 void ConvFwd::run_typed(const T* input, const T* filter, const T* bias, T* output) const {
   if (per_tap_) return run_per_tap(input, filter, bias, output);
-  if (!prepare_loop_) return run_batch_reduce(input, input_, filter, bias, output);
-
-  if (scratch_buffer_.empty()) {
-    // Zeros (the rims of a padded copy), in floats: as many as hold scratch_bytes().
-    const auto floats = static_cast<std::size_t>((scratch_bytes() + sizeof(float) - 1) / sizeof(float));
-    scratch_buffer_ = allocating("the convolution's input scratch", scratch_bytes(),
-                                 [&] { return std::vector<float>(floats, 0.0f); });
+  const std::uint64_t bytes = scratch_bytes();
+  if (scratch_buffer_.size() * sizeof(float) < bytes) {
+    // Zeros (the rims of a padded copy), in floats: as many as hold scratch_bytes(). Allocated on
+    // the first run, and again for a larger team (plain_output: the output rows per thread).
+    const auto floats = static_cast<std::size_t>((bytes + sizeof(float) - 1) / sizeof(float));
+    scratch_buffer_ = allocating("the convolution's scratch", bytes, [&] { return std::vector<float>(floats, 0.0f); });
   }
   T* scratch = reinterpret_cast<T*>(scratch_buffer_.data());
+  if (!prepare_loop_) return run_batch_reduce(input, input_, filter, bias, output);
+
   const tpp::Unary& copy = *prepare_kernel_;
   const std::int64_t row_step = config_.pack_input ? config_.shape.stride_h : 1;
   (*prepare_loop_)([&](int* ind) {
@@ -437,7 +511,7 @@ void ConvFwd::run_typed(const T* input, const T* filter, const T* bias, T* outpu
     copy(tpp::UnaryArgs{.in = input + input_.offset(n, cb, y * row_step, 0),
                         .out = scratch + scratch_.offset(n, cb, y + scratch_.pad_h, scratch_.pad_w)});
   });
-  run_batch_reduce(scratch, scratch_, filter, bias, output);
+  run_batch_reduce(static_cast<const T*>(scratch), scratch_, filter, bias, output);
 }
 
 template <class T>
@@ -455,10 +529,17 @@ void ConvFwd::run_batch_reduce(const T* b, const ActivationLayout& b_layout, con
   const Piece* row_pieces = row_pieces_.data();
   const EdgeColumn* edge_cols = edge_cols_.data();
   const std::int32_t *first_row_piece = first_row_piece_.data(), *first_edge_col = first_edge_col_.data();
+  // plain_output: each thread's output rows follow the input scratch (a call's rows at pitch
+  // `pitch`, as in the blocked output), moved row by row into the plain output after the GEMMs.
+  const bool plain = config_.plain_output;
+  T* const thread_rows = reinterpret_cast<T*>(scratch_buffer_.data()) + (scratch_.images > 0 ? scratch_.size() : 0);
+  const std::int64_t rows_elements = output_rows_elements(), pitch = output_.padded_w(), plane = ofh * ofw;
+  const std::int64_t k_blocks = config_.k_blocking().blocks();
   (*loop_)([&](int* ind) {
     const std::int64_t n = ind[kImages], cb = ind[kCBlocks], kb = ind[kKBlocks], oh = ind[kRows], ow = ind[kCols];
     const std::int64_t rows = std::min(hg, ofh - oh), chunk = std::min(c_step, Cb - cb), block = ow / w_step;
     const bool first = cb == 0, last = cb + c_step >= Cb;
+    T* const own_rows = plain ? thread_rows + omp_get_thread_num() * rows_elements : nullptr;
     tpp::BrgemmArgs args;
     args.a = filter + filter_.offset(kb, cb, 0, 0);
     args.count = chunk * taps;
@@ -468,7 +549,7 @@ void ConvFwd::run_batch_reduce(const T* b, const ActivationLayout& b_layout, con
     // The GEMM(s) from (row, col) over `range` (of tap_lists_), with kernel slot `slot`.
     const auto gemm = [&](std::int64_t row, std::int64_t col, std::int64_t range, std::int64_t slot) {
       args.b = b + b_layout.offset(n, cb, row * row_step, col * col_step);
-      args.c = output + output_.offset(n, kb, row + pad_h, col + pad_w);
+      args.c = plain ? own_rows + ((row - oh) * pitch + col - ow) * bk : output + output_.offset(n, kb, row + pad_h, col + pad_w);
       if (tap_lists != nullptr) {
         const TapList& list = tap_lists[range];
         args.count = chunk * list.taps_per_block;
@@ -487,6 +568,13 @@ void ConvFwd::run_batch_reduce(const T* b, const ActivationLayout& b_layout, con
       }
     }
     if (last && zero_rims_now) zero_rims(output, n, kb, oh, rows, ow, std::min(w_step, ofw - ow));
+    if (plain) {
+      const tpp::Unary& transpose = row_transpose(kb == k_blocks - 1, ow + w_step >= ofw);
+      for (std::int64_t y = 0; y < rows; ++y) {
+        transpose(tpp::UnaryArgs{.in = own_rows + y * pitch * bk,
+                                 .out = output + (n * s.K + kb * bk) * plane + (oh + y) * ofw + ow});
+      }
+    }
   });
 }
 

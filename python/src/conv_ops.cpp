@@ -111,8 +111,12 @@ class ConvOp : public PreparedOp {
 
   void add(std::string name, std::vector<std::int64_t> shape, bool output, ConvOperandLayout layout) {
     std::vector<std::int64_t> rim;
-    if (const auto* a = std::get_if<ActivationLayout>(&layout)) rim = {a->pad_h, a->pad_w};
-    operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output, false, std::move(rim)});
+    bool plain = false;  // NCHW itself: blocks of one channel without rims (the forward's plain_output)
+    if (const auto* a = std::get_if<ActivationLayout>(&layout)) {
+      rim = {a->pad_h, a->pad_w};
+      plain = a->channels.block == 1 && a->pad_h == 0 && a->pad_w == 0;
+    }
+    operands_.push_back({std::move(name), std::move(shape), blocked_elements(layout), output, plain, std::move(rim)});
     layouts_.push_back(std::move(layout));
   }
 
@@ -200,6 +204,12 @@ std::shared_ptr<PreparedOp> make(const ops::ConvDesc& desc, const OpConfig& requ
       },
       [&] { return ops::best_conv_config(ops::conv_config<Config>(desc), threads, request.tiles); },
       [&] { return ops::default_conv_config<Config>(desc, threads); });
+  if constexpr (std::is_same_v<Config, ops::ConvFwdConfig>) {
+    // The forward writes PyTorch's NCHW output itself where that pays: the transpose of each
+    // call's rows while they are in cache instead of a blocked_to_nchw pass over the whole output.
+    config.plain_output = ops::ConvFwd::plain_output_pays(config);
+    if (config.plain_output) origin.description += "; plain: y";
+  }
   return std::make_shared<Op>(config, std::move(origin), threads);
 }
 

@@ -304,6 +304,27 @@ def test_conv2d_on_blocked_arrays_agrees_with_plain(rng):
     np.testing.assert_array_equal(op.from_blocked("y", yb), op(x, w, b))
 
 
+def test_conv2d_writes_its_output_plain_where_that_pays(rng):
+    # One C chunk (and no edge columns): the forward writes NCHW itself, and its blocked y is the
+    # plain array (the K tail of 24 = 16 + 8 included); with two chunks it converts a blocked y.
+    torch = pytest.importorskip("torch")
+    N, C, H, W, K = 2, 16, 8, 8, 24
+    x, w, b = normal(rng, (N, C, H, W)), normal(rng, (K, C, 1, 1)), normal(rng, (K,))
+    expected = torch.nn.functional.conv2d(*(torch.from_numpy(a).double() for a in (x, w, b))).numpy()
+    for c_block, plain in ((1, True), (2, False)):
+        op = weft.ops.Conv2d(N, C, H, W, K, 1, 1, bias=True,
+                             config={"loop_string": "Abcdefg", "bc": 8, "bk": 16, "c_block": c_block})
+        assert next(o["plain"] for o in op.operands if o["name"] == "y") == plain
+        assert op.description.endswith("; plain: y") == plain
+        assert op.blocked_size("y") == (N * K * H * W if plain else N * 2 * H * W * 16)
+        y = op(x, w, b)
+        np.testing.assert_allclose(y, expected, rtol=F32_TOLERANCE, atol=F32_TOLERANCE * C)
+        yb = op(op.to_blocked("x", x), op.to_blocked("w", w), op.to_blocked("b", b), layout="blocked")
+        np.testing.assert_array_equal(op.from_blocked("y", yb), y)
+        if plain:
+            np.testing.assert_array_equal(yb.reshape(y.shape), y)
+
+
 def test_conv_backward_by_weights_reads_the_backward_by_datas_blocked_dy(rng):
     # The backward by data lays dy out with rims (3x3, stride 1); the update prepared with those
     # rims (dy_rim) takes that same blocked dy and gives what it gives on plain arrays.

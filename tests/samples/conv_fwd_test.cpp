@@ -62,7 +62,7 @@ struct Case {
   ConvShape shape;
   std::int64_t bc = 4, bk = 4;
   std::int64_t h_block = 1, w_block = 1, c_block = 1, k_block = 1, h_in_gemm = 1;
-  bool pack = false, logical = false, copy = false, rims = false, bias = false, relu = false;
+  bool pack = false, logical = false, copy = false, rims = false, bias = false, relu = false, plain = false;
   int threads = 1;
   bool bf16 = false;
 };
@@ -78,6 +78,7 @@ ConvFwdConfig config_of(const Case& c) {
   config.h_in_gemm = c.h_in_gemm;
   config.pack_input = c.pack, config.logical_padding = c.logical, config.input_padding_copy = c.copy;
   config.zero_output_rims = c.rims, config.with_bias = c.bias, config.with_relu = c.relu;
+  config.plain_output = c.plain;
   if (c.bf16) config.dtype = weft::jit::DataType::bf16;
   return config;
 }
@@ -283,6 +284,82 @@ INSTANTIATE_TEST_SUITE_P(
              .threads = 2, .bf16 = true}),
     [](const auto& test) { return test.param.name; });
 
+// plain_output: the output in NCHW, each call's rows moved out of a per-thread scratch (the output
+// starts as garbage and has a guard: every element written, nothing past it). Every GEMM kind the
+// batch-reduce mode has (rows with their rims' taps skipped, several rows, strided and packed 1x1,
+// the padded copy), remainders of K blocks (the transposes of the last block) and column blocks,
+// edge columns (computed along the rows instead), epilogues, parallel rows, columns and grids.
+INSTANTIATE_TEST_SUITE_P(
+    PlainOutput, ConvFwdCases,
+    ::testing::Values(
+        Case{.name = "s1p1_3x3", .shape = k3x3, .plain = true, .threads = 2},
+        Case{.name = "s2p1_3x3", .loops = "Afgbdced", .shape = square_shape(1, 9, 8, 8, 3, 2, 1), .plain = true},
+        Case{.name = "edge_columns_7x7_image", .shape = square_shape(1, 7, 8, 16, 3, 1, 1), .bk = 16, .bias = true,
+             .plain = true},
+        Case{.name = "channel_remainders", .shape = square_shape(1, 5, 5, 6, 3, 1, 1), .relu = true, .plain = true},
+        Case{.name = "w_block_remainder_parallel_columns", .loops = "abcdEfg", .shape = square_shape(2, 7, 4, 6, 3, 1, 1),
+             .w_block = 3, .plain = true, .threads = 3},
+        Case{.name = "h_in_gemm_remainder", .shape = square_shape(1, 7, 8, 6, 3, 1, 1), .h_in_gemm = 3, .bias = true,
+             .relu = true, .plain = true},
+        Case{.name = "h_in_gemm_1x1", .loops = "ACbdefg", .shape = square_shape(2, 5, 4, 12, 1, 1, 0), .h_in_gemm = 5,
+             .plain = true, .threads = 2},
+        Case{.name = "pack_input_h_in_gemm", .shape = square_shape(1, 14, 8, 4, 1, 2, 0), .h_in_gemm = 3, .pack = true,
+             .plain = true},
+        Case{.name = "input_copy_7x7", .shape = square_shape(1, 16, 3, 8, 7, 2, 3), .bc = 3, .bk = 8, .logical = true,
+             .copy = true, .relu = true, .plain = true},
+        Case{.name = "logical_unpadded", .shape = square_shape(1, 6, 4, 4, 1, 1, 0), .h_in_gemm = 2, .logical = true,
+             .plain = true},
+        Case{.name = "grid", .loops = "A{R:2}C{C:2}bdefg", .shape = square_shape(2, 6, 8, 12, 3, 1, 1), .bias = true,
+             .plain = true, .threads = 4},
+        Case{.name = "bf16_3x3", .shape = square_shape(2, 6, 8, 6, 3, 1, 1), .bias = true, .relu = true, .plain = true,
+             .threads = 2, .bf16 = true},
+        Case{.name = "bf16_h_in_gemm_1x1", .shape = square_shape(1, 5, 4, 12, 1, 1, 0), .h_in_gemm = 5, .plain = true,
+             .bf16 = true}),
+    [](const auto& test) { return test.param.name; });
+
+TEST(ConvFwd, PlainOutputIsNchwAndEqualsTheBlockedOutputConverted) {
+  // Two rows per GEMM (no edge columns) compute the same sums either way: the values agree exactly.
+  for (const bool bf16 : {false, true}) {
+    ConvFwdConfig config = config_of({.shape = square_shape(2, 6, 8, 6, 3, 1, 1), .h_in_gemm = 2, .bias = true,
+                                      .relu = true, .bf16 = bf16});
+    const ConvFwd blocked(config);
+    config.plain_output = true;
+    const ConvFwd plain(config);
+    const ActivationLayout& l = plain.output_layout();
+    EXPECT_EQ(l.channels.block, 1);
+    EXPECT_EQ(l.channels.size, 6);
+    EXPECT_EQ(l.pad_h + l.pad_w, 0);
+    EXPECT_EQ(l.size(), 2 * 6 * 6 * 6);
+    EXPECT_EQ(plain.scratch_bytes(), static_cast<std::uint64_t>(omp_get_max_threads()) *
+                                         ((2 * 8 * 4 * (bf16 ? 2 : 4) + 63) / 64 * 64));  // 2 rows of 6 + 2 rims, bk 4
+    const ConvShape& s = config.shape;
+    std::vector<float> input = random_floats(s.N * s.C * s.H * s.W, 31), filter = random_floats(s.K * s.C * 9, 32);
+    std::vector<float> bias = random_floats(s.K, 33);
+    const std::vector<float> x = nchw_to_blocked(input.data(), blocked.input_layout());
+    const std::vector<float> w = kcrs_to_blocked(filter.data(), blocked.filter_layout());
+    const std::vector<float> b = blocked_bias(bias.data(), config.k_blocking());
+    std::vector<float> from_blocked(static_cast<std::size_t>(l.size())), out(from_blocked.size());
+    if (bf16) {
+      const auto xb = to_bf16(x), wb = filter_to_vnni2(w, blocked.filter_layout()), bb = to_bf16(b);
+      std::vector<weft::jit::bfloat16> yb(static_cast<std::size_t>(blocked.output_layout().size()));
+      std::vector<weft::jit::bfloat16> yp(out.size());
+      blocked.run(xb.data(), wb.data(), bb.data(), yb.data());
+      plain.run(xb.data(), wb.data(), bb.data(), yp.data());
+      from_blocked = to_floats(yb.data(), static_cast<std::int64_t>(yb.size()));
+      std::vector<float> converted(out.size());
+      blocked_to_nchw(from_blocked.data(), converted.data(), blocked.output_layout());
+      from_blocked = converted;
+      out = to_floats(yp.data(), static_cast<std::int64_t>(yp.size()));
+    } else {
+      std::vector<float> y(static_cast<std::size_t>(blocked.output_layout().size()));
+      blocked.run(x.data(), w.data(), b.data(), y.data());
+      plain.run(x.data(), w.data(), b.data(), out.data());
+      blocked_to_nchw(y.data(), from_blocked.data(), blocked.output_layout());
+    }
+    EXPECT_EQ(out, from_blocked) << (bf16 ? "bf16" : "f32");
+  }
+}
+
 TEST(ConvFwd, Bf16NeedsAnEvenChannelBlock) {
   EXPECT_THAT([] { ConvFwd{config_of({.shape = k3x3, .bc = 3, .bf16 = true})}; },
               ThrowsMessage<weft::Error>(HasSubstr("bc = 3 with bf16: the filter's VNNI-2 pairs run along C")));
@@ -452,6 +529,24 @@ TEST(ConvFwd, RefusesRimsThatContradictThePadding) {
   config = config_of({.shape = k3x3});
   config.pad_w_out = 0;
   EXPECT_THAT([&] { ConvFwd{config}; }, ThrowsMessage<weft::Error>(HasSubstr("pass 1")));
+}
+
+TEST(ConvFwd, PlainOutputRefusesWhatItCannotTake) {
+  EXPECT_THAT(refusal({.shape = k3x3, .logical = true, .plain = true}), HasSubstr("batch-reduce mode"));
+  EXPECT_THAT(refusal({.shape = k3x3, .c_block = 2, .plain = true}), HasSubstr("c_block = 1 (got 2)"));
+  EXPECT_THAT(refusal({.shape = k3x3, .rims = true, .plain = true}), HasSubstr("has no rims"));
+  // It pays where it may be set and the GEMMs stay as they are: not with edge columns (a 6-wide
+  // image with one row per GEMM; a padded copy, which takes one row per GEMM only), nor for a
+  // configuration the constructor refuses.
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .logical = true})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .c_block = 2})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .rims = true})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .logical = true, .copy = true})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .h_in_gemm = 7})));
+  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .h_in_gemm = 2})));
+  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = square_shape(1, 56, 4, 4, 3, 1, 1)})));
+  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = square_shape(1, 8, 8, 8, 1, 2, 0), .pack = true})));
 }
 
 // argv from words, for parse_conv_fwd_arguments.

@@ -37,6 +37,7 @@
 // order, on the thread that owns the block (the constructor refuses loop strings that would not).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -71,6 +72,14 @@ struct ConvFwdConfig : ConvLoops {
   std::int64_t pad_h_in = kFollowPadding, pad_w_in = kFollowPadding;
   std::int64_t pad_h_out = kFollowPadding, pad_w_out = kFollowPadding;
   bool zero_output_rims = false;  // the run also writes zeros into the output's rims
+  // The output in plain N x K x P x Q (PyTorch's NCHW) instead of blocked: each call's GEMMs write
+  // into a per-thread scratch of its output rows, which a transpose moves into the plain output
+  // while it is in cache (a separate blocked_to_nchw reads and writes the whole output once more).
+  // Needs the batch-reduce mode and c_block 1 (one call writes an output block whole: the
+  // transpose comes after the last chunk), and no zero_output_rims (a plain output has no rims);
+  // plain_output_pays() says whether a configuration gains by it. Edge columns are then computed
+  // along their rows with every tap (reading the rims' zeros), not down the image.
+  bool plain_output = false;
   bool with_bias = false;
   bool with_relu = false;
 };
@@ -84,6 +93,11 @@ class ConvFwd {
   // constructor's own steps with the kernels planned instead of emitted and the loop nests parsed
   // instead of built (pass_code.hpp). Used to try tuned configurations (best_conv_config).
   static void check(const ConvFwdConfig& config);
+  // Whether plain_output is worth setting on `config`: it may be set (batch-reduce mode, c_block 1,
+  // no zero_output_rims) and leaves the GEMMs as they are. Not with edge columns, which it computes
+  // along the rows with every tap instead (0.76x, a 14 x 14 3x3 layer with its own transposes,
+  // Xeon 6th gen, 2 threads); elsewhere it was 1.00-1.15x a blocked output plus blocked_to_nchw.
+  static bool plain_output_pays(const ConvFwdConfig& config);
 
   // output = relu?(conv(input, filter) + bias?). input: input_layout() (its rims zero when it has
   // any), filter: filter_layout(), bias: K rounded up to whole bk blocks (blocked_bias), read only
@@ -104,10 +118,12 @@ class ConvFwd {
 
   const ConvFwdConfig& config() const { return config_; }
   const ActivationLayout& input_layout() const { return input_; }
-  const ActivationLayout& output_layout() const { return output_; }
+  // With plain_output: N x K x P x Q as a layout of 1-channel blocks without rims (plain NCHW).
+  const ActivationLayout& output_layout() const { return config_.plain_output ? plain_output_ : output_; }
   const FilterLayout& filter_layout() const { return filter_; }
   // Bytes of the scratch buffer run() allocates on its first call: the padded copy of the input
-  // (input_padding_copy) or the packed input (pack_input); 0 without.
+  // (input_padding_copy) or the packed input (pack_input), and with plain_output one call's output
+  // rows per thread (of omp_get_max_threads(): a run on a larger team allocates anew); 0 without.
   std::uint64_t scratch_bytes() const;
 
   double flops() const { return config_.shape.flops(); }
@@ -141,6 +157,14 @@ class ConvFwd {
   // Adds their descriptors to kernel_descs_; the constructor makes kernels_ of them at the end.
   void add_kernels(std::int64_t width, tpp::BrgemmBatch batch, std::int64_t ldb, std::int64_t ldc = 0);
   void prepare_scratch(PassCode code);
+  void prepare_plain_output(PassCode code);
+  // plain_output: the elements of one thread's output rows (a call's, in the blocked geometry of
+  // output_), rounded up to whole cache lines; and the transpose of one output row of a call,
+  // [K block whole or last][column block whole or last].
+  std::int64_t output_rows_elements() const;
+  const tpp::Unary& row_transpose(bool last_k_block, bool last_col_block) const {
+    return *row_transposes_[(last_k_block ? 2 : 0) + (last_col_block ? 1 : 0)];
+  }
   // The passes over elements of type T (float, or jit::bfloat16 in bf16).
   template <class T>
   void run_typed(const T* input, const T* filter, const T* bias, T* output) const;
@@ -156,7 +180,9 @@ class ConvFwd {
   ConvFwdConfig config_;
   bool per_tap_ = false;
   std::int64_t c_blocks_ = 0, c_step_ = 0, w_step_ = 0;
-  ActivationLayout input_, output_, scratch_;  // scratch_: the padded or packed input, when used
+  // output_: the blocked output the GEMMs compute, written by run() unless plain_output, whose
+  // scratch rows take its geometry (and rims, which nothing reads); plain_output_: NCHW.
+  ActivationLayout input_, output_, plain_output_, scratch_;  // scratch_: the padded or packed input, when used
   FilterLayout filter_;
   std::int64_t b_row_step_ = 1, b_col_step_ = 1;  // input rows / columns per output row / column
   std::vector<tpp::BrgemmDesc> kernel_descs_;
@@ -197,7 +223,9 @@ class ConvFwd {
   std::optional<tpp::Unary> prepare_kernel_;         // the scratch's copy (padding) or gather (packing)
   std::optional<parlooper::ThreadedLoop<3>> prepare_loop_;
   std::optional<parlooper::ThreadedLoop<7>> loop_;  // none in check()
-  mutable std::vector<float> scratch_buffer_;  // scratch_bytes(), whatever the element type
+  std::array<std::optional<tpp::Unary>, 4> row_transposes_;  // plain_output (none in check())
+  // scratch_bytes(), whatever the element type: the input scratch, then the output rows.
+  mutable std::vector<float> scratch_buffer_;
 };
 
 }  // namespace weft::ops
