@@ -162,12 +162,8 @@ class ConvBackwardDataOp : public ConvOp<ops::ConvBwd> {
     add("dx", input_nchw(c.shape), true, pass_->grad_input_layout());
   }
 
+  // No float32 dx: ConvBwd writes grad_input in its own dtype only (a float32 `out` is refused).
   void run(std::span<void* const> b) const override { pass_->run(b[1], b[0], b[2]); }
-
-  bool writes_f32_output() const override { return dtype_ == jit::DataType::bf16; }
-  void run_f32_output(std::span<void* const> b) const override {
-    pass_->run(static_cast<const jit::bfloat16*>(b[1]), static_cast<const jit::bfloat16*>(b[0]), static_cast<float*>(b[2]));
-  }
 };
 
 // Backward by weights: operands dy, x -> dw; the pass takes (x, dy, dw).

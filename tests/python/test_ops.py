@@ -371,6 +371,18 @@ def test_blocked_bf16_gemm_backward_agrees_with_plain(rng):
     np.testing.assert_array_equal(op.from_blocked("dx", dxb), op(dy, w))
 
 
+def test_bf16_convolution_backward_by_data_refuses_a_float32_out(rng):
+    # Only the backward by weights writes float32 sums; the backward by data claimed to, and wrote
+    # bf16 elements into a float32 out (half of it, the rest left as it was).
+    op = weft.ops.Conv2dBackwardData(1, 8, 6, 6, 8, 3, 3, 1, 1, dtype="bf16")
+    assert not op.writes_f32_output
+    assert weft.ops.Conv2dBackwardWeights(1, 8, 6, 6, 8, 3, 3, 1, 1, dtype="bf16").writes_f32_output
+    dy, w = bf16_bits(normal(rng, (1, 8, 6, 6))), bf16_bits(normal(rng, (8, 8, 3, 3)))
+    dyb, wb = op.to_blocked("dy", dy), op.to_blocked("w", w)
+    with pytest.raises(TypeError, match="argument 'out' holds f32, but the operator computes in bfloat16"):
+        op(dyb, wb, layout="blocked", out=np.zeros(op.blocked_size("dx"), dtype=np.float32))
+
+
 def test_bf16_backward_by_weights_writes_float32_sums_where_its_bf16_ones_would_be(rng):
     M, N, K = 48, 40, 64
     dy, x = bf16_bits(normal(rng, (N, M))), bf16_bits(normal(rng, (N, K)))
