@@ -43,6 +43,17 @@ ActivationLayout grad_input_layout_of(const ConvLoops& c) {
   return {.images = s.N, .channels = c.c_blocking(), .h = s.H, .w = s.W, .pad_h = s.pad_h, .pad_w = s.pad_w};
 }
 
+// The gather's taps per grad_input column: with one row per GEMM and S > 1 the columns whose taps
+// reach into grad_output's rims skip them (edge columns, GEMMs down the image), where that saves
+// enough.
+RimTaps gather_column_taps(const ConvShape& s, std::int64_t h_in_gemm) {
+  RimTaps cols = rim_taps(s.W, s.S, h_in_gemm == 1 && s.S > 1, [&](std::int64_t x) {
+    return TapRange{std::max<std::int64_t>(0, x + s.pad_w - s.ofw() + 1), std::min(s.S, x + s.pad_w + 1)};
+  });
+  if (cols.saved_share() < kEdgeColumnsMinSavedShare) cols = every_tap(s.W, s.S);
+  return cols;
+}
+
 // Rows and columns of the pixels the GEMMs run over (loops d and e).
 std::pair<std::int64_t, std::int64_t> gemm_pixels(const ConvShape& s, ConvBwdPath path) {
   if (path == ConvBwdPath::gather) return {s.H, s.W};
@@ -114,6 +125,16 @@ ConvBwdConfig validated(ConvBwdConfig c) {
     const std::int64_t n = (c.h_in_gemm - 1) * in.padded_w() + cols;
     if (n > INT32_MAX) throw Error("h_in_gemm " + std::to_string(c.h_in_gemm) + " makes GEMMs too wide");
   }
+  if (c.plain_grad_input) {
+    if (path != ConvBwdPath::gather) {
+      throw Error("plain_grad_input needs stride 1 (the gather path): a strided pass adds into grad_input pixels "
+                  "from several calls");
+    }
+    if (c.k_block != 1) {
+      throw Error("plain_grad_input needs k_block = 1 (got " + std::to_string(c.k_block) + "): a block of "
+                  "grad_input is moved into the plain tensor after its call, so one call must sum every K block");
+    }
+  }
   if (path == ConvBwdPath::gather) {
     const std::int64_t k_step = chunk_step(c.k_blocking().blocks(), c.k_block);
     require_memory("weft-conv-bwd's BRGEMM offsets (K blocks per chunk x R x S)",
@@ -181,11 +202,25 @@ const char* to_string(ConvBwdPath path) {
 
 void ConvBwd::check(const ConvBwdConfig& config) { [[maybe_unused]] const ConvBwd checked(config, PassCode::check); }
 
+bool ConvBwd::plain_grad_input_pays(const ConvBwdConfig& config) {
+  // 1x1 filters only, as ConvFwd::plain_output_pays (measured the same way: conv_bwd.hpp).
+  if (config.shape.R * config.shape.S != 1) return false;
+  if (path_of(config.shape) != ConvBwdPath::gather || config.k_block != 1) return false;
+  try {
+    validated(config);
+  } catch (const Error&) {
+    return false;
+  }
+  return gather_column_taps(config.shape, config.h_in_gemm).ranges.size() == 1;
+}
+
 ConvBwd::ConvBwd(ConvBwdConfig config, PassCode code)
     : config_(validated(std::move(config))),
       path_(path_of(config_.shape)),
       grad_output_(grad_output_layout_of(config_, path_)),
       grad_input_(grad_input_layout_of(config_)),
+      plain_grad_input_{.images = config_.shape.N, .channels = Blocking{config_.shape.C, 1}, .h = config_.shape.H,
+                        .w = config_.shape.W},
       rows_(gemm_pixels(config_.shape, path_).first),
       cols_(gemm_pixels(config_.shape, path_).second),
       k_step_(chunk_step(config_.k_blocking().blocks(), config_.k_block)),
@@ -218,10 +253,8 @@ ConvBwd::ConvBwd(ConvBwdConfig config, PassCode code)
     const ActivationLayout& out = grad_output_;
     const std::int64_t plane = out.padded_h() * out.padded_w() * bk;
     const std::int64_t last_chunk = Kb - (ceil_div(Kb, k_step_) - 1) * k_step_;
-    RimTaps cols = rim_taps(cols_, s.S, h_step_ == 1 && s.S > 1, [&](std::int64_t x) {
-      return TapRange{std::max<std::int64_t>(0, x + s.pad_w - s.ofw() + 1), std::min(s.S, x + s.pad_w + 1)};
-    });
-    if (cols.saved_share() < kEdgeColumnsMinSavedShare) cols = every_tap(cols_, s.S);
+    // A plain grad_input is moved out of one call's rows, which GEMMs down the image would reach past.
+    const RimTaps cols = config_.plain_grad_input ? every_tap(cols_, s.S) : gather_column_taps(s, h_step_);
     col_ranges_ = static_cast<std::int64_t>(cols.ranges.size());
     for (std::size_t tiles = 0; tiles < 2; ++tiles) {
       const std::int64_t tap_tiles = tiles == 0 ? Kb : k_step_;
@@ -292,6 +325,19 @@ ConvBwd::ConvBwd(ConvBwdConfig config, PassCode code)
   }
   for (const GatherSlot& slot : gather_slots_) add_gather_kernels(slot, prefetch);
   kernels_ = make_kernels<tpp::Brgemm>(kernel_descs_, code);
+  if (config_.plain_grad_input) {
+    // Row r of a call, columns [x, x + width) of channels [cb bc, cb bc + extent): from the
+    // thread's rows (extent x width, ld bc) into the plain image (width x extent, ld H W).
+    const Blocking c = config_.c_blocking();
+    const std::int64_t extents[] = {c.extent(0), c.extent(c.blocks() - 1)};
+    for (int index = 0; index < 4; ++index) {
+      row_transposes_[static_cast<std::size_t>(index)] = make_kernel<tpp::Unary>(
+          tpp::UnaryDesc{.op = tpp::UnaryOp::transpose, .m = extents[index / 2], .n = index % 2 ? cols_tail : w_step_,
+                         .ld_in = bc, .ld_out = s.H * s.W,
+                         .types = {.in = config_.dtype, .out = config_.dtype, .compute = jit::DataType::f32}},
+          code);
+    }
+  }
   if (code == PassCode::build) loop_.emplace(specs, config_.loop_string);
 }
 
@@ -423,6 +469,10 @@ void ConvBwd::run_typed(const void* filter, const void* shared, const void* grad
     thread_pixels_.resize(static_cast<std::size_t>(omp_get_max_threads()));
     for (ThreadPixels& t : thread_pixels_) t.values.resize(static_cast<std::size_t>(h_step_ * cols_ * config_.bc));
   }
+  if (config_.plain_grad_input) {
+    thread_rows_.resize(static_cast<std::size_t>(omp_get_max_threads()));
+    for (ThreadPixels& t : thread_rows_) t.values.resize(floats_for(row_elements(), config_.element_bytes()));
+  }
   if (config_.bf16()) {
     using B = jit::bfloat16;
     return run_path(static_cast<const B*>(filter), static_cast<const B*>(shared), static_cast<const B*>(grad_output),
@@ -463,10 +513,19 @@ std::int64_t ConvBwd::chunk_elements() const {
   return k_step_ * config_.shape.R * config_.shape.S * config_.bc * config_.bk;
 }
 
+std::int64_t ConvBwd::row_elements() const {
+  // A call writes h_in_gemm rows of grad_input's pitch (w_step columns with one row), bc channels
+  // each; whole cache lines per thread.
+  if (!config_.plain_grad_input) return 0;
+  const std::int64_t line = 64 / config_.element_bytes();
+  return ceil_div(h_step_ * grad_input_.padded_w() * config_.bc, line) * line;
+}
+
 std::uint64_t ConvBwd::run_memory_bytes(int threads) const {
   const auto bytes = static_cast<std::uint64_t>(config_.element_bytes());
-  // The packed scatter's fp32 rows, one GEMM's per thread.
-  const std::uint64_t pixels = packed_scatter() ? bytes_needed({threads, h_step_, cols_, config_.bc}, 4) : 0;
+  // The packed scatter's fp32 rows, one GEMM's per thread; a plain grad_input's rows, one call's per thread.
+  const std::uint64_t pixels = add_bytes(packed_scatter() ? bytes_needed({threads, h_step_, cols_, config_.bc}, 4) : 0,
+                                         bytes_needed({threads, row_elements()}, bytes));
   if (!per_chunk_) return pixels + bytes_needed({transposed_filter_layout().size()}, bytes);
   // The chunks' tiles, and in bf16 one tile more per thread (before vnni2_pack).
   return pixels + bytes_needed({threads, k_step_ * config_.shape.R * config_.shape.S + (config_.bf16() ? 1 : 0),
@@ -507,19 +566,26 @@ void ConvBwd::run_gather(const T* filter, const T* shared, const T* grad_output,
   const Piece *pieces = pieces_.data(), *edge_cols = edge_cols_.data();
   const std::int32_t *first_piece = first_piece_.data(), *first_edge_col = first_edge_col_.data();
   const std::int32_t *edge_rows = edge_rows_.data(), *edge_slot_of_rows = edge_slot_of_rows_.data();
+  // plain_grad_input: each call's rows in its thread's scratch (grad_input's row pitch), then moved
+  // row by row into the plain tensor.
+  const bool plain = config_.plain_grad_input;
+  const std::int64_t pitch = in.padded_w(), plane = config_.shape.H * config_.shape.W, C = config_.shape.C;
+  const std::int64_t bc = config_.bc, c_blocks = config_.c_blocking().blocks();
   (*loop_)([&](int* ind) {
     const std::int64_t n = ind[0], cb = ind[1], kb = ind[2], y = ind[3], x = ind[4], block = x / w_step;
     const std::int64_t kc = std::min(k_step, Kb - kb);
     const GatherBatch* chunk_batches = batches + (kc == k_step ? 0 : col_ranges);
     const TapRows taps = tap_rows[y];
+    const int tid = parlooper::ThreadedLoop<7>::get_tid(ind);
+    T* const own_rows = plain ? reinterpret_cast<T*>(thread_rows_[static_cast<std::size_t>(tid)].values.data()) : nullptr;
     tpp::BrgemmArgs args;
-    args.a = chunk_tiles(filter, shared, parlooper::ThreadedLoop<7>::get_tid(ind), cb, kb);
+    args.a = chunk_tiles(filter, shared, tid, cb, kb);
     // The GEMM from pixel (row, col) over the filter rows of `taps` and the columns of `range`.
     const auto gemm = [&](std::int64_t row, std::int64_t col, std::int64_t range, std::int64_t slot) {
       const GatherBatch& batch = chunk_batches[range];
       const std::int64_t first = taps.first * batch.per_filter_row;
       args.b = grad_output + out.offset(n, kb, row, col);
-      args.c = grad_input + in.offset(n, cb, row + in.pad_h, col + in.pad_w);
+      args.c = plain ? own_rows + ((row - y) * pitch + col - x) * bc : grad_input + in.offset(n, cb, row + in.pad_h, col + in.pad_w);
       args.count = taps.count * batch.per_filter_row;
       args.offsets_a = batch.a.data() + first;
       args.offsets_b = batch.b.data() + first;
@@ -534,6 +600,12 @@ void ConvBwd::run_gather(const T* filter, const T* shared, const T* grad_output,
     if (const std::int64_t run = edge_rows[y]; run > 0) {
       for (std::int32_t e = first_edge_col[block]; e < first_edge_col[block + 1]; ++e) {
         gemm(y - run + 1, edge_cols[e].col, edge_cols[e].col_range, edge_slot_of_rows[run]);
+      }
+    }
+    if (plain) {
+      const tpp::Unary& transpose = row_transpose(cb == c_blocks - 1, x + w_step >= cols_);
+      for (std::int64_t r = 0; r < std::min(h_step, rows - y); ++r) {
+        transpose(tpp::UnaryArgs{.in = own_rows + r * pitch * bc, .out = grad_input + (n * C + cb * bc) * plane + (y + r) * cols_ + x});
       }
     }
   });

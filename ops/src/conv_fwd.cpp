@@ -220,6 +220,9 @@ RimTaps column_taps(const ConvFwdConfig& c) {
 void ConvFwd::check(const ConvFwdConfig& config) { [[maybe_unused]] const ConvFwd checked(config, PassCode::check); }
 
 bool ConvFwd::plain_output_pays(const ConvFwdConfig& config) {
+  // 1x1 filters only: their passes stream the output, whose separate conversion costs them most;
+  // an R x S pass's GEMMs lose about what the transposes save (measured, ops/conv_fwd.hpp).
+  if (config.shape.R * config.shape.S != 1) return false;
   if (is_per_tap(config) || config.c_block != 1 || config.zero_output_rims) return false;
   ConvFwdConfig checked;
   try {

@@ -205,6 +205,9 @@ std::shared_ptr<PreparedOp> make(const ops::ConvDesc& desc, const OpConfig& requ
     // call's rows while they are in cache instead of a blocked_to_nchw pass over the whole output.
     config.plain_output = ops::ConvFwd::plain_output_pays(config);
     if (config.plain_output) origin.description += "; plain: y";
+  } else if constexpr (std::is_same_v<Config, ops::ConvBwdConfig>) {
+    config.plain_grad_input = ops::ConvBwd::plain_grad_input_pays(config);  // likewise dx
+    if (config.plain_grad_input) origin.description += "; plain: dx";
   }
   return std::make_shared<Op>(config, std::move(origin), threads);
 }

@@ -64,12 +64,18 @@ struct Case {
   int threads = 2;
   ConvBwdPath path = ConvBwdPath::gather;
   bool bf16 = false;
+  bool plain = false;  // plain_grad_input
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name << " (" << c.loop_string << ")"; }
 
 Case bf16(Case c) {
   c.bf16 = true;
+  return c;
+}
+
+Case plain(Case c) {
+  c.plain = true;
   return c;
 }
 
@@ -81,6 +87,7 @@ ConvBwdConfig config_of(const Case& c) {
   config.h_block = c.h_block, config.w_block = c.w_block, config.c_block = c.c_block;
   config.k_block = c.k_block, config.h_in_gemm = c.h_in_gemm;
   if (c.bf16) config.dtype = weft::jit::DataType::bf16;
+  config.plain_grad_input = c.plain;
   return config;
 }
 
@@ -91,6 +98,7 @@ struct Outcome {
   double tolerance;
   std::int64_t nonzero_padding_channels;  // of grad_input
   std::int64_t transposed_differs;        // grad_input elements where run_transposed() differs from run()
+  std::int64_t guard_changed;             // of the floats past grad_input's end, in either run
 };
 
 // The image of blocked grad_input, as NCHW.
@@ -156,7 +164,10 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
   const std::vector<float> first_filter = random_floats(bwd.filter_layout().size(), 33);
   const ActivationLayout& in = bwd.grad_input_layout();
   const Buffers buffers{bwd};
-  const std::vector<float> garbage(static_cast<std::size_t>(in.size()), 555.0f);
+  // Garbage, and a guard past the end that no run may write.
+  constexpr std::int64_t kGuard = 4096;
+  const float garbage_value = bwd.config().bf16() ? weft::jit::to_float(weft::jit::to_bfloat16(555.0f)) : 555.0f;
+  const std::vector<float> garbage(static_cast<std::size_t>(in.size() + kGuard), garbage_value);
   // A first run on another filter, then the one compared; run() keeps no tiles from the first.
   buffers.run(first_filter, grad_output_blocked, false, garbage);
   const std::vector<float> grad_input = buffers.run(filter_blocked, grad_output_blocked, false, garbage);
@@ -168,6 +179,10 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
   conv_bwd_data_reference(s, grad_output.data(), filter.data(), reference.data());
   std::int64_t differs = 0;
   for (std::size_t i = 0; i < result.size(); ++i) differs += result[i] != result_t[i];
+  std::int64_t guard_changed = 0;
+  for (const std::vector<float>* run : {&grad_input, &grad_input_t}) {
+    guard_changed += std::count_if(run->end() - kGuard, run->end(), [&](float v) { return v != garbage_value; });
+  }
   std::int64_t padding = 0;
   const std::int64_t bc = in.channels.block;
   for (std::int64_t n = 0; n < in.images; ++n)
@@ -176,7 +191,7 @@ Outcome run_case(const ConvBwd& bwd, int threads) {
         for (std::int64_t x = 0; x < in.w; ++x)
           padding += grad_input[static_cast<std::size_t>(in.offset(n, c / bc, y + in.pad_h, x + in.pad_w) + c % bc)] != 0;
   return {compare(result.data(), reference.data(), count), compare(result_t.data(), reference.data(), count),
-          bwd.tolerance(), padding, differs};
+          bwd.tolerance(), padding, differs, guard_changed};
 }
 
 class ConvBwdCases : public ::testing::TestWithParam<Case> {};
@@ -191,6 +206,7 @@ TEST_P(ConvBwdCases, MatchesTheReference) {
   EXPECT_EQ(o.nonzero_padding_channels, 0);
   // The same tiles and batch order as run()'s, only read from elsewhere: the same sums.
   EXPECT_EQ(o.transposed_differs, 0);
+  EXPECT_EQ(o.guard_changed, 0);
 }
 
 using P = ConvBwdPath;
@@ -273,6 +289,51 @@ INSTANTIATE_TEST_SUITE_P(
         bf16(Case{"s2_3x3", "Abcdefg", square_shape(2, 7, 16, 16, 3, 2, 1), 8, 8, 1, 1, 1, 2, 1, 2, P::scatter_taps}),
         bf16(Case{"s2_7x7_c3", "Abcdefg", square_shape(1, 12, 3, 16, 7, 2, 3), 4, 8, 1, 1, 1, 1, 1, 2, P::scatter_taps})),
     [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+// plain_grad_input: grad_input in NCHW, each call's rows moved out of a per-thread scratch (from
+// garbage, every pixel written). The gather's GEMMs along rows and over several rows, channel and
+// column remainders (the transposes of the last C block and column block), edge columns (computed
+// along the rows), rows and grids in parallel, per-chunk and up-front transposes, bf16.
+INSTANTIATE_TEST_SUITE_P(
+    PlainGradInput, ConvBwdCases,
+    ::testing::Values(
+        plain(Case{"same3x3", "Abcdefg", square_shape(2, 6, 16, 16, 3, 1, 1), 8, 8}),
+        plain(Case{"pointwise_rows", "Abcdefg", square_shape(2, 5, 16, 24, 1, 1, 0), 8, 8, 1, 1, 1, 1, 5}),
+        plain(Case{"edge_columns_7x7", "Abcdefg", square_shape(1, 9, 8, 8, 7, 1, 3), 8, 8}),
+        plain(Case{"channel_remainders", "Abcdefg", square_shape(2, 5, 10, 13, 3, 1, 1), 4, 8}),
+        plain(Case{"w_block_remainder_parallel", "abcdEfg", square_shape(1, 7, 12, 8, 3, 1, 1), 8, 8, 1, 3, 1, 1, 1, 3}),
+        plain(Case{"h_in_gemm_remainder", "Abcdefg", square_shape(2, 7, 8, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 3}),
+        plain(Case{"grid", "A{R:2}B{C:2}cdefg", square_shape(2, 5, 16, 8, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 4}),
+        plain(Case{"rows_outside_chunks", "Adbcefg", square_shape(2, 5, 16, 24, 3, 1, 1), 8, 8, 1, 1, 1, 1, 1, 2}),
+        plain(bf16(Case{"bf16_same3x3", "Abcdefg", square_shape(2, 6, 16, 16, 3, 1, 1), 8, 8})),
+        plain(bf16(Case{"bf16_channel_remainders_rows", "Abcdefg", square_shape(2, 7, 10, 13, 3, 1, 1), 4, 8, 1, 1, 1, 1,
+                        3}))),
+    [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+TEST(ConvBwd, PlainGradInputIsNchwAndPaysForPointwiseFilters) {
+  ConvBwdConfig config = config_of(plain(Case{"", "Abcdefg", square_shape(2, 6, 10, 16, 3, 1, 1), 4, 8, 1, 1, 1, 1, 2}));
+  const ConvBwd bwd(config);
+  const ActivationLayout& l = bwd.grad_input_layout();
+  EXPECT_EQ(l.channels.block, 1);
+  EXPECT_EQ(l.channels.size, 10);
+  EXPECT_EQ(l.pad_h + l.pad_w, 0);
+  EXPECT_EQ(l.size(), 2 * 10 * 6 * 6);
+  // Two rows of 6 + 2 rims, bc 4, per thread, beside the per-chunk tiles.
+  const ConvBwd blocked([&] { ConvBwdConfig c = config; c.plain_grad_input = false; return c; }());
+  EXPECT_EQ(bwd.run_memory_bytes(3), blocked.run_memory_bytes(3) + 3 * (2 * 8 * 4 * sizeof(float)));
+  EXPECT_FALSE(ConvBwd::plain_grad_input_pays(config));  // 3x3: the GEMMs lose what the transposes save
+  config.shape = square_shape(2, 56, 16, 32, 1, 1, 0);
+  config.h_in_gemm = 1;
+  EXPECT_TRUE(ConvBwd::plain_grad_input_pays(config));
+  config.k_block = 2;
+  EXPECT_FALSE(ConvBwd::plain_grad_input_pays(config));  // two calls sum into a block
+  config.k_block = 1;
+  config.shape = square_shape(1, 8, 8, 8, 1, 2, 0);
+  EXPECT_FALSE(ConvBwd::plain_grad_input_pays(config));  // stride 2: a scatter
+  config.shape = square_shape(1, 6, 8, 8, 1, 1, 0);
+  config.h_in_gemm = 9;  // refused by the constructor
+  EXPECT_FALSE(ConvBwd::plain_grad_input_pays(config));
+}
 
 TEST(ConvBwd, Bf16NeedsEvenChannelBlocks) {
   EXPECT_THROW(ConvBwd(config_of(bf16({"odd_bk", "Abcdefg", square_shape(1, 5, 8, 8, 3, 1, 1), 8, 5}))), weft::Error);
@@ -460,6 +521,11 @@ TEST(ConvBwd, RefusesWhatWouldRaceOrCannotBeDone) {
   EXPECT_EQ(refusal("Abcd[,,,(2)]defg", same, none), "(accepted)");  // inline block sizes only
   EXPECT_THAT(refusal("Abcdef", same, none), HasSubstr("Abcdef"));  // a missing loop: the parser's caret
   EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.bc = 0; }), HasSubstr("bc must be in"));
+  // A plain grad_input is written by one call per block.
+  EXPECT_THAT(refusal("Abcdefg", s2, [](ConvBwdConfig& c) { c.plain_grad_input = true; }),
+              HasSubstr("plain_grad_input needs stride 1"));
+  EXPECT_THAT(refusal("Abcdefg", same, [](ConvBwdConfig& c) { c.plain_grad_input = true, c.k_block = 2; }),
+              HasSubstr("plain_grad_input needs k_block = 1 (got 2)"));
 }
 
 TEST(ConvBwd, RunRefusesNullBuffers) {

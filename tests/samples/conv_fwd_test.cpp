@@ -535,18 +535,17 @@ TEST(ConvFwd, PlainOutputRefusesWhatItCannotTake) {
   EXPECT_THAT(refusal({.shape = k3x3, .logical = true, .plain = true}), HasSubstr("batch-reduce mode"));
   EXPECT_THAT(refusal({.shape = k3x3, .c_block = 2, .plain = true}), HasSubstr("c_block = 1 (got 2)"));
   EXPECT_THAT(refusal({.shape = k3x3, .rims = true, .plain = true}), HasSubstr("has no rims"));
-  // It pays where it may be set and the GEMMs stay as they are: not with edge columns (a 6-wide
-  // image with one row per GEMM; a padded copy, which takes one row per GEMM only), nor for a
-  // configuration the constructor refuses.
-  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .logical = true})));
-  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .c_block = 2})));
-  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .rims = true})));
-  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3})));
-  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .logical = true, .copy = true})));
-  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .h_in_gemm = 7})));
-  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .h_in_gemm = 2})));
-  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = square_shape(1, 56, 4, 4, 3, 1, 1)})));
+  // It pays for 1x1 filters where it may be set; not for R x S ones (their GEMMs lose what the
+  // transposes save), nor for a configuration the constructor refuses.
+  const ConvShape k1x1 = square_shape(2, 6, 8, 8, 1, 1, 0);
+  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = k1x1})));
+  EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = k1x1, .h_in_gemm = 3})));
   EXPECT_TRUE(ConvFwd::plain_output_pays(config_of({.shape = square_shape(1, 8, 8, 8, 1, 2, 0), .pack = true})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k1x1, .c_block = 2})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k1x1, .h_in_gemm = 7})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = square_shape(1, 6, 4, 4, 1, 1, 1), .logical = true})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = k3x3, .h_in_gemm = 2})));
+  EXPECT_FALSE(ConvFwd::plain_output_pays(config_of({.shape = square_shape(1, 56, 4, 4, 3, 1, 1)})));
 }
 
 // argv from words, for parse_conv_fwd_arguments.

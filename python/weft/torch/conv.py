@@ -56,10 +56,11 @@ class _ConvPlan:
         output = (N, K) + tuple(self.fwd.op.operands[-1]["shape"][2:])
         self.dy_shared = _common.operands_alike(self.bwd, "dy", self.upd, "dy", output, layer.dtype)
         self.bias_plain = bias and is_plain(self.fwd.op, "b", (K,), layer.dtype)
-        # The forward writes y plain where its configuration takes it (ConvFwd's plain_output: one
-        # C chunk); the other activations are converted.
+        # The forward writes y plain, and the backward by data dx, where their configurations pay
+        # for it (ConvFwd's plain_output, ConvBwd's plain_grad_input); the rest is converted.
         self.y_plain = next(o["plain"] for o in self.fwd.op.operands if o["name"] == "y")
-        self.x_plain = self.dx_plain = self.upd_x_plain = self.bwd_dy_plain = self.upd_dy_plain = False
+        self.dx_plain = next(o["plain"] for o in self.bwd.op.operands if o["name"] == "dx")
+        self.x_plain = self.upd_x_plain = self.bwd_dy_plain = self.upd_dy_plain = False
 
 
 class Conv2d(_common.BlockedWeightModule):

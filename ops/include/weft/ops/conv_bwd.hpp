@@ -98,6 +98,12 @@ struct ConvBwdConfig : ConvLoops {
   std::int64_t c_block = 1;    // C blocks per outer block of loop b
   std::int64_t k_block = 1;    // batch-reduce chunks of the K blocks (loop c)
   std::int64_t h_in_gemm = 1;  // rows per GEMM (w_block 1; stride 1, or a 1x1 filter)
+  // grad_input in plain N x C x H x W (PyTorch's NCHW) instead of blocked, as ConvFwdConfig's
+  // plain_output: each call's GEMMs write its rows into a per-thread scratch, which a transpose
+  // moves into the plain tensor while it is in cache. Needs the gather path (stride 1) and
+  // k_block 1 (one call sums a block over every K block); edge columns are then computed along
+  // their rows with every tap. plain_grad_input_pays() says whether a configuration gains by it.
+  bool plain_grad_input = false;
 };
 
 enum class ConvBwdPath { gather, scatter_1x1, scatter_taps };
@@ -112,6 +118,11 @@ class ConvBwd {
   // constructor's own steps with the kernels planned instead of emitted and the loop nests parsed
   // instead of built (pass_code.hpp). Used to try tuned configurations (best_conv_config).
   static void check(const ConvBwdConfig& config);
+  // Whether plain_grad_input is worth setting on `config`: a 1x1 filter, and it may be set (gather
+  // path, k_block 1). Inside weft.torch training steps (Intel Xeon family 6 model 207, fp32, 2
+  // threads, batch 2) the 1x1 64 -> 256 layer's pass took 1.17-1.32 ms with it against 1.32-1.42 ms
+  // blocked plus blocked_to_nchw; the 3x3 64 -> 64 layer's 1.93-2.07 against 1.64-2.03 ms.
+  static bool plain_grad_input_pays(const ConvBwdConfig& config);
 
   // grad_input from grad_output and filter, blocked (the layouts below), elements of
   // config().dtype; callable many times, one call at a time and outside OpenMP parallel regions (it
@@ -134,8 +145,11 @@ class ConvBwd {
   ConvBwdPath path() const { return path_; }
   // [N][Kb][ofh + 2 rim][ofw + 2 rim][bk]: rims of zeros as the gather path reads them (0 else).
   const ActivationLayout& grad_output_layout() const { return grad_output_; }
-  // [N][Cb][H + 2 pad_h][W + 2 pad_w][bc]: the forward input's layout.
-  const ActivationLayout& grad_input_layout() const { return grad_input_; }
+  // [N][Cb][H + 2 pad_h][W + 2 pad_w][bc]: the forward input's layout; with plain_grad_input NCHW,
+  // as a layout of 1-channel blocks without rims.
+  const ActivationLayout& grad_input_layout() const {
+    return config_.plain_grad_input ? plain_grad_input_ : grad_input_;
+  }
   // [Kb][Cb][R][S][bc][bk]: the forward's filter.
   FilterLayout filter_layout() const;
   // [Cb][R][S][Kb][bk][bc]: what run_transposed() takes.
@@ -152,8 +166,8 @@ class ConvBwd {
   std::string measure_tag(int threads) const;
   // Whether run() has each thread transpose the tiles of the chunk it works on (else all up front).
   bool transposes_per_chunk() const { return per_chunk_; }
-  // Bytes run() allocates itself (the transposed tiles), for a team of `threads`; run_transposed()
-  // allocates nothing.
+  // Bytes run() allocates itself (the transposed tiles; with plain_grad_input also one call's rows
+  // per thread, which run_transposed() allocates too), for a team of `threads`.
   std::uint64_t run_memory_bytes(int threads) const;
 
  private:
@@ -199,7 +213,9 @@ class ConvBwd {
 
   ConvBwdConfig config_;
   ConvBwdPath path_;
-  ActivationLayout grad_output_, grad_input_;
+  // grad_input_: the blocked geometry the GEMMs compute in (written by run() unless
+  // plain_grad_input, whose per-thread rows take it); plain_grad_input_: NCHW.
+  ActivationLayout grad_output_, grad_input_, plain_grad_input_;
   std::int64_t rows_, cols_;      // what loops d and e run over
   std::int64_t k_step_, h_step_, w_step_;
   // One forward tile (bk x bc) to its backward form (bc x bk; in bf16 from VNNI-2 along C to VNNI-2
@@ -214,6 +230,15 @@ class ConvBwd {
     std::vector<float> values;
   };
   mutable std::vector<ThreadPixels> thread_pixels_;
+  // plain_grad_input: a thread's rows of one call (elements of the dtype in floats' storage), and
+  // the transposes of one row into the plain tensor, [C block whole or last][column block whole
+  // or last] (none in check()).
+  mutable std::vector<ThreadPixels> thread_rows_;
+  std::array<std::optional<tpp::Unary>, 4> row_transposes_;
+  std::int64_t row_elements() const;
+  const tpp::Unary& row_transpose(bool last_c_block, bool last_col_block) const {
+    return *row_transposes_[(last_c_block ? 2 : 0) + (last_col_block ? 1 : 0)];
+  }
   // The gather's batches over a chunk of kc K blocks and a range of filter columns [t0, t1),
   // entry ((r * (t1 - t0) + s - t0) * kc + j) for K block j and tap (r, s): offsets of A's tile and
   // of B's first pixel. batches_[(tiles * 2 + chunk) * col_ranges_ + column range]: tiles 0 for
