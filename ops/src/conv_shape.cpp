@@ -1,5 +1,6 @@
 #include <weft/ops/conv_shape.hpp>
 
+#include <cmath>
 #include <initializer_list>
 #include <utility>
 
@@ -36,6 +37,23 @@ void ConvShape::validate() const {
   if (W + 2 * pad_w < S) {
     throw Error("convolution shape: the filter is wider than the padded image (S = " + std::to_string(S) +
                 " > W + 2 pad_w = " + std::to_string(W + 2 * pad_w) + "): there is no output column");
+  }
+  // Each extent is bounded, their products are not: a tensor beyond kMaxElements (far beyond any
+  // memory) would wrap the 64-bit offsets of its blocked layout (channels padded to a block of up
+  // to 4096, rims) and address the wrong memory. Counted in double: exact far past the bound.
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  const struct {
+    const char* name;
+    double elements;
+  } tensors[] = {{"input", d(N) * (d(C) + 4096) * (d(H) + 2 * d(pad_h)) * (d(W) + 2 * d(pad_w))},
+                 {"output", d(N) * (d(K) + 4096) * (d(ofh()) + 2 * d(pad_h)) * (d(ofw()) + 2 * d(pad_w))},
+                 {"filter", (d(K) + 4096) * (d(C) + 4096) * d(R) * d(S)}};
+  for (const auto& t : tensors) {
+    if (t.elements > d(kMaxElements)) {
+      throw Error(std::string("convolution shape: the ") + t.name + " would hold about 2^" +
+                  std::to_string(static_cast<int>(std::log2(t.elements))) +
+                  " elements with its channel blocks and rims, more than weft addresses (2^48): " + to_string());
+    }
   }
 }
 

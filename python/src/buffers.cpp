@@ -2,6 +2,7 @@
 
 #include <Python.h>
 
+#include <cstddef>
 #include <utility>
 
 namespace weft::python {
@@ -148,6 +149,14 @@ std::int64_t ArrayView::elements() const {
   std::int64_t n = 1;
   for (std::int64_t extent : shape) n *= extent;
   return n;
+}
+
+std::size_t ArrayView::bytes() const { return static_cast<std::size_t>(elements()) * jit::size_of(dtype); }
+
+bool overlap(const ArrayView& a, const ArrayView& b) {
+  const auto* x = static_cast<const std::byte*>(a.data);
+  const auto* y = static_cast<const std::byte*>(b.data);
+  return a.bytes() > 0 && b.bytes() > 0 && x < y + b.bytes() && y < x + a.bytes();
 }
 
 ArrayView view_array(py::handle object, std::string_view name, Access access, Uint16As uint16_as) {

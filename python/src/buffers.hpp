@@ -42,7 +42,11 @@ struct ArrayView {
   // for a 0-d array): the column-major (m = cols, n = rows) matrix the TPPs see.
   std::int64_t cols() const { return shape.empty() ? 1 : shape.back(); }
   std::int64_t rows() const { return cols() == 0 ? 0 : elements() / cols(); }
+  std::size_t bytes() const;
 };
+
+// Whether the memory of two views overlaps (an out= that aliases an input).
+bool overlap(const ArrayView& a, const ArrayView& b);
 
 ArrayView view_array(py::handle object, std::string_view name, Access access, Uint16As uint16_as);
 

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -132,18 +134,25 @@ void run_einsum_tree(const std::string& text, const std::vector<std::int64_t>& s
   const tensor::dtype_t dtype = out.dtype == jit::DataType::f64 ? tensor::dtype_t::fp64 : tensor::dtype_t::fp32;
   const OperationKey key{text, sizes, dtype, requested_threads()};
 
+  // An out= that shares memory with an operand (out=x of a transpose) is computed into scratch and
+  // copied: the tree would read what it already wrote.
+  const bool aliased = std::any_of(inputs.begin(), inputs.end(), [&](const ArrayView& v) { return overlap(v, out); });
+  std::vector<std::byte> scratch(aliased ? out.bytes() : 0);
+  void* const result = aliased ? scratch.data() : out.data;
+
   py::gil_scoped_release release;
   std::unique_ptr<EinsumTreeOperation> op = pool().take(key);
   if (dtype == tensor::dtype_t::fp64) {
     std::vector<const double*> pointers;
     for (const ArrayView& v : inputs) pointers.push_back(static_cast<const double*>(v.data));
-    op->execute(pointers, static_cast<double*>(out.data));
+    op->execute(pointers, static_cast<double*>(result));
   } else {
     std::vector<const float*> pointers;
     for (const ArrayView& v : inputs) pointers.push_back(static_cast<const float*>(v.data));
-    op->execute(pointers, static_cast<float*>(out.data));
+    op->execute(pointers, static_cast<float*>(result));
   }
   pool().give_back(key, std::move(op));
+  if (aliased) std::memcpy(out.data, scratch.data(), scratch.size());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -104,6 +105,15 @@ std::size_t operand_index(const PreparedOp& op, const std::string& name) {
   throw_value_error("argument 'name': the operator has no operand '" + name + "' (it has " + names + ")");
 }
 
+// Whether output operand i's view overlaps an input's (out= aliasing an input: the kernels would
+// read what they already wrote).
+bool overlaps_an_input(const std::vector<Operand>& operands, const std::vector<ArrayView>& views, std::size_t i) {
+  for (std::size_t j = 0; j < operands.size(); ++j) {
+    if (!operands[j].output && overlap(views[i], views[j])) return true;
+  }
+  return false;
+}
+
 // inputs: the plain input arrays in operand order; out: the plain output.
 void run_plain(const BoundOp& bound, const py::sequence& inputs, py::handle out) {
   const PreparedOp& op = *bound.op;
@@ -124,17 +134,9 @@ void run_plain(const BoundOp& bound, const py::sequence& inputs, py::handle out)
   }
   // Operands whose layout is their plain one are used in place, except an output that shares
   // memory with an input (out=x): it is written to scratch and copied after the run.
-  const auto bytes = [&](std::size_t i) { return static_cast<std::size_t>(views[i].elements()) * jit::size_of(op.dtype()); };
-  const auto overlap = [&](std::size_t i, std::size_t j) {
-    const auto* a = static_cast<const std::byte*>(views[i].data);
-    const auto* b = static_cast<const std::byte*>(views[j].data);
-    return a < b + bytes(j) && b < a + bytes(i);
-  };
   std::vector<bool> in_place(operands.size());
   for (std::size_t i = 0; i < operands.size(); ++i) {
-    in_place[i] = operands[i].plain;
-    for (std::size_t j = 0; j < operands.size() && in_place[i] && operands[i].output; ++j)
-      in_place[i] = operands[j].output || !overlap(i, j);
+    in_place[i] = operands[i].plain && !(operands[i].output && overlaps_an_input(operands, views, i));
   }
   py::gil_scoped_release release;
   std::lock_guard lock(op.run_lock());
@@ -185,12 +187,24 @@ void run_blocked(const BoundOp& bound, const py::sequence& arrays, bool column_m
   py::gil_scoped_release release;
   std::lock_guard lock(op.run_lock());
   omp_set_num_threads(op.threads());
+  // An out= that shares memory with an input (out=x) is written to scratch and copied after the
+  // run, as in run_plain.
+  bound.scratch.resize(operands.size());
+  std::vector<std::size_t> aliased;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    if (!operands[i].output || !overlaps_an_input(operands, views, i)) continue;
+    aliased.push_back(i);
+    blocked[i] = bound.scratch[i].reserve(views[i].bytes());
+  }
   if (column_major) {
     op.run_f32_column_major(blocked);
   } else if (f32_output) {
     op.run_f32_output(blocked);
   } else {
     op.run(blocked);
+  }
+  for (const std::size_t i : aliased) {
+    std::memcpy(views[i].data, blocked[i], views[i].bytes());
   }
 }
 
@@ -255,7 +269,8 @@ void vnni2_pairs(py::handle in, py::handle out, std::int64_t rows, bool pack) {
                      ", got " + std::string(jit::to_string(source.dtype)) + " and " +
                      std::string(jit::to_string(target.dtype)));
   const std::int64_t elements = source.elements();
-  if (rows < 1 || target.elements() != elements || elements % (2 * rows) != 0)
+  // rows > elements first: 2 rows would overflow for rows near 2^63.
+  if (rows < 1 || rows > elements || target.elements() != elements || elements % rows != 0 || (elements / rows) % 2 != 0)
     throw_value_error("argument 'rows' (" + std::to_string(rows) + ") must divide 'in' (" + std::to_string(elements) +
                       " elements) into an even number of columns, and 'out' must hold as many (" +
                       std::to_string(target.elements()) + ")");

@@ -5,6 +5,8 @@
 #include <pybind11/pybind11.h>
 
 #include <chrono>
+#include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -153,14 +155,28 @@ void unary(const std::string& op_name, py::handle x_obj, py::handle out_obj, flo
   const ArrayView out = view_array(out_obj, "out", Access::write, uint16_as(declared));
   require_dtype(x, "x", declared);
   require_shape(out, "out", unary_out_shape(op, x));
-  if (x.elements() == 0) return;
+  if (x.elements() == 0) {
+    // A reduction over an empty axis: sums are zero (NumPy's answer), a maximum has none.
+    if (out.elements() == 0) return;
+    if (op == tpp::UnaryOp::reduce_rows_max || op == tpp::UnaryOp::reduce_cols_max) {
+      throw_value_error("argument 'x' has shape " + shape_text(x.shape) + ": '" + op_name +
+                        "' over an empty axis has no maximum");
+    }
+    std::memset(out.data, 0, out.bytes());  // +0 in f32, f64 and bf16
+    return;
+  }
   tpp::UnaryDesc desc{.op = op, .m = x.cols(), .n = x.rows(), .ld_in = x.cols(),
                       .ld_out = op == tpp::UnaryOp::transpose ? x.rows() : x.cols(), .alpha = alpha};
   desc.types = {.in = x.dtype, .out = out.dtype, .compute = compute_type(x.dtype)};
   const tpp::Unary kernel(desc);
-  const tpp::UnaryArgs args{.in = x.data, .out = out.data};
+  // An element-wise op may write over its input in place; any other overlap (out=x of a transpose
+  // or a reduction) is computed into scratch and copied.
+  const bool scratch = overlap(x, out) && !(tpp::is_elementwise(op) && x.data == out.data && x.dtype == out.dtype);
+  std::vector<std::byte> copy(scratch ? out.bytes() : 0);
+  const tpp::UnaryArgs args{.in = x.data, .out = scratch ? copy.data() : out.data};
   py::gil_scoped_release release;
   kernel(args);
+  if (scratch) std::memcpy(out.data, copy.data(), copy.size());
 }
 
 tpp::BinaryOp binary_op(const std::string& name) {
@@ -216,9 +232,17 @@ void binary(const std::string& op_name, py::handle a_obj, py::handle b_obj, py::
   if (out.elements() == 0) return;
   desc.types = {.in = a.dtype, .out = out.dtype, .compute = compute_type(a.dtype)};
   const tpp::Binary kernel(desc);
-  const tpp::BinaryArgs args{.in0 = a.data, .in1 = b.data, .out = out.data};
+  // out may be an unbroadcast input itself (in place, element by element); any other overlap (a
+  // broadcast input inside out, a shifted view) is computed into scratch and copied.
+  const auto in_place_safe = [&](const ArrayView& in, tpp::Broadcast broadcast) {
+    return !overlap(in, out) || (broadcast == tpp::Broadcast::none && in.data == out.data && in.dtype == out.dtype);
+  };
+  const bool scratch = !in_place_safe(a, desc.bcast0) || !in_place_safe(b, desc.bcast1);
+  std::vector<std::byte> copy(scratch ? out.bytes() : 0);
+  const tpp::BinaryArgs args{.in0 = a.data, .in1 = b.data, .out = scratch ? copy.data() : out.data};
   py::gil_scoped_release release;
   kernel(args);
+  if (scratch) std::memcpy(out.data, copy.data(), copy.size());
 }
 
 }  // namespace

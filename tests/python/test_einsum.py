@@ -84,6 +84,18 @@ def test_einsum_writes_into_out(rng):
     np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
 
 
+def test_einsum_into_an_out_that_is_an_operand(rng):
+    # NumPy's einsum gives the transpose; the tree wrote over what it still had to read.
+    x = rng.standard_normal((16, 16)).astype(np.float32)
+    expected = x.T.copy()
+    assert weft.einsum("ij->ji", x, out=x) is x
+    np.testing.assert_array_equal(x, expected)
+    a, b = rng.standard_normal((8, 8)).astype(np.float32), rng.standard_normal((8, 8)).astype(np.float32)
+    expected = np.einsum("ij,jk->ik", a.astype(np.float64), b)
+    weft.einsum("ij,jk->ik", a, b, out=a)
+    np.testing.assert_allclose(a, expected, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("sizes, tree", [
     # a-b-c-d chain: (ab,bc),cd costs 2*100*50 + 2*50*100 multiply-adds, ab,(bc,cd) 100*50*100 + 2*100*100
     ({"a": 2, "b": 100, "c": 50, "d": 100}, "[[0,1],[1,2]->[0,2]],[2,3]->[0,3]"),

@@ -212,6 +212,31 @@ def test_plain_activations_are_used_in_place_and_out_may_alias_x(rng):
     assert not any(o["plain"] for o in weft.ops.Gemm(64, 50, 72, config={"bm": 32, "bn": 16, "bk": 32}).operands)
 
 
+def test_a_blocked_out_may_alias_an_input(rng):
+    # As on plain arrays: an out= sharing memory with an input goes through scratch. The blocked
+    # call wrote over dy while reading it.
+    M = N = K = 64
+    bwd = weft.ops.GemmBackwardData(M, N, K)
+    upd = weft.ops.GemmBackwardWeights(M, N, K)
+    dy, w, x = normal(rng, (N, M)), normal(rng, (M, K)), normal(rng, (N, K))
+    dyb = bwd.to_blocked("dy", dy)
+    assert bwd(dyb, bwd.to_blocked("w", w), layout="blocked", out=dyb) is dyb
+    np.testing.assert_allclose(bwd.from_blocked("dx", dyb), dy.astype(np.float64) @ w, rtol=F32_TOLERANCE,
+                               atol=F32_TOLERANCE * M)
+    dyb, xb = upd.to_blocked("dy", dy), upd.to_blocked("x", x)
+    upd(dyb, xb, layout="blocked", out=xb)
+    np.testing.assert_allclose(upd.from_blocked("dw", xb), dy.astype(np.float64).T @ x, rtol=F32_TOLERANCE,
+                               atol=F32_TOLERANCE * N)
+
+
+def test_a_convolution_too_large_to_address_is_refused():
+    # Each extent in range, the tensors' element counts not: their layouts reported 0 elements and
+    # a run on them crashed.
+    big = 2 ** 20
+    with pytest.raises(ValueError, match=r"the input would hold about 2\^80 elements"):
+        weft.ops.Conv2d(big, big, big, big, 16, 1, 1, config="default", threads=1)
+
+
 def test_gemm_on_torch_bfloat16_tensors(rng):
     torch = pytest.importorskip("torch")
     x = torch.from_numpy(normal(rng, (16, 64))).bfloat16()

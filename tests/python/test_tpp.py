@@ -133,6 +133,34 @@ def test_unary_writes_into_out_in_place(rng):
     np.testing.assert_allclose(out, np.tanh(x), rtol=2e-6, atol=2e-6)
 
 
+def test_an_out_that_aliases_its_input_gets_the_result(rng):
+    # Element-wise ops run in place; a transpose (or a broadcast input inside out) went through
+    # scratch only from this fix on, and wrote over what it still had to read (from 16 x 16 on).
+    x = rng.standard_normal((16, 16)).astype(np.float32)
+    expected = x.T.copy()
+    assert weft.tpp.unary("transpose", x, out=x) is x
+    np.testing.assert_array_equal(x, expected)
+    x = np.ones((4, 4), np.float32)
+    weft.tpp.binary("add", x, x[0:1], out=x, broadcast="row")
+    np.testing.assert_array_equal(x, np.full((4, 4), 2, np.float32))
+    x = rng.standard_normal((8, 8)).astype(np.float32)
+    expected = x + x
+    weft.tpp.binary("add", x, x, out=x)
+    np.testing.assert_array_equal(x, expected)
+
+
+def test_reductions_over_an_empty_axis(rng):
+    # Sums are zero (NumPy's answer; the out was left as it was); a maximum has none.
+    out = np.full(4, 7, np.float32)
+    assert weft.tpp.unary("reduce_rows_sum", np.zeros((0, 4), np.float32), out=out) is out
+    np.testing.assert_array_equal(out, np.zeros(4, np.float32))
+    np.testing.assert_array_equal(weft.tpp.unary("reduce_cols_sum", np.zeros((3, 0), np.float32)), np.zeros(3))
+    with pytest.raises(ValueError, match="'reduce_cols_max' over an empty axis has no maximum"):
+        weft.tpp.unary("reduce_cols_max", np.zeros((4, 0), np.float32))
+    with pytest.raises(ValueError, match="'reduce_rows_max' over an empty axis has no maximum"):
+        weft.tpp.unary("reduce_rows_max", np.zeros((0, 4), np.float32))
+
+
 def test_the_kernels_read_arrays_in_place():
     x = np.ones((4, 8), np.float32)
     assert weft._weft.data_pointer(x) == x.ctypes.data

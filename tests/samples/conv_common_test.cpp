@@ -60,6 +60,19 @@ TEST(ConvShape, DerivesTheOutputAndRejectsWhatHasNone) {
   bad = resnet_stem;
   bad.pad_h = -1;
   EXPECT_THAT([&] { bad.validate(); }, ::testing::ThrowsMessage<weft::Error>(HasSubstr("pad_h")));
+  // Every extent in range, their product not: the blocked layouts' 64-bit offsets would wrap
+  // (a Python caller reached a segmentation fault through a layout of 0 elements).
+  const ConvShape huge{.N = 1 << 20, .H = 1 << 20, .W = 1 << 20, .C = 1 << 20, .K = 16, .R = 1, .S = 1};
+  EXPECT_THAT([&] { huge.validate(); },
+              ::testing::ThrowsMessage<weft::Error>(HasSubstr("the input would hold about 2^80 elements")));
+  bad = resnet_stem;
+  bad.C = bad.K = 1 << 20;  // the filter: 2^40 x 64 x 64 elements
+  bad.H = bad.W = 1024;
+  bad.R = bad.S = 64;
+  EXPECT_THAT([&] { bad.validate(); }, ::testing::ThrowsMessage<weft::Error>(HasSubstr("the filter would hold")));
+  bad = resnet_stem;
+  bad.N = 1 << 12;  // 2^12 x 3 channels (+ a block) x 230 x 230: 2^40, fine
+  EXPECT_NO_THROW(bad.validate());
 }
 
 TEST(ConvReference, ForwardMatchesAHandComputedCase) {

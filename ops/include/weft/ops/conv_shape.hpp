@@ -18,8 +18,9 @@ struct ConvShape {
   double flops() const;
 
   // Throws weft::Error naming the first field out of range: sizes and strides must be positive,
-  // paddings non-negative, the padded image at least as large as the filter, and every size at most
-  // kMaxExtent (so that index arithmetic in int64 and the kernels' int32 fields cannot overflow).
+  // paddings non-negative, the padded image at least as large as the filter, every size at most
+  // kMaxExtent and each tensor (with its channel blocks and rims) at most kMaxElements elements (so
+  // that index arithmetic in int64 and the kernels' int32 fields cannot overflow).
   void validate() const;
 
   // "N 1 H 56 W 56 C 64 K 64 R 3 S 3 stride 1 1 pad 1 1"
@@ -27,5 +28,6 @@ struct ConvShape {
 };
 
 inline constexpr std::int64_t kMaxExtent = 1 << 20;
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 48;
 
 }  // namespace weft::ops
