@@ -88,6 +88,13 @@ ArrayView checked_view(const PreparedOp& op, py::handle array, const std::string
   if (form == Form::plain && view.shape != o.shape) {
     throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ", expected " + shape_text(o.shape));
   }
+  // A blocked copy is flat: a plain array of the same element count (a 2-D weight) would be read
+  // as blocked without a word.
+  if (form == Form::blocked && view.shape.size() != 1) {
+    throw_value_error("argument '" + name + "' has shape " + shape_text(view.shape) + ": a blocked array is flat (1-D, " +
+                      std::to_string(o.blocked_elements) + " elements: op.blocked_size('" + o.name +
+                      "')); convert a plain one with op.to_blocked('" + o.name + "', ...)");
+  }
   if (form == Form::blocked && view.elements() != o.blocked_elements) {
     throw_value_error("argument '" + name + "' has " + std::to_string(view.elements()) + " elements, the blocked layout" +
                       (name == o.name ? "" : " of '" + o.name + "'") + " holds " + std::to_string(o.blocked_elements) +

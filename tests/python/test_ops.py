@@ -602,7 +602,14 @@ def test_blocked_arrays_of_the_wrong_size_are_refused(rng):
     op = weft.ops.Gemm(40, 8, 24)
     x, w = normal(rng, (8, 24)), normal(rng, (40, 24))
     with pytest.raises(ValueError, match="argument 'x' has 192 elements, the blocked layout holds"):
-        op(x, op.to_blocked("w", w), layout="blocked")
+        op(x.reshape(-1), op.to_blocked("w", w), layout="blocked")
+    # A plain 2-D weight with as many elements as its blocked copy (it was read as the blocked
+    # tiles without a word): refused.
+    square = weft.ops.Gemm(64, 32, 64, config={"bm": 32, "bn": 16, "bk": 32})
+    w64 = normal(rng, (64, 64))
+    assert square.blocked_size("w") == w64.size
+    with pytest.raises(ValueError, match=r"argument 'w' has shape \(64, 64\): a blocked array is flat"):
+        square(square.to_blocked("x", normal(rng, (32, 64))), w64, layout="blocked")
     with pytest.raises(ValueError, match="no operand 'z'"):
         op.blocked_size("z")
     # An output array for another operand's blocked copy: the message names both.
