@@ -112,6 +112,11 @@ ArrayView view_buffer(py::handle object, std::string_view name, Access access, U
 }
 
 ArrayView view_dlpack(py::handle object, std::string_view name, Uint16As uint16_as) {
+  // A torch tensor with its negative bit set (a lazy negation, torch._neg_view) exports the values
+  // before the negation: refused rather than read with the wrong sign.
+  if (py::hasattr(object, "is_neg") && object.attr("is_neg")().cast<bool>()) {
+    throw_value_error(quoted(name) + " is a negated view (tensor.is_neg()): pass tensor.resolve_neg()");
+  }
   py::object capsule = object.attr("__dlpack__")();
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) {

@@ -237,6 +237,16 @@ def test_a_convolution_too_large_to_address_is_refused():
         weft.ops.Conv2d(big, big, big, big, 16, 1, 1, config="default", threads=1)
 
 
+def test_a_negated_torch_view_is_refused():
+    # torch 1.13 exports a lazily negated tensor's values without the negation: read, the product
+    # had the wrong sign.
+    torch = pytest.importorskip("torch")
+    x, w = torch.randn(8, 16), torch.randn(16, 16)
+    with pytest.raises(ValueError, match=r"argument 'x' is a negated view \(tensor.is_neg\(\)\)"):
+        weft.ops.gemm(torch._neg_view(x), w)
+    torch.testing.assert_close(weft.ops.gemm(torch._neg_view(x).resolve_neg(), w), -x @ w.T)
+
+
 def test_gemm_on_torch_bfloat16_tensors(rng):
     torch = pytest.importorskip("torch")
     x = torch.from_numpy(normal(rng, (16, 64))).bfloat16()
