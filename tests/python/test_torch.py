@@ -990,3 +990,28 @@ def test_bf16_update_writes_fp32_sums_in_column_major_tiles_where_asked():
     with pytest.raises(ValueError, match="is for a bf16 GemmBackwardWeights"):
         f32(f32.to_blocked("dy", torch.randn(24, 40)), f32.to_blocked("x", torch.randn(24, 36)), layout="blocked",
             dw_order="column_major")
+
+
+@pytest.mark.parametrize("make, shape", [(lambda: wt.Linear(16, 16, bias=False), (8, 16)),
+                                         (lambda: wt.Conv2d(4, 8, 3, padding=1), (2, 4, 6, 6))],
+                         ids=["linear", "conv2d"])
+def test_a_second_differentiation_through_a_layer_is_refused(make, shape):
+    """The backward passes are weft's operators, not torch operations: a gradient taken with
+    create_graph=True has no graph of their own, so differentiating it again raises (whether the
+    incoming gradient requires grad or not) instead of silently dropping the layer's terms.
+    First-order training is unchanged."""
+    torch.manual_seed(44)
+    layer = make()
+    x = torch.randn(shape, requires_grad=True)
+    for loss in (lambda y: y.sum(), lambda y: y.square().sum()):
+        y = layer(x)
+        [g] = torch.autograd.grad(loss(y), x, create_graph=True)
+        assert g.requires_grad  # as torch.nn's
+        with pytest.raises(RuntimeError, match="differentiable once"):
+            g.square().sum().backward()
+        with pytest.raises(RuntimeError, match="differentiable once"):  # beside terms that differentiate
+            (layer(x).sum() + g.square().sum()).backward()
+    x.grad = None
+    layer.zero_grad()
+    layer(x).square().sum().backward()
+    assert x.grad is not None and layer.weight.grad is not None
