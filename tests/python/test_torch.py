@@ -1015,3 +1015,27 @@ def test_a_second_differentiation_through_a_layer_is_refused(make, shape):
     layer.zero_grad()
     layer(x).square().sum().backward()
     assert x.grad is not None and layer.weight.grad is not None
+
+
+@pytest.mark.parametrize("make, shape", [(lambda: wt.Linear(24, 40, relu=True, dtype=torch.bfloat16), (8, 24)),
+                                         (lambda: wt.Conv2d(4, 8, 3, padding=1, dtype=torch.bfloat16), (2, 4, 6, 6))],
+                         ids=["linear", "conv2d"])
+@pytest.mark.parametrize("inference_first", [True, False], ids=["inference_first", "training_first"])
+def test_bf16_layers_with_fp32_masters_run_in_and_out_of_inference_mode(make, shape, inference_first):
+    """The bf16 copy of the fp32 masters is kept between calls: one made under torch.inference_mode
+    must still take the next copy outside it, and the reverse."""
+    torch.manual_seed(47)
+    layer = make()
+    x = torch.randn(shape).to(torch.bfloat16)
+    outputs = []
+    for inference in (inference_first, not inference_first, inference_first):
+        if inference:
+            with torch.inference_mode():
+                outputs.append(layer(x))
+        else:
+            layer.zero_grad()
+            y = layer(x.clone().requires_grad_())
+            y.float().sum().backward()
+            assert layer.weight.grad.dtype == torch.float32
+            outputs.append(y.detach())
+    assert all(torch.equal(y, outputs[0]) for y in outputs)
