@@ -1017,6 +1017,72 @@ def test_a_second_differentiation_through_a_layer_is_refused(make, shape):
     assert x.grad is not None and layer.weight.grad is not None
 
 
+def test_optimize_keeps_a_module_used_twice_one_layer():
+    """A module at two places (its weights tied with itself) becomes one weft layer at both; a ReLU
+    after one place stays unfused: fused, it would apply at the other place too."""
+    torch.manual_seed(45)
+    inner = nn.Linear(16, 16)
+    block = nn.Sequential(nn.Linear(16, 16), nn.ReLU())
+    model = nn.Sequential(inner, nn.ReLU(), inner, block, block)
+    x = torch.randn(4, 16)
+    expected = model(x)
+    report = wt.optimize(model)
+    assert model[0] is model[2] and isinstance(model[0], wt.Linear) and not model[0].relu
+    assert type(model[1]) is nn.ReLU
+    assert model[3] is model[4] and isinstance(model[3][0], wt.Linear) and model[3][0].relu  # its own ReLU
+    assert len(list(model.parameters())) == 4
+    assert [name for name, _ in report.swapped] == ["0", "2", "3.0"]
+    assert "the same layer as 0" in dict(report.swapped)["2"]
+    torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_optimize_leaves_layers_it_cannot_copy_faithfully():
+    """Hooks, weight normalization (a pre-hook and other parameters), parametrizations, buffers:
+    left to PyTorch with the reason, the model unchanged there and its output the same."""
+    from torch.nn.utils import parametrize
+    torch.manual_seed(46)
+
+    class Symmetric(nn.Module):
+        def forward(self, w):
+            return w.triu() + w.triu(1).T
+
+    hooked, pre_hooked = nn.Linear(16, 16), nn.Linear(16, 16)
+    hooked.register_forward_hook(lambda module, inputs, output: output * 0)
+    pre_hooked.register_forward_pre_hook(lambda module, inputs: (inputs[0] * 2,))
+    parametrized = nn.Linear(16, 16)
+    parametrize.register_parametrization(parametrized, "weight", Symmetric())
+    buffered = nn.Conv2d(4, 4, 1)
+    buffered.register_buffer("scale", torch.ones(1))
+    model = nn.Sequential(nn.utils.weight_norm(nn.Linear(16, 16)), hooked, pre_hooked, parametrized,
+                          nn.Unflatten(1, (4, 2, 2)), buffered, nn.Flatten(), nn.Linear(16, 16))
+    x = torch.randn(3, 16)
+    expected = model(x)
+    report = wt.optimize(model)
+    assert [name for name, _ in report.swapped] == ["7"]
+    left = dict(report.left)
+    assert "forward pre-hook" in left["0"] and "forward hook" in left["1"] and "forward pre-hook" in left["2"]
+    assert "parametrized" in left["3"] and "buffer 'scale'" in left["5"]
+    torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
+    lone = nn.utils.weight_norm(nn.Linear(16, 16))
+    lone._forward_pre_hooks.clear()  # weight_g and weight_v beyond weight and bias
+    report = wt.optimize(nn.Sequential(lone))
+    assert not report.swapped and "parameters weight_g, weight_v" in dict(report.left)["0"]
+
+
+def test_optimize_leaves_the_model_as_it_was_when_a_layer_fails(monkeypatch):
+    """Every weft layer is made before any is put in: an error on the way converts nothing."""
+    optimize_module = sys.modules["weft.torch.optimize"]  # weft.torch.optimize is the function
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("no convolution today")
+
+    monkeypatch.setattr(optimize_module, "Conv2d", failing)
+    model = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Unflatten(1, (4, 2, 2)), nn.Conv2d(4, 4, 1))
+    with pytest.raises(RuntimeError, match="no convolution today"):
+        wt.optimize(model)
+    assert [type(module) for module in model] == [nn.Linear, nn.ReLU, nn.Unflatten, nn.Conv2d]
+
+
 @pytest.mark.parametrize("make, shape", [(lambda: wt.Linear(24, 40, relu=True, dtype=torch.bfloat16), (8, 24)),
                                          (lambda: wt.Conv2d(4, 8, 3, padding=1, dtype=torch.bfloat16), (2, 4, 6, 6))],
                          ids=["linear", "conv2d"])
