@@ -2,6 +2,9 @@
 measures candidate configurations for `seconds`, stores the best in the tuning database (the one
 weft-tune writes: $WEFT_TUNING_DB, else ~/.cache/weft/tuning.jsonl, or `database=`), where the
 operators' config="auto" finds it, and returns it. A progress bar is drawn when stderr is a terminal.
+Each run clears weft.ops' cache of prepared operators (weft.ops.clear_cache()): one prepared before
+the record existed would otherwise keep running the old choice. weft.torch's layers keep the passes
+they prepared; new layers (or copies) prepare theirs again and find the record.
 
     best = weft.tune.gemm(1024, 256, 1024, seconds=30)
     best.config               # {'loop_string': 'aCB', 'bm': 64, ...}: usable as config=
@@ -15,7 +18,7 @@ convolution bc and bk), stored apart from the free search's best, where config={
 """
 from dataclasses import dataclass
 
-from . import _weft
+from . import _weft, ops
 
 __all__ = ["Tuned", "gemm", "conv2d"]
 
@@ -42,6 +45,9 @@ def _pass_name(direction):
 
 
 def _tuned(found):
+    # A new record may change what config="auto" (or a tile-bound config) prepares, for this shape
+    # and for the nearest-shape matches of others: every cached operator may be stale.
+    ops.clear_cache()
     return Tuned(found["config"], found["gflops"], found["default_gflops"], found["measured"], found["key"],
                  found["database"])
 
