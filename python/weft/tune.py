@@ -70,8 +70,7 @@ def conv2d(N, C, H, W, K, R, S, stride=1, padding=0, direction="forward", dtype=
     Cold caches by default, as weft-tune conv: a layer of a network starts with the previous layer's
     data in the caches, and evicting them takes time of its own, so a run may exceed `seconds`.
     tiles: None, or {'bc': .., 'bk': ..} (a tile-bound run)."""
-    stride_h, stride_w = (stride, stride) if isinstance(stride, int) else stride
-    pad_h, pad_w = (padding, padding) if isinstance(padding, int) else padding
+    (stride_h, stride_w), (pad_h, pad_w) = ops._pair(stride, "stride"), ops._pair(padding, "padding")
     sizes = [N, H, W, C, K, R, S, stride_h, stride_w, pad_h, pad_w]
     return _tuned(_weft.tune_conv(_pass_name(direction), sizes, dtype, float(seconds), threads, caches,
                                   database or "", tiles))

@@ -65,6 +65,12 @@ def test_tune_errors_name_the_argument(database):
         weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, dtype="f64")
     with pytest.raises(ValueError, match="argument 'dtype': 'f16' is none of 'f32', 'bf16', 'f64'"):
         weft.tune.gemm(32, 32, 32, dtype="f16")
+    with pytest.raises(ValueError, match=r"argument 'stride' must be an int or a pair of ints, got \(1, 1, 1\)"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, stride=(1, 1, 1))
+    with pytest.raises(ValueError, match=r"argument 'padding' must be an int or a pair of ints, got \[1\]"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, padding=[1])
+    with pytest.raises(TypeError, match="argument 'padding' must be an int or a pair of ints, got '1'"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, padding="1")
     assert not database.exists()
 
 
