@@ -21,7 +21,14 @@ def dtype_name(array, name, declared=None):
     """'f32', 'f64' or 'bf16' for the array of argument `name` (uint16 counts as bf16 only when
     declared so)."""
     if declared is not None:
-        return {"float32": "f32", "float64": "f64", "bfloat16": "bf16"}.get(declared, declared)
+        # Checked here as the extension's dtype parser checks it: where the output is made from
+        # the name (no out=), an unknown one would otherwise fail as a bare KeyError.
+        if not isinstance(declared, str):
+            raise TypeError("argument 'dtype' must be a string such as 'bf16'")
+        names = {"f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64", "bf16": "bf16", "bfloat16": "bf16"}
+        if declared not in names:
+            raise ValueError(f"argument 'dtype': {declared!r} is none of 'f32', 'f64', 'bf16'")
+        return names[declared]
     torch = _torch_module_of(array)
     if torch is not None:
         names = {torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16"}

@@ -149,8 +149,13 @@ class _Operator:
         """Sums of activation `name`'s blocked copy over the batch and pixels, one per feature or
         channel (its plain shape's second dimension), float32 (float64 for an f64 operator): the
         bias gradient from a blocked output gradient."""
+        shape = self.plain_shape(name)
+        if len(shape) < 2:
+            # A bias has no channel dimension to size out by; the message is the operator's own,
+            # which refuses a weight so.
+            raise ValueError(f"operand {name!r} is no activation (a bias)")
         if out is None:
-            out = _arrays.empty_like_kind(blocked, (self.plain_shape(name)[1],), "f64" if self.dtype == "f64" else "f32")
+            out = _arrays.empty_like_kind(blocked, (shape[1],), "f64" if self.dtype == "f64" else "f32")
         self._op.channel_sums(name, blocked, out)
         return out
 
@@ -250,10 +255,14 @@ class GemmBackwardWeights(_GemmBackward):
 
 
 def _pair(value, name):
+    """An int or a pair of ints as an (h, w) pair: TypeError for another kind, ValueError for ints
+    of another count."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value, value
-    if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
-        return tuple(value)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) for v in value):
+        if len(value) == 2:
+            return tuple(value)
+        raise ValueError(f"argument '{name}' must be an int or a pair of ints, got {value!r}")
     raise TypeError(f"argument '{name}' must be an int or a pair of ints, got {value!r}")
 
 
@@ -346,6 +355,9 @@ def mlp(x, weights, biases=None, relu=True, out=None, config="auto", dtype=None,
         raise ValueError("argument 'weights' holds no layer")
     if biases is not None:
         biases = list(biases)
+        if len(biases) != len(weights):
+            raise ValueError(f"argument 'biases' must hold one bias per weight ({len(weights)}) or be None, "
+                             f"got {len(biases)}")
     op = Gemm(K, N, K, _kind(x, "x", dtype, True), bias=biases is not None, relu=relu, layers=len(weights), config=config,
               threads=threads)
     if len(weights) == 1:

@@ -2,6 +2,9 @@
 measures candidate configurations for `seconds`, stores the best in the tuning database (the one
 weft-tune writes: $WEFT_TUNING_DB, else ~/.cache/weft/tuning.jsonl, or `database=`), where the
 operators' config="auto" finds it, and returns it. A progress bar is drawn when stderr is a terminal.
+Each run clears weft.ops' cache of prepared operators (weft.ops.clear_cache()): one prepared before
+the record existed would otherwise keep running the old choice. weft.torch's layers keep the passes
+they prepared; new layers (or copies) prepare theirs again and find the record.
 
     best = weft.tune.gemm(1024, 256, 1024, seconds=30)
     best.config               # {'loop_string': 'aCB', 'bm': 64, ...}: usable as config=
@@ -15,7 +18,7 @@ convolution bc and bk), stored apart from the free search's best, where config={
 """
 from dataclasses import dataclass
 
-from . import _weft
+from . import _weft, ops
 
 __all__ = ["Tuned", "gemm", "conv2d"]
 
@@ -42,6 +45,9 @@ def _pass_name(direction):
 
 
 def _tuned(found):
+    # A new record may change what config="auto" (or a tile-bound config) prepares, for this shape
+    # and for the nearest-shape matches of others: every cached operator may be stale.
+    ops.clear_cache()
     return Tuned(found["config"], found["gflops"], found["default_gflops"], found["measured"], found["key"],
                  found["database"])
 
@@ -64,8 +70,7 @@ def conv2d(N, C, H, W, K, R, S, stride=1, padding=0, direction="forward", dtype=
     Cold caches by default, as weft-tune conv: a layer of a network starts with the previous layer's
     data in the caches, and evicting them takes time of its own, so a run may exceed `seconds`.
     tiles: None, or {'bc': .., 'bk': ..} (a tile-bound run)."""
-    stride_h, stride_w = (stride, stride) if isinstance(stride, int) else stride
-    pad_h, pad_w = (padding, padding) if isinstance(padding, int) else padding
+    (stride_h, stride_w), (pad_h, pad_w) = ops._pair(stride, "stride"), ops._pair(padding, "padding")
     sizes = [N, H, W, C, K, R, S, stride_h, stride_w, pad_h, pad_w]
     return _tuned(_weft.tune_conv(_pass_name(direction), sizes, dtype, float(seconds), threads, caches,
                                   database or "", tiles))

@@ -584,6 +584,27 @@ def test_errors_name_the_argument(rng):
         weft.ops.Gemm(40, 8, 24, threads=0)
     with pytest.raises(ValueError, match="argument 'layout'"):
         weft.ops.Gemm(40, 8, 24)(x, w, layout="tiled")
+    with pytest.raises(ValueError, match="argument 'stride' must be an int or a pair of ints, got \\(1, 1, 1\\)"):
+        weft.ops.conv2d(normal(rng, (1, 4, 8, 8)), normal(rng, (4, 4, 3, 3)), stride=(1, 1, 1))
+
+
+def test_mlp_needs_one_bias_per_weight_or_none(rng):
+    x, w = normal(rng, (8, 16)), normal(rng, (16, 16))
+    for weights, biases in (([w], []), ([w, w], [normal(rng, (16,))]), ([w], [normal(rng, (16,))] * 2)):
+        with pytest.raises(ValueError, match=rf"argument 'biases' must hold one bias per weight \({len(weights)}\) "
+                                             rf"or be None, got {len(biases)}"):
+            weft.ops.mlp(x, weights, biases=biases)
+
+
+@pytest.mark.parametrize("make", [lambda: weft.ops.Gemm(32, 16, 24, bias=True),
+                                  lambda: weft.ops.Conv2d(1, 8, 6, 6, 8, 3, 3, bias=True)], ids=["gemm", "conv2d"])
+def test_channel_sums_of_a_bias_is_no_activation(make):
+    """A bias has one dimension, no channels to sum into: the operator's own ValueError, as for a weight."""
+    op = make()
+    blocked = np.zeros(op.blocked_size("b"), np.float32)
+    for out in (None, np.zeros(8, np.float32)):
+        with pytest.raises(ValueError, match="operand 'b' is no activation"):
+            op.channel_sums("b", blocked, out=out)
 
 
 def test_configuration_errors_name_the_key_and_point_at_the_loop_string(rng):

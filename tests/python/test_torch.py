@@ -990,3 +990,118 @@ def test_bf16_update_writes_fp32_sums_in_column_major_tiles_where_asked():
     with pytest.raises(ValueError, match="is for a bf16 GemmBackwardWeights"):
         f32(f32.to_blocked("dy", torch.randn(24, 40)), f32.to_blocked("x", torch.randn(24, 36)), layout="blocked",
             dw_order="column_major")
+
+
+@pytest.mark.parametrize("make, shape", [(lambda: wt.Linear(16, 16, bias=False), (8, 16)),
+                                         (lambda: wt.Conv2d(4, 8, 3, padding=1), (2, 4, 6, 6))],
+                         ids=["linear", "conv2d"])
+def test_a_second_differentiation_through_a_layer_is_refused(make, shape):
+    """The backward passes are weft's operators, not torch operations: a gradient taken with
+    create_graph=True has no graph of their own, so differentiating it again raises (whether the
+    incoming gradient requires grad or not) instead of silently dropping the layer's terms.
+    First-order training is unchanged."""
+    torch.manual_seed(44)
+    layer = make()
+    x = torch.randn(shape, requires_grad=True)
+    for loss in (lambda y: y.sum(), lambda y: y.square().sum()):
+        y = layer(x)
+        [g] = torch.autograd.grad(loss(y), x, create_graph=True)
+        assert g.requires_grad  # as torch.nn's
+        with pytest.raises(RuntimeError, match="differentiable once"):
+            g.square().sum().backward()
+        with pytest.raises(RuntimeError, match="differentiable once"):  # beside terms that differentiate
+            (layer(x).sum() + g.square().sum()).backward()
+    x.grad = None
+    layer.zero_grad()
+    layer(x).square().sum().backward()
+    assert x.grad is not None and layer.weight.grad is not None
+
+
+def test_optimize_keeps_a_module_used_twice_one_layer():
+    """A module at two places (its weights tied with itself) becomes one weft layer at both; a ReLU
+    after one place stays unfused: fused, it would apply at the other place too."""
+    torch.manual_seed(45)
+    inner = nn.Linear(16, 16)
+    block = nn.Sequential(nn.Linear(16, 16), nn.ReLU())
+    model = nn.Sequential(inner, nn.ReLU(), inner, block, block)
+    x = torch.randn(4, 16)
+    expected = model(x)
+    report = wt.optimize(model)
+    assert model[0] is model[2] and isinstance(model[0], wt.Linear) and not model[0].relu
+    assert type(model[1]) is nn.ReLU
+    assert model[3] is model[4] and isinstance(model[3][0], wt.Linear) and model[3][0].relu  # its own ReLU
+    assert len(list(model.parameters())) == 4
+    assert [name for name, _ in report.swapped] == ["0", "2", "3.0"]
+    assert "the same layer as 0" in dict(report.swapped)["2"]
+    torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_optimize_leaves_layers_it_cannot_copy_faithfully():
+    """Hooks, weight normalization (a pre-hook and other parameters), parametrizations, buffers:
+    left to PyTorch with the reason, the model unchanged there and its output the same."""
+    from torch.nn.utils import parametrize
+    torch.manual_seed(46)
+
+    class Symmetric(nn.Module):
+        def forward(self, w):
+            return w.triu() + w.triu(1).T
+
+    hooked, pre_hooked = nn.Linear(16, 16), nn.Linear(16, 16)
+    hooked.register_forward_hook(lambda module, inputs, output: output * 0)
+    pre_hooked.register_forward_pre_hook(lambda module, inputs: (inputs[0] * 2,))
+    parametrized = nn.Linear(16, 16)
+    parametrize.register_parametrization(parametrized, "weight", Symmetric())
+    buffered = nn.Conv2d(4, 4, 1)
+    buffered.register_buffer("scale", torch.ones(1))
+    model = nn.Sequential(nn.utils.weight_norm(nn.Linear(16, 16)), hooked, pre_hooked, parametrized,
+                          nn.Unflatten(1, (4, 2, 2)), buffered, nn.Flatten(), nn.Linear(16, 16))
+    x = torch.randn(3, 16)
+    expected = model(x)
+    report = wt.optimize(model)
+    assert [name for name, _ in report.swapped] == ["7"]
+    left = dict(report.left)
+    assert "forward pre-hook" in left["0"] and "forward hook" in left["1"] and "forward pre-hook" in left["2"]
+    assert "parametrized" in left["3"] and "buffer 'scale'" in left["5"]
+    torch.testing.assert_close(model(x), expected, rtol=1e-5, atol=1e-5)
+    lone = nn.utils.weight_norm(nn.Linear(16, 16))
+    lone._forward_pre_hooks.clear()  # weight_g and weight_v beyond weight and bias
+    report = wt.optimize(nn.Sequential(lone))
+    assert not report.swapped and "parameters weight_g, weight_v" in dict(report.left)["0"]
+
+
+def test_optimize_leaves_the_model_as_it_was_when_a_layer_fails(monkeypatch):
+    """Every weft layer is made before any is put in: an error on the way converts nothing."""
+    optimize_module = sys.modules["weft.torch.optimize"]  # weft.torch.optimize is the function
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("no convolution today")
+
+    monkeypatch.setattr(optimize_module, "Conv2d", failing)
+    model = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Unflatten(1, (4, 2, 2)), nn.Conv2d(4, 4, 1))
+    with pytest.raises(RuntimeError, match="no convolution today"):
+        wt.optimize(model)
+    assert [type(module) for module in model] == [nn.Linear, nn.ReLU, nn.Unflatten, nn.Conv2d]
+
+
+@pytest.mark.parametrize("make, shape", [(lambda: wt.Linear(24, 40, relu=True, dtype=torch.bfloat16), (8, 24)),
+                                         (lambda: wt.Conv2d(4, 8, 3, padding=1, dtype=torch.bfloat16), (2, 4, 6, 6))],
+                         ids=["linear", "conv2d"])
+@pytest.mark.parametrize("inference_first", [True, False], ids=["inference_first", "training_first"])
+def test_bf16_layers_with_fp32_masters_run_in_and_out_of_inference_mode(make, shape, inference_first):
+    """The bf16 copy of the fp32 masters is kept between calls: one made under torch.inference_mode
+    must still take the next copy outside it, and the reverse."""
+    torch.manual_seed(47)
+    layer = make()
+    x = torch.randn(shape).to(torch.bfloat16)
+    outputs = []
+    for inference in (inference_first, not inference_first, inference_first):
+        if inference:
+            with torch.inference_mode():
+                outputs.append(layer(x))
+        else:
+            layer.zero_grad()
+            y = layer(x.clone().requires_grad_())
+            y.float().sum().backward()
+            assert layer.weight.grad.dtype == torch.float32
+            outputs.append(y.detach())
+    assert all(torch.equal(y, outputs[0]) for y in outputs)

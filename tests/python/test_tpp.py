@@ -231,3 +231,19 @@ def test_binary_errors_name_the_argument(rng):
         weft.tpp.binary("add", a, a.astype(np.float64))
     with pytest.raises(ValueError, match="argument 'broadcast'"):
         weft.tpp.binary("add", a, a, broadcast="diagonal")
+
+
+def test_an_unknown_dtype_is_named_even_where_the_output_is_made():
+    """Without out= (and c= for brgemm) the output's type comes from dtype=: an unknown one is the
+    dtype parser's ValueError, a non-string its TypeError, as where out= is given."""
+    x = np.ones((4, 4), np.float32)
+    message = "argument 'dtype': 'fp32' is none of 'f32', 'f64', 'bf16'"
+    for call in (lambda dtype: weft.tpp.unary("relu", x, dtype=dtype),
+                 lambda dtype: weft.tpp.binary("add", x, x, dtype=dtype),
+                 lambda dtype: weft.tpp.brgemm(x, x, beta=0, dtype=dtype)):
+        with pytest.raises(ValueError, match=message):
+            call("fp32")
+        with pytest.raises(TypeError, match="argument 'dtype' must be a string such as 'bf16'"):
+            call(32)
+    assert weft.tpp.unary("copy", x, dtype="float32").dtype == np.float32
+

@@ -32,7 +32,6 @@ def test_tuned_gemm_is_stored_and_found_by_auto(rng, database, capfd):
     expected = x.astype(np.float64) @ w.T
     explicit = weft.ops.Gemm(M, N, K, config=best, threads=1)
     assert explicit.source == "explicit"
-    weft.ops.clear_cache()  # the "auto" operator above was prepared before the record existed
     tuned = weft.ops.Gemm(M, N, K, config="auto", threads=1)
     assert tuned.source == "tuned (exact hit)"
     assert tuned.description.split()[2] == best.config["loop_string"]
@@ -66,6 +65,12 @@ def test_tune_errors_name_the_argument(database):
         weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, dtype="f64")
     with pytest.raises(ValueError, match="argument 'dtype': 'f16' is none of 'f32', 'bf16', 'f64'"):
         weft.tune.gemm(32, 32, 32, dtype="f16")
+    with pytest.raises(ValueError, match=r"argument 'stride' must be an int or a pair of ints, got \(1, 1, 1\)"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, stride=(1, 1, 1))
+    with pytest.raises(ValueError, match=r"argument 'padding' must be an int or a pair of ints, got \[1\]"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, padding=[1])
+    with pytest.raises(TypeError, match="argument 'padding' must be an int or a pair of ints, got '1'"):
+        weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, padding="1")
     assert not database.exists()
 
 
@@ -73,7 +78,6 @@ def test_tuned_float64_gemm_is_stored_apart_and_found_by_auto(rng, database):
     M, N, K = 48, 32, 64
     best = weft.tune.gemm(M, N, K, dtype="f64", seconds=1, threads=1)
     assert [key["dtype"] for key in stored_keys(database)] == ["fp64"]
-    weft.ops.clear_cache()
     tuned = weft.ops.Gemm(M, N, K, dtype="f64", config="auto", threads=1)
     assert tuned.source == "tuned (exact hit)"
     assert weft.ops.Gemm(M, N, K, config="auto", threads=1).source == "default"  # float32 has no record
@@ -92,7 +96,6 @@ def test_a_tile_bound_run_is_stored_apart_and_found_by_its_tiles(rng, database):
     assert best.key.endswith("threads=1 tiles bc=16 bk=16")
     [key] = stored_keys(database)
     assert key["tiles"] == [["bc", 16], ["bk", 16]]
-    weft.ops.clear_cache()
     assert weft.ops.Conv2dBackwardData(*sizes, config="auto", threads=1).source == "default"
     bound = weft.ops.Conv2dBackwardData(*sizes, config={"bc": 16, "bk": 16}, threads=1)
     assert bound.source == "tuned (exact hit)" and "tiles bc=16 bk=16" in bound.description
@@ -103,9 +106,20 @@ def test_a_tile_bound_run_is_stored_apart_and_found_by_its_tiles(rng, database):
     np.testing.assert_allclose(bound(dy, w), other(dy, w), rtol=1e-5, atol=1e-4)
     gemm = weft.tune.gemm(64, 32, 64, direction="backward_weights", seconds=1, threads=1, tiles={"bm": 32, "bk": 16})
     assert (gemm.config["bm"], gemm.config["bk"]) == (32, 16) and gemm.key.endswith("tiles bm=32 bk=16")
-    weft.ops.clear_cache()
     assert weft.ops.GemmBackwardWeights(64, 32, 64, config={"bm": 32, "bk": 16}, threads=1).source == "tuned (exact hit)"
     with pytest.raises(ValueError, match="argument 'tiles' must give bc and bk: 'bk' is missing"):
         weft.tune.conv2d(*sizes[:7], padding=1, seconds=1, threads=1, tiles={"bc": 16, "bx": 1})
     with pytest.raises(TypeError, match="argument 'tiles' must be None or a dict giving bm and bk, not list"):
         weft.tune.gemm(64, 32, 64, seconds=1, threads=1, tiles=[32, 16])
+
+
+def test_a_tuning_run_drops_the_prepared_operators_auto_would_now_choose_otherwise(database):
+    """weft.ops keeps prepared operators; one prepared with config="auto" before a record of its
+    shape existed would run the old choice. A tuning run clears that cache: "auto" finds the record
+    at once."""
+    assert weft.ops.Gemm(32, 32, 32, threads=1).source == "default"
+    assert weft.ops.Conv2d(1, 8, 6, 6, 8, 3, 3, padding=1, threads=1).source == "default"
+    weft.tune.gemm(32, 32, 32, seconds=0.5, threads=1)
+    assert weft.ops.Gemm(32, 32, 32, threads=1).source == "tuned (exact hit)"
+    weft.tune.conv2d(1, 8, 6, 6, 8, 3, 3, padding=1, seconds=0.5, threads=1, caches="warm")
+    assert weft.ops.Conv2d(1, 8, 6, 6, 8, 3, 3, padding=1, threads=1).source == "tuned (exact hit)"

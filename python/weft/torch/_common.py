@@ -183,7 +183,11 @@ class WeightState:
             # Into the last copy when there is one: only the passes read it, within a call (a
             # weight changed between a forward and its backward is autograd's error anyway).
             if self._copy is None or self._copy.shape != data.shape:
-                self._copy = _memory.empty(data.shape, self.dtype)
+                # A normal tensor even when made under torch.inference_mode: an inference tensor
+                # could never be copied into again outside it. (Into a normal one, inference mode
+                # copies too.)
+                with torch.inference_mode(False):
+                    self._copy = _memory.empty(data.shape, self.dtype)
             self._copy.copy_(data)
             self._copy_key = key
         return self._copy

@@ -3,6 +3,7 @@ their weights copied; a ReLU that follows one in an nn.Sequential fused into it.
 PyTorch is listed with the reason."""
 import torch
 from torch import nn
+from torch.nn.utils import parametrize
 
 from .conv import Conv2d
 from .linear import Linear
@@ -35,6 +36,42 @@ def _shared_parameters(model):
             if parameter is not None:
                 counts[id(parameter)] = counts.get(id(parameter), 0) + 1
     return {key for key, count in counts.items() if count > 1}
+
+
+def _places(model):
+    """How many places (a parent module's child slot, each parent counted once) each module fills:
+    a module at several places is one layer there, its weights tied with itself."""
+    counts = {}
+    for parent in model.modules():
+        for child in parent._modules.values():
+            if child is not None:
+                counts[id(child)] = counts.get(id(child), 0) + 1
+    return counts
+
+
+def _hook_names(hooks):
+    return ", ".join(getattr(hook, "__name__", type(hook).__name__) for hook in hooks.values())
+
+
+def _uncopied_reason(layer):
+    """Why the weft layer, which holds a weight and a bias and runs nothing else, would not be the
+    layer: what a hook or a parametrization does, or state beyond weight and bias, would be lost
+    (weight_norm: a forward pre-hook computing weight from weight_g and weight_v). None if nothing."""
+    if parametrize.is_parametrized(layer):
+        return "parametrized (torch.nn.utils.parametrize): weft.torch's layers hold a plain weight"
+    for hooks, what in ((layer._forward_pre_hooks, "forward pre-hook"), (layer._forward_hooks, "forward hook"),
+                        (layer._backward_hooks, "backward hook")):
+        if hooks:
+            return f"it has a {what} ({_hook_names(hooks)}), which weft.torch's layer would not run"
+    extra = sorted(set(layer._parameters) - {"weight", "bias"})
+    if extra:
+        return f"parameters {', '.join(extra)} beyond weight and bias: weft.torch's layer holds only those"
+    if layer._buffers:
+        return f"buffer {', '.join(map(repr, layer._buffers))}: weft.torch's layer holds only weight and bias"
+    extra = sorted(set(layer.state_dict()) - {"weight", "bias"})
+    if extra:
+        return f"state_dict keys {', '.join(extra)} beyond weight and bias: weft.torch's layer holds only those"
+    return None
 
 
 def _common_reason(layer, shared):
@@ -71,6 +108,10 @@ def _master_dtype(layer, master_dtype):
 
 def _swap(name, layer, shared, threads, master_dtype):
     """(the weft.torch layer, description) or (None, reason)."""
+    if isinstance(layer, (nn.Linear, nn.Conv2d)):
+        reason = _uncopied_reason(layer)
+        if reason:
+            return None, reason
     if type(layer) is nn.Linear:
         reason = _common_reason(layer, shared)
         if reason:
@@ -111,8 +152,10 @@ def optimize(model, threads=None, master_dtype=None):
     its children: pass a container) that weft.torch runs, for weft.torch.Linear / Conv2d with the
     same weights; fuses an nn.ReLU that follows one of them in an nn.Sequential (the ReLU becomes
     nn.Identity, so state_dict keys stay). Returns an OptimizeReport (print it) of what was swapped
-    and what was left to PyTorch, and why. Create the optimizer after this call: the parameters
-    are new ones.
+    and what was left to PyTorch, and why: among others layers with hooks, parametrizations or
+    state beyond weight and bias, which the weft layer would not reproduce. A module used at
+    several places becomes one weft layer at each of them (no ReLU fused into it). Create the
+    optimizer after this call: the parameters are new ones.
 
     The swapped layers compute in their weights' dtype and keep it for their parameters, as the
     model had them (a bf16 model trains in bf16, as torch.nn's); master_dtype=torch.float32 gives
@@ -122,13 +165,30 @@ def optimize(model, threads=None, master_dtype=None):
     if master_dtype not in (None, torch.float32):
         raise TypeError(f"argument 'master_dtype' must be None (each layer's own dtype) or torch.float32 (fp32 "
                         f"masters for bf16 layers), not {master_dtype!r}")
-    report = OptimizeReport()
-    shared = _shared_parameters(model)
-    _optimize_children(model, "", shared, threads, master_dtype, report)
-    return report
+    # Every layer is made (its weights copied) before any is put in: an error on the way leaves
+    # the model as it was, not half converted.
+    walk = _Walk(report=OptimizeReport(), shared=_shared_parameters(model), places=_places(model), threads=threads,
+                 master_dtype=master_dtype)
+    _optimize_children(model, "", walk)
+    for parent, name, new in walk.edits:
+        parent._modules[name] = new
+    return walk.report
 
 
-def _optimize_children(module, prefix, shared, threads, master_dtype, report):
+class _Walk:
+    """What optimize's walk through the model carries: the arguments, the report, the module
+    replacements to make (parent, name, new), and the modules met already: a swapped one
+    (id -> (its weft layer, where it was swapped)) is that same layer at its other places, and a
+    container's layers are swapped where it is first met."""
+
+    def __init__(self, report, shared, places, threads, master_dtype):
+        self.report, self.shared, self.places = report, shared, places
+        self.threads, self.master_dtype = threads, master_dtype
+        self.edits, self.swapped, self.visited = [], {}, set()
+
+
+def _optimize_children(module, prefix, walk):
+    report = walk.report
     if isinstance(module, nn.MultiheadAttention):
         report.left.append((prefix.rstrip(".") or "(model)", "nn.MultiheadAttention reads its projections plain"))
         return
@@ -138,18 +198,33 @@ def _optimize_children(module, prefix, shared, threads, master_dtype, report):
         if child is None:
             continue
         qualified = prefix + name
-        new, reason = _swap(qualified, child, shared, threads, master_dtype)
+        if id(child) in walk.swapped:
+            new, first = walk.swapped[id(child)]
+            walk.edits.append((module, name, new))
+            report.swapped.append((qualified, f"the same layer as {first} (one module, at several places)"))
+            continue
+        if id(child) in walk.visited:
+            continue
+        new, reason = _swap(qualified, child, walk.shared, walk.threads, walk.master_dtype)
         if new is not None:
+            walk.swapped[id(child)] = (new, qualified)
+            walk.edits.append((module, name, new))
             following = module._modules[names[position + 1]] if position + 1 < len(names) else None
-            fused = isinstance(module, nn.Sequential) and type(following) is nn.ReLU
+            relu_next = isinstance(module, nn.Sequential) and type(following) is nn.ReLU
+            # A layer at several places is one module: a ReLU fused here would act at the others.
+            fused = relu_next and walk.places.get(id(child), 1) == 1
             if fused:
                 new.relu = True
                 new._plans.clear()
-                module._modules[names[position + 1]] = nn.Identity()
-            module._modules[name] = new
-            report.swapped.append((qualified, f"weft.torch.{type(new).__name__}({new.extra_repr()})"
-                                   + (f", fused the ReLU {prefix + names[position + 1]}" if fused else "")))
+                walk.edits.append((module, names[position + 1], nn.Identity()))
+            what = f"weft.torch.{type(new).__name__}({new.extra_repr()})"
+            if fused:
+                what += f", fused the ReLU {prefix + names[position + 1]}"
+            elif relu_next:
+                what += f", the ReLU {prefix + names[position + 1]} not fused: the layer is at other places too"
+            report.swapped.append((qualified, what))
         elif reason is not None:
             report.left.append((qualified, reason))
         else:
-            _optimize_children(child, qualified + ".", shared, threads, master_dtype, report)
+            walk.visited.add(id(child))
+            _optimize_children(child, qualified + ".", walk)
