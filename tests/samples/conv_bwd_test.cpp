@@ -313,11 +313,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ConvBwd, PlainGradInputIsNchwAndPaysForPointwiseFilters) {
   ConvBwdConfig config = config_of(plain(Case{"", "Abcdefg", square_shape(2, 6, 10, 16, 3, 1, 1), 4, 8, 1, 1, 1, 1, 2}));
   const ConvBwd bwd(config);
-  const ActivationLayout& l = bwd.grad_input_layout();
-  EXPECT_EQ(l.channels.block, 1);
-  EXPECT_EQ(l.channels.size, 10);
-  EXPECT_EQ(l.pad_h + l.pad_w, 0);
-  EXPECT_EQ(l.size(), 2 * 10 * 6 * 6);
+  EXPECT_TRUE(weft::samples::test::is_nchw(bwd.grad_input_layout(), 2, 10, 6, 6));
   // Two rows of 6 + 2 rims, bc 4, per thread, beside the per-chunk tiles.
   const ConvBwd blocked([&] { ConvBwdConfig c = config; c.plain_grad_input = false; return c; }());
   EXPECT_EQ(bwd.run_memory_bytes(3), blocked.run_memory_bytes(3) + 3 * (2 * 8 * 4 * sizeof(float)));

@@ -326,10 +326,7 @@ TEST(ConvFwd, PlainOutputIsNchwAndEqualsTheBlockedOutputConverted) {
     config.plain_output = true;
     const ConvFwd plain(config);
     const ActivationLayout& l = plain.output_layout();
-    EXPECT_EQ(l.channels.block, 1);
-    EXPECT_EQ(l.channels.size, 6);
-    EXPECT_EQ(l.pad_h + l.pad_w, 0);
-    EXPECT_EQ(l.size(), 2 * 6 * 6 * 6);
+    EXPECT_TRUE(weft::samples::test::is_nchw(l, 2, 6, 6, 6));
     EXPECT_EQ(plain.scratch_bytes(), static_cast<std::uint64_t>(omp_get_max_threads()) *
                                          ((2 * 8 * 4 * (bf16 ? 2 : 4) + 63) / 64 * 64));  // 2 rows of 6 + 2 rims, bk 4
     const ConvShape& s = config.shape;

@@ -47,6 +47,12 @@ constexpr ops::ConvMachine kAvx2Zen3{.l2_bytes = std::size_t{512} << 10, .gemm_r
 
 // Every ResNet-50 layer at N = 1 (layers_file: the list), and shapes outside it: odd channels,
 // odd images, 5x5, strides, more images than threads, a 1x3 filter.
+// Whether `l` is plain N x C x h x w: blocks of one channel, no rims (a pass's plain output).
+inline bool is_nchw(const ops::ActivationLayout& l, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+  return l.images == n && l.channels.size == c && l.channels.block == 1 && l.h == h && l.w == w && l.pad_h == 0 &&
+         l.pad_w == 0 && l.size() == n * c * h * w;
+}
+
 inline std::vector<ops::ConvShape> model_test_shapes(const char* layers_file) {
   std::vector<ops::ConvShape> shapes;
   for (const ConvLayer& l : read_resnet50_layers(layers_file))
