@@ -178,8 +178,13 @@ def einsum(subscripts, *operands, out=None):
     names = [f"operands[{i}]" for i in range(len(operands))]
     sizes = _sizes_of(inputs, operands, names)
     kind = _arrays.dtype_name(operands[0], "operands[0]")
+    # Checked before the copy below, which would take (and convert into) any TPP type.
+    if kind == "bf16":
+        raise TypeError("weft.einsum computes in float32 and float64, not bfloat16")
     if out is None:
         out = _arrays.empty_like_kind(operands[0], [sizes[c] for c in output], kind)
+    elif _arrays.dtype_name(out, "out") != kind:
+        raise TypeError("argument 'out' holds another type than the operands")
     if len(operands) == 1 and inputs[0] == output:
         from . import tpp
         return tpp.unary("copy", operands[0], out)

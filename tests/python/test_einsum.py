@@ -149,6 +149,17 @@ def test_einsum_rejects_mixed_types_and_bf16():
         weft.einsum("ij,jk->ik", np.ones((2, 3), np.int64), np.ones((3, 4), np.int64))
 
 
+def test_an_einsum_that_copies_checks_the_types_too():
+    # The identity ("ij->ij") runs as a copy TPP, which took bf16 and converted into another out.
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4, 4)
+    with pytest.raises(TypeError, match="argument 'out' holds another type than the operands"):
+        weft.einsum("ij->ij", x, out=torch.empty(4, 4, dtype=torch.bfloat16))
+    with pytest.raises(TypeError, match="weft.einsum computes in float32 and float64, not bfloat16"):
+        weft.einsum("ij->ij", x.to(torch.bfloat16))
+    torch.testing.assert_close(weft.einsum("ij->ij", x), x)
+
+
 def test_a_malformed_tree_raises_value_error_with_the_caret():
     with pytest.raises(ValueError) as error:
         weft.einsum_tree("[0,1],[1,2]->[0,2", np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
