@@ -215,6 +215,15 @@ void run_blocked(const BoundOp& bound, const py::sequence& arrays, bool column_m
   }
 }
 
+// A conversion moves elements between layouts: into memory it still reads, it would read what it
+// already wrote.
+void refuse_in_place(const ArrayView& source, const std::string& name, const ArrayView& target) {
+  if (overlap(source, target)) {
+    throw_value_error("argument 'out' shares memory with '" + name + "': a conversion between layouts cannot run in "
+                      "place; give another out (or none)");
+  }
+}
+
 void convert(const BoundOp& bound, const std::string& name, py::handle from, py::handle to, bool into_blocked) {
   const PreparedOp& op = *bound.op;
   const std::size_t i = operand_index(op, name);
@@ -223,6 +232,7 @@ void convert(const BoundOp& bound, const std::string& name, py::handle from, py:
   const Form to_form = into_blocked ? Form::blocked : Form::plain;
   const ArrayView source = checked_view(op, from, name, Access::read, o, from_form);
   const ArrayView target = checked_view(op, to, "out", Access::write, o, to_form);
+  refuse_in_place(source, name, target);
   py::gil_scoped_release release;
   if (into_blocked) {
     op.to_blocked(i, source.data, target.data);
@@ -241,6 +251,8 @@ void convert_relu_backward(const BoundOp& bound, const std::string& name, py::ha
   const ArrayView source = checked_view(op, plain, name, Access::read, o, Form::plain);
   const ArrayView mask = checked_view(op, forward_out, "relu_of", Access::read, o, Form::plain);
   const ArrayView target = checked_view(op, to, "out", Access::write, o, Form::blocked);
+  refuse_in_place(source, name, target);
+  refuse_in_place(mask, "relu_of", target);
   py::gil_scoped_release release;
   op.to_blocked_relu_backward(i, source.data, mask.data, target.data);
 }
@@ -255,10 +267,10 @@ void channel_sums(const BoundOp& bound, const std::string& name, py::handle bloc
   const ArrayView target = view_array(out, "out", Access::write, Uint16As::error);
   const DataType sum = op.dtype() == DataType::f64 ? DataType::f64 : DataType::f32;
   const std::int64_t channels = o.shape.size() >= 2 ? o.shape[1] : 0;
-  if (target.dtype != sum || target.elements() != channels) {
-    throw_type_error("argument 'out' must hold " + std::to_string(channels) + " " + std::string(jit::to_string(sum)) +
-                     " values (one per channel of '" + name + "'), got " + std::to_string(target.elements()) + " " +
-                     std::string(jit::to_string(target.dtype)));
+  if (target.dtype != sum || target.shape != std::vector<std::int64_t>{channels}) {
+    throw_type_error("argument 'out' must be " + std::to_string(channels) + " " + std::string(jit::to_string(sum)) +
+                     " values (shape (" + std::to_string(channels) + ",), one per channel of '" + name + "'), got shape " +
+                     shape_text(target.shape) + " of " + std::string(jit::to_string(target.dtype)));
   }
   py::gil_scoped_release release;
   op.channel_sums(i, source.data, target.data);

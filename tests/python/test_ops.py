@@ -469,8 +469,18 @@ def test_gemm_dy_converts_through_a_relu_and_sums_into_the_bias_gradient(dtype):
         op.to_blocked("w", w, relu_of=w)
     with pytest.raises(ValueError, match="operand 'w' is no activation"):
         op.channel_sums("w", op.to_blocked("w", w))
-    with pytest.raises(TypeError, match=r"argument 'out' must hold 40 f.. values \(one per channel of 'dy'\)"):
+    with pytest.raises(TypeError, match=r"argument 'out' must be 40 f.. values \(shape \(40,\), one per channel "
+                                        r"of 'dy'\), got shape \(41,\)"):
         op.channel_sums("dy", op.to_blocked("dy", dy), out=torch.empty(M + 1, dtype=sums.dtype))
+    # Of another shape with as many values: refused too (it was taken).
+    with pytest.raises(TypeError, match=r"got shape \(4, 10\)"):
+        op.channel_sums("dy", op.to_blocked("dy", dy), out=torch.empty(4, 10, dtype=sums.dtype))
+    # A conversion into memory it reads (it read what it had already written): refused.
+    blocked = op.to_blocked("dy", dy)
+    with pytest.raises(ValueError, match="argument 'out' shares memory with 'dy': a conversion between layouts"):
+        op.to_blocked("dy", blocked[:dy.numel()].reshape(dy.shape), out=blocked)
+    with pytest.raises(ValueError, match="argument 'out' shares memory with 'relu_of'"):
+        op.to_blocked("dy", dy, relu_of=blocked[:dy.numel()].reshape(dy.shape), out=blocked)
     with pytest.raises(ValueError, match="argument 'relu_of' has shape"):
         op.to_blocked("dy", dy, relu_of=y[:-1])
 
